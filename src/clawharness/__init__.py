@@ -1,0 +1,3 @@
+"""clawharness: an agent-harness host."""
+
+__version__ = "0.1.0"
