@@ -1,0 +1,3 @@
+from clawharness.cli.main import main
+
+main()
