@@ -1,0 +1,204 @@
+"""The config file's shape: openclaw.json's camelCase keys, as pydantic models.
+
+An existing openclaw-style config loads as it is. Unknown keys are kept (and reported
+as warnings by the loader), so a newer file never fails on an older host.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "AgentDefaults",
+    "AgentEntry",
+    "AgentModelEntry",
+    "AgentRuntimeRef",
+    "ClawConfig",
+    "ExecToolConfig",
+    "GatewayConfig",
+    "ModelRefSetting",
+    "PluginEntry",
+    "PluginsConfig",
+    "ProviderConfig",
+    "ProviderModel",
+    "RuntimePolicyConfig",
+    "StoreConfig",
+    "ToolsConfig",
+]
+
+ProviderApi = Literal["openai-responses", "openai-completions", "anthropic-messages", "scripted"]
+
+
+class _Node(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False)
+
+
+class AgentRuntimeRef(_Node):
+    """`agentRuntime: {id}`: the runtime policy at one scope."""
+
+    id: str | None = None
+
+
+class RuntimePolicyConfig(_Node):
+    """A provider route's declared runtime compatibility (absent = undeclared)."""
+
+    compatible_ids: list[str] = Field(default_factory=list, alias="compatibleIds")
+
+
+class ProviderModel(_Node):
+    id: str
+    name: str | None = None
+    agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
+    context_window: int | None = Field(default=None, alias="contextWindow")
+    max_tokens: int | None = Field(default=None, alias="maxTokens")
+    params: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+
+
+class ProviderConfig(_Node):
+    base_url: str | None = Field(default=None, alias="baseUrl")
+    api: ProviderApi | None = None
+    api_key: str | None = Field(default=None, alias="apiKey")
+    headers: dict[str, str] | None = None
+    agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
+    runtime_policy: RuntimePolicyConfig | None = Field(default=None, alias="runtimePolicy")
+    request: dict[str, Any] | None = None
+    models: list[ProviderModel] = Field(default_factory=list)
+
+
+class ModelsConfig(_Node):
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+
+
+class ModelRefSetting(_Node):
+    """`model: {primary, fallbacks}` (a bare string is accepted too)."""
+
+    primary: str | None = None
+    fallbacks: list[str] = Field(default_factory=list)
+
+
+class AgentModelEntry(_Node):
+    """`agents.*.models[ref]`: per-model settings for an agent."""
+
+    agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
+    alias: str | None = None
+    params: dict[str, Any] | None = None
+
+
+def _coerce_model_setting(value: Any) -> Any:
+    if isinstance(value, str):
+        return {"primary": value}
+    return value
+
+
+class AgentDefaults(_Node):
+    model: ModelRefSetting | None = None
+    models: dict[str, AgentModelEntry] = Field(default_factory=dict)
+    workspace: str | None = None
+    #: legacy whole-agent runtime: ignored by selection, reported by doctor
+    agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
+    max_steps: int | None = Field(default=None, alias="maxSteps")
+    timeout_seconds: float | None = Field(default=None, alias="timeoutSeconds")
+    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+
+    _model = field_validator("model", mode="before")(_coerce_model_setting)
+
+
+class AgentEntry(_Node):
+    default: bool = False
+    name: str | None = None
+    model: ModelRefSetting | None = None
+    models: dict[str, AgentModelEntry] = Field(default_factory=dict)
+    workspace: str | None = None
+    agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
+    tools: ToolsConfig | None = None
+    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+
+    _model = field_validator("model", mode="before")(_coerce_model_setting)
+
+
+class AgentsConfig(_Node):
+    defaults: AgentDefaults = Field(default_factory=AgentDefaults)
+    entries: dict[str, AgentEntry] = Field(default_factory=dict)
+
+
+class PluginEntry(_Node):
+    enabled: bool = True
+    config: dict[str, Any] = Field(default_factory=dict)
+    module: str | None = None
+
+
+class PluginsConfig(_Node):
+    allow: list[str] | None = None
+    deny: list[str] = Field(default_factory=list)
+    entries: dict[str, PluginEntry] = Field(default_factory=dict)
+    #: extra plugins to load by module path (`package.module` or `package.module:entry`)
+    load: list[str] = Field(default_factory=list)
+
+
+class ExecToolConfig(_Node):
+    security: Literal["deny", "allowlist", "full"] = "full"
+    ask: Literal["off", "on-miss", "always"] = "off"
+    allowlist: list[str] = Field(default_factory=list)
+    timeout_sec: float = Field(default=60.0, alias="timeoutSec")
+    max_output_chars: int = Field(default=20_000, alias="maxOutputChars")
+
+
+class WebFetchConfig(_Node):
+    enabled: bool = False
+
+
+class WebToolsConfig(_Node):
+    fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
+
+
+class ToolsConfig(_Node):
+    profile: str | None = None
+    allow: list[str] | None = None
+    deny: list[str] = Field(default_factory=list)
+    also_allow: list[str] = Field(default_factory=list, alias="alsoAllow")
+    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
+    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+
+
+class GatewayAuthConfig(_Node):
+    mode: Literal["token", "none"] = "token"
+    token: str | None = None
+
+
+class GatewayConfig(_Node):
+    port: int = 18789
+    bind: str = "loopback"
+    auth: GatewayAuthConfig = Field(default_factory=GatewayAuthConfig)
+
+
+class StoreConfig(_Node):
+    url: str | None = None
+
+
+class AuthConfig(_Node):
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    order: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class LoggingConfig(_Node):
+    #: subsystems with debug records on, e.g. ["agents/harness"]
+    debug: list[str] = Field(default_factory=list)
+
+
+class ClawConfig(_Node):
+    """The whole config file."""
+
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    gateway: GatewayConfig = Field(default_factory=GatewayConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    auth: AuthConfig = Field(default_factory=AuthConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+
+
+AgentEntry.model_rebuild()

@@ -1,0 +1,172 @@
+"""Host capabilities bound to one attempt (`params.host_capabilities`).
+
+The host builds one `HostCapabilities` per attempt. Identity (run, session, workspace,
+requester, route, approval route) lives in the closure; a plugin passes only the tool
+facts. Once the host settles the attempt, every call fails closed with
+`AttemptSettledError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from clawharness.errors import AttemptSettledError
+from clawharness.harness.types import ToolSpec
+
+__all__ = [
+    "HOST_CAPABILITIES_VERSION",
+    "ApprovalDecision",
+    "ApprovalGate",
+    "ApprovalRequest",
+    "BeforeToolCallDecision",
+    "HostCapabilities",
+    "ToolPolicyCheck",
+]
+
+HOST_CAPABILITIES_VERSION = 2
+
+ApprovalDecision = Literal["allow-once", "allow-always", "deny"]
+
+
+class ToolPolicyCheck(Protocol):
+    """The attempt's effective tool policy (pure and synchronous)."""
+
+    def check(self, tool_name: str) -> str | None:
+        """None when allowed, else the reason it is denied."""
+
+    def needs_approval(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
+        """None when the call may run unasked; else why approval is required.
+        Raises ToolPolicyDeniedError when policy refuses it outright."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    run_id: str
+    session_key: str
+    tool_name: str
+    arguments: Mapping[str, Any]
+    reason: str
+    cwd: str
+    tool_call_id: str | None = None
+
+
+class ApprovalGate(Protocol):
+    """Where an approval question goes: a terminal prompt, the gateway's operators, ..."""
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        """The operator's answer; None when no one can answer (treated as a refusal)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BeforeToolCallDecision:
+    """The host's verdict on one tool call (host or native)."""
+
+    allowed: bool
+    reason: str | None = None
+    approval: Literal["not-required", "approved-once", "approved-session", "denied",
+                      "unavailable"] = "not-required"
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+class HostCapabilities:
+    """Capabilities lent to one attempt; they fail closed once it settles."""
+
+    version = HOST_CAPABILITIES_VERSION
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        session_key: str,
+        workspace_dir: str,
+        policy: ToolPolicyCheck,
+        approvals: ApprovalGate | None,
+    ) -> None:
+        self._run_id = run_id
+        self._session_key = session_key
+        self._workspace_dir = os.path.realpath(workspace_dir)
+        self._policy = policy
+        self._approvals = approvals
+        self._settled = False
+        self._session_grants: set[str] = set()
+        self._bound: tuple[ToolSpec, ...] | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self._settled
+
+    def settle(self) -> None:
+        """Called by the host when the attempt returns; later calls fail closed."""
+        self._settled = True
+
+    def _assert_live(self, what: str) -> None:
+        if self._settled:
+            raise AttemptSettledError(
+                f"{what} called after attempt {self._run_id} settled; host capabilities "
+                "are bound to one attempt and fail closed afterwards"
+            )
+
+    def bind_tool_surface(self, tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+        """The subset of `tools` this attempt's policy lets the harness expose."""
+        self._assert_live("bind_tool_surface")
+        allowed = tuple(t for t in tools if self._policy.check(t.name) is None)
+        self._bound = allowed
+        return allowed
+
+    def _normalize_cwd(self, native_operation: Mapping[str, Any] | None) -> str:
+        raw = (native_operation or {}).get("cwd")
+        if not raw:
+            return self._workspace_dir
+        cwd = str(raw)
+        if not os.path.isabs(cwd):
+            cwd = os.path.join(self._workspace_dir, cwd)
+        return os.path.realpath(cwd)
+
+    async def run_before_tool_call(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        tool_call_id: str | None = None,
+        native_operation: Mapping[str, Any] | None = None,
+    ) -> BeforeToolCallDecision:
+        """Apply tool policy and approvals to one call, host or native."""
+        self._assert_live("run_before_tool_call")
+        cwd = self._normalize_cwd(native_operation)
+        denied = self._policy.check(tool_name)
+        if denied is not None:
+            return BeforeToolCallDecision(False, denied, "denied", arguments, cwd)
+        from clawharness.errors import ToolPolicyDeniedError
+
+        try:
+            ask_reason = self._policy.needs_approval(tool_name, arguments)
+        except ToolPolicyDeniedError as exc:
+            return BeforeToolCallDecision(False, str(exc), "denied", arguments, cwd)
+        if ask_reason is None:
+            return BeforeToolCallDecision(True, None, "not-required", arguments, cwd)
+        if tool_name in self._session_grants:
+            return BeforeToolCallDecision(True, None, "approved-session", arguments, cwd)
+        if self._approvals is None:
+            return BeforeToolCallDecision(
+                False, f"{ask_reason}; no approver is available, so the call is refused",
+                "unavailable", arguments, cwd,
+            )
+        request = ApprovalRequest(self._run_id, self._session_key, tool_name, arguments,
+                                  ask_reason, cwd, tool_call_id)
+        decision = await self._approvals.decide(request)
+        # the attempt may have settled while we waited for a person
+        self._assert_live("run_before_tool_call")
+        if decision == "allow-always":
+            self._session_grants.add(tool_name)
+            return BeforeToolCallDecision(True, None, "approved-session", arguments, cwd)
+        if decision == "allow-once":
+            return BeforeToolCallDecision(True, None, "approved-once", arguments, cwd)
+        if decision is None:
+            return BeforeToolCallDecision(False, "approval unavailable: refused", "unavailable",
+                                          arguments, cwd)
+        return BeforeToolCallDecision(False, "approval refused by the operator", "denied",
+                                      arguments, cwd)

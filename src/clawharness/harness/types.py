@@ -1,0 +1,292 @@
+"""The harness contract: what the host hands a harness, and what it hands back.
+
+Records are frozen dataclasses; the harness itself is a structural `typing.Protocol`
+(a plugin need not import a base class). Messages, tool results and other payloads
+that plugins produce keep the original's wire shape: plain dicts with camelCase keys
+(`{"role": "assistant", "content": [{"type": "text", "text": ...}], "stopReason": ...}`).
+
+Seed-name to Python-name table: docs/seed-names.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from clawharness.harness.capabilities import HostCapabilities
+
+__all__ = [
+    "AgentEvent",
+    "AgentHarness",
+    "AttemptParams",
+    "AttemptResult",
+    "AttemptTerminal",
+    "AuthFacts",
+    "ModelProviderFacts",
+    "PreparedAuth",
+    "ResolvedModel",
+    "RuntimeArtifact",
+    "RuntimePolicyFact",
+    "Supported",
+    "SupportContext",
+    "SupportResult",
+    "ToolCallContext",
+    "ToolSpec",
+    "Unsupported",
+]
+
+Message = dict[str, Any]
+ToolResult = dict[str, Any]
+TerminalKind = Literal["ok", "aborted", "timeout", "failed"]
+
+
+# --- route facts for supports(ctx) -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimePolicyFact:
+    """`runtimePolicy.compatibleIds`: runtimes the provider declares for this route."""
+
+    compatible_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AuthFacts:
+    """`preparedAuth`: how credentials for the route were prepared (secret-free)."""
+
+    source: Literal["profile", "direct", "harness", "none"]
+    mode: str | None = None
+    requirement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProviderFacts:
+    """The resolved route a harness is asked to reproduce. Secret-free."""
+
+    api: str | None = None
+    base_url: str | None = None
+    request_transport_overrides: Literal["none", "present"] = "none"
+    #: None means undeclared, which is never permission
+    runtime_policy: RuntimePolicyFact | None = None
+    prepared_auth: AuthFacts | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SupportContext:
+    """What `supports(ctx)` sees."""
+
+    provider: str
+    model_id: str | None
+    requested_runtime: str = "auto"
+    model_provider: ModelProviderFacts | None = None
+    provider_owner_status: Literal["unowned", "owned", "ambiguous"] | None = None
+    provider_owner_plugin_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Supported:
+    priority: int = 0
+    reason: str | None = None
+    supported: Literal[True] = True
+
+
+@dataclass(frozen=True, slots=True)
+class Unsupported:
+    reason: str | None = None
+    #: only "openclaw": the built-in runtime can reproduce the exact request losslessly
+    fallback_runtime: Literal["openclaw"] | None = None
+    supported: Literal[False] = False
+
+
+SupportResult = Supported | Unsupported
+
+
+# --- the prepared attempt -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedModel:
+    """The exact transport model the host resolved (the built-in runtime uses it)."""
+
+    provider: str
+    model_id: str
+    api: str | None = None
+    base_url: str | None = None
+    context_window: int | None = None
+    max_tokens: int | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedAuth:
+    """Credentials prepared for one attempt. `api_key` never reaches transcripts or logs."""
+
+    source: Literal["profile", "direct", "harness", "none"] = "none"
+    api_key: str | None = field(default=None, repr=False)
+    profile_id: str | None = None
+
+    def facts(self) -> AuthFacts:
+        return AuthFacts(source=self.source)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeArtifact:
+    """`{id, fingerprint}` attesting the exact native implementation that ran."""
+
+    id: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """A streamed agent event: `stream` is lifecycle | assistant | tool | usage | ..."""
+
+    stream: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    """What a host tool's `execute` receives besides its arguments."""
+
+    call_id: str
+    workspace_dir: str
+    abort: asyncio.Event
+    session_key: str
+    run_id: str
+
+
+ToolExecute = Callable[[Mapping[str, Any], ToolCallContext], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the host offers: name, description, JSON schema and its implementation."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    execute: ToolExecute
+    #: the owning plugin, or None for core tools
+    owner: str | None = None
+
+
+PartialReply = Callable[[str], Awaitable[None] | None]
+EventSink = Callable[[AgentEvent], Awaitable[None] | None]
+
+
+@dataclass(slots=True)
+class AttemptParams:
+    """One prepared attempt (`AgentHarnessAttemptParamsV2`). Host-owned: do not mutate."""
+
+    run_id: str
+    session_key: str
+    session_id: str
+    agent_id: str
+    prompt: str
+    provider: str
+    model_id: str
+    model: ResolvedModel
+    workspace_dir: str
+    host_capabilities: HostCapabilities
+    runtime_plan: Any
+    system_prompt: str | None = None
+    images: Sequence[Mapping[str, Any]] = ()
+    tools: Sequence[ToolSpec] = ()
+    #: prior transcript messages of this session (the built-in runtime's context)
+    history: Sequence[Message] = ()
+    auth: PreparedAuth = field(default_factory=PreparedAuth)
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    deadline: float | None = None
+    max_steps: int = 24
+    on_partial_reply: PartialReply | None = None
+    on_agent_event: EventSink | None = None
+    observe_tool_terminal: Callable[..., Any] | None = None
+    tools_allow: Sequence[str] | None = None
+    plugin_harness_tool_policy_restricted: bool = False
+    plugin_harness_tool_policy_safe_denied_tools: Sequence[str] = ()
+    capture_runtime_artifact: bool = False
+    expected_runtime_artifact: RuntimeArtifact | None = None
+    continuation: Mapping[str, Any] | None = None
+    skill_workshop_proposal_only: bool = False
+    operation: Literal["attempt", "settled-tool-finalization"] = "attempt"
+    agent_harness_id: str | None = None
+    thinking_level: str | None = None
+    #: the plugin's own config block (`plugins.entries.<id>.config`)
+    plugin_config: Mapping[str, Any] = field(default_factory=dict)
+    state_dir: str | None = None
+    #: append mirrored messages to the transcript as they settle
+    mirror: Callable[[Sequence[Message]], Awaitable[None]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptTerminal:
+    """How an attempt ended (`terminal`)."""
+
+    kind: TerminalKind
+    source: str | None = None
+    error: str | None = None
+    phase: str | None = None
+
+    @staticmethod
+    def ok() -> AttemptTerminal:
+        return AttemptTerminal("ok")
+
+
+@dataclass(slots=True)
+class AttemptResult:
+    """What a harness hands back (`AgentHarnessAttemptResult`, main fields)."""
+
+    terminal: AttemptTerminal
+    session_id_used: str
+    messages_snapshot: list[Message] = field(default_factory=list)
+    assistant_texts: list[str] = field(default_factory=list)
+    last_assistant: Message | None = None
+    tool_metas: list[dict[str, Any]] = field(default_factory=list)
+    last_tool_error: dict[str, Any] | None = None
+    accepted_session_spawns: list[dict[str, Any]] = field(default_factory=list)
+    client_tool_calls: list[dict[str, Any]] | None = None
+    did_send_via_messaging_tool: bool = False
+    messaging_tool_sent_texts: list[str] = field(default_factory=list)
+    messaging_tool_sent_media_urls: list[str] = field(default_factory=list)
+    messaging_tool_sent_targets: list[dict[str, Any]] = field(default_factory=list)
+    tool_media_urls: list[str] = field(default_factory=list)
+    host_owned_tool_media_urls: list[str] = field(default_factory=list)
+    attempt_usage: dict[str, Any] | None = None
+    agent_harness_id: str | None = None
+    agent_harness_result_classification: str | None = None
+    runtime_artifact: RuntimeArtifact | None = None
+    #: `{source: "openclaw-transcript"|"harness"|"unavailable", ...}`
+    settled_turn_finalization_context: dict[str, Any] | None = None
+    #: messages the harness already mirrored into the transcript itself
+    transcript_mirrored: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- the harness ----------------------------------------------------------------------
+
+
+@runtime_checkable
+class AgentHarness(Protocol):
+    """`AgentHarnessV2`: the registration object of a harness.
+
+    Required: `id`, `label`, `supports`, `run_attempt`. Optional capabilities are plain
+    attributes read with `getattr` (see `clawharness.harness.capabilities_of`):
+    `auth_bootstrap` ("harness"), `auto_selection` ({"providerIds": [...]}),
+    `conversation_tool_policy_support` ("exact"), `conversation_tool_policy_safe_deny_tools`,
+    `delivery_defaults`, `delegated_execution_plugin_ids`, `runtime_artifact` (an object
+    with `validate(artifact) -> bool`), `classify`, `compact`, `reset`,
+    `with_session_deletion`, `with_session_context_reset`, `finalize_settled_turn`,
+    `run_isolated_completion_v2`, `load_mcp_tool_catalog`, `dispose`.
+    """
+
+    id: str
+    label: str
+
+    def supports(self, ctx: SupportContext) -> SupportResult: ...
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult: ...
