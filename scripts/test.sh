@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, types, then pytest (unit, store on SQLite and PostgreSQL,
+# integration tests against real native runtimes installed by scripts/native-runtimes.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/services.sh
+if [ -f scripts/native-runtimes.sh ]; then bash scripts/native-runtimes.sh; fi
+echo "== ruff"; .venv/bin/ruff check src tests bench
+echo "== mypy (strict on src/)"; .venv/bin/mypy
+echo "== pytest"; exec .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,233 @@
+"""One turn, end to end: resolve, select, prepare, run, validate, mirror, deliver.
+
+This is the machinery around the pure decisions (selection, gates, policy); no step
+reaches back up the list, and a turn claimed by a plugin harness is never replayed
+through another runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from clawharness.errors import ClawHarnessError, ConfigError
+from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
+from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
+from clawharness.models.refs import ModelRef, parse_model_ref
+from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.sessions.keys import parse_session_key
+from clawharness.sessions.transcript import TranscriptMirror, entry_to_message
+from clawharness.store.base import SessionRecord, Store
+
+if TYPE_CHECKING:
+    from clawharness.host import Host
+
+__all__ = ["TurnOptions", "TurnResult", "TurnRunner"]
+
+log = logging.getLogger("clawharness.turn")
+
+#: how many newest transcript entries a turn carries as context
+DEFAULT_HISTORY_LIMIT = 200
+
+
+@dataclass(slots=True)
+class TurnOptions:
+    """Per-turn knobs a front passes to `Host.run_turn`."""
+
+    model: str | None = None
+    on_partial_reply: Callable[[str], Awaitable[None] | None] | None = None
+    on_agent_event: Callable[[AgentEvent], Awaitable[None] | None] | None = None
+    abort: asyncio.Event | None = None
+    approvals: ApprovalGate | None = None
+    timeout: float | None = None
+    busy_timeout: float | None = 600.0
+    max_steps: int | None = None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """What one turn produced, as the CLI's `--json` and the gateway report it."""
+
+    session_key: str
+    session_id: str
+    run_id: str
+    runtime: str
+    selected_reason: str
+    terminal: str
+    text: str
+    silent: bool = False
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    usage: dict[str, Any] | None = None
+    error: str | None = None
+    payloads: tuple[dict[str, Any], ...] = ()
+    duration_ms: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionKey": self.session_key,
+            "sessionId": self.session_id,
+            "runId": self.run_id,
+            "runtime": self.runtime,
+            "selectedReason": self.selected_reason,
+            "terminal": self.terminal,
+            "text": self.text,
+            "toolCalls": list(self.tool_calls),
+            "usage": self.usage,
+            **({"error": self.error} if self.error else {}),
+        }
+
+
+def _final_text(result: AttemptResult) -> str:
+    if result.assistant_texts:
+        return result.assistant_texts[-1]
+    last = result.last_assistant
+    if isinstance(last, dict):
+        blocks = last.get("content") or []
+        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+class TurnRunner:
+    """Runs turns for one host. Holds no per-turn state between turns."""
+
+    def __init__(self, host: Host, store: Store) -> None:
+        self._host = host
+        self._store = store
+        self._background: set[asyncio.Task[Any]] = set()
+
+    async def drain(self) -> None:
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    # resolution ----------------------------------------------------------------------
+
+    def _model_ref(self, agent_id: str, override: str | None, record: SessionRecord | None) -> ModelRef:
+        config = self._host.config
+        text = override
+        if text is None and record is not None and record.model_ref:
+            text = record.model_ref
+        if text is None:
+            entry = config.agents.entries.get(agent_id)
+            if entry is not None and entry.model is not None and entry.model.primary:
+                text = entry.model.primary
+        if text is None and config.agents.defaults.model is not None:
+            text = config.agents.defaults.model.primary
+        if not text:
+            raise ConfigError("no model configured: set agents.defaults.model or pass --model",
+                              key_path="agents.defaults.model")
+        models_by_provider = {p: [m.id for m in cfg.models] for p, cfg in config.models.providers.items()}
+        return parse_model_ref(
+            text,
+            known_providers=known_provider_ids(config, self._host.plugins.providers),
+            models_by_provider=models_by_provider,
+        )
+
+    def _workspace(self, agent_id: str) -> str:
+        config = self._host.config
+        entry = config.agents.entries.get(agent_id)
+        raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
+        path = (
+            __import__("pathlib").Path(raw).expanduser() if raw
+            else self._host.state_dir / "workspace" / agent_id
+        )
+        path.mkdir(parents=True, exist_ok=True)
+        return str(path)
+
+    # the turn --------------------------------------------------------------------------
+
+    async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
+        started = time.perf_counter()
+        key = parse_session_key(session_key)
+        async with self._host.writers.hold(session_key, timeout=opts.busy_timeout):
+            record = await self._store.get_session(session_key)
+            ref = self._model_ref(key.agent_id, opts.model, record)
+            if record is None:
+                now = time.time()
+                record = await self._store.create_session(SessionRecord(
+                    key=session_key, session_id=str(uuid.uuid4()), agent_id=key.agent_id,
+                    model_ref=str(ref), created_at=now, updated_at=now,
+                ))
+            route = resolve_route(self._host.config, ref, env=self._host.env,
+                                  extra_providers=self._host.plugins.providers)
+            selection = self._host.plugins.select(
+                agent_id=key.agent_id, route=route, pinned=record.agent_harness_id,
+                session_key=session_key,
+            )
+            harness = selection.harness
+            run_id = opts.run_id or str(uuid.uuid4())
+            history_entries = await self._store.read_entries(record.session_id, last=DEFAULT_HISTORY_LIMIT)
+            history = [entry_to_message(e) for e in history_entries]
+            while history and history[0].get("role") == "toolResult":
+                history.pop(0)
+            mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id)
+            workspace = self._workspace(key.agent_id)
+            policy = self._host.plugins.tool_policy(key.agent_id)
+            capabilities = HostCapabilities(
+                run_id=run_id, session_key=session_key, workspace_dir=workspace,
+                policy=policy, approvals=opts.approvals,
+            )
+            observer = self._host.plugins.new_tool_observer(run_id)
+            abort = opts.abort or asyncio.Event()
+            timeout = opts.timeout or self._host.config.agents.defaults.timeout_seconds
+            deadline = time.monotonic() + timeout if timeout else None
+            params = AttemptParams(
+                run_id=run_id, session_key=session_key, session_id=record.session_id,
+                agent_id=key.agent_id, prompt=message, provider=route.model.provider,
+                model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
+                host_capabilities=capabilities,
+                runtime_plan=self._host.plugins.runtime_plan(route, selection.harness_id),
+                system_prompt=self._host.plugins.system_prompt(key.agent_id),
+                tools=self._host.plugins.tool_specs(key.agent_id), history=history,
+                auth=route.auth, abort=abort, deadline=deadline,
+                max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
+                on_partial_reply=opts.on_partial_reply, on_agent_event=opts.on_agent_event,
+                observe_tool_terminal=observer,
+                agent_harness_id=selection.harness_id,
+                plugin_config=self._host.plugins.plugin_config(selection.owner_plugin_id),
+                state_dir=str(self._host.state_dir), mirror=mirror,
+            )
+            params = self._host.plugins.apply_gates(selection, params)
+            try:
+                if deadline is not None:
+                    async with asyncio.timeout_at(asyncio.get_running_loop().time() + timeout):  # type: ignore[operator]
+                        result = await harness.run_attempt(params)
+                else:
+                    result = await harness.run_attempt(params)
+            except TimeoutError:
+                abort.set()
+                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"), record.session_id)
+            except ClawHarnessError as exc:
+                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)), record.session_id)
+            except Exception as exc:  # a harness bug must not take the host down
+                log.exception("harness %s failed", selection.harness_id)
+                result = AttemptResult(AttemptTerminal("failed", source="prompt",
+                                                       error=f"{type(exc).__name__}: {exc}"), record.session_id)
+            finally:
+                capabilities.settle()
+            if not result.transcript_mirrored:
+                await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
+                              *result.messages_snapshot])
+            self._host.plugins.validate_result(selection, result)
+            if record.agent_harness_id != selection.harness_id or record.model_ref != str(ref):
+                await self._store.update_session(session_key, agent_harness_id=selection.harness_id,
+                                                 model_ref=str(ref))
+            text = _final_text(result)
+            silent = self._host.plugins.is_silent(text)
+            tool_calls = tuple(
+                {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
+            )
+            return TurnResult(
+                session_key=session_key, session_id=record.session_id, run_id=run_id,
+                runtime=selection.harness_id, selected_reason=selection.reason,
+                terminal=result.terminal.kind, text="" if silent else text, silent=silent,
+                tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
+                payloads=() if silent or not text else ({"text": text},),
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )

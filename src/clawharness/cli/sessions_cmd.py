@@ -1,0 +1,125 @@
+"""`clawharness sessions ...` and `clawharness transcript search`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
+from clawharness.host import Host
+from clawharness.store.base import SessionRecord, TranscriptEntry
+
+__all__ = ["register"]
+
+
+def _when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else "-"
+
+
+def session_json(record: SessionRecord) -> dict[str, Any]:
+    return {
+        "sessionKey": record.key, "sessionId": record.session_id, "agentId": record.agent_id,
+        "model": record.model_ref, "agentHarnessId": record.agent_harness_id,
+        "createdAt": record.created_at, "updatedAt": record.updated_at,
+    }
+
+
+def entry_json(entry: TranscriptEntry) -> dict[str, Any]:
+    return {"seq": entry.seq, "role": entry.role, "text": entry.text, "content": entry.content,
+            "createdAt": entry.created_at}
+
+
+def register(app: typer.Typer) -> None:
+    sessions = typer.Typer(help="List, show, reset and delete sessions.", no_args_is_help=True)
+    transcript = typer.Typer(help="Search transcripts.", no_args_is_help=True)
+
+    @sessions.command("list")
+    def list_cmd(config: ConfigOption = None, as_json: JsonOption = False,
+                 agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
+                 limit: Annotated[int | None, typer.Option(help="At most N sessions.")] = None) -> None:
+        """Sessions, most recently used first."""
+        async def go() -> list[SessionRecord]:
+            async with Host.from_config(config) as host:
+                return await host.list_sessions(agent_id=agent, limit=limit)
+        records = run_async(go, as_json=as_json)
+        if as_json:
+            print_json([session_json(r) for r in records])
+            return
+        table = Table("session key", "session id", "model", "runtime", "updated")
+        for r in records:
+            table.add_row(r.key, r.session_id[:8], r.model_ref or "-", r.agent_harness_id or "-", _when(r.updated_at))
+        console.print(table)
+
+    @sessions.command("show")
+    def show_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False,
+                 last: Annotated[int | None, typer.Option(help="Only the newest N entries.")] = None) -> None:
+        """One session and its transcript."""
+        async def go() -> tuple[SessionRecord, list[TranscriptEntry]]:
+            async with Host.from_config(config) as host:
+                return await host.get_session(key), await host.history(key, last=last)
+        record, entries = run_async(go, as_json=as_json)
+        if as_json:
+            print_json({**session_json(record), "entries": [entry_json(e) for e in entries]})
+            return
+        console.print(f"[bold]{record.key}[/]  id {record.session_id}  model {record.model_ref or '-'}  "
+                      f"runtime {record.agent_harness_id or '-'}", highlight=False)
+        render_transcript(entries)
+
+    @sessions.command("reset")
+    def reset_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False) -> None:
+        """Start a fresh physical session under the same key (like /reset)."""
+        async def go() -> SessionRecord:
+            async with Host.from_config(config) as host:
+                return await host.reset_session(key)
+        record = run_async(go, as_json=as_json)
+        if as_json:
+            print_json(session_json(record))
+        else:
+            console.print(f"[green]reset[/] {record.key} -> new session id {record.session_id}", highlight=False)
+
+    @sessions.command("delete")
+    def delete_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False) -> None:
+        """Delete a session and its transcript."""
+        async def go() -> bool:
+            async with Host.from_config(config) as host:
+                return await host.delete_session(key)
+        deleted = run_async(go, as_json=as_json)
+        if as_json:
+            print_json({"deleted": deleted})
+        elif deleted:
+            console.print(f"[green]deleted[/] {key}", highlight=False)
+        else:
+            console.print(f"[yellow]no such session[/] {key}", highlight=False)
+            raise typer.Exit(1)
+
+    @transcript.command("search")
+    def search_cmd(query: str, config: ConfigOption = None, as_json: JsonOption = False,
+                   session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
+                   limit: Annotated[int, typer.Option(help="At most N hits.")] = 20) -> None:
+        """Full-text search over transcripts."""
+        async def go() -> list[Any]:
+            async with Host.from_config(config) as host:
+                return await host.search(query, session_key=session, limit=limit)
+        hits = run_async(go, as_json=as_json)
+        if as_json:
+            print_json([{"sessionKey": h.session_key, "sessionId": h.session_id, "seq": h.seq,
+                         "role": h.role, "text": h.text, "score": h.score} for h in hits])
+            return
+        table = Table("session key", "seq", "role", "text")
+        for h in hits:
+            table.add_row(h.session_key, str(h.seq), h.role, (h.text or "").replace("\n", " ")[:100])
+        console.print(table)
+
+    app.add_typer(sessions, name="sessions")
+    app.add_typer(transcript, name="transcript")
+
+
+def render_transcript(entries: list[TranscriptEntry]) -> None:
+    colors = {"user": "cyan", "assistant": "green", "toolResult": "magenta"}
+    for e in entries:
+        color = colors.get(e.role, "white")
+        text = (e.text or "").strip() or "(no text)"
+        console.print(f"[dim]{e.seq:>4}[/] [bold {color}]{e.role:<10}[/] {text}", highlight=False)

@@ -1,0 +1,148 @@
+"""`Host`: the one door to the core for the CLI, the gateway, workers and library users.
+
+    async with Host.from_config("config.json5") as host:
+        result = await host.run_turn("agent:main:main", "hello")
+
+The host owns sessions, transcripts, models, auth, tool policy and delivery; it hands
+each prepared turn to the selected harness (see `clawharness.attempt.turn`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from clawharness.config.loader import LoadedConfig, load_config
+from clawharness.errors import ClawHarnessError, SessionNotFoundError
+from clawharness.sessions.keys import normalize_session_key
+from clawharness.sessions.lifecycle import SessionLifecycle
+from clawharness.sessions.writers import SessionWriters
+from clawharness.store import open_store
+from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEntry
+
+__all__ = ["Host", "TurnResult"]
+
+from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner  # noqa: E402
+from clawharness.plugins.runtime import PluginRuntime  # noqa: E402
+
+
+class Host:
+    """A configured host: config, store, plugins and harnesses, session writers."""
+
+    def __init__(self, loaded: LoadedConfig, *, store_url: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.loaded = loaded
+        self.config = loaded.config
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.state_dir = loaded.state_dir
+        self._store_url = store_url or self.config.store.url or str(self.state_dir / "clawharness.db")
+        self._store: Store | None = None
+        self.writers = SessionWriters()
+        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
+        self._runner: TurnRunner | None = None
+        self._lifecycle: SessionLifecycle | None = None
+
+    # construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str] | None = None, *,
+                    env: Mapping[str, str] | None = None, store_url: str | None = None) -> Host:
+        """Load config from `path` (or the usual locations) and build a host (not started)."""
+        return cls(load_config(path, env=env), store_url=store_url, env=env)
+
+    async def start(self) -> Host:
+        if self._store is None:
+            if "://" not in self._store_url:
+                Path(self._store_url).parent.mkdir(parents=True, exist_ok=True)
+            store = open_store(self._store_url)
+            await store.open()
+            self._store = store
+            self.plugins.load()
+            self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
+            self._runner = TurnRunner(self, store)
+        return self
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.drain()
+        await self.plugins.dispose()
+        if self._store is not None:
+            await self._store.close()
+            self._store = None
+
+    async def __aenter__(self) -> Host:
+        return await self.start()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise ClawHarnessError("host is not started: use `async with host` or `await host.start()`")
+        return self._store
+
+    # turns ----------------------------------------------------------------------------
+
+    def session_key(self, key: str | None) -> str:
+        """A full session key from a key, a bare name, or None (the default agent's main)."""
+        agent = self.default_agent_id()
+        return normalize_session_key(key or "main", default_agent=agent)
+
+    def default_agent_id(self) -> str:
+        for agent_id, entry in self.config.agents.entries.items():
+            if entry.default:
+                return agent_id
+        return "main"
+
+    async def run_turn(self, session_key: str | None, message: str,
+                       options: TurnOptions | None = None, **kwargs: Any) -> TurnResult:
+        """Run one agent turn on a session (created on first use)."""
+        if self._runner is None:
+            await self.start()
+        assert self._runner is not None
+        opts = options or TurnOptions(**kwargs)
+        return await self._runner.run(self.session_key(session_key), message, opts)
+
+    # sessions -------------------------------------------------------------------------
+
+    async def list_sessions(self, *, agent_id: str | None = None,
+                            limit: int | None = None) -> list[SessionRecord]:
+        return await self.store.list_sessions(agent_id=agent_id, limit=limit)
+
+    async def get_session(self, key: str) -> SessionRecord:
+        full = self.session_key(key)
+        record = await self.store.get_session(full)
+        if record is None:
+            raise SessionNotFoundError(f"no session {full}")
+        return record
+
+    async def history(self, key: str, *, last: int | None = None) -> list[TranscriptEntry]:
+        record = await self.get_session(key)
+        return await self.store.read_entries(record.session_id, last=last)
+
+    async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord:
+        """`/new` or `/reset`: a fresh physical session under the same key."""
+        assert self._lifecycle is not None or await self.start()
+        assert self._lifecycle is not None
+        return await self._lifecycle.reset(self.session_key(key), reason=reason)
+
+    async def delete_session(self, key: str) -> bool:
+        assert self._lifecycle is not None or await self.start()
+        assert self._lifecycle is not None
+        return await self._lifecycle.delete(self.session_key(key))
+
+    async def rewind_session(self, key: str, *, to_seq: int) -> int:
+        """Drop transcript entries after `to_seq`; native bindings are invalidated."""
+        assert self._lifecycle is not None or await self.start()
+        assert self._lifecycle is not None
+        return await self._lifecycle.rewind(self.session_key(key), to_seq=to_seq)
+
+    async def search(self, query: str, *, session_key: str | None = None,
+                     limit: int = 20) -> list[SearchHit]:
+        key = self.session_key(session_key) if session_key else None
+        return await self.store.search(query, session_key=key, limit=limit)

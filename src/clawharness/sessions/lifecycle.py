@@ -1,0 +1,198 @@
+"""Session lifecycle: `/new` and `/reset`, delete, rewind — with the harness hooks.
+
+Order, per seed 000: a reset calls each harness's `reset(...)` after the new physical
+session exists; a deletion runs inside every harness's `with_session_deletion(params,
+run)`, where `commit()` is called at the session-row deletion boundary and `rollback()`
+if that fails; a rewind runs inside `with_session_context_reset` the same way. Hook
+failures of `reset` are logged once per harness id per process; later resets still call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from clawharness.errors import SessionNotFoundError
+from clawharness.sessions.writers import SessionWriters
+from clawharness.store.base import SessionRecord, Store
+
+if TYPE_CHECKING:
+    from clawharness.plugins.runtime import PluginRuntime
+
+__all__ = ["SessionHookParams", "SessionLifecycle"]
+
+log = logging.getLogger("clawharness.sessions")
+
+_reset_failures_logged: set[str] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHookParams:
+    """What `reset`, `with_session_deletion` and `with_session_context_reset` receive."""
+
+    agent_id: str
+    session_key: str
+    session_id: str
+    reason: str
+    store_url: str
+    previous_session_id: str | None = None
+    assert_current: Callable[[], None] = lambda: None
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class SessionLifecycle:
+    def __init__(self, store: Store, plugins: PluginRuntime, writers: SessionWriters) -> None:
+        self._store = store
+        self._plugins = plugins
+        self._writers = writers
+
+    async def _require(self, key: str) -> SessionRecord:
+        record = await self._store.get_session(key)
+        if record is None:
+            raise SessionNotFoundError(f"no session {key}")
+        return record
+
+    def _params(self, record: SessionRecord, reason: str, *, session_id: str | None = None,
+                previous: str | None = None, live: list[bool] | None = None) -> SessionHookParams:
+        state = live if live is not None else [True]
+
+        def assert_current() -> None:
+            if not state[0]:
+                from clawharness.errors import AgentHarnessSessionSupersededError
+                raise AgentHarnessSessionSupersededError(
+                    f"session operation on {record.key} is no longer current")
+
+        return SessionHookParams(
+            agent_id=record.agent_id, session_key=record.key,
+            session_id=session_id or record.session_id, reason=reason,
+            store_url=self._store.url, previous_session_id=previous,
+            assert_current=assert_current,
+        )
+
+    async def reset(self, key: str, *, reason: str = "reset") -> SessionRecord:
+        async with self._writers.hold(key, timeout=30):
+            record = await self._require(key)
+            new_id = str(uuid.uuid4())
+            updated = await self._store.update_session(key, session_id=new_id,
+                                                       agent_harness_id=None,
+                                                       meta={**record.meta, "previousSessionId": record.session_id,
+                                                             "resetAt": time.time()})
+            for harness in self._plugins.harnesses_with("reset"):
+                try:
+                    await _maybe_await(harness.reset(self._params(record, reason)))
+                except Exception as exc:  # a plugin's hook must not undo the reset
+                    if harness.id not in _reset_failures_logged:
+                        _reset_failures_logged.add(harness.id)
+                        log.warning("reset hook of harness %s failed: %s", harness.id, exc)
+            return updated
+
+    async def _transaction(self, record: SessionRecord, hook_name: str, reason: str,
+                           apply: Callable[[], Awaitable[Any]], *, previous: str | None = None) -> Any:
+        """Run `apply` inside every harness's commit/rollback hook of `hook_name`."""
+        live = [True]
+        commits: list[Callable[[], Any]] = []
+        rollbacks: list[Callable[[], Any]] = []
+        async with AsyncExitStack() as stack:
+            for harness in self._plugins.harnesses_with(hook_name):
+                hook = getattr(harness, hook_name)
+                ready = _HookSlot()
+                params = self._params(record, reason, previous=previous, live=live)
+                await stack.enter_async_context(ready.run(hook, params))
+                commits.append(ready.commit)
+                rollbacks.append(ready.rollback)
+            try:
+                for commit in commits:
+                    commit()
+                result = await apply()
+            except BaseException:
+                for rollback in reversed(rollbacks):
+                    try:
+                        rollback()
+                    except Exception as exc:
+                        log.warning("rollback of %s failed: %s", hook_name, exc)
+                live[0] = False
+                raise
+        live[0] = False
+        return result
+
+    async def delete(self, key: str) -> bool:
+        async with self._writers.hold(key, timeout=30):
+            record = await self._store.get_session(key)
+            if record is None:
+                return False
+            deleted: bool = await self._transaction(record, "with_session_deletion", "deleted",
+                                                    lambda: self._store.delete_session(key))
+            return deleted
+
+    async def rewind(self, key: str, *, to_seq: int) -> int:
+        async with self._writers.hold(key, timeout=30):
+            record = await self._require(key)
+            dropped: int = await self._transaction(
+                record, "with_session_context_reset", "rewind",
+                lambda: self._store.truncate_entries(record.session_id, after_seq=to_seq),
+                previous=record.meta.get("previousSessionId"),
+            )
+            return dropped
+
+
+class _HookSlot:
+    """Runs a harness's `with_session_*(params, run)` hook around the host transaction.
+
+    The hook calls `run(commit, rollback)`; the host needs those two callables while the
+    hook is still inside `run`, so `run` parks until the host's transaction is over.
+    """
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self._asyncio = asyncio
+        self._got = asyncio.Event()
+        self._done = asyncio.Event()
+        self._commit: Callable[[], Any] = lambda: None
+        self._rollback: Callable[[], Any] = lambda: None
+        self._task: Any = None
+
+    def commit(self) -> Any:
+        return self._commit()
+
+    def rollback(self) -> Any:
+        return self._rollback()
+
+    def run(self, hook: Callable[..., Any], params: SessionHookParams) -> Any:
+        from contextlib import asynccontextmanager
+
+        slot = self
+
+        async def body(commit: Callable[[], Any], rollback: Callable[[], Any]) -> None:
+            slot._commit, slot._rollback = commit, rollback
+            slot._got.set()
+            await slot._done.wait()
+
+        @asynccontextmanager
+        async def manage() -> Any:
+            task = self._asyncio.create_task(_maybe_await(hook(params, body)))
+            got = self._asyncio.create_task(self._got.wait())
+            await self._asyncio.wait({task, got}, return_when=self._asyncio.FIRST_COMPLETED)
+            if task.done() and not self._got.is_set():
+                got.cancel()
+                task.result()  # the hook finished without calling run: re-raise its error
+                yield
+                return
+            try:
+                yield
+            finally:
+                self._done.set()
+                await task
+
+        return manage()
