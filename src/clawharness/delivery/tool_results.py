@@ -1,0 +1,89 @@
+"""Small readers for the generic tool-result shape (`{content, details}`).
+
+These mirror the original's tool-result error helpers closely enough for delivery
+classification: where `details` lives, and whether `details` says the call failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawharness._jsvalue import UNDEFINED, JsMap
+from clawharness.delivery._coerce import (
+    is_finite_number,
+    is_number,
+    js_truthy,
+    normalize_optional_lowercase,
+)
+
+__all__ = [
+    "is_tool_result_error",
+    "normalize_tool_policy_name",
+    "read_tool_result_details",
+    "read_tool_result_status",
+]
+
+_TOOL_NAME_ALIASES = {"bash": "exec", "apply-patch": "apply_patch", "cron": "automations"}
+_FAILURE_STATUSES = frozenset(
+    {
+        "error",
+        "failed",
+        "failure",
+        "timeout",
+        "timed_out",
+        "blocked",
+        "denied",
+        "forbidden",
+        "disabled",
+        "approval-unavailable",
+        "unavailable",
+        "aborted",
+        "cancelled",
+        "canceled",
+        "killed",
+        "invalid",
+    }
+)
+
+
+def read_tool_result_details(result: Any) -> dict[str, Any] | None:
+    """The result's `details` object, when it has one."""
+    if not isinstance(result, dict) or isinstance(result, JsMap):
+        return None
+    details = result.get("details")
+    if isinstance(details, dict) and not isinstance(details, JsMap):
+        return details
+    return None
+
+
+def read_tool_result_status(result: Any) -> str | None:
+    """`details.status`, trimmed and lowercased."""
+    details = read_tool_result_details(result)
+    return normalize_optional_lowercase(details.get("status")) if details is not None else None
+
+
+def is_tool_result_error(result: Any) -> bool:
+    """True when the result's details report a failure (status, ok/success flags, error)."""
+    details = read_tool_result_details(result)
+    if details is None:
+        return False
+    status = read_tool_result_status(result)
+    ok = details.get("ok", UNDEFINED)
+    success = details.get("success", UNDEFINED)
+    if ok is False or success is False:
+        return True
+    explicitly_successful = ok is True or success is True
+    if status in _FAILURE_STATUSES and not explicitly_successful:
+        return True
+    if details.get("timedOut") is True or js_truthy(details.get("error", UNDEFINED)):
+        return True
+    if status == "completed":
+        return False
+    exit_code = details.get("exitCode")
+    return is_number(exit_code) and is_finite_number(exit_code) and exit_code != 0
+
+
+def normalize_tool_policy_name(name: Any) -> str:
+    """Lowercased, trimmed tool name with the policy aliases (`bash` -> `exec`) applied."""
+    normalized = normalize_optional_lowercase(name) or ""
+    return _TOOL_NAME_ALIASES.get(normalized, normalized)
