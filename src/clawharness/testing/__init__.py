@@ -1,1 +1,34 @@
+"""Test kit: a scripted model server so agent turns run offline, with no API key.
 
+See `clawharness.testing.model_server` for the server and `clawharness.testing.script` for
+the script format.
+"""
+
+from __future__ import annotations
+
+from clawharness.testing.model_server import LoggedRequest, ScriptedModelServer
+from clawharness.testing.script import (
+    EXHAUSTED_TEXT,
+    Script,
+    ScriptError,
+    ScriptItem,
+    ScriptPlayer,
+    ScriptToolCall,
+    ScriptUsage,
+    load_script,
+    parse_script,
+)
+
+__all__ = [
+    "EXHAUSTED_TEXT",
+    "LoggedRequest",
+    "Script",
+    "ScriptError",
+    "ScriptItem",
+    "ScriptPlayer",
+    "ScriptToolCall",
+    "ScriptUsage",
+    "ScriptedModelServer",
+    "load_script",
+    "parse_script",
+]
