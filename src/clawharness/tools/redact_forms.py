@@ -1,0 +1,284 @@
+"""Redaction of `key=value` pairs in URL queries, form bodies and `body: …` contexts.
+
+Keys are matched after stripping invisible characters and `+`, and after percent-
+decoding, so `api%5Fkey=` or `to​ken=` are recognized like `api_key=`/`token=`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from clawharness.tools._js import iter_matches, js_regex, lower_or_empty
+from clawharness.tools.redact_mask import mask_token, split_for_mask
+
+__all__ = [
+    "form_key_obfuscation_regex",
+    "is_sensitive_url_query_param",
+    "js_decode_uri_component",
+    "redact_assignments",
+    "redact_form_body",
+]
+
+_INVISIBLE = r"\p{C}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0"
+_FORM_KEY = (
+    rf"[{_INVISIBLE}+]*(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})"
+    rf"(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|[{_INVISIBLE}+])*"
+)
+_FORM_VALUE = r"[^&\s<>]*"
+_URL_VALUE = r"[^&#\s<>]*"
+_FORM_PAIR = f"{_FORM_KEY}={_FORM_VALUE}"
+
+
+@cache
+def _form_regexes() -> dict[str, re.Pattern[str]]:
+    return {
+        "obfuscation": js_regex(rf"[{_INVISIBLE}+]", "gu"),
+        "separator": js_regex(r"[\p{C}\p{Z}\u115F\u1160\u3164\uFFA0+]", "gu"),
+        "body": js_regex(rf"^{_FORM_PAIR}(?:&{_FORM_PAIR})+$", "u"),
+        "substring": js_regex(
+            r"(^|[\s:({\[,=\"'`])(" + _FORM_PAIR + "(?:&" + _FORM_PAIR + ")+)", "gu"
+        ),
+        "encoded": js_regex(r"(^|[\s:({\[,=\"'`&])(" + _FORM_KEY + ")=(" + _FORM_VALUE + ")", "gu"),
+        "context": js_regex(
+            r"(\b(?:body|form(?:[-_\s]?body)?)\s*[:=]\s*([\"'\x60]?))("
+            + _FORM_KEY
+            + ")=("
+            + _FORM_VALUE
+            + r")([\"'\x60]?)",
+            "giu",
+        ),
+        "url": js_regex(r"([?&])(" + _FORM_KEY + ")=(" + _URL_VALUE + ")", "gu"),
+    }
+
+
+_BODY_SECRET_KEYS = frozenset(
+    [
+        "access_token",
+        "auth_token",
+        "awssecretaccesskey",
+        "aws_secret_access_key",
+        "hook_token",
+        "refresh_token",
+        "id_token",
+        "token",
+        "api_key",
+        "apikey",
+        "client_secret",
+        "app_secret",
+        "password",
+        "pass",
+        "passwd",
+        "auth",
+        "jwt",
+        "session",
+        "code",
+        "signature",
+        "x_amz_signature",
+        "x_amz_security_token",
+        "secret",
+        "secretaccesskey",
+        "credential",
+        "private_key",
+        "authorization",
+        "key",
+        "card_number",
+        "card_cvc",
+        "card_cvv",
+        "cvc",
+        "cvv",
+        "security_code",
+        "payment_credential",
+        "shared_payment_token",
+    ]
+)
+_URL_SECRET_PARAMS = frozenset(
+    [
+        "token",
+        "key",
+        "api_key",
+        "apikey",
+        "secret",
+        "access_token",
+        "auth_token",
+        "password",
+        "pass",
+        "passwd",
+        "auth",
+        "jwt",
+        "session",
+        "id_token",
+        "code",
+        "client_secret",
+        "app_secret",
+        "hook_token",
+        "refresh_token",
+        "signature",
+        "x_amz_signature",
+        "x_amz_security_token",
+        "private_key",
+        "credential",
+        "authorization",
+        "sig",
+        "x_api_key",
+        "x_access_token",
+        "x_auth_token",
+    ]
+)
+_SCOPED_TOKEN_PARAM_RE = re.compile(r"(?:^|_)token(?:_[a-f0-9]{16,})?\Z")
+_PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def js_decode_uri_component(value: str) -> str:
+    """`decodeURIComponent`: raises ValueError where JavaScript throws URIError."""
+    if "%" not in value:
+        return value
+    out: list[str] = []
+    index = 0
+    length = len(value)
+    while index < length:
+        char = value[index]
+        if char != "%":
+            out.append(char)
+            index += 1
+            continue
+        raw = bytearray()
+        while index < length and value[index] == "%":
+            pair = value[index + 1 : index + 3]
+            if len(pair) < 2 or not _PERCENT_RE.fullmatch("%" + pair):
+                raise ValueError("URI malformed")
+            raw.append(int(pair, 16))
+            index += 3
+        out.append(raw.decode("utf-8"))
+    return "".join(out)
+
+
+def _url_param_name(name: str) -> tuple[str, bool]:
+    separator = _form_regexes()["separator"]
+    current = separator.sub("", name)
+    for _ in range(9):
+        try:
+            decoded = separator.sub("", js_decode_uri_component(current))
+        except (ValueError, UnicodeDecodeError):
+            return lower_or_empty(current).replace("-", "_"), "%" in current
+        if decoded == current:
+            return lower_or_empty(current).replace("-", "_"), False
+        current = decoded
+    return lower_or_empty(current).replace("-", "_"), "%" in current
+
+
+def is_sensitive_url_query_param(name: str) -> bool:
+    """Query parameter names that carry credentials (token, sig, api_key, …)."""
+    value, unresolved = _url_param_name(name)
+    return unresolved or value in _URL_SECRET_PARAMS or bool(_SCOPED_TOKEN_PARAM_RE.search(value))
+
+
+def _normalize_key_name(value: str) -> str:
+    separator = _form_regexes()["separator"]
+    stripped = separator.sub("", value)
+    try:
+        decoded = separator.sub("", js_decode_uri_component(stripped))
+        return decoded.lower().replace("-", "_")
+    except (ValueError, UnicodeDecodeError):
+        return stripped.lower().replace("-", "_")
+
+
+def _is_sensitive_body_key(key: str) -> bool:
+    return is_sensitive_url_query_param(key) or _normalize_key_name(key) in _BODY_SECRET_KEYS
+
+
+def _has_encoded_or_invisible_key(key: str) -> bool:
+    return bool(_PERCENT_RE.search(key)) or _form_regexes()["obfuscation"].sub("", key) != key
+
+
+def _visit_assignments(text: str, kind: str) -> Iterator[tuple[int, int, str]]:
+    """Yield (start, end, maskable) for each sensitive `key=value` of the given kind."""
+    if not text or (kind == "url" and "?" not in text):
+        return
+    regexes = _form_regexes()
+    if kind == "encoded" and "%" not in text and regexes["obfuscation"].sub("", text) == text:
+        return
+    if kind == "context" and "=" not in text and ":" not in text:
+        return
+
+    def visit(key: str, token: str, offset: int) -> Iterator[tuple[int, int, str]]:
+        if kind == "encoded" and not _has_encoded_or_invisible_key(key):
+            return
+        if not _is_sensitive_body_key(key):
+            return
+        split = split_for_mask(token)
+        yield offset + split.mask_start, offset + split.mask_end, split.maskable
+
+    if kind == "form":
+        cursor = 0
+        for pair in text.split("&"):
+            equals = pair.find("=")
+            if equals >= 0:
+                yield from visit(pair[:equals], pair[equals + 1 :], cursor + equals + 1)
+            cursor += len(pair) + 1
+        return
+    pattern = regexes[kind]
+    key_index = 3 if kind == "context" else 2
+    for match in iter_matches(pattern, text):
+        prefix = match.group(1) or ""
+        key = match.group(key_index) or ""
+        yield from visit(
+            key, match.group(key_index + 1) or "", match.start() + len(prefix) + len(key) + 1
+        )
+
+
+def redact_assignments(text: str, kind: str) -> str:
+    parts: list[str] = []
+    cursor = 0
+    for start, end, maskable in _visit_assignments(text, kind):
+        parts.append(text[cursor:start])
+        parts.append(mask_token(maskable) if kind == "url" else "***")
+        cursor = end
+    return "".join(parts) + text[cursor:] if parts else text
+
+
+def _redact_form_line(text: str) -> str:
+    if not text:
+        return text
+    redacted = redact_assignments(redact_assignments(text, "encoded"), "context")
+    if "&" not in redacted:
+        return redacted
+    regexes = _form_regexes()
+    if regexes["body"].search(redacted):
+        return redact_assignments(redacted, "form")
+
+    def replace(match: re.Match[str]) -> str:
+        prefix, body = match.group(1), match.group(2)
+        new_body = redact_assignments(body, "form")
+        return match.group(0) if new_body == body else prefix + new_body
+
+    parts: list[str] = []
+    cursor = 0
+    for match in iter_matches(regexes["substring"], redacted):
+        parts.append(redacted[cursor : match.start()])
+        parts.append(replace(match))
+        cursor = match.end()
+    if parts:
+        redacted = "".join(parts) + redacted[cursor:]
+    return redact_assignments(redact_assignments(redacted, "encoded"), "context")
+
+
+_LINE_BREAK_RE = re.compile(r"(\r\n|\r|\n)")
+
+
+def redact_form_body(text: str) -> str:
+    if "=" not in text:
+        return text
+    if _LINE_BREAK_RE.search(text):
+        segments = _LINE_BREAK_RE.split(text)
+        return "".join(
+            segment if segment in ("\r\n", "\r", "\n") else _redact_form_line(segment)
+            for segment in segments
+        )
+    return _redact_form_line(text)
+
+
+def form_key_obfuscation_regex() -> re.Pattern[str]:
+    """Characters used to obfuscate form keys: invisibles and `+`."""
+    return _form_regexes()["obfuscation"]

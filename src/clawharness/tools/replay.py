@@ -1,0 +1,368 @@
+"""Which tool calls a blind retry may safely repeat.
+
+A retry after a failed attempt must not repeat side effects. Only tools whose contract
+proves they are read-only qualify: a fixed set of reader tools, plus read-only actions of
+multi-action tools (`message` reading a thread, `browser` taking a snapshot, …). Shell
+tools never qualify for replay, however harmless the command looks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from clawharness._jsvalue import UNDEFINED
+from clawharness.tools._js import (
+    JS_WS_CHARS,
+    as_object,
+    js_get,
+    js_regex,
+    lower_or_empty,
+    normalize_optional_lower,
+)
+from clawharness.tools.groups import normalize_tool_name
+
+__all__ = [
+    "REPLAY_SAFE_TOOL_NAMES",
+    "is_agent_tool_replay_safe",
+    "is_mutating_tool_call",
+    "is_replay_safe_tool_call",
+]
+
+#: tool instances a blind retry may repeat, whatever their arguments
+REPLAY_SAFE_TOOL_NAMES: Final = frozenset(
+    [
+        "read",
+        "search",
+        "find",
+        "grep",
+        "glob",
+        "ls",
+        "web_search",
+        "web_fetch",
+        "x_search",
+        "memory_get",
+        "sessions_list",
+        "sessions_history",
+        "sessions_search",
+        "agents_list",
+        "conversations_list",
+        "get_goal",
+        "tool_search",
+        "tool_describe",
+        "view_image",
+    ]
+)
+_CALL_SAFE_TOOL_NAMES: Final = frozenset(
+    [
+        "agents_list",
+        "conversations_list",
+        "find",
+        "get_goal",
+        "glob",
+        "grep",
+        "view_image",
+        "ls",
+        "memory_get",
+        "pdf",
+        "read",
+        "search",
+        "sessions_history",
+        "sessions_list",
+        "sessions_search",
+        "tool_describe",
+        "tool_search",
+        "web_fetch",
+        "web_search",
+        "x_search",
+    ]
+)
+_READ_ONLY_ACTIONS: Final = frozenset(
+    [
+        "get",
+        "list",
+        "read",
+        "status",
+        "show",
+        "fetch",
+        "search",
+        "query",
+        "view",
+        "poll",
+        "log",
+        "inspect",
+        "check",
+        "probe",
+        "runs",
+    ]
+)
+_PROCESS_MUTATING: Final = frozenset(
+    ["write", "send_keys", "submit", "paste", "kill", "clear", "remove"]
+)
+_PROCESS_REPLAY_SAFE: Final = frozenset({"list", "log"})
+_MESSAGE_READ_ONLY: Final = frozenset(
+    [
+        "reactions",
+        "read",
+        "list_pins",
+        "permissions",
+        "thread_list",
+        "search",
+        "sticker_search",
+        "member_info",
+        "role_info",
+        "emoji_list",
+        "channel_info",
+        "channel_list",
+        "voice_status",
+        "event_list",
+    ]
+)
+_BROWSER_READ_ONLY: Final = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
+_MOBILE_UI_SAFE: Final = frozenset({"observe"})
+_GATEWAY_SAFE: Final = frozenset({"config.get", "config.schema.lookup"})
+_NODES_SAFE: Final = frozenset({"status", "describe", "pending"})
+_COMPUTER_OBSERVATIONS: Final = frozenset(
+    [
+        "screenshot",
+        "wait",
+        "list_apps",
+        "list_windows",
+        "get_accessibility_tree",
+        "get_cursor_position",
+        "get_window_state",
+        "zoom",
+        "get_browser_state",
+        "get_recording_state",
+    ]
+)
+_READ_ONLY_SHELL: Final = frozenset(
+    ["cat", "grep", "head", "ls", "pwd", "rg", "stat", "tail", "wc"]
+)
+_GH_PR_READ_ONLY: Final = frozenset({"checks", "diff", "list", "status", "view"})
+_GH_ISSUE_READ_ONLY: Final = frozenset({"list", "status", "view"})
+_UNSAFE_RG_FLAGS: Final = frozenset({"--hostname-bin", "--pre", "--pre-glob", "--search-zip", "-z"})
+_UNSAFE_RG_VALUE_FLAGS: Final = ("--hostname-bin", "--pre", "--pre-glob")
+_SHELL_EXPANSION: Final = "$*?[]{}~"
+_SPACE_DASH_RE: Final = js_regex(r"[\s-]+", "g")
+_SED_PRINT_RE: Final = js_regex(r"^(\d+|\$)(,(\d+|\$))?p$")
+_SHELL_META_RE: Final = js_regex(r"[;&|<>\n\r`]")
+_WEB_FLAG_RE: Final = js_regex(r"^-[a-z]*w[a-z]*(?:=.*)?$")
+
+
+def _action_name(value: Any) -> str | None:
+    normalized = normalize_optional_lower(value)
+    return (_SPACE_DASH_RE.sub("_", normalized) or None) if normalized else None
+
+
+def _is_automations(name: str) -> bool:
+    return name in ("automations", "cron")
+
+
+def _is_computer_observation(action: str | None, dialog_action: Any) -> bool:
+    return action is not None and (
+        action in _COMPUTER_OBSERVATIONS
+        or (action == "browser_dialog" and dialog_action == "inspect")
+    )
+
+
+def _shell_command(record: Any) -> str | None:
+    command = js_get(record, "command") if record is not None else UNDEFINED
+    if command is None or command is UNDEFINED:
+        command = js_get(record, "cmd") if record is not None else UNDEFINED
+    if not isinstance(command, str):
+        return None
+    return command.strip() or None
+
+
+def _tokenize_simple(command: str) -> list[str] | None:
+    if _SHELL_META_RE.search(command) or "\\" in command:
+        return None
+    if any(char in command for char in _SHELL_EXPANSION):
+        return None
+    tokens: list[str] = []
+    current = ""
+    quote = ""
+    for char in command:
+        if quote:
+            if char == quote:
+                quote = ""
+            else:
+                current += char
+            continue
+        if char in ("'", '"'):
+            quote = char
+            continue
+        if char in JS_WS_CHARS:
+            if current:
+                tokens.append(current)
+                current = ""
+            continue
+        current += char
+    if quote:
+        return None
+    if current:
+        tokens.append(current)
+    return tokens or None
+
+
+def _is_read_only_sed(tokens: list[str]) -> bool:
+    args = tokens[1:]
+    if any(t == "--in-place" or t.startswith("--in-place=") for t in args):
+        return False
+    if any(t.startswith("-") and t != "-" and "i" in t for t in args):
+        return False
+    if any(t in ("-e", "--expression") for t in args):
+        return False
+    quiet = False
+    expression: str | None = None
+    for token in args:
+        if token in ("--quiet", "--silent"):
+            quiet = True
+            continue
+        if token.startswith("-") and token != "-":
+            if "n" in token:
+                quiet = True
+            continue
+        expression = token
+        break
+    return quiet and expression is not None and bool(_SED_PRINT_RE.search(expression))
+
+
+def _is_read_only_gh(tokens: list[str]) -> bool:
+    for token in tokens:
+        lowered = lower_or_empty(token)
+        if lowered == "--web" or lowered.startswith("--web=") or _WEB_FLAG_RE.search(lowered):
+            return False
+    area = lower_or_empty(tokens[1] if len(tokens) > 1 else None)
+    action = lower_or_empty(tokens[2] if len(tokens) > 2 else None)
+    if area == "search":
+        return len(action) > 0
+    if area == "pr":
+        return action in _GH_PR_READ_ONLY
+    if area == "issue":
+        return action in _GH_ISSUE_READ_ONLY
+    return False
+
+
+def _is_plain_read_only_shell(command: str | None) -> bool:
+    if not command:
+        return False
+    tokens = _tokenize_simple(command)
+    if not tokens:
+        return False
+    executable = lower_or_empty(tokens[0])
+    if executable == "rg" and any(
+        lower_or_empty(t) in _UNSAFE_RG_FLAGS
+        or any(lower_or_empty(t).startswith(f"{flag}=") for flag in _UNSAFE_RG_VALUE_FLAGS)
+        for t in tokens
+    ):
+        return False
+    if executable in _READ_ONLY_SHELL:
+        return True
+    if executable == "sed":
+        return _is_read_only_sed(tokens)
+    if executable == "gh":
+        return _is_read_only_gh(tokens)
+    return False
+
+
+def _args_view(args: Any) -> tuple[Any, str | None]:
+    record = as_object(args)
+    action = _action_name(js_get(record, "action")) if record is not None else None
+    return record, action
+
+
+def is_mutating_tool_call(tool_name: Any, args: Any) -> bool:
+    """True when the call may change state (writes, sends, non-read-only shell, …)."""
+    name = lower_or_empty(tool_name)
+    record, action = _args_view(args)
+    if name in (
+        "write",
+        "edit",
+        "apply_patch",
+        "sessions_spawn",
+        "sessions_send",
+        "conversations_send",
+        "conversations_turn",
+        "create_goal",
+        "update_goal",
+    ):
+        return True
+    if name in ("exec", "bash"):
+        return not _is_plain_read_only_shell(_shell_command(record))
+    table: dict[str, Callable[[], bool]] = {
+        "process": lambda: action is not None and action in _PROCESS_MUTATING,
+        "message": lambda: action is None or action not in _MESSAGE_READ_ONLY,
+        "sessions": lambda: action != "group_list",
+        "computer": lambda: (
+            not _is_computer_observation(
+                action, js_get(record, "dialogAction") if record is not None else UNDEFINED
+            )
+        ),
+        "mobile_ui": lambda: action is None or action not in _MOBILE_UI_SAFE,
+        "subagents": lambda: action in ("cancel", "kill", "steer"),
+        "session_status": lambda: _has_model(record),
+        "gateway": lambda: action is None or action not in _GATEWAY_SAFE,
+        "portal": lambda: action != "list",
+        "theme": lambda: action not in ("list", "get"),
+        "nodes": lambda: action is None or action not in _NODES_SAFE,
+    }
+    if name in table:
+        return table[name]()
+    if _is_automations(name) or name == "canvas" or name.endswith("_actions"):
+        return action is None or action not in _READ_ONLY_ACTIONS
+    return name.startswith("message_") or "send" in name
+
+
+def _has_model(record: Any) -> bool:
+    model = js_get(record, "model") if record is not None else UNDEFINED
+    return isinstance(model, str) and len(model.strip()) > 0
+
+
+def is_replay_safe_tool_call(tool_name: Any, args: Any) -> bool:
+    """True only for calls whose structured contract proves they are read-only."""
+    name = lower_or_empty(tool_name)
+    record, action = _args_view(args)
+    if name in _CALL_SAFE_TOOL_NAMES:
+        return True
+    table: dict[str, Callable[[], bool]] = {
+        "exec": lambda: False,
+        "bash": lambda: False,
+        "process": lambda: action is not None and action in _PROCESS_REPLAY_SAFE,
+        "message": lambda: action is not None and action in _MESSAGE_READ_ONLY,
+        "subagents": lambda: action is None or action == "list",
+        "sessions": lambda: action == "group_list",
+        "session_status": lambda: not is_mutating_tool_call(name, args),
+        "browser": lambda: action is not None and action in _BROWSER_READ_ONLY,
+        "computer": lambda: _is_computer_observation(
+            action, js_get(record, "dialogAction") if record is not None else UNDEFINED
+        ),
+        "mobile_ui": lambda: action is not None and action in _MOBILE_UI_SAFE,
+        "skill_workshop": lambda: action in ("list", "inspect", "read"),
+        "transcripts": lambda: action == "status",
+        "gateway": lambda: action is not None and action in _GATEWAY_SAFE,
+        "portal": lambda: action == "list",
+        "theme": lambda: action in ("list", "get"),
+        "nodes": lambda: action is not None and action in _NODES_SAFE,
+    }
+    if name in table:
+        return table[name]()
+    if _is_automations(name) or name == "canvas":
+        return action is not None and action in _READ_ONLY_ACTIONS
+    return False
+
+
+def is_agent_tool_replay_safe(
+    tool: Any, declared_replay_safe: Callable[[Any], Any] | None = None
+) -> bool:
+    """Whether a concrete tool instance is on the audited replay-safe list.
+
+    `declared_replay_safe` lets the owner veto: returning False excludes the tool.
+    """
+    if declared_replay_safe is not None and declared_replay_safe(tool) is False:
+        return False
+    name = js_get(tool, "name")
+    if name is None or name is UNDEFINED:
+        name = ""
+    return normalize_tool_name(name) in REPLAY_SAFE_TOOL_NAMES
