@@ -11,12 +11,14 @@ import asyncio
 import logging
 import time
 import uuid
+from pathlib import Path
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
+from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
@@ -133,10 +135,7 @@ class TurnRunner:
         config = self._host.config
         entry = config.agents.entries.get(agent_id)
         raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
-        path = (
-            __import__("pathlib").Path(raw).expanduser() if raw
-            else self._host.state_dir / "workspace" / agent_id
-        )
+        path = Path(raw).expanduser() if raw else self._host.state_dir / "workspace" / agent_id
         path.mkdir(parents=True, exist_ok=True)
         return str(path)
 
@@ -156,76 +155,87 @@ class TurnRunner:
                 ))
             route = resolve_route(self._host.config, ref, env=self._host.env,
                                   extra_providers=self._host.plugins.providers)
-            selection = self._host.plugins.select(
-                agent_id=key.agent_id, route=route, pinned=record.agent_harness_id,
-                session_key=session_key,
-            )
-            harness = selection.harness
+            plugins = self._host.plugins
+            decision = plugins.select(agent_id=key.agent_id, route=route,
+                                      pinned=record.agent_harness_id, session_key=session_key)
             run_id = opts.run_id or str(uuid.uuid4())
-            history_entries = await self._store.read_entries(record.session_id, last=DEFAULT_HISTORY_LIMIT)
+            history_entries = await self._store.read_entries(record.session_id,
+                                                             last=DEFAULT_HISTORY_LIMIT)
             history = [entry_to_message(e) for e in history_entries]
             while history and history[0].get("role") == "toolResult":
                 history.pop(0)
             mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id)
             workspace = self._workspace(key.agent_id)
-            policy = self._host.plugins.tool_policy(key.agent_id)
             capabilities = HostCapabilities(
                 run_id=run_id, session_key=session_key, workspace_dir=workspace,
-                policy=policy, approvals=opts.approvals,
+                policy=plugins.tool_policy(key.agent_id), approvals=opts.approvals,
             )
-            observer = self._host.plugins.new_tool_observer(run_id)
+            observer = plugins.new_tool_observer(run_id)
             abort = opts.abort or asyncio.Event()
             timeout = opts.timeout or self._host.config.agents.defaults.timeout_seconds
-            deadline = time.monotonic() + timeout if timeout else None
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout if timeout else None
             params = AttemptParams(
                 run_id=run_id, session_key=session_key, session_id=record.session_id,
                 agent_id=key.agent_id, prompt=message, provider=route.model.provider,
                 model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
                 host_capabilities=capabilities,
-                runtime_plan=self._host.plugins.runtime_plan(route, selection.harness_id),
-                system_prompt=self._host.plugins.system_prompt(key.agent_id),
-                tools=self._host.plugins.tool_specs(key.agent_id), history=history,
+                runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id,
+                                                  key.agent_id),
+                system_prompt=plugins.system_prompt(key.agent_id),
+                tools=plugins.tool_specs(key.agent_id), history=history,
                 auth=route.auth, abort=abort, deadline=deadline,
                 max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
                 on_partial_reply=opts.on_partial_reply, on_agent_event=opts.on_agent_event,
                 observe_tool_terminal=observer,
-                agent_harness_id=selection.harness_id,
-                plugin_config=self._host.plugins.plugin_config(selection.owner_plugin_id),
+                agent_harness_id=decision.selected_harness_id,
+                plugin_config=plugins.plugin_config(decision.owner_plugin_id),
                 state_dir=str(self._host.state_dir), mirror=mirror,
             )
-            params = self._host.plugins.apply_gates(selection, params)
+            gate = plugins.tool_policy_gate(decision, key.agent_id)
             try:
                 if deadline is not None:
-                    async with asyncio.timeout_at(asyncio.get_running_loop().time() + timeout):  # type: ignore[operator]
-                        result = await harness.run_attempt(params)
+                    async with asyncio.timeout_at(deadline):
+                        result = await run_selected_attempt(decision, params, gate=gate)
                 else:
-                    result = await harness.run_attempt(params)
+                    result = await run_selected_attempt(decision, params, gate=gate)
             except TimeoutError:
                 abort.set()
-                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"), record.session_id)
+                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
+                                       record.session_id)
             except ClawHarnessError as exc:
-                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)), record.session_id)
+                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                       record.session_id)
             except Exception as exc:  # a harness bug must not take the host down
-                log.exception("harness %s failed", selection.harness_id)
-                result = AttemptResult(AttemptTerminal("failed", source="prompt",
-                                                       error=f"{type(exc).__name__}: {exc}"), record.session_id)
+                log.exception("harness %s failed", decision.selected_harness_id)
+                result = AttemptResult(
+                    AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
+                    record.session_id)
             finally:
                 capabilities.settle()
+            if result.last_tool_error is None and observer.last_tool_error is not None:
+                result.last_tool_error = observer.last_tool_error
+            try:
+                result = plugins.validate_result(result)
+            except ClawHarnessError as exc:
+                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                       record.session_id, messages_snapshot=result.messages_snapshot,
+                                       transcript_mirrored=result.transcript_mirrored)
             if not result.transcript_mirrored:
                 await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
                               *result.messages_snapshot])
-            self._host.plugins.validate_result(selection, result)
-            if record.agent_harness_id != selection.harness_id or record.model_ref != str(ref):
-                await self._store.update_session(session_key, agent_harness_id=selection.harness_id,
-                                                 model_ref=str(ref))
+            if (record.agent_harness_id != decision.selected_harness_id
+                    or record.model_ref != str(ref)):
+                await self._store.update_session(
+                    session_key, agent_harness_id=decision.selected_harness_id, model_ref=str(ref))
             text = _final_text(result)
-            silent = self._host.plugins.is_silent(text)
+            silent = plugins.is_silent(text)
             tool_calls = tuple(
                 {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
             )
             return TurnResult(
                 session_key=session_key, session_id=record.session_id, run_id=run_id,
-                runtime=selection.harness_id, selected_reason=selection.reason,
+                runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
                 terminal=result.terminal.kind, text="" if silent else text, silent=silent,
                 tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
                 payloads=() if silent or not text else ({"text": text},),

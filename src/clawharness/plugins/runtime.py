@@ -1,0 +1,187 @@
+"""The host's view of its plugins: harness registry, providers, tools and policy.
+
+`Host` owns one `PluginRuntime`. It loads the bundled and configured plugins once,
+registers the built-in `openclaw` harness, and answers the per-turn questions the turn
+runner asks (which harness, which tools and policy, which runtime plan). The decisions
+themselves are the pure functions in `clawharness.harness.*` and `clawharness.tools.*`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from clawharness.attempt.outcomes import ToolTerminalObserver
+from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
+from clawharness.attempt.validate import validate_attempt_result
+from clawharness.config.schema import ClawConfig, ToolsConfig
+from clawharness.delivery.silent import is_silent_payload
+from clawharness.harness.gates import ToolPolicyGate, ToolPolicyLayer, evaluate_tool_policy_gate
+from clawharness.harness.registry import HarnessRegistry
+from clawharness.harness.selection import (
+    SelectionDecision,
+    SelectionRequest,
+    log_harness_selection,
+    select_harness,
+)
+from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
+from clawharness.harnesses.embedded.harness import OpenClawHarness
+from clawharness.models.routes import Route
+from clawharness.plugins.entry import PluginRegistrations
+from clawharness.plugins.loader import PluginLoadResult, load_plugins
+from clawharness.tools.builtin import core_tool_specs
+from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
+
+__all__ = ["PluginRuntime"]
+
+log = logging.getLogger("clawharness.plugins")
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful agent. You can use tools to read and change files in your workspace "
+    "and to run commands. Be concise."
+)
+
+
+class PluginRuntime:
+    """Loaded plugins and the per-agent tool surface of one host."""
+
+    def __init__(self, config: ClawConfig, *, state_dir: Path, env: Mapping[str, str]) -> None:
+        self.config = config
+        self.state_dir = state_dir
+        self.env = env
+        self.builtin = OpenClawHarness()
+        self.registry = HarnessRegistry(builtin=self.builtin)
+        self.registrations = PluginRegistrations()
+        self.load_result: PluginLoadResult | None = None
+        self._tool_specs: dict[str, tuple[ToolSpec, ...]] = {}
+        self._policies: dict[str, EffectiveToolPolicy] = {}
+        self._plans: dict[tuple[Any, ...], AgentRuntimePlan] = {}
+        self._config_wire: dict[str, Any] | None = None
+
+    # loading ---------------------------------------------------------------------------
+
+    def load(self) -> PluginLoadResult:
+        if self.load_result is None:
+            self.load_result = load_plugins(self.config, registry=self.registry,
+                                            state_dir=self.state_dir)
+            self.registrations = self.load_result.registrations
+        return self.load_result
+
+    async def dispose(self) -> None:
+        for registered in self.registry.list():
+            dispose = getattr(registered.harness, "dispose", None)
+            if callable(dispose):
+                try:
+                    outcome = dispose()
+                    if hasattr(outcome, "__await__"):
+                        await outcome
+                except Exception as exc:  # shutting down: report, keep going
+                    log.warning("dispose of harness %s failed: %s", registered.id, exc)
+
+    @property
+    def providers(self) -> Mapping[str, Any]:
+        """Providers registered by plugins (e.g. `acp`), by id."""
+        return self.registrations.provider_routes()
+
+    def harnesses(self) -> Iterator[AgentHarness]:
+        yield self.builtin
+        for registered in self.registry.list():
+            yield registered.harness
+
+    def harnesses_with(self, capability: str) -> list[AgentHarness]:
+        return [h for h in self.harnesses() if callable(getattr(h, capability, None))]
+
+    def plugin_config(self, plugin_id: str | None) -> Mapping[str, Any]:
+        if plugin_id and plugin_id in self.config.plugins.entries:
+            return self.config.plugins.entries[plugin_id].config
+        return {}
+
+    # selection -------------------------------------------------------------------------
+
+    def select(self, *, agent_id: str, route: Route, pinned: str | None,
+               session_key: str) -> SelectionDecision:
+        request = SelectionRequest(
+            provider=route.model.provider, model_id=route.model.model_id, agent_id=agent_id,
+            session_key=session_key, agent_harness_id=pinned,
+            provider_owner_plugin_ids=self.registrations.provider_owner_plugin_ids(
+                route.model.provider) or None,
+        )
+        decision = select_harness(self.config, self.registry, request, env=self.env,
+                                  provider_routes=self.registrations.provider_routes())
+        log_harness_selection(decision, request, debug=self.config.logging.debug)
+        return decision
+
+    # tools and policy -------------------------------------------------------------------
+
+    def _agent_tools(self, agent_id: str) -> ToolsConfig | None:
+        entry = self.config.agents.entries.get(agent_id)
+        return entry.tools if entry is not None else None
+
+    def tool_policy(self, agent_id: str, workspace_dir: str | None = None) -> EffectiveToolPolicy:
+        policy = self._policies.get(agent_id)
+        if policy is None:
+            policy = EffectiveToolPolicy(self.config.tools, agent=self._agent_tools(agent_id),
+                                         workspace_dir=workspace_dir)
+            self._policies[agent_id] = policy
+        return policy
+
+    def tool_specs(self, agent_id: str) -> tuple[ToolSpec, ...]:
+        specs = self._tool_specs.get(agent_id)
+        if specs is None:
+            policy = self.tool_policy(agent_id)
+            specs = tuple(s for s in core_tool_specs(self.config.tools) if policy.check(s.name) is None)
+            self._tool_specs[agent_id] = specs
+        return specs
+
+    def policy_layers(self, agent_id: str) -> list[ToolPolicyLayer]:
+        layers: list[ToolPolicyLayer] = []
+        for name, tools in (("tools", self.config.tools), ("agent", self._agent_tools(agent_id))):
+            if tools is None:
+                continue
+            if tools.allow is not None or tools.deny:
+                allow = tuple(tools.allow) + tuple(tools.also_allow) if tools.allow is not None else None
+                layers.append(ToolPolicyLayer(name, "runtime", allow=allow, deny=tuple(tools.deny)))
+            if tools.profile:
+                profile = TOOL_PROFILES.get(tools.profile)
+                if profile is not None:
+                    layers.append(ToolPolicyLayer(f"profile:{tools.profile}", "profile",
+                                                  allow=tuple(profile) + tuple(tools.also_allow)))
+        return layers
+
+    def tool_policy_gate(self, decision: SelectionDecision, agent_id: str) -> ToolPolicyGate:
+        return evaluate_tool_policy_gate(decision.harness, self.policy_layers(agent_id),
+                                         builtin=decision.builtin)
+
+    def new_tool_observer(self, run_id: str) -> ToolTerminalObserver:
+        return ToolTerminalObserver(run_id)
+
+    def system_prompt(self, agent_id: str) -> str:
+        entry = self.config.agents.entries.get(agent_id)
+        return ((entry.system_prompt if entry else None)
+                or self.config.agents.defaults.system_prompt or DEFAULT_SYSTEM_PROMPT)
+
+    def runtime_plan(self, route: Route, harness_id: str | None, agent_id: str) -> AgentRuntimePlan:
+        """The read-only plan for this route; built once per route and reused."""
+        key = (route.model.provider, route.model.model_id, route.model.api, harness_id, agent_id)
+        plan = self._plans.get(key)
+        if plan is None:
+            if self._config_wire is None:
+                self._config_wire = self.config.model_dump(by_alias=True, exclude_none=True)
+            plan = build_agent_runtime_plan(
+                provider=route.model.provider, model_id=route.model.model_id,
+                model_api=route.model.api, harness_id=harness_id, agent_id=agent_id,
+                config=self._config_wire,
+            )
+            self._plans[key] = plan
+        return plan
+
+    # results -----------------------------------------------------------------------------
+
+    def validate_result(self, result: AttemptResult) -> AttemptResult:
+        return validate_attempt_result(result)
+
+    @staticmethod
+    def is_silent(text: str) -> bool:
+        return bool(text) and is_silent_payload({"text": text})
