@@ -29,11 +29,14 @@ def register(app: typer.Typer) -> None:
         """Run one agent turn. Continuing the same --session continues the conversation."""
         streamed: list[str] = []
 
-        def on_partial(delta: str) -> None:
+        def on_partial(text: str) -> None:
+            # partial replies are cumulative: print only what is new
             if not as_json:
-                streamed.append(delta)
-                sys.stdout.write(delta)
-                sys.stdout.flush()
+                shown = streamed[0] if streamed else ""
+                if text.startswith(shown):
+                    sys.stdout.write(text[len(shown):])
+                    sys.stdout.flush()
+                streamed[:] = [text]
 
         async def go() -> TurnResult:
             from clawharness.tools.approvals import TerminalApprovalGate
