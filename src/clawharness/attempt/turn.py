@@ -23,7 +23,7 @@ from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, 
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.sessions.keys import parse_session_key
-from clawharness.sessions.transcript import TranscriptMirror, entry_to_message
+from clawharness.sessions.transcript import HistoryCache, TranscriptMirror
 from clawharness.store.base import SessionRecord, Store
 
 if TYPE_CHECKING:
@@ -103,6 +103,7 @@ class TurnRunner:
         self._host = host
         self._store = store
         self._background: set[asyncio.Task[Any]] = set()
+        self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
 
     async def drain(self) -> None:
         if self._background:
@@ -159,11 +160,16 @@ class TurnRunner:
             decision = plugins.select(agent_id=key.agent_id, route=route,
                                       pinned=record.agent_harness_id, session_key=session_key)
             run_id = opts.run_id or str(uuid.uuid4())
-            history_entries = await self._store.read_entries(record.session_id,
-                                                             last=DEFAULT_HISTORY_LIMIT)
-            history = [entry_to_message(e) for e in history_entries]
-            while history and history[0].get("role") == "toolResult":
-                history.pop(0)
+            newest = await self._store.read_entries(record.session_id, last=1)
+            newest_seq = newest[-1].seq if newest else 0
+            window = self._history.get(record.session_id, newest_seq)
+            if window is None:
+                window = self._history.put(record.session_id, await self._store.read_entries(
+                    record.session_id, last=DEFAULT_HISTORY_LIMIT))
+            start = 0
+            while start < len(window) and window[start].get("role") == "toolResult":
+                start += 1
+            history = window[start:] if start else window
             mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id)
             workspace = self._workspace(key.agent_id)
             capabilities = HostCapabilities(
@@ -213,6 +219,7 @@ class TurnRunner:
                     record.session_id)
             finally:
                 capabilities.settle()
+            self._history.extend(record.session_id, newest_seq, mirror.appended)
             if result.last_tool_error is None and observer.last_tool_error is not None:
                 result.last_tool_error = observer.last_tool_error
             try:

@@ -13,7 +13,7 @@ from typing import Any
 
 from clawharness.store.base import AppendOutcome, NewEntry, Store, TranscriptEntry
 
-__all__ = ["TranscriptMirror", "entry_to_message", "message_text"]
+__all__ = ["HistoryCache", "TranscriptMirror", "entry_to_message", "message_text"]
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -74,3 +74,59 @@ class TranscriptMirror:
         outcomes = await self._store.append_entries(self._session_key, self._session_id, entries)
         self.appended.extend(outcomes)
         return outcomes
+
+
+class HistoryCache:
+    """The newest messages of recently used sessions, so a turn need not re-read and
+    re-decode its whole context window from the store.
+
+    An entry is trusted only while the store's newest seq for the session still equals
+    the cached one (one cheap index read per turn), so writes from another process or
+    a rewind are noticed and the window is re-read.
+    """
+
+    def __init__(self, *, limit: int, max_sessions: int = 2048) -> None:
+        self._limit = limit
+        self._max_sessions = max_sessions
+        self._windows: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+
+    def get(self, session_id: str, newest_seq: int) -> list[dict[str, Any]] | None:
+        window = self._windows.get(session_id)
+        if window is None or window[0] != newest_seq:
+            return None
+        # most recently used last, for eviction
+        self._windows[session_id] = self._windows.pop(session_id)
+        return window[1]
+
+    def put(self, session_id: str, entries: Sequence[TranscriptEntry]) -> list[dict[str, Any]]:
+        messages = [entry_to_message(e) for e in entries][-self._limit:]
+        newest = entries[-1].seq if entries else 0
+        self._store(session_id, newest, messages)
+        return messages
+
+    def extend(self, session_id: str, previous_seq: int, outcomes: Sequence[AppendOutcome]) -> None:
+        """Add what a turn appended; drop the window if anything else changed meanwhile."""
+        window = self._windows.get(session_id)
+        if window is None or window[0] != previous_seq:
+            self._windows.pop(session_id, None)
+            return
+        messages = list(window[1])
+        newest = previous_seq
+        for outcome in outcomes:
+            if not outcome.appended:
+                continue
+            if outcome.entry.seq <= newest:
+                self._windows.pop(session_id, None)
+                return
+            newest = outcome.entry.seq
+            messages.append(entry_to_message(outcome.entry))
+        self._store(session_id, newest, messages[-self._limit:])
+
+    def invalidate(self, session_id: str) -> None:
+        self._windows.pop(session_id, None)
+
+    def _store(self, session_id: str, newest: int, messages: list[dict[str, Any]]) -> None:
+        self._windows.pop(session_id, None)
+        self._windows[session_id] = (newest, messages)
+        while len(self._windows) > self._max_sessions:
+            self._windows.pop(next(iter(self._windows)))
