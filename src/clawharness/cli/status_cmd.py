@@ -1,0 +1,79 @@
+"""`clawharness status`: the effective runtime of each agent/model (and a session)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from clawharness.cli.common import ConfigOption, JsonOption, console, err_console, fail, print_json
+from clawharness.config.loader import load_config
+from clawharness.errors import ClawHarnessError
+from clawharness.harness.status import SessionPin, StatusReport, build_status
+from clawharness.plugins.loader import load_plugins
+
+__all__ = ["register", "status_report"]
+
+SessionOption = Annotated[
+    str | None, typer.Option("--session", help="Also show this session key's runtime.")
+]
+
+
+def status_report(config_path: str | None, session: str | None) -> StatusReport:
+    """Load config and plugins, then build the report (the lead will route this via Host)."""
+    loaded = load_config(config_path)
+    plugins = load_plugins(loaded.config, state_dir=loaded.state_dir)
+    pins = [SessionPin(session_key=session)] if session else []
+    agents = None
+    if session:
+        parts = session.split(":", 2)
+        agents = [parts[1]] if len(parts) == 3 and parts[0] == "agent" else None
+    report = build_status(loaded.config, plugins.registry, pins,
+                          provider_routes=plugins.registrations.provider_routes(), agents=agents)
+    problems = tuple(f"plugin {p.plugin_id or p.target} not loaded: {p.reason}"
+                     for p in plugins.failed)
+    return StatusReport(report.agents, report.sessions, report.harnesses,
+                        report.warnings + problems + tuple(loaded.warnings))
+
+
+def _render(report: StatusReport) -> None:
+    table = Table(title="Runtime per agent and model", show_lines=False)
+    for column in ("Agent", "Model", "Role", "Runtime", "Reason", "Policy"):
+        table.add_column(column)
+    for agent in report.agents:
+        name = agent.agent_id + (" (default)" if agent.default else "")
+        if not agent.models:
+            table.add_row(name, "-", "-", "-", "no model configured", "-")
+        for model in agent.models:
+            runtime = (f"[red]error[/]: {model.error}" if model.error
+                       else f"{model.runtime_label} [dim]({model.runtime})[/]")
+            policy = f"{model.policy_runtime or '-'} ({model.policy_source or '-'})"
+            table.add_row(name, model.ref + (" [yellow](legacy)[/]" if model.legacy_ref else ""),
+                          model.role, runtime, model.reason or "-", policy)
+    console.print(table)
+    for session in report.sessions:
+        row = session.model
+        what = (f"[red]error[/]: {row.error}" if row and row.error else
+                f"{row.runtime_label} ({row.reason})" if row else "no model")
+        console.print(f"Session {session.session_key}: Runtime: {what}", highlight=False)
+    if report.harnesses:
+        console.print("Harnesses: " + ", ".join(f"{h.id} [dim]({h.owner_plugin_id})[/]"
+                                               for h in report.harnesses))
+    for warning in report.warnings:
+        err_console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("status")
+    def status(config: ConfigOption = None, session: SessionOption = None,
+               as_json: JsonOption = False) -> None:
+        """Show which runtime each agent/model (and session) would run on, and why."""
+        try:
+            report = status_report(config, session)
+        except ClawHarnessError as exc:
+            raise fail(exc, as_json=as_json) from None
+        if as_json:
+            print_json(report.to_json())
+        else:
+            _render(report)
