@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "clawharness.cli.sessions_cmd",
     "clawharness.cli.agent_cmd",
     "clawharness.cli.status_cmd",
+    "clawharness.cli.doctor_cmd",
     "clawharness.cli.model_server_cmd",
     "clawharness.cli.conformance_cmd",
     "clawharness.cli.serve_cmd",

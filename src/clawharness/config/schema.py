@@ -28,7 +28,10 @@ __all__ = [
     "ToolsConfig",
 ]
 
-ProviderApi = Literal["openai-responses", "openai-completions", "anthropic-messages", "scripted"]
+ProviderApi = Literal[
+    "openai-responses", "openai-chatgpt-responses", "openai-completions", "anthropic-messages",
+    "scripted",
+]
 
 
 class _Node(BaseModel):
@@ -50,6 +53,9 @@ class RuntimePolicyConfig(_Node):
 class ProviderModel(_Node):
     id: str
     name: str | None = None
+    #: per-model transport overrides, as the original allows
+    api: ProviderApi | None = None
+    base_url: str | None = Field(default=None, alias="baseUrl")
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
     context_window: int | None = Field(default=None, alias="contextWindow")
     max_tokens: int | None = Field(default=None, alias="maxTokens")

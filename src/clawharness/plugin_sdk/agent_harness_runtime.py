@@ -96,8 +96,8 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.delivery.source_reply", "is_delivered_messaging_tool_send_to_current_source"),
     "is_silent_payload": ("clawharness.delivery.silent", "is_silent_payload"),
     # agent_end side effects
-    "run_agent_end_side_effects": ("clawharness.attempt.agent_end", "run_agent_end_side_effects"),
-    "await_agent_end_side_effects": ("clawharness.attempt.agent_end",
+    "run_agent_end_side_effects": ("clawharness.attempt.side_effects", "run_agent_end_side_effects"),
+    "await_agent_end_side_effects": ("clawharness.attempt.side_effects",
                                      "await_agent_end_side_effects"),
 }
 

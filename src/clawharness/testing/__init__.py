@@ -6,6 +6,13 @@ the script format.
 
 from __future__ import annotations
 
+from clawharness.testing.contract import (
+    ContractCheck,
+    ContractReport,
+    HarnessContractSuite,
+    check_attempt_result,
+    check_harness_contract,
+)
 from clawharness.testing.model_server import LoggedRequest, ScriptedModelServer
 from clawharness.testing.script import (
     EXHAUSTED_TEXT,
@@ -21,6 +28,9 @@ from clawharness.testing.script import (
 
 __all__ = [
     "EXHAUSTED_TEXT",
+    "ContractCheck",
+    "ContractReport",
+    "HarnessContractSuite",
     "LoggedRequest",
     "Script",
     "ScriptError",
@@ -29,6 +39,8 @@ __all__ = [
     "ScriptToolCall",
     "ScriptUsage",
     "ScriptedModelServer",
+    "check_attempt_result",
+    "check_harness_contract",
     "load_script",
     "parse_script",
 ]
