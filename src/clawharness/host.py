@@ -13,20 +13,22 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
+from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters
 from clawharness.store import open_store
 from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEntry
 
-__all__ = ["Host", "TurnResult"]
+if TYPE_CHECKING:
+    from clawharness.harness.status import SessionPin, StatusReport
 
-from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner  # noqa: E402
-from clawharness.plugins.runtime import PluginRuntime  # noqa: E402
+__all__ = ["Host", "TurnResult"]
 
 
 class Host:
@@ -141,6 +143,39 @@ class Host:
         assert self._lifecycle is not None or await self.start()
         assert self._lifecycle is not None
         return await self._lifecycle.rewind(self.session_key(key), to_seq=to_seq)
+
+    async def status(self, session_key: str | None = None) -> StatusReport:
+        """The effective runtime per agent/model (and for one session, from its pin)."""
+        from clawharness.harness.status import SessionPin, build_status
+
+        pins: list[SessionPin] = []
+        agents: list[str] | None = None
+        if session_key:
+            full = self.session_key(session_key)
+            record = await self.store.get_session(full)
+            pins.append(SessionPin(
+                session_key=full, agent_id=record.agent_id if record else None,
+                agent_harness_id=record.agent_harness_id if record else None,
+                model_ref=record.model_ref if record else None,
+            ))
+            agents = [full.split(":", 2)[1]]
+        from clawharness.harness.status import StatusReport
+
+        report = build_status(self.config, self.plugins.registry, pins, env=self.env,
+                              provider_routes=self.plugins.registrations.provider_routes(),
+                              agents=agents)
+        problems = tuple(f"plugin {p.plugin_id or p.target} not loaded: {p.reason}"
+                         for p in self.plugins.load().failed)
+        return StatusReport(report.agents, report.sessions, report.harnesses,
+                            report.warnings + problems + tuple(self.loaded.warnings))
+
+    async def session_pins(self) -> list[SessionPin]:
+        """Every session's persisted runtime ownership (for doctor's stale-pin check)."""
+        from clawharness.harness.status import SessionPin
+
+        return [SessionPin(session_key=r.key, agent_id=r.agent_id,
+                           agent_harness_id=r.agent_harness_id, model_ref=r.model_ref)
+                for r in await self.store.list_sessions()]
 
     async def search(self, query: str, *, session_key: str | None = None,
                      limit: int = 20) -> list[SearchHit]:

@@ -11,9 +11,9 @@ import asyncio
 import logging
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawharness.errors import ClawHarnessError, ConfigError

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from clawharness.cli.common import ConfigOption, JsonOption, console, err_console, fail, print_json
-from clawharness.config.loader import load_config
 from clawharness.errors import ClawHarnessError
-from clawharness.harness.status import SessionPin, StatusReport, build_status
-from clawharness.plugins.loader import load_plugins
+from clawharness.harness.status import StatusReport
+from clawharness.host import Host
 
 __all__ = ["register", "status_report"]
 
@@ -21,20 +21,11 @@ SessionOption = Annotated[
 
 
 def status_report(config_path: str | None, session: str | None) -> StatusReport:
-    """Load config and plugins, then build the report (the lead will route this via Host)."""
-    loaded = load_config(config_path)
-    plugins = load_plugins(loaded.config, state_dir=loaded.state_dir)
-    pins = [SessionPin(session_key=session)] if session else []
-    agents = None
-    if session:
-        parts = session.split(":", 2)
-        agents = [parts[1]] if len(parts) == 3 and parts[0] == "agent" else None
-    report = build_status(loaded.config, plugins.registry, pins,
-                          provider_routes=plugins.registrations.provider_routes(), agents=agents)
-    problems = tuple(f"plugin {p.plugin_id or p.target} not loaded: {p.reason}"
-                     for p in plugins.failed)
-    return StatusReport(report.agents, report.sessions, report.harnesses,
-                        report.warnings + problems + tuple(loaded.warnings))
+    """The status report, through `Host` (the one door to the core)."""
+    async def go() -> StatusReport:
+        async with Host.from_config(config_path) as host:
+            return await host.status(session)
+    return asyncio.run(go())
 
 
 def _render(report: StatusReport) -> None:

@@ -220,7 +220,7 @@ class AttemptParams:
     plugin_config: Mapping[str, Any] = field(default_factory=dict)
     state_dir: str | None = None
     #: append mirrored messages to the transcript as they settle
-    mirror: Callable[[Sequence[Message]], Awaitable[None]] | None = None
+    mirror: Callable[[Sequence[Message]], Awaitable[Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,7 +90,8 @@ class SessionLifecycle:
                                                              "resetAt": time.time()})
             for harness in self._plugins.harnesses_with("reset"):
                 try:
-                    await _maybe_await(harness.reset(self._params(record, reason)))
+                    hook: Callable[[SessionHookParams], Any] = getattr(harness, "reset")  # noqa: B009
+                    await _maybe_await(hook(self._params(record, reason)))
                 except Exception as exc:  # a plugin's hook must not undo the reset
                     if harness.id not in _reset_failures_logged:
                         _reset_failures_logged.add(harness.id)
