@@ -1,0 +1,65 @@
+"""The built-in runtime's registration object (harness id `openclaw`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from clawharness.harnesses.embedded.loop import HARNESS_ID, EmbeddedAttempt
+from clawharness.harnesses.embedded.messages import user_message
+from clawharness.plugin_sdk.agent_harness import (
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    ResolvedModel,
+    SupportContext,
+    Supported,
+    SupportResult,
+)
+from clawharness.providers import ModelTransport, ProviderError, resolve_api_key, transport_for
+
+__all__ = ["HARNESS_LABEL", "OpenClawHarness", "TransportFactory"]
+
+HARNESS_LABEL = "OpenClaw Default"
+
+TransportFactory = Callable[[ResolvedModel, "str | None"], ModelTransport]
+
+
+class OpenClawHarness:
+    """The embedded runtime: runs turns against model APIs itself, with host tools."""
+
+    id = HARNESS_ID
+    label = HARNESS_LABEL
+
+    def __init__(self, transport_factory: TransportFactory | None = None) -> None:
+        self._factory: TransportFactory = transport_factory or transport_for
+
+    def supports(self, ctx: SupportContext) -> SupportResult:
+        """Always supported: the built-in runtime reproduces any configured route."""
+        return Supported(reason="built-in runtime")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        """Run one attempt; failures before any model work end it as failed/precheck."""
+        try:
+            api_key = params.auth.api_key
+            if api_key and "${" in api_key:
+                api_key = resolve_api_key(api_key)
+            transport = self._factory(params.model, api_key)
+        except ProviderError as exc:
+            return await _precheck_failure(params, str(exc))
+        try:
+            return await EmbeddedAttempt(params, transport).run()
+        finally:
+            await transport.aclose()
+
+
+async def _precheck_failure(params: AttemptParams, error: str) -> AttemptResult:
+    message = user_message(params.prompt, params.images)
+    if params.mirror is not None:
+        await params.mirror([message])
+    return AttemptResult(
+        terminal=AttemptTerminal("failed", source="precheck", error=error),
+        session_id_used=params.session_id,
+        messages_snapshot=[message],
+        agent_harness_id=HARNESS_ID,
+        transcript_mirrored=params.mirror is not None,
+    )

@@ -1,0 +1,203 @@
+"""`exec`: run a shell command in the workspace (`bash -lc`), in its own process group.
+
+The whole group is killed on timeout, on abort (the task is cancelled) and, once the shell
+has exited, to reap background children that would otherwise hold the output pipe open.
+Output (stdout and stderr together) keeps its last `max_output_chars` characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
+from clawharness.tools.workspace import display_path, resolve_workspace_path
+
+__all__ = ["ExecOutcome", "exec_tool", "run_command"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExecOutcome:
+    """What one command did."""
+
+    output: str
+    exit_code: int | None
+    timed_out: bool
+    truncated: bool
+    pid: int
+    duration_ms: int
+
+
+class _Tail:
+    """Keeps the last bytes of a stream without growing without bound."""
+
+    __slots__ = ("buf", "keep", "total")
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.buf = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.buf += chunk
+        if len(self.buf) > 2 * self.keep:
+            del self.buf[: len(self.buf) - self.keep]
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Signals the child's exit at once; `Process.wait()` also waits for the pipes to close,
+    which a background grandchild can hold open indefinitely."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+
+
+async def run_command(
+    command: str, *, cwd: str, timeout_sec: float, max_output_chars: int
+) -> ExecOutcome:
+    """Run `command` with `bash -lc` in `cwd`; cancellation kills its process group."""
+    bash = shutil.which("bash") or "/bin/bash"
+    loop = asyncio.get_running_loop()
+    started = time.monotonic()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _ExitProtocol(2**16, loop),
+        bash, "-lc", command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    pid = transport.get_pid()
+    pgid = pid  # a new session makes the child its group's leader
+    tail = _Tail(max(1024, max_output_chars * 4))
+    stdout = protocol.stdout
+    assert stdout is not None
+
+    async def pump() -> None:
+        while chunk := await stdout.read(65536):
+            tail.add(chunk)
+
+    reader = asyncio.create_task(pump())
+    exit_code: int | None = None
+    timed_out = False
+    try:
+        async with asyncio.timeout(timeout_sec):
+            await protocol.exited.wait()
+            exit_code = transport.get_returncode()
+            # leftovers of the group would hold the pipe open; the call is over
+            _kill_group(pgid)
+            await reader
+    except TimeoutError:
+        # a command that exited but left a detached writer on the pipe did not time out
+        timed_out = exit_code is None
+        _kill_group(pgid)
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        if exit_code is None:
+            await protocol.exited.wait()
+            exit_code = transport.get_returncode()
+    except BaseException:
+        _kill_group(pgid)
+        reader.cancel()
+        transport.close()
+        raise
+    transport.close()
+    text = tail.buf.decode("utf-8", errors="replace")
+    truncated = tail.total > len(tail.buf) or len(text) > max_output_chars
+    if len(text) > max_output_chars:
+        text = text[-max_output_chars:]
+    return ExecOutcome(
+        output=text,
+        exit_code=None if timed_out else exit_code,
+        timed_out=timed_out,
+        truncated=truncated,
+        pid=pid,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+
+
+def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000) -> ToolSpec:
+    """`exec {command, workdir?, timeout?}` with the configured timeout and output cap."""
+
+    async def execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+        command = require_str(args, "command")
+        if not command.strip():
+            raise ToolInputError("argument 'command' must not be blank")
+        workdir = args.get("workdir")
+        if workdir is not None and not isinstance(workdir, str):
+            raise ToolInputError("argument 'workdir' must be a string")
+        cwd = resolve_workspace_path(ctx.workspace_dir, workdir) if workdir else None
+        if cwd is not None and not cwd.is_dir():
+            raise ToolInputError(f"workdir {workdir!r} is not a directory")
+        limit = timeout_sec
+        requested = args.get("timeout")
+        if isinstance(requested, int | float) and not isinstance(requested, bool) and requested > 0:
+            # the model may shorten the configured timeout, never extend it
+            limit = min(float(requested), timeout_sec)
+        run_dir = str(cwd) if cwd is not None else os.path.realpath(ctx.workspace_dir)
+        outcome = await run_command(
+            command, cwd=run_dir, timeout_sec=limit, max_output_chars=max_output_chars
+        )
+        body = outcome.output.rstrip("\n") or "(no output)"
+        if outcome.truncated:
+            body = f"[output truncated: showing the last {max_output_chars} characters]\n{body}"
+        if outcome.timed_out:
+            body += f"\n\nCommand timed out after {limit:g} seconds; its process group was killed."
+        elif outcome.exit_code:
+            body += f"\n\nCommand exited with code {outcome.exit_code}"
+        return text_result(
+            body,
+            is_error=outcome.timed_out or bool(outcome.exit_code),
+            exitCode=outcome.exit_code,
+            timedOut=outcome.timed_out,
+            truncated=outcome.truncated,
+            durationMs=outcome.duration_ms,
+            pid=outcome.pid,
+            cwd=display_path(ctx.workspace_dir, cwd) if cwd is not None else ".",
+        )
+
+    return ToolSpec(
+        name="exec",
+        description=(
+            "Run a shell command (bash) in the workspace. stdout and stderr are returned "
+            f"together (last {max_output_chars} characters); the command is killed after "
+            f"{timeout_sec:g} seconds."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The shell command to run"},
+                "workdir": {
+                    "type": "string",
+                    "description": "Directory to run in, relative to the workspace",
+                },
+                "timeout": {
+                    "type": "number",
+                    "description": f"Timeout in seconds (at most {timeout_sec:g})",
+                },
+            },
+            "required": ["command"],
+            "additionalProperties": False,
+        },
+        execute=execute,
+    )

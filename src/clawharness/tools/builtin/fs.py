@@ -1,0 +1,255 @@
+"""File tools confined to the workspace: `read`, `write`, `edit` and `ls`.
+
+Every path goes through `resolve_workspace_path`; file work runs in a worker thread so a
+large file never stalls the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from clawharness.errors import ToolError
+from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.tools.builtin._common import optional_int, require_str, text_result
+from clawharness.tools.workspace import display_path, resolve_workspace_path
+
+__all__ = [
+    "READ_MAX_CHARS",
+    "READ_MAX_LINES",
+    "edit_tool",
+    "ls_tool",
+    "read_tool",
+    "write_tool",
+]
+
+READ_MAX_LINES = 2000
+READ_MAX_CHARS = 50_000
+LS_DEFAULT_LIMIT = 500
+
+
+def _is_binary(sample: bytes) -> bool:
+    return b"\x00" in sample
+
+
+def _read_text(path: Path, shown: str) -> str:
+    if not path.exists():
+        raise ToolError(f"file not found: {shown}")
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; use ls to list it")
+    data = path.read_bytes()
+    if _is_binary(data[:8192]):
+        raise ToolError(f"{shown} is a binary file ({len(data)} bytes); read shows text only")
+    return data.decode("utf-8", errors="replace")
+
+
+# --- read -----------------------------------------------------------------------------
+
+
+def _read(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    raw_path = require_str(args, "path")
+    offset = optional_int(args, "offset", minimum=1, default=1) or 1
+    limit = optional_int(args, "limit", minimum=1, default=READ_MAX_LINES) or READ_MAX_LINES
+    path = resolve_workspace_path(workspace, raw_path)
+    shown = display_path(workspace, path)
+    text = _read_text(path, shown)
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    total = len(lines)
+    if total and offset > total:
+        raise ToolError(f"offset {offset} is past the end of {shown} ({total} lines)")
+    start = offset - 1
+    end = min(total, start + min(limit, READ_MAX_LINES))
+    body = "\n".join(lines[start:end])
+    truncated_chars = len(body) > READ_MAX_CHARS
+    if truncated_chars:
+        body = body[:READ_MAX_CHARS]
+        end = start + body.count("\n") + 1
+    notes: list[str] = []
+    if end < total:
+        notes.append(
+            f"[Showing lines {start + 1}-{end} of {total}. Use offset={end + 1} to continue.]"
+        )
+    elif truncated_chars:
+        notes.append(f"[Output truncated at {READ_MAX_CHARS} characters.]")
+    out = body + ("\n\n" + notes[0] if notes else "")
+    return text_result(
+        out, path=shown, totalLines=total, startLine=start + 1, endLine=end, truncated=bool(notes)
+    )
+
+
+async def _read_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+    return await asyncio.to_thread(_read, ctx.workspace_dir, args)
+
+
+def read_tool() -> ToolSpec:
+    """`read {path, offset?, limit?}`: a text file's lines (1-based offset)."""
+    return ToolSpec(
+        name="read",
+        description=(
+            "Read a text file in the workspace. Returns up to 2000 lines; use offset "
+            "(1-based line) and limit to page through longer files."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace"},
+                "offset": {"type": "integer", "description": "First line to read (1-based)"},
+                "limit": {"type": "integer", "description": "Maximum number of lines"},
+            },
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+        execute=_read_execute,
+    )
+
+
+# --- write ----------------------------------------------------------------------------
+
+
+def _write(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    raw_path = require_str(args, "path")
+    content = require_str(args, "content", allow_empty=True)
+    path = resolve_workspace_path(workspace, raw_path)
+    shown = display_path(workspace, path)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory")
+    existed = path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8")
+    path.write_bytes(data)
+    return text_result(
+        f"Successfully wrote {len(data)} bytes to {shown}",
+        path=shown,
+        bytes=len(data),
+        created=not existed,
+    )
+
+
+async def _write_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+    return await asyncio.to_thread(_write, ctx.workspace_dir, args)
+
+
+def write_tool() -> ToolSpec:
+    """`write {path, content}`: create or overwrite a file (parents are created)."""
+    return ToolSpec(
+        name="write",
+        description="Create or overwrite a file in the workspace with the given content.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace"},
+                "content": {"type": "string", "description": "The complete new file content"},
+            },
+            "required": ["path", "content"],
+            "additionalProperties": False,
+        },
+        execute=_write_execute,
+    )
+
+
+# --- edit -----------------------------------------------------------------------------
+
+
+def _edit(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    raw_path = require_str(args, "path")
+    old = require_str(args, "oldText")
+    new = require_str(args, "newText", allow_empty=True)
+    path = resolve_workspace_path(workspace, raw_path)
+    shown = display_path(workspace, path)
+    text = _read_text(path, shown)
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(
+            f"oldText was not found in {shown}; it must match the file exactly, "
+            "including whitespace and indentation"
+        )
+    if count > 1:
+        raise ToolError(
+            f"oldText occurs {count} times in {shown}; include more surrounding context so "
+            "it matches exactly once"
+        )
+    index = text.index(old)
+    updated = text[:index] + new + text[index + len(old) :]
+    path.write_text(updated, encoding="utf-8")
+    first_line = text.count("\n", 0, index) + 1
+    return text_result(
+        f"Successfully replaced text in {shown}.", path=shown, firstChangedLine=first_line
+    )
+
+
+async def _edit_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+    return await asyncio.to_thread(_edit, ctx.workspace_dir, args)
+
+
+def edit_tool() -> ToolSpec:
+    """`edit {path, oldText, newText}`: replace text that occurs exactly once."""
+    return ToolSpec(
+        name="edit",
+        description=(
+            "Edit a file by replacing oldText with newText. oldText must match the file "
+            "exactly (whitespace included) and occur exactly once."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace"},
+                "oldText": {"type": "string", "description": "Exact text to replace"},
+                "newText": {"type": "string", "description": "Replacement text"},
+            },
+            "required": ["path", "oldText", "newText"],
+            "additionalProperties": False,
+        },
+        execute=_edit_execute,
+    )
+
+
+# --- ls -------------------------------------------------------------------------------
+
+
+def _ls(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    raw = args.get("path")
+    raw_path = raw if isinstance(raw, str) and raw.strip() else "."
+    limit = optional_int(args, "limit", minimum=1, default=LS_DEFAULT_LIMIT) or LS_DEFAULT_LIMIT
+    path = resolve_workspace_path(workspace, raw_path)
+    shown = display_path(workspace, path)
+    if not path.exists():
+        raise ToolError(f"directory not found: {shown}")
+    if not path.is_dir():
+        raise ToolError(f"{shown} is not a directory")
+    names: list[str] = []
+    with os.scandir(path) as entries:
+        for entry in entries:
+            names.append(entry.name + ("/" if entry.is_dir() else ""))
+    names.sort(key=str.lower)
+    total = len(names)
+    shown_names = names[:limit]
+    text = "\n".join(shown_names) if shown_names else "(empty directory)"
+    if total > limit:
+        text += f"\n\n[{total - limit} more entries not shown; raise limit to see them.]"
+    return text_result(text, path=shown, entries=total, truncated=total > limit)
+
+
+async def _ls_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+    return await asyncio.to_thread(_ls, ctx.workspace_dir, args)
+
+
+def ls_tool() -> ToolSpec:
+    """`ls {path?, limit?}`: a directory's entries, directories marked with `/`."""
+    return ToolSpec(
+        name="ls",
+        description="List a directory in the workspace (directories end with /).",
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Directory, relative to the workspace"},
+                "limit": {"type": "integer", "description": "Maximum entries (default 500)"},
+            },
+            "additionalProperties": False,
+        },
+        execute=_ls_execute,
+    )

@@ -1,0 +1,271 @@
+"""The built-in runtime's edges, in process (scripted transport): abort and deadline during
+a request or a tool, unknown tools, bad arguments, history repair, precheck failures."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from embedded_support import Recorder, make_params, text_of
+
+from clawharness.harness.types import (
+    ResolvedModel,
+    SupportContext,
+    ToolCallContext,
+    ToolSpec,
+)
+from clawharness.harnesses.embedded import OpenClawHarness
+from clawharness.harnesses.embedded.messages import MISSING_RESULT_TEXT, model_context
+from clawharness.providers import ModelRequest, ModelTransport, StreamEvent
+from clawharness.providers.scripted import ScriptedTransport
+
+
+class SignallingTransport:
+    """Wraps a transport and sets `started` when a request begins streaming."""
+
+    def __init__(self, inner: ScriptedTransport) -> None:
+        self.inner = inner
+        self.api = inner.api
+        self.started = asyncio.Event()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.started.set()
+        async for event in self.inner.stream(request):
+            yield event
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def harness_for(transport: ModelTransport) -> OpenClawHarness:
+    return OpenClawHarness(transport_factory=lambda model, key: transport)
+
+
+def blocking_tool(started: asyncio.Event) -> ToolSpec:
+    async def execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+        started.set()
+        await asyncio.Event().wait()  # until cancelled
+        raise AssertionError("unreachable")
+
+    return ToolSpec("wait_forever", "blocks", {"type": "object", "properties": {}}, execute)
+
+
+def params_for(tmp_path: Path, recorder: Recorder, **kwargs: Any) -> Any:
+    return make_params(tmp_path, api="scripted", url=None, recorder=recorder, **kwargs)
+
+
+async def test_identity_and_support() -> None:
+    harness = OpenClawHarness()
+    assert harness.id == "openclaw"
+    assert harness.label == "OpenClaw Default"
+    assert harness.supports(SupportContext(provider="anything", model_id="x")).supported
+
+
+async def test_abort_while_waiting_for_the_model(tmp_path: Path) -> None:
+    transport = SignallingTransport(
+        ScriptedTransport({"responses": [{"text": "late", "delay_ms": 60_000}]}))
+    rec = Recorder()
+    params = params_for(tmp_path, rec)
+    task = asyncio.create_task(harness_for(transport).run_attempt(params))
+    await asyncio.wait_for(transport.started.wait(), 5)
+    params.abort.set()
+    result = await asyncio.wait_for(task, 5)
+
+    assert result.terminal.kind == "aborted"
+    assert rec.roles() == ["user", "assistant"]
+    assert rec.mirrored[1]["stopReason"] == "aborted"
+    assert rec.mirrored[1]["content"] == []
+
+
+async def test_abort_cancels_a_running_tool(tmp_path: Path) -> None:
+    started = asyncio.Event()
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "wait_forever", "arguments": {}},
+                        {"name": "wait_forever", "arguments": {}}]},
+        {"text": "never"},
+    ]})
+    rec = Recorder()
+    params = params_for(tmp_path, rec, tools=[blocking_tool(started)])
+    task = asyncio.create_task(harness_for(transport).run_attempt(params))
+    await asyncio.wait_for(started.wait(), 5)
+    params.abort.set()
+    result = await asyncio.wait_for(task, 5)
+
+    assert result.terminal.kind == "aborted"
+    assert rec.roles() == ["user", "assistant", "toolResult", "toolResult"]
+    assert all(m["isError"] and "aborted" in text_of(m) for m in rec.mirrored[2:])
+    # the first call had started, the second never did
+    assert [o["executionStarted"] for o in rec.observations] == [True, False]
+    assert len(transport.requests) == 1
+
+
+async def test_deadline_during_the_model_is_a_timeout(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [{"text": "late", "delay_ms": 60_000}]})
+    rec = Recorder()
+    deadline = asyncio.get_running_loop().time() + 0.2
+    params = params_for(tmp_path, rec, deadline=deadline)
+    result = await asyncio.wait_for(harness_for(transport).run_attempt(params), 5)
+
+    assert result.terminal.kind == "timeout"
+    assert result.terminal.phase == "prompt"
+    assert rec.mirrored[-1]["stopReason"] == "aborted"
+
+
+async def test_deadline_during_a_tool_is_a_tool_timeout(tmp_path: Path) -> None:
+    started = asyncio.Event()
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "wait_forever", "arguments": {}}]}]})
+    rec = Recorder()
+    deadline = asyncio.get_running_loop().time() + 0.3
+    params = params_for(tmp_path, rec, tools=[blocking_tool(started)], deadline=deadline)
+    result = await asyncio.wait_for(harness_for(transport).run_attempt(params), 5)
+
+    assert started.is_set()
+    assert result.terminal.kind == "timeout"
+    assert result.terminal.phase == "tool_execution"
+    assert rec.roles() == ["user", "assistant", "toolResult"]
+    assert "timed out" in text_of(rec.mirrored[2])
+
+
+async def test_abort_before_start_makes_no_request(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [{"text": "x"}]})
+    rec = Recorder()
+    params = params_for(tmp_path, rec)
+    params.abort.set()
+    result = await harness_for(transport).run_attempt(params)
+    assert result.terminal.kind == "aborted"
+    assert transport.requests == []
+    assert rec.roles() == ["user"]
+
+
+async def test_unknown_tool_gets_an_error_result(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "rm_rf", "arguments": {}}]}, {"text": "sorry"}]})
+    rec = Recorder()
+    result = await harness_for(transport).run_attempt(params_for(tmp_path, rec))
+    assert result.terminal.kind == "ok"
+    assert rec.mirrored[2]["isError"] is True
+    assert "not available" in text_of(rec.mirrored[2])
+    assert rec.observations[0]["executionStarted"] is False
+
+
+async def test_tools_outside_params_tools_do_not_exist(tmp_path: Path) -> None:
+    marker = tmp_path / "x"
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "write", "arguments": {"path": "x", "content": "1"}}]},
+        {"text": "ok"}]})
+    rec = Recorder()
+    params = params_for(tmp_path, rec, tools=[])
+    await harness_for(transport).run_attempt(params)
+    assert not marker.exists()
+    assert transport.requests[0].tools == ()
+
+
+async def test_invalid_json_arguments_are_not_run(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "write", "arguments": "{not json"}]}, {"text": "ok"}]})
+    rec = Recorder()
+    result = await harness_for(transport).run_attempt(params_for(tmp_path, rec))
+    assert result.terminal.kind == "ok"
+    assert rec.mirrored[2]["isError"] is True
+    assert "not valid JSON" in text_of(rec.mirrored[2])
+    assert rec.observations[0]["executionStarted"] is False
+
+
+async def test_last_tool_error_comes_from_the_observer(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "read", "arguments": {"path": "missing.txt"}}]},
+        {"text": "no file"}]})
+    rec = Recorder()
+    rec.observe_answer = {"lastToolError": {"toolName": "read", "error": "file not found"}}
+    result = await harness_for(transport).run_attempt(params_for(tmp_path, rec))
+    assert result.last_tool_error == {"toolName": "read", "error": "file not found"}
+    assert rec.observations[0]["failure"]["error"].startswith("file not found")
+
+
+async def test_async_observer_and_callbacks_are_awaited(tmp_path: Path) -> None:
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "ls", "arguments": {}}]}, {"text": "listed"}]})
+    rec = Recorder()
+    seen: list[str] = []
+
+    async def observe(observation: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        seen.append(observation["toolName"])
+        return {"lastToolError": None}
+
+    async def partial(text: str) -> None:
+        seen.append(text)
+
+    params = params_for(tmp_path, rec)
+    params.observe_tool_terminal = observe
+    params.on_partial_reply = partial
+    result = await harness_for(transport).run_attempt(params)
+    assert result.terminal.kind == "ok"
+    assert seen[0] == "ls" and seen[-1] == "listed"
+    assert result.last_tool_error is None
+
+
+async def test_history_reaches_the_model_repaired(tmp_path: Path) -> None:
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "earlier"}]},
+        {"role": "assistant", "stopReason": "toolUse", "content": [
+            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}]},
+        # no result for c1 was ever recorded
+        {"role": "user", "content": [{"type": "text", "text": "then"}]},
+        {"role": "assistant", "stopReason": "error", "content": [], "errorMessage": "boom"},
+        {"role": "toolResult", "toolCallId": "ghost", "toolName": "x", "content": []},
+    ]
+    transport = ScriptedTransport({"responses": [{"text": "ok"}]})
+    rec = Recorder()
+    await harness_for(transport).run_attempt(params_for(tmp_path, rec, history=history))
+    sent = list(transport.requests[0].messages)
+    assert [m["role"] for m in sent] == ["user", "assistant", "toolResult", "user", "user",
+                                         "assistant"]
+    assert sent[2]["toolCallId"] == "c1" and text_of(sent[2]) == MISSING_RESULT_TEXT
+    assert text_of(sent[4]) == "please help"
+    # the snapshot holds only this attempt's messages
+    assert [m["role"] for m in rec.mirrored] == ["user", "assistant"]
+
+
+def test_model_context_keeps_well_paired_history_as_is() -> None:
+    history = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "t"}]},
+        {"role": "toolResult", "toolCallId": "a", "toolName": "t", "content": []},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
+    out = model_context(history)
+    assert out == history
+    assert out is not history
+    assert all(a is b for a, b in zip(out, history, strict=True))
+
+
+async def test_unknown_api_fails_precheck(tmp_path: Path) -> None:
+    rec = Recorder()
+    params = params_for(tmp_path, rec)
+    params.model = ResolvedModel("test", "m", api="carrier-pigeon")
+    result = await OpenClawHarness().run_attempt(params)
+    assert result.terminal.kind == "failed"
+    assert result.terminal.source == "precheck"
+    assert "carrier-pigeon" in (result.terminal.error or "")
+    assert rec.roles() == ["user"]
+
+
+async def test_env_api_key_that_is_unset_fails_precheck_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawharness.harness.types import PreparedAuth
+
+    monkeypatch.delenv("CLAW_TEST_MISSING_KEY", raising=False)
+    rec = Recorder()
+    params = params_for(tmp_path, rec)
+    params.model = ResolvedModel("test", "m", api="openai-completions",
+                                 base_url="http://127.0.0.1:9/v1")
+    params.auth = PreparedAuth(source="direct", api_key="${CLAW_TEST_MISSING_KEY}")
+    result = await OpenClawHarness().run_attempt(params)
+    assert result.terminal.kind == "failed"
+    assert "CLAW_TEST_MISSING_KEY" in (result.terminal.error or "")

@@ -1,0 +1,119 @@
+"""exec: bash -lc in the workspace, own process group, timeout/abort kill the whole group."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawharness.harness.types import ToolCallContext
+from clawharness.tools.builtin.exec import exec_tool, run_command
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie awaiting its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def wait_until(predicate: Any, timeout: float = 5.0) -> bool:
+    """Poll `predicate` until true or `timeout` seconds pass."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        await asyncio.sleep(0.01)
+    return bool(predicate())
+
+
+def ctx(workspace: Path) -> ToolCallContext:
+    return ToolCallContext(call_id="c", workspace_dir=str(workspace), abort=asyncio.Event(),
+                           session_key="agent:main:main", run_id="r")
+
+
+def text(result: dict[str, Any]) -> str:
+    return "".join(b["text"] for b in result["content"])
+
+
+async def test_output_and_exit_code(tmp_path: Path) -> None:
+    result = await exec_tool().execute({"command": "echo out; echo err >&2; exit 4"},
+                                       ctx(tmp_path))
+    assert result["isError"] is True
+    assert result["details"]["exitCode"] == 4
+    assert "out" in text(result) and "err" in text(result)
+    assert text(result).endswith("Command exited with code 4")
+    ok = await exec_tool().execute({"command": "pwd"}, ctx(tmp_path))
+    assert "isError" not in ok
+    assert text(ok) == os.path.realpath(tmp_path)
+
+
+async def test_workdir_inside_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    result = await exec_tool().execute({"command": "pwd", "workdir": "sub"}, ctx(tmp_path))
+    assert text(result) == os.path.realpath(tmp_path / "sub")
+
+
+async def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    tool = exec_tool(timeout_sec=0.5)
+    result = await tool.execute(
+        {"command": f"sleep 60 & echo $! > {pid_file}; echo started; sleep 60"}, ctx(tmp_path))
+    assert result["isError"] is True
+    assert result["details"]["timedOut"] is True
+    assert "started" in text(result)
+    assert "timed out after 0.5 seconds" in text(result)
+    child = int(pid_file.read_text())
+    shell = result["details"]["pid"]
+    assert await wait_until(lambda: not alive(child) and not alive(shell))
+
+
+async def test_model_may_shorten_but_not_extend_the_timeout(tmp_path: Path) -> None:
+    result = await exec_tool(timeout_sec=0.5).execute(
+        {"command": "sleep 30", "timeout": 999}, ctx(tmp_path))
+    assert result["details"]["timedOut"] is True
+    assert result["details"]["durationMs"] < 10_000
+
+
+async def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    task = asyncio.create_task(run_command(
+        f"sleep 60 & echo $$ $! > {pid_file}; wait", cwd=str(tmp_path), timeout_sec=60,
+        max_output_chars=1000))
+    assert await wait_until(lambda: pid_file.exists() and pid_file.read_text().count(" ") == 1)
+    shell, child = (int(p) for p in pid_file.read_text().split())
+    assert alive(shell) and alive(child)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_until(lambda: not alive(shell) and not alive(child))
+
+
+async def test_background_leftovers_do_not_hold_the_call(tmp_path: Path) -> None:
+    pid_file = tmp_path / "bg.pid"
+    started = time.monotonic()
+    result = await exec_tool(timeout_sec=30).execute(
+        {"command": f"sleep 60 & echo $! > {pid_file}; echo done"}, ctx(tmp_path))
+    assert time.monotonic() - started < 10
+    assert text(result) == "done"
+    assert await wait_until(lambda: not alive(int(pid_file.read_text())))
+
+
+async def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
+    result = await exec_tool(max_output_chars=1000).execute(
+        {"command": "seq 1 50000"}, ctx(tmp_path))
+    body = text(result)
+    assert result["details"]["truncated"] is True
+    assert body.startswith("[output truncated: showing the last 1000 characters]")
+    assert body.rstrip().endswith("50000")
+    assert len(body) < 1100

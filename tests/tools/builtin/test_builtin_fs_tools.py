@@ -1,0 +1,115 @@
+"""read, write, edit, ls and apply_patch: behaviour and workspace confinement."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawharness.config.schema import ToolsConfig
+from clawharness.errors import ToolError, WorkspacePathEscapeError
+from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.tools.builtin import core_tool_specs
+
+
+def tools(config: ToolsConfig | None = None) -> dict[str, ToolSpec]:
+    return {t.name: t for t in core_tool_specs(config)}
+
+
+async def call(tool: str, args: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
+    ctx = ToolCallContext(call_id="c1", workspace_dir=str(workspace), abort=asyncio.Event(),
+                          session_key="agent:main:main", run_id="r1")
+    return await tools()[tool].execute(args, ctx)
+
+
+def text(result: dict[str, Any]) -> str:
+    return "".join(b["text"] for b in result["content"])
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("SECRET\n")
+    (root / "escape").symlink_to(tmp_path / "outside.txt")
+    return root
+
+
+def test_core_tools_offer_web_fetch_only_when_enabled() -> None:
+    assert "web_fetch" not in tools()
+    assert set(tools()) == {"read", "write", "edit", "apply_patch", "exec", "ls"}
+    enabled = ToolsConfig.model_validate({"web": {"fetch": {"enabled": True}}})
+    assert "web_fetch" in tools(enabled)
+
+
+async def test_write_then_read(workspace: Path) -> None:
+    result = await call("write", {"path": "d/e/f.txt", "content": "one\ntwo\nthree\n"}, workspace)
+    assert result["details"]["created"] is True
+    assert (workspace / "d/e/f.txt").read_text() == "one\ntwo\nthree\n"
+    assert text(await call("read", {"path": "d/e/f.txt"}, workspace)) == "one\ntwo\nthree"
+    paged = await call("read", {"path": "d/e/f.txt", "offset": 2, "limit": 1}, workspace)
+    assert text(paged).startswith("two\n\n[Showing lines 2-2 of 3. Use offset=3 to continue.]")
+
+
+async def test_read_missing_and_binary(workspace: Path) -> None:
+    with pytest.raises(ToolError, match="file not found"):
+        await call("read", {"path": "nope.txt"}, workspace)
+    (workspace / "b.bin").write_bytes(b"\x00\x01\x02")
+    with pytest.raises(ToolError, match="binary"):
+        await call("read", {"path": "b.bin"}, workspace)
+
+
+async def test_edit_replaces_exactly_once(workspace: Path) -> None:
+    target = workspace / "code.py"
+    target.write_text("a = 1\nb = 2\nb = 2\n")
+    result = await call("edit", {"path": "code.py", "oldText": "a = 1", "newText": "a = 10"},
+                        workspace)
+    assert result["details"]["firstChangedLine"] == 1
+    assert target.read_text() == "a = 10\nb = 2\nb = 2\n"
+    with pytest.raises(ToolError, match="occurs 2 times"):
+        await call("edit", {"path": "code.py", "oldText": "b = 2", "newText": "x"}, workspace)
+    with pytest.raises(ToolError, match="not found"):
+        await call("edit", {"path": "code.py", "oldText": "zzz", "newText": "x"}, workspace)
+    assert target.read_text() == "a = 10\nb = 2\nb = 2\n"
+
+
+async def test_ls_lists_sorted_with_dir_markers(workspace: Path) -> None:
+    (workspace / "Zeta").mkdir()
+    (workspace / "alpha.txt").write_text("")
+    listing = text(await call("ls", {}, workspace)).splitlines()
+    assert listing == ["alpha.txt", "escape", "Zeta/"]
+
+
+async def test_missing_argument_is_a_clear_error(workspace: Path) -> None:
+    with pytest.raises(ToolError, match="'path' is missing"):
+        await call("read", {}, workspace)
+
+
+ESCAPES = ["../outside.txt", "/etc/hostname", "escape"]
+
+TOOL_ARGS = {
+    "read": lambda p: {"path": p},
+    "write": lambda p: {"path": p, "content": "pwned"},
+    "edit": lambda p: {"path": p, "oldText": "SECRET", "newText": "pwned"},
+    "ls": lambda p: {"path": p},
+    "apply_patch": lambda p: {"input": f"*** Begin Patch\n*** Add File: {p}\n+pwned\n"
+                                       "*** End Patch"},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(TOOL_ARGS))
+@pytest.mark.parametrize("path", ESCAPES)
+async def test_every_file_tool_refuses_escapes(
+    workspace: Path, tmp_path: Path, tool: str, path: str
+) -> None:
+    with pytest.raises(WorkspacePathEscapeError):
+        await call(tool, TOOL_ARGS[tool](path), workspace)
+    assert (tmp_path / "outside.txt").read_text() == "SECRET\n"
+
+
+async def test_exec_workdir_escape_is_refused(workspace: Path) -> None:
+    with pytest.raises(WorkspacePathEscapeError):
+        await call("exec", {"command": "pwd", "workdir": "../"}, workspace)
