@@ -117,3 +117,15 @@ async def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
     assert body.startswith("[output truncated: showing the last 1000 characters]")
     assert body.rstrip().endswith("50000")
     assert len(body) < 1100
+
+
+async def test_exec_never_hands_credentials_to_the_command(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from clawharness.tools.builtin.exec import run_command
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    monkeypatch.setenv("CLAWHARNESS_GATEWAY_TOKEN", "tok-should-not-leak")
+    monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    outcome = await run_command("env", cwd=str(tmp_path), timeout_sec=10, max_output_chars=100_000)
+    text = str(outcome)
+    assert "sk-should-not-leak" not in text and "tok-should-not-leak" not in text
+    assert "HARMLESS_SETTING=visible" in text

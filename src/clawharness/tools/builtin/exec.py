@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import time
@@ -71,6 +72,17 @@ class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.exited.set()
 
 
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
+
+
+def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a model-run command gets: the host's, minus anything that looks
+    like a credential (provider keys must never reach a command the model chose, and from
+    its output the transcript)."""
+    source = os.environ if base is None else base
+    return {k: v for k, v in source.items() if not _SECRET_NAME.search(k)}
+
+
 async def run_command(
     command: str, *, cwd: str, timeout_sec: float, max_output_chars: int
 ) -> ExecOutcome:
@@ -82,6 +94,7 @@ async def run_command(
         lambda: _ExitProtocol(2**16, loop),
         bash, "-lc", command,
         cwd=cwd,
+        env=exec_environment(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
