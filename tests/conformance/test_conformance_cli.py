@@ -1,0 +1,50 @@
+"""Every public vector through the real `clawharness conformance run` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clawharness.conformance.runner import compare
+
+ROOT = Path(__file__).resolve().parents[2]
+CANDIDATES = (ROOT.parent / "shared" / "conformance" / "vectors.jsonl",
+              Path("/work/shared/conformance/vectors.jsonl"))
+VECTORS = next((p for p in CANDIDATES if p.exists()), None)
+
+
+@pytest.mark.skipif(VECTORS is None, reason="shared/conformance/vectors.jsonl is not beside the repo")
+def test_every_public_vector_matches_through_the_cli() -> None:
+    assert VECTORS is not None
+    cases = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+    proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run", str(VECTORS)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    outputs = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert len(outputs) == len(cases)
+    mismatched = [c["id"] for c, got in zip(cases, outputs, strict=True) if not compare(c, got)]
+    assert mismatched == []
+    assert {o["id"] for o in outputs} == {c["id"] for c in cases}
+
+
+def test_stdin_input_and_check_mode(tmp_path: Path) -> None:
+    case = {"id": "x1", "fn": "isSubagentSessionKey", "args": ["agent:main:subagent:abc"],
+            "expect": {"ok": True, "result": True}}
+    wrong = {**case, "id": "x2", "expect": {"ok": True, "result": False}}
+    lines = "\n".join(json.dumps(c) for c in (case, wrong)) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run", "--check"],
+                          input=lines, capture_output=True, text=True, timeout=60)
+    out = proc.stdout.strip().splitlines()
+    assert json.loads(out[0]) == {"id": "x1", "ok": True, "result": True}
+    assert out[-1] == "1 passed, 1 failed"
+    assert proc.returncode == 1
+
+
+def test_malformed_input_line_is_a_clear_error(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run"],
+                          input="{not json\n", capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "line 1" in proc.stderr
