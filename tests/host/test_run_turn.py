@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ async def test_partial_replies_stream_before_the_turn_ends(scripted_host: Any) -
     # partial replies carry the cumulative text so far, as in the original
     assert deltas[-1] == result.text
     assert len(deltas) > 1
-    assert all(later.startswith(earlier) for earlier, later in zip(deltas, deltas[1:]))
+    assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(deltas))
 
 
 async def test_model_error_is_a_failed_turn_with_the_message_and_the_user_turn_kept(scripted_host: Any) -> None:

@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clawharness.attempt.finalize import (
+    IncompleteTurnError,
+    SettledTurnFinalized,
+    run_settled_turn_finalization,
+    should_finalize,
+)
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
@@ -236,10 +242,22 @@ class TurnRunner:
                 await self._store.update_session(
                     session_key, agent_harness_id=decision.selected_harness_id, model_ref=str(ref))
             text = _final_text(result)
+            warning: str | None = None
+            if decision.harness is not None and should_finalize(result) and not text.strip():
+                text, warning = await self._finalize(decision.harness, params, result, observer,
+                                                     mirror)
             silent = plugins.is_silent(text)
             tool_calls = tuple(
                 {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
             )
+            plugins.after_turn({
+                "event": {"runId": run_id, "sessionKey": session_key, "terminal": result.terminal.kind,
+                          "text": text, "toolMetas": list(result.tool_metas),
+                          "usage": result.attempt_usage},
+                "ctx": {"runId": run_id, "agentId": key.agent_id, "sessionKey": session_key,
+                        "sessionId": record.session_id, "harnessId": decision.selected_harness_id,
+                        "workspaceDir": workspace},
+            })
             return TurnResult(
                 session_key=session_key, session_id=record.session_id, run_id=run_id,
                 runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
@@ -247,4 +265,20 @@ class TurnRunner:
                 tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
                 payloads=() if silent or not text else ({"text": text},),
                 duration_ms=(time.perf_counter() - started) * 1000,
+                extra={"incompleteTurnWarning": warning} if warning else {},
             )
+
+    async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,
+                        observer: Any, mirror: TranscriptMirror) -> tuple[str, str | None]:
+        """Settled-turn finalization: once, outside the attempt loop; else the warning."""
+        try:
+            outcome = await run_settled_turn_finalization(harness, params, result,
+                                                          observer=observer, timeout=120)
+        except IncompleteTurnError as exc:
+            return exc.warning.text, exc.warning.text
+        if isinstance(outcome, SettledTurnFinalized):
+            assistant = outcome.result.get("assistant")
+            if isinstance(assistant, dict) and not outcome.result.get("assistantTranscriptOwned"):
+                await mirror([assistant])
+            return outcome.text, None
+        return outcome.text, outcome.text

@@ -228,7 +228,7 @@ def diagnose(
     cli_runtime_aliases: Mapping[str, Collection[str]] = DEFAULT_CLI_RUNTIME_ALIASES,
 ) -> list[Finding]:
     """Every finding for this raw config, registry and set of session pins."""
-    registry = registry or HarnessRegistry()
+    registry = registry if registry is not None else HarnessRegistry()
     findings: list[Finding] = []
     try:
         parse_config(dict(raw_config))

@@ -132,6 +132,8 @@ class PluginRegistrations:
     providers: dict[str, list[ProviderRegistration]] = field(default_factory=dict)
     middlewares: list[ToolResultMiddlewareRegistration] = field(default_factory=list)
     harness_owners: dict[str, str] = field(default_factory=dict)
+    #: portable `agent_end` hooks, each called with `(event, ctx)` after a turn
+    agent_end_hooks: list[Callable[..., Any]] = field(default_factory=list)
 
     def provider_routes(self) -> dict[str, tuple[ProviderRoute, ...]]:
         """Provider id -> declared routes (for `build_support_context`)."""
@@ -212,6 +214,13 @@ class PluginApi:
         registration = ProviderRegistration(pid, self.id, label, tuple(routes), tuple(models))
         self._registrations.providers.setdefault(pid, []).append(registration)
         return registration
+
+    def on_agent_end(self, handler: Callable[..., Any]) -> None:
+        """Run `handler(event, ctx)` after every finished turn. It never delays the reply,
+        and its failure never changes the turn's result."""
+        if not callable(handler):
+            raise PluginError(f'plugin "{self.id}": an agent_end hook must be callable')
+        self._registrations.agent_end_hooks.append(handler)
 
     def register_agent_tool_result_middleware(
         self,

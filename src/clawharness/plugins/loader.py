@@ -274,7 +274,7 @@ def load_plugins(
     Problems are collected in the result (a broken plugin does not take the host down);
     `strict=True` raises the first one instead.
     """
-    result = PluginLoadResult(registry=registry or HarnessRegistry(),
+    result = PluginLoadResult(registry=registry if registry is not None else HarnessRegistry(),
                               registrations=PluginRegistrations())
     base_state = state_dir or Path.home() / ".clawharness"
     seen: set[str] = set()

@@ -15,6 +15,7 @@ from typing import Any
 
 from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
+from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
 from clawharness.attempt.validate import validate_attempt_result
 from clawharness.config.schema import ClawConfig, ToolsConfig
 from clawharness.delivery.silent import is_silent_payload
@@ -178,6 +179,12 @@ class PluginRuntime:
         return plan
 
     # results -----------------------------------------------------------------------------
+
+    def after_turn(self, payload: Mapping[str, Any]) -> None:
+        """Start the agent_end side effects (never awaited by the reply path)."""
+        hooks = self.registrations.agent_end_hooks
+        if hooks:
+            run_agent_end_side_effects(payload, AgentEndHooks(agent_end=tuple(hooks)))
 
     def validate_result(self, result: AttemptResult) -> AttemptResult:
         return validate_attempt_result(result)

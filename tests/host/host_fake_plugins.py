@@ -1,0 +1,72 @@
+"""A small plugin harness for host tests: runs one tool natively and writes no text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawharness.plugin_sdk.agent_harness import (
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    SupportContext,
+    Supported,
+    Unsupported,
+    define_plugin_entry,
+)
+
+CALLS: dict[str, int] = {"finalize": 0, "agent_end": 0}
+
+
+class QuietHarness:
+    id = "quiet"
+    label = "Quiet test harness"
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        if ctx.provider == "scripted":
+            return Supported(priority=10)
+        return Unsupported("not scripted")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        decision = await params.host_capabilities.run_before_tool_call(
+            "exec", {"command": "true"}, tool_call_id="n1")
+        if params.observe_tool_terminal is not None:
+            params.observe_tool_terminal({
+                "toolCallId": "n1", "toolName": "exec", "arguments": {"command": "true"},
+                "executionStarted": decision.allowed, "outcome": "success", "result": {},
+            })
+        return AttemptResult(
+            AttemptTerminal.ok(), params.session_id,
+            tool_metas=[{"toolName": "exec", "toolCallId": "n1"}],
+            settled_turn_finalization_context={"source": "harness", "data": {"thread": "t"}},
+        )
+
+
+class FinalizingHarness(QuietHarness):
+    id = "finalizing"
+    label = "Finalizing test harness"
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        if ctx.requested_runtime == self.id:
+            return Supported()
+        return Unsupported("explicit only")
+
+    async def finalize_settled_turn(self, *, attempt: Any, settled_attempt: Any) -> dict[str, Any]:
+        CALLS["finalize"] += 1
+        assert attempt.tools == () or list(attempt.tools) == []
+        return {"assistant": {"role": "assistant", "stopReason": "stop",
+                              "content": [{"type": "text", "text": "all done"}]}}
+
+
+def _agent_end(event: dict[str, Any], ctx: dict[str, Any]) -> None:
+    CALLS["agent_end"] += 1
+    raise RuntimeError("a broken agent_end hook")
+
+
+def _register(api: Any) -> None:
+    api.register_agent_harness(QuietHarness())
+    api.register_agent_harness(FinalizingHarness())
+    api.on_agent_end(_agent_end)
+
+
+entry = define_plugin_entry(id="host-fakes", name="Host fakes", description="test plugin",
+                            register=_register)
