@@ -122,7 +122,7 @@ def encode(value: Any, _stack: tuple[int, ...] = ()) -> Any:
     stack = (*_stack, id(value))
     if isinstance(value, JsMap):
         return {"$map": [[encode(k, stack), encode(v, stack)] for k, v in value.items()]}
-    if isinstance(value, JsSet) or isinstance(value, (set, frozenset)):
+    if isinstance(value, (JsSet, set, frozenset)):
         return {"$set": [encode(v, stack) for v in value]}
     if isinstance(value, dict):
         return {str(k): encode(v, stack) for k, v in value.items()}

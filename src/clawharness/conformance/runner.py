@@ -51,9 +51,7 @@ def run_case(case: dict[str, Any]) -> dict[str, Any]:
         if target is None:
             target = _walk(resolve(head), rest)[1]
         args = decode(case.get("args", []), anchors)
-        if case.get("new"):
-            value = target(*args)
-        elif callable(target) and not isinstance(target, type):
+        if case.get("new") or (callable(target) and not isinstance(target, type)):
             value = target(*args)
         else:
             value = target
