@@ -1,0 +1,425 @@
+"""One Codex turn on a bound thread: `turn/start`, then its notifications to the end.
+
+The turn subscribes to its thread on the client before `turn/start`, so nothing the
+server says about it is missed. It streams `item/agentMessage/delta` to
+`on_partial_reply` (the item's text so far), mirrors every completed item into the
+transcript, reports native commands and file changes to `observe_tool_terminal`,
+answers approvals through the host's policy, runs host tools called as dynamic tools,
+and maps `turn/completed` (or the process's death) to the attempt's terminal. An abort
+or the deadline sends `turn/interrupt` and waits for Codex to settle the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from clawharness.harnesses.codex.approvals import APPROVAL_METHODS, decide_approval
+from clawharness.harnesses.codex.client import NO_RESPONSE, AppServerClient
+from clawharness.harnesses.codex.errors import CodexAppServerError, CodexProcessExitedError
+from clawharness.harnesses.codex.items import item_messages, native_observation, user_message
+from clawharness.harnesses.codex.protocol import Notification, Request
+from clawharness.plugin_sdk.agent_harness import (
+    AgentEvent,
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    ToolCallContext,
+    ToolSpec,
+)
+
+__all__ = ["HARNESS_ID", "INTERRUPT_GRACE_SECONDS", "CodexTurn"]
+
+log = logging.getLogger("clawharness.harnesses.codex")
+
+HARNESS_ID = "codex"
+#: how long an interrupted turn may take to report `turn/completed`
+INTERRUPT_GRACE_SECONDS = 10.0
+
+_ABORT = object()
+_DEADLINE = object()
+
+
+def _content_items(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    content = result.get("content")
+    if isinstance(content, str):
+        return [{"type": "inputText", "text": content}]
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text":
+            items.append({"type": "inputText", "text": str(block.get("text", ""))})
+        elif block.get("type") == "image" and block.get("data"):
+            mime = block.get("mimeType", "image/png")
+            items.append({"type": "inputImage", "imageUrl": f"data:{mime};base64,{block['data']}"})
+    return items or [{"type": "inputText", "text": ""}]
+
+
+class CodexTurn:
+    """Runs one turn; implements the client's `ThreadListener` for its thread."""
+
+    def __init__(self, params: AttemptParams, client: AppServerClient, thread_id: str, *,
+                 cwd: str, tools: Sequence[ToolSpec]) -> None:
+        self.p = params
+        self.client = client
+        self.thread_id = thread_id
+        self.cwd = cwd
+        self.tools = {t.name: t for t in tools}
+        self.turn_id: str | None = None
+        self._turn_known = asyncio.Event()
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.items: dict[str, Mapping[str, Any]] = {}
+        self.texts: dict[str, str] = {}
+        self.messages: list[dict[str, Any]] = []
+        self.assistant_texts: list[str] = []
+        self.tool_metas: list[dict[str, Any]] = []
+        self.last_tool_error: dict[str, Any] | None = None
+        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
+        self.error_message: str | None = None
+        self.interrupt_reason: object | None = None
+        self.mirrored_items: set[str] = set()
+        self.process_failure: CodexProcessExitedError | None = None
+        #: an interrupt Codex never confirmed; the harness retires the process
+        self.unconfirmed_interrupt = False
+
+    # --- ThreadListener ---------------------------------------------------------------------
+
+    def on_notification(self, note: Notification) -> None:
+        self._queue.put_nowait(note)
+
+    def on_closed(self, error: CodexProcessExitedError) -> None:
+        self._queue.put_nowait(error)
+
+    async def on_request(self, request: Request) -> Any:
+        turn_bound = request.method in APPROVAL_METHODS or request.method == "item/tool/call"
+        if turn_bound and self.turn_id is None:
+            await self._turn_known.wait()
+        if request.method == "item/tool/call":
+            return await self._call_tool(request.params)
+        if request.method == "item/tool/requestUserInput":
+            return {"answers": {}}
+        if request.method == "mcpServer/elicitation/request":
+            return {"action": "decline"}
+        item_id = request.params.get("itemId")
+        answer = await decide_approval(
+            request.method, request.params, thread_id=self.thread_id, turn_id=self.turn_id,
+            capabilities=self.p.host_capabilities, abort=self.p.abort, default_cwd=self.cwd,
+            item=self.items.get(item_id) if isinstance(item_id, str) else None)
+        if answer is None:
+            return NO_RESPONSE
+        await self._emit("approval", {"method": request.method, "itemId": item_id,
+                                      "answer": answer})
+        return answer
+
+    # --- callbacks --------------------------------------------------------------------------
+
+    async def _emit(self, stream: str, data: Mapping[str, Any]) -> None:
+        sink = self.p.on_agent_event
+        if sink is None:
+            return
+        result = sink(AgentEvent(stream, data))
+        if result is not None and inspect.isawaitable(result):
+            await result
+
+    async def _mirror(self, messages: list[dict[str, Any]]) -> None:
+        if not messages:
+            return
+        self.messages.extend(messages)
+        mirror = self.p.mirror
+        if mirror is not None:
+            await mirror(messages)
+
+    async def _observe(self, observation: dict[str, Any]) -> None:
+        observe = self.p.observe_tool_terminal
+        if observe is None:
+            return
+        resolution = observe(observation)
+        if resolution is not None and inspect.isawaitable(resolution):
+            resolution = await resolution
+        if isinstance(resolution, Mapping):
+            last = resolution.get("lastToolError")
+            self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
+
+    # --- host tools as dynamic tools ----------------------------------------------------------
+
+    async def _call_tool(self, params: Mapping[str, Any]) -> Any:
+        if params.get("threadId") != self.thread_id or params.get("turnId") != self.turn_id:
+            return NO_RESPONSE
+        name = str(params.get("tool", ""))
+        call_id = str(params.get("callId", ""))
+        raw = params.get("arguments")
+        args: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {"input": raw}
+        spec = self.tools.get(name)
+        started = False
+        error: str | None = None
+        result: dict[str, Any] | None = None
+        await self._emit("tool", {"phase": "start", "name": name, "toolCallId": call_id,
+                                  "args": dict(args)})
+        if spec is None:
+            error = f"Tool {name!r} is not available in this session."
+        else:
+            decision = await self.p.host_capabilities.run_before_tool_call(
+                name, args, tool_call_id=call_id)
+            if not decision.allowed:
+                error = f"Tool {name!r} was not run: {decision.reason or 'blocked by policy'}"
+            else:
+                args = decision.arguments or args
+                started = True
+                context = ToolCallContext(call_id=call_id, workspace_dir=self.p.workspace_dir,
+                                          abort=self.p.abort, session_key=self.p.session_key,
+                                          run_id=self.p.run_id)
+                try:
+                    raw_result = await spec.execute(args, context)
+                except Exception as exc:  # the model sees a tool's failure
+                    error = str(exc) or type(exc).__name__
+                else:
+                    result = raw_result if isinstance(raw_result, dict) else {
+                        "content": raw_result}
+        if result is None:
+            result = {"content": [{"type": "text", "text": error or "Tool failed."}],
+                      "isError": True}
+        is_error = error is not None or bool(result.get("isError"))
+        observation: dict[str, Any] = {
+            "toolCallId": call_id, "toolName": name, "arguments": dict(args),
+            "executionStarted": started, "outcome": "failure" if is_error else "success",
+            "result": result}
+        if is_error:
+            observation["failure"] = {"error": error or _content_items(result)[0].get("text")}
+        await self._observe(observation)
+        self.tool_metas.append({"toolName": name, "toolCallId": call_id, "isError": is_error})
+        await self._emit("tool", {"phase": "result", "name": name, "toolCallId": call_id,
+                                  "isError": is_error})
+        return {"success": not is_error, "contentItems": _content_items(result)}
+
+    # --- the turn -------------------------------------------------------------------------------
+
+    def _input(self) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = [{"type": "text", "text": self.p.prompt,
+                                        "text_elements": []}]
+        continuation = self.p.continuation
+        if continuation:
+            items.append({"type": "text", "text_elements": [],
+                          "text": _continuation_text(continuation)})
+        for image in self.p.images:
+            data = image.get("data")
+            if data:
+                mime = image.get("mimeType", image.get("mime_type", "image/png"))
+                items.append({"type": "image", "url": f"data:{mime};base64,{data}"})
+        return items
+
+    async def _watch(self) -> None:
+        """Turn the abort event and the deadline into queue entries."""
+        try:
+            async with asyncio.timeout_at(self.p.deadline):
+                await self.p.abort.wait()
+            self._queue.put_nowait(_ABORT)
+        except TimeoutError:
+            self._queue.put_nowait(_DEADLINE)
+
+    async def run(self) -> AttemptResult:
+        """Run the turn to its terminal; never raises for native failures."""
+        self.client.subscribe(self.thread_id, self)
+        watcher = asyncio.get_running_loop().create_task(self._watch())
+        try:
+            await self._emit("lifecycle", {"phase": "start", "runId": self.p.run_id,
+                                           "sessionId": self.p.session_id,
+                                           "harnessId": HARNESS_ID, "threadId": self.thread_id})
+            try:
+                terminal = await self._drive()
+            except asyncio.CancelledError:
+                await self._stop_native_turn()
+                raise
+            except Exception as exc:  # a host callback failed: the attempt ends here
+                log.exception("codex turn on thread %s failed", self.thread_id)
+                await self._stop_native_turn()
+                terminal = AttemptTerminal("failed", source="prompt",
+                                           error=f"{type(exc).__name__}: {exc}")
+        finally:
+            self._turn_known.set()  # release approval handlers still waiting for a turn id
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self.client.unsubscribe(self.thread_id, self)
+        end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
+        if terminal.error:
+            end["error"] = terminal.error
+        await self._emit("lifecycle", end)
+        return self._result(terminal)
+
+    async def _drive(self) -> AttemptTerminal:
+        try:
+            started = await self.client.request(
+                "turn/start", {"threadId": self.thread_id, "input": self._input()})
+        except CodexAppServerError as exc:
+            if isinstance(exc, CodexProcessExitedError):
+                self.process_failure = exc
+            return AttemptTerminal("failed", source="prompt", error=str(exc))
+        self.turn_id = str(started["turn"]["id"])
+        self._turn_known.set()
+        interrupt_deadline: float | None = None
+        loop = asyncio.get_running_loop()
+        while True:
+            if interrupt_deadline is None:
+                entry = await self._queue.get()
+            else:
+                try:
+                    async with asyncio.timeout_at(interrupt_deadline):
+                        entry = await self._queue.get()
+                except TimeoutError:
+                    # the native turn may still run: its process must not serve again
+                    self.unconfirmed_interrupt = True
+                    return self._interrupted_terminal(confirmed=False)
+            if entry is _ABORT or entry is _DEADLINE:
+                if self.interrupt_reason is None:
+                    self.interrupt_reason = entry
+                    interrupt_deadline = loop.time() + INTERRUPT_GRACE_SECONDS
+                    with contextlib.suppress(CodexAppServerError):
+                        await self.client.request("turn/interrupt", {
+                            "threadId": self.thread_id, "turnId": self.turn_id},
+                            timeout=INTERRUPT_GRACE_SECONDS)
+                continue
+            if isinstance(entry, CodexProcessExitedError):
+                self.process_failure = entry
+                return AttemptTerminal("failed", source="prompt", error=str(entry))
+            terminal = await self._handle(entry)
+            if terminal is not None:
+                return terminal
+
+    async def _stop_native_turn(self) -> None:
+        """Leaving mid-turn: ask Codex to interrupt (without waiting for it to settle),
+        and flag the process, which may still be running the turn, for retirement."""
+        if self.turn_id is None:
+            return
+        self.unconfirmed_interrupt = True
+        with contextlib.suppress(CodexAppServerError, TimeoutError, asyncio.CancelledError):
+            await asyncio.shield(self.client.request(
+                "turn/interrupt", {"threadId": self.thread_id, "turnId": self.turn_id},
+                timeout=2.0))
+
+    def _interrupted_terminal(self, *, confirmed: bool) -> AttemptTerminal:
+        note = "" if confirmed else " (Codex did not confirm the interrupt)"
+        if self.interrupt_reason is _DEADLINE:
+            return AttemptTerminal("timeout", source="runtime", phase="prompt",
+                                   error="the attempt deadline passed" + note)
+        if self.interrupt_reason is _ABORT:
+            return AttemptTerminal("aborted", source="external", error="aborted" + note)
+        return AttemptTerminal("aborted", source="runtime", error="Codex interrupted the turn")
+
+    async def _handle(self, note: Notification) -> AttemptTerminal | None:
+        method, params = note.method, note.params
+        turn = params.get("turnId")
+        if method == "item/agentMessage/delta":
+            item_id = str(params.get("itemId", ""))
+            text = self.texts.get(item_id, "") + str(params.get("delta", ""))
+            self.texts[item_id] = text
+            partial = self.p.on_partial_reply
+            if partial is not None:
+                result = partial(text)
+                if result is not None and inspect.isawaitable(result):
+                    await result
+            return None
+        if method in ("item/started", "item/completed"):
+            item = params.get("item")
+            if turn != self.turn_id or not isinstance(item, Mapping):
+                return None
+            item_id = str(item.get("id", ""))
+            self.items[item_id] = item
+            if method == "item/completed":
+                await self._completed(item)
+            elif item.get("type") in ("commandExecution", "fileChange"):
+                await self._emit("tool", {"phase": "start", "toolCallId": item_id,
+                                          "name": "exec" if item.get("type") ==
+                                          "commandExecution" else "apply_patch"})
+            return None
+        if method == "thread/tokenUsage/updated" and turn == self.turn_id:
+            last = (params.get("tokenUsage") or {}).get("last") or {}
+            self.usage["input"] += int(last.get("inputTokens") or 0)
+            self.usage["output"] += int(last.get("outputTokens") or 0)
+            self.usage["cacheRead"] += int(last.get("cachedInputTokens") or 0)
+            self.usage["totalTokens"] += int(last.get("totalTokens") or 0)
+            return None
+        if method == "error" and turn == self.turn_id:
+            error = params.get("error")
+            if isinstance(error, Mapping) and not params.get("willRetry"):
+                self.error_message = str(error.get("message") or "Codex turn failed")
+            return None
+        if method == "turn/completed":
+            turn_obj = params.get("turn")
+            if not isinstance(turn_obj, Mapping) or turn_obj.get("id") != self.turn_id:
+                return None
+            return self._terminal(turn_obj)
+        return None
+
+    async def _completed(self, item: Mapping[str, Any]) -> None:
+        item_id = str(item.get("id", ""))
+        if item_id in self.mirrored_items:
+            return
+        self.mirrored_items.add(item_id)
+        kind = item.get("type")
+        if kind == "userMessage":
+            await self._mirror([user_message(self.p.prompt, self.thread_id, item_id)])
+            return
+        await self._mirror(item_messages(item, self.thread_id, model=self.p.model_id,
+                                         provider=self.p.provider))
+        if kind == "agentMessage" and item.get("text"):
+            self.assistant_texts.append(str(item["text"]))
+        observation = native_observation(item)
+        if observation is not None:
+            await self._observe(observation)
+            is_error = observation["outcome"] == "failure"
+            self.tool_metas.append({"toolName": observation["toolName"],
+                                    "toolCallId": item_id, "isError": is_error})
+            await self._emit("tool", {"phase": "result", "name": observation["toolName"],
+                                      "toolCallId": item_id, "isError": is_error})
+
+    def _terminal(self, turn: Mapping[str, Any]) -> AttemptTerminal:
+        status = turn.get("status")
+        if status == "completed":
+            return AttemptTerminal.ok()
+        if status == "interrupted":
+            return self._interrupted_terminal(confirmed=True)
+        error = turn.get("error")
+        message = (str(error.get("message")) if isinstance(error, Mapping) and error.get("message")
+                   else self.error_message or f"Codex turn ended with status {status!r}")
+        return AttemptTerminal("failed", source="prompt", error=message)
+
+    def _result(self, terminal: AttemptTerminal) -> AttemptResult:
+        last = next((m for m in reversed(self.messages) if m.get("role") == "assistant"
+                     and any(b.get("type") == "text" for b in m.get("content", ()))), None)
+        extra: dict[str, Any] = {"codexThreadId": self.thread_id, "codexTurnId": self.turn_id}
+        if self.process_failure is not None:
+            extra["codexAppServerFailure"] = {
+                "kind": "client_closed_before_turn_completed", "transport": "stdio",
+                "replaySafe": False, "threadId": self.thread_id, "turnId": self.turn_id,
+                "diagnostics": {"returncode": self.process_failure.returncode}}
+        return AttemptResult(
+            terminal=terminal, session_id_used=self.p.session_id,
+            messages_snapshot=list(self.messages), assistant_texts=list(self.assistant_texts),
+            last_assistant=last, tool_metas=list(self.tool_metas),
+            last_tool_error=self.last_tool_error, attempt_usage=dict(self.usage),
+            agent_harness_id=HARNESS_ID, transcript_mirrored=self.p.mirror is not None,
+            extra=extra)
+
+
+def _continuation_text(continuation: Mapping[str, Any]) -> str:
+    """The same-turn retry carrier as context: completed work, not a new request."""
+    lines = ["[Continuation: an earlier attempt at this request was interrupted. Work it "
+             "already completed is listed below; do not repeat its side effects.]"]
+    for message in continuation.get("messages") or ():
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        for block in message.get("content") or ():
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "text" and block.get("text"):
+                lines.append(f"{role}: {str(block['text'])[:2000]}")
+            elif block.get("type") == "toolCall":
+                lines.append(f"tool call {block.get('name')}: "
+                             f"{str(block.get('arguments'))[:500]}")
+    return "\n".join(lines)
