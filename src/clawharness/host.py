@@ -62,7 +62,7 @@ class Host:
             store = open_store(self._store_url)
             await store.open()
             self._store = store
-            self.plugins.load()
+            self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._runner = TurnRunner(self, store)
         return self

@@ -30,6 +30,7 @@ AGENT_HARNESS = {
 RUNTIME_EAGER = {
     "AgentHarnessAttemptParamsV2", "AgentHarnessNotRegisteredError", "AgentHarnessPreflightError",
     "AgentHarnessSessionSupersededError", "AgentHarnessUnsupportedError", "AttemptParams",
+    "HarnessError",
     "AttemptResult", "AttemptSettledError", "AttemptTerminal", "EmbeddedRunAttemptParamsV2",
     "HostCapabilities", "MissingAgentHarnessError", "RuntimeArtifact",
     "RuntimeArtifactMismatchError", "ToolPolicyRejectedError", "assert_runtime_artifact",
@@ -70,7 +71,9 @@ def test_public_surfaces_are_exactly_what_was_meant() -> None:
     assert set(agent_harness_runtime.LAZY_EXPORTS) == RUNTIME_LAZY
     assert set(agent_harness_tool_runtime.__all__) == TOOL_RUNTIME
     assert set(agent_harness_tool_runtime.LAZY_EXPORTS) == TOOL_RUNTIME
-    assert agent_harness_session_runtime.__all__ == []
+    bindings = importlib.import_module(agent_harness_session_runtime.BINDINGS_MODULE)
+    assert set(agent_harness_session_runtime.__all__) == (
+        set(bindings.__all__) | {"SessionHookParams", "Store"})
     for module in (agent_harness, agent_harness_runtime, agent_harness_tool_runtime):
         assert len(module.__all__) == len(set(module.__all__))
 

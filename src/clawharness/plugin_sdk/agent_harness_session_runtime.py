@@ -1,29 +1,150 @@
 """`clawharness.plugin_sdk.agent_harness_session_runtime`: native session bindings.
 
-The binding lifecycle (leases, deletion, generations; digest §6) lives in
-`clawharness.sessions.bindings`. This namespace serves every name that module lists in
-its `__all__`, loaded on first access; names promoted into the stable surface go into
-`LAZY_EXPORTS` and `__all__`.
+What a native harness needs to keep its thread/session id bound to a host session:
+plugin-state namespaces, exact-token leases, mutation fences, deletion and reset
+transactions, generations, the state-dir migration and the user-turn recorder (digest
+§6; implementation in `clawharness.sessions.bindings`), the parameter type of the
+`reset` / `with_session_*` hooks, and the `Store` protocol that `PluginApi.store`
+provides for plugin state.
 """
 
 from __future__ import annotations
 
-from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
+from clawharness.sessions.bindings import (
+    CODEX_LEASE_TIMINGS,
+    JOURNAL_SUFFIX,
+    MAX_VALUE_BYTES,
+    AcquisitionRejectedError,
+    AdoptionResult,
+    BindingOperationParams,
+    Commit,
+    DeletionChangedError,
+    DeletionJournal,
+    DictRecordCodec,
+    GenerationOperations,
+    GenerationRecord,
+    GenerationRecordCodec,
+    HarnessSessionHooks,
+    HostGenerationAuthority,
+    HostRun,
+    InitializationChangedError,
+    InvalidRecordError,
+    Lease,
+    LeaseOwner,
+    LeaseTimeoutError,
+    LeaseTimings,
+    LostLeaseError,
+    MutationBlockedError,
+    MutationFence,
+    NativeSessionBindingLeases,
+    NativeSessionBindingLifecycle,
+    NativeSessionInitializationOwner,
+    PersistedUserTurn,
+    PluginStateNamespace,
+    PreparedInitialization,
+    ReclaimPlan,
+    RecordCodec,
+    RecoveredDeletion,
+    ResolvedNativeSessionBinding,
+    RetirementResult,
+    Rollback,
+    RollbackChangedError,
+    Row,
+    SessionGenerationBindings,
+    SessionIdentity,
+    SessionInitialization,
+    SessionInitializationHandle,
+    StateDirResolution,
+    UnsupportedRecordVersionError,
+    UpstreamLink,
+    UpstreamLinks,
+    UserTurnTranscriptRecorder,
+    ValueTooLargeError,
+    bound_fingerprint,
+    canonical_json,
+    capture_native_session_generation_authority,
+    create_native_session_binding_lifecycle,
+    create_native_session_initialization_owner,
+    fingerprint,
+    forget_state_dir_decisions,
+    harness_session_hooks,
+    is_fingerprint,
+    reclaim_native_session_generation,
+    reimport_native_entries,
+    resolve_native_session_binding,
+    resolve_state_dir,
+    session_binding_key,
+)
+from clawharness.sessions.lifecycle import SessionHookParams
+from clawharness.store.base import Store
 
 #: the module that defines the binding lifecycle
 BINDINGS_MODULE = "clawharness.sessions.bindings"
 
-#: public name -> (providing module, attribute); empty until the lifecycle lands
-LAZY_EXPORTS: LazyTable = {}
-
-__all__: list[str] = []
-
-_lazy_getattr, _lazy_dir = install_lazy_exports(__name__, LAZY_EXPORTS, passthrough=BINDINGS_MODULE)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy_getattr(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy_dir()
+__all__ = [
+    "CODEX_LEASE_TIMINGS",
+    "JOURNAL_SUFFIX",
+    "MAX_VALUE_BYTES",
+    "AcquisitionRejectedError",
+    "AdoptionResult",
+    "BindingOperationParams",
+    "Commit",
+    "DeletionChangedError",
+    "DeletionJournal",
+    "DictRecordCodec",
+    "GenerationOperations",
+    "GenerationRecord",
+    "GenerationRecordCodec",
+    "HarnessSessionHooks",
+    "HostGenerationAuthority",
+    "HostRun",
+    "InitializationChangedError",
+    "InvalidRecordError",
+    "Lease",
+    "LeaseOwner",
+    "LeaseTimeoutError",
+    "LeaseTimings",
+    "LostLeaseError",
+    "MutationBlockedError",
+    "MutationFence",
+    "NativeSessionBindingLeases",
+    "NativeSessionBindingLifecycle",
+    "NativeSessionInitializationOwner",
+    "PersistedUserTurn",
+    "PluginStateNamespace",
+    "PreparedInitialization",
+    "ReclaimPlan",
+    "RecordCodec",
+    "RecoveredDeletion",
+    "ResolvedNativeSessionBinding",
+    "RetirementResult",
+    "Rollback",
+    "RollbackChangedError",
+    "Row",
+    "SessionGenerationBindings",
+    "SessionHookParams",
+    "SessionIdentity",
+    "SessionInitialization",
+    "SessionInitializationHandle",
+    "StateDirResolution",
+    "Store",
+    "UnsupportedRecordVersionError",
+    "UpstreamLink",
+    "UpstreamLinks",
+    "UserTurnTranscriptRecorder",
+    "ValueTooLargeError",
+    "bound_fingerprint",
+    "canonical_json",
+    "capture_native_session_generation_authority",
+    "create_native_session_binding_lifecycle",
+    "create_native_session_initialization_owner",
+    "fingerprint",
+    "forget_state_dir_decisions",
+    "harness_session_hooks",
+    "is_fingerprint",
+    "reclaim_native_session_generation",
+    "reimport_native_entries",
+    "resolve_native_session_binding",
+    "resolve_state_dir",
+    "session_binding_key",
+]

@@ -20,6 +20,7 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_runtime_id
 from clawharness.harness.support import ProviderRoute
 from clawharness.harness.types import AgentHarness, RuntimePolicyFact
+from clawharness.store.base import Store
 
 __all__ = [
     "PluginApi",
@@ -165,8 +166,11 @@ class PluginApi:
         contracts: PluginContracts | None = None,
         middleware_trusted: bool = False,
         logger: logging.Logger | None = None,
+        store: Store | None = None,
     ) -> None:
         self.id = plugin_id
+        #: the host's store, for plugin state (`plugin_state` rows); None outside a host
+        self.store = store
         #: the plugin's own config block (`plugins.entries.<id>.config`)
         self.config: Mapping[str, Any] = dict(config or {})
         self.logger = logger or logging.getLogger(f"clawharness.plugins.{plugin_id}")

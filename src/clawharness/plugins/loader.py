@@ -39,6 +39,7 @@ from clawharness.config.schema import ClawConfig, PluginsConfig
 from clawharness.errors import PluginApiFloorError, PluginError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.plugins.entry import PluginApi, PluginEntry, PluginRegistrations
+from clawharness.store.base import Store
 
 __all__ = [
     "BUNDLED_PLUGINS",
@@ -60,7 +61,9 @@ __all__ = [
 HOST_PLUGIN_API_VERSION = "2026.9.6"
 ENTRY_POINT_GROUP = "clawharness.plugins"
 #: bundled plugin modules ("package.module" or "package.module:attr")
-BUNDLED_PLUGINS: tuple[str, ...] = ()
+BUNDLED_PLUGINS: tuple[str, ...] = (
+    "clawharness.harnesses.codex.plugin:entry",
+)
 
 _log = logging.getLogger("clawharness.plugins")
 _CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)?\s*(\d+(?:\.\d+)*)\s*$")
@@ -268,6 +271,7 @@ def load_plugins(
     host_api_version: str = HOST_PLUGIN_API_VERSION,
     bundled: Sequence[str] | None = None,
     strict: bool = False,
+    store: Store | None = None,
 ) -> PluginLoadResult:
     """Discover, gate, floor-check, import and register every plugin.
 
@@ -280,7 +284,7 @@ def load_plugins(
     seen: set[str] = set()
     for source in discover_plugin_sources(config, bundled=bundled):
         try:
-            _load_one(source, config, result, base_state, host_api_version, seen)
+            _load_one(source, config, result, base_state, host_api_version, seen, store)
         except Exception as exc:
             problem = PluginProblem(source.target, source.declared_id,
                                     "refused" if isinstance(exc, PluginApiFloorError) else "failed",
@@ -293,7 +297,8 @@ def load_plugins(
 
 
 def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult,
-              base_state: Path, host_api_version: str, seen: set[str]) -> None:
+              base_state: Path, host_api_version: str, seen: set[str],
+              store: Store | None = None) -> None:
     plugins = config.plugins
     if source.declared_id is not None:
         if source.declared_id in seen:
@@ -335,6 +340,7 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
         state_dir=base_state / "plugins" / entry.id,
         contracts=entry.contracts,
         middleware_trusted=source.origin == "bundled" or explicitly,
+        store=store,
     )
     try:
         outcome = entry.register(api)

@@ -32,6 +32,7 @@ from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
+from clawharness.store.base import Store
 from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
 
@@ -63,10 +64,11 @@ class PluginRuntime:
 
     # loading ---------------------------------------------------------------------------
 
-    def load(self) -> PluginLoadResult:
+    def load(self, store: Store | None = None) -> PluginLoadResult:
+        """Load plugins once; `store` is lent to them for plugin state."""
         if self.load_result is None:
             self.load_result = load_plugins(self.config, registry=self.registry,
-                                            state_dir=self.state_dir)
+                                            state_dir=self.state_dir, store=store)
             self.registrations = self.load_result.registrations
         return self.load_result
 

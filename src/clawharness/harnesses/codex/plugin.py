@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clawharness.harnesses.codex._sdk import Store, open_store
+from clawharness.harnesses.codex._sdk import HarnessError, Store
 from clawharness.harnesses.codex.bindings import CodexBindings
 from clawharness.harnesses.codex.config import parse_app_server_config
 from clawharness.harnesses.codex.harness import CodexHarness, default_home_root
@@ -27,16 +27,16 @@ def register(api: PluginApi) -> None:
     config = parse_app_server_config(api.config)
     state_dir = Path(api.state_dir)
 
-    async def open_binding_store() -> Store:
-        # TODO(sdk): use the host's store once PluginApi exposes plugin state
-        state_dir.mkdir(parents=True, exist_ok=True)
-        store = open_store(state_dir / "codex-bindings.db")
-        await store.open()
-        return store
+    async def host_store() -> Store:
+        # bindings live in the host's plugin_state, beside the session rows they belong to
+        if api.store is None:
+            raise HarnessError("the codex harness needs the host's store for its thread "
+                               "bindings; run it inside a clawharness host")
+        return api.store
 
     home_root = Path(config.home).expanduser() if config.home else default_home_root(state_dir)
     api.register_agent_harness(
-        CodexHarness(config, bindings=CodexBindings(open_binding_store), home_root=home_root))
+        CodexHarness(config, bindings=CodexBindings(host_store), home_root=home_root))
 
 
 entry = define_plugin_entry(
