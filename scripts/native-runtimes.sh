@@ -13,3 +13,17 @@ install() {  # dir package@version marker-file
   echo "$spec" > "$dir/.pinned"
 }
 install .cache/codex "@openai/codex@$CODEX_VERSION" node_modules/@openai/codex/package.json
+CLAUDE_CODE_VERSION=2.1.197
+CLAUDE_CODE_ACP_VERSION=0.16.2
+install .cache/claude "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" node_modules/@anthropic-ai/claude-code/package.json
+install .cache/claude-acp "@zed-industries/claude-code-acp@$CLAUDE_CODE_ACP_VERSION" node_modules/@zed-industries/claude-code-acp/package.json
+# the ACP Python SDK's example agent ships only in its sdist (the ACP smoke test runs it)
+ACP_SDK_VERSION=0.12.1
+if [ ! -f ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION/examples/agent.py" ]; then
+  mkdir -p .cache/acp-sdist
+  if .venv/bin/python -m pip download --no-deps --no-binary :all: "agent-client-protocol==$ACP_SDK_VERSION" -d .cache/acp-sdist >/dev/null 2>&1; then
+    tar xzf ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION.tar.gz" -C .cache/acp-sdist
+  else
+    echo "could not download the agent-client-protocol sdist (the ACP smoke test will skip)" >&2
+  fi
+fi

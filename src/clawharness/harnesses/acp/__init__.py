@@ -1,1 +1,3 @@
+"""The Agent Client Protocol harness (`acp/<agent>` model refs)."""
 
+from __future__ import annotations

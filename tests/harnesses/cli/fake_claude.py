@@ -1,0 +1,131 @@
+"""A fake `claude -p` speaking Claude Code's two-way stream-json control protocol.
+
+What a turn does depends on the prompt's first word:
+
+    text WORDS     streams WORDS and ends the turn
+    tool CMD       asks can_use_tool for Bash {"command": CMD}; reports the answer as the
+                   tool result ("ran: <command actually allowed>" or the deny message)
+    hang MARKER    runs `sleep` in a new session (as Claude Code's Bash does) and waits;
+                   an interrupt ends the turn with error_during_execution
+    stubborn M     the same, but ignores the interrupt
+    crash          exits with status 3 in the middle of the turn
+    error          ends the turn with an API error result
+
+Every start appends `{"argv": [...], "env": {...}}` to $FAKE_CLAUDE_LOG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+LOG = os.environ.get("FAKE_CLAUDE_LOG")
+
+
+def out(obj: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def read() -> dict[str, object] | None:
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    return json.loads(line)
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if LOG:
+        with open(LOG, "a") as fh:
+            fh.write(json.dumps({"argv": argv, "env": dict(os.environ)}) + "\n")
+    sid = str(uuid.uuid4())
+    if "--resume" in argv:
+        sid = argv[argv.index("--resume") + 1]
+        if "--fork-session" in argv:
+            sid = str(uuid.uuid4())
+    n = 0
+    while True:
+        msg = read()
+        if msg is None:
+            return 0
+        if msg.get("type") == "control_request":
+            request = msg["request"]
+            assert isinstance(request, dict)
+            out({"type": "control_response", "response": {
+                "subtype": "success", "request_id": msg["request_id"], "response": {}}})
+            continue
+        if msg.get("type") != "user":
+            continue
+        n += 1
+        content = msg["message"]["content"]  # type: ignore[index]
+        prompt = content[0]["text"]
+        word, _, rest = prompt.partition(" ")
+        out({"type": "system", "subtype": "init", "session_id": sid, "cwd": os.getcwd()})
+        if word == "text":
+            for piece in rest.split(" "):
+                out({"type": "stream_event", "event": {"type": "content_block_delta",
+                     "delta": {"type": "text_delta", "text": piece + " "}}, "session_id": sid})
+            out({"type": "assistant", "message": {"id": f"m{n}", "content": [
+                {"type": "text", "text": rest + " "}]}, "session_id": sid})
+        elif word == "tool":
+            tool_id = f"toolu_{n}"
+            out({"type": "assistant", "message": {"id": f"m{n}", "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash",
+                 "input": {"command": rest}}]}, "session_id": sid})
+            out({"type": "control_request", "request_id": f"perm{n}", "request": {
+                "subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": rest},
+                "tool_use_id": tool_id}})
+            answer = read()
+            assert answer is not None
+            verdict = answer["response"]["response"]  # type: ignore[index]
+            if verdict["behavior"] == "allow":
+                result = {"tool_use_id": tool_id, "type": "tool_result", "is_error": False,
+                          "content": "ran: " + verdict["updatedInput"]["command"]}
+            else:
+                result = {"tool_use_id": tool_id, "type": "tool_result", "is_error": True,
+                          "content": verdict["message"]}
+            out({"type": "user", "message": {"role": "user", "content": [result]},
+                 "session_id": sid})
+            out({"type": "assistant", "message": {"id": f"m{n}b", "content": [
+                {"type": "text", "text": "after tool"}]}, "session_id": sid})
+        elif word in ("hang", "stubborn"):
+            tool_id = f"toolu_{n}"
+            out({"type": "assistant", "message": {"id": f"m{n}", "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash",
+                 "input": {"command": rest}}]}, "session_id": sid})
+            subprocess.Popen(["sleep", rest], start_new_session=True)
+            while True:
+                msg = read()
+                if msg is None:
+                    return 0
+                if word == "hang" and msg.get("type") == "control_request":
+                    out({"type": "control_response", "response": {
+                        "subtype": "success", "request_id": msg["request_id"]}})
+                    out({"type": "user", "message": {"role": "user", "content": [
+                        {"tool_use_id": tool_id, "type": "tool_result", "is_error": True,
+                         "content": "interrupted"}]}, "session_id": sid})
+                    out({"type": "result", "subtype": "error_during_execution",
+                         "is_error": True, "session_id": sid})
+                    break
+            continue
+        elif word == "crash":
+            sys.stderr.write("fake claude: simulated crash\n")
+            sys.stderr.flush()
+            return 3
+        elif word == "error":
+            out({"type": "assistant", "message": {"id": f"m{n}", "model": "<synthetic>",
+                 "content": [{"type": "text", "text": "API Error: 400 nope"}]},
+                 "session_id": sid})
+            out({"type": "result", "subtype": "success", "is_error": True,
+                 "result": "API Error: 400 nope", "session_id": sid})
+            continue
+        out({"type": "result", "subtype": "success", "is_error": False, "result": rest,
+             "session_id": sid, "usage": {"input_tokens": 5, "output_tokens": 2}})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
