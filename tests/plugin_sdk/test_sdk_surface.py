@@ -30,7 +30,7 @@ AGENT_HARNESS = {
 RUNTIME_EAGER = {
     "AgentHarnessAttemptParamsV2", "AgentHarnessNotRegisteredError", "AgentHarnessPreflightError",
     "AgentHarnessSessionSupersededError", "AgentHarnessUnsupportedError", "AttemptParams",
-    "HarnessError",
+    "HarnessError", "BeforeToolCallDecision", "WorkspacePathEscapeError",
     "AttemptResult", "AttemptSettledError", "AttemptTerminal", "EmbeddedRunAttemptParamsV2",
     "HostCapabilities", "MissingAgentHarnessError", "RuntimeArtifact",
     "RuntimeArtifactMismatchError", "ToolPolicyRejectedError", "assert_runtime_artifact",
@@ -69,7 +69,7 @@ def test_public_surfaces_are_exactly_what_was_meant() -> None:
     assert set(agent_harness.__all__) == AGENT_HARNESS
     assert set(agent_harness_runtime.__all__) == RUNTIME_EAGER | RUNTIME_LAZY
     assert set(agent_harness_runtime.LAZY_EXPORTS) == RUNTIME_LAZY
-    assert set(agent_harness_tool_runtime.__all__) == TOOL_RUNTIME
+    assert set(agent_harness_tool_runtime.__all__) == TOOL_RUNTIME | {"resolve_workspace_path"}
     assert set(agent_harness_tool_runtime.LAZY_EXPORTS) == TOOL_RUNTIME
     bindings = importlib.import_module(agent_harness_session_runtime.BINDINGS_MODULE)
     assert set(agent_harness_session_runtime.__all__) == (

@@ -21,8 +21,9 @@ from clawharness.errors import (
     MissingAgentHarnessError,
     RuntimeArtifactMismatchError,
     ToolPolicyRejectedError,
+    WorkspacePathEscapeError,
 )
-from clawharness.harness.capabilities import HostCapabilities
+from clawharness.harness.capabilities import BeforeToolCallDecision, HostCapabilities
 from clawharness.harness.gates import assert_runtime_artifact
 from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, RuntimeArtifact
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
@@ -114,6 +115,7 @@ __all__ = [
     "AttemptResult",
     "AttemptSettledError",
     "AttemptTerminal",
+    "BeforeToolCallDecision",
     "EmbeddedRunAttemptParamsV2",
     "HarnessError",
     "HostCapabilities",
@@ -123,6 +125,7 @@ __all__ = [
     "SettledTurnFinalizationRejectedError",
     "ToolPolicyRejectedError",
     "ToolTerminalObserver",
+    "WorkspacePathEscapeError",
     "agent_harness_attempt_terminal",
     "assert_runtime_artifact",
     "assign_mcp_catalog_safe_server_names",

@@ -10,6 +10,7 @@ runtime. Everything loads lazily from the core modules named in `LAZY_EXPORTS`.
 from __future__ import annotations
 
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
+from clawharness.tools.workspace import resolve_workspace_path
 
 #: public name -> (providing module, attribute)
 LAZY_EXPORTS: LazyTable = {
@@ -33,6 +34,7 @@ __all__ = [
     "expand_tool_groups",
     "normalize_accepted_session_spawn_result",
     "normalize_tool_name",
+    "resolve_workspace_path",
 ]
 
 _lazy_getattr, _lazy_dir = install_lazy_exports(__name__, LAZY_EXPORTS)

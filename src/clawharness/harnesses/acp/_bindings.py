@@ -1,31 +1,26 @@
-"""Native session bindings of the ACP harness, in its own plugin-state store.
+"""Native session bindings of the ACP harness.
 
-A binding row maps `<agent id>:<session key>` to the ACP agent's session id (plus the
-host session id it belongs to and the working directory its transcript lives under).
-Rows live in a SQLite file under the plugin's state dir and are owned through the SDK's
-binding lifecycle (leases, deletion transactions).
+A binding row maps `<agent id>:<session key>` to the ACP agent's session id (plus the host
+session id it belongs to and the working directory its transcript lives under). Rows live
+in the host's plugin-state store (`PluginApi.store`), or in a file under the plugin's
+state dir when the harness runs on its own, owned through the SDK's binding lifecycle.
 """
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
-from clawharness.harnesses.acp._sdk import (
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
     DictRecordCodec,
-    NativeSessionBindingLifecycle,
+    HarnessBindingStore,
     Store,
-    create_native_session_binding_lifecycle,
-    open_store,
 )
 
 __all__ = ["BindingRecord", "Bindings", "binding_key"]
 
 #: a binding row's body: {"nativeSessionId", "hostSessionId", "cwd", "harness"}
 BindingRecord = dict[str, Any]
-
-STORE_FILE = "bindings.sqlite"
 
 
 def binding_key(agent_id: str, session_key: str) -> str:
@@ -40,45 +35,10 @@ def _validate(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-class Bindings:
-    """Lazily opened binding store + lifecycle for one harness id."""
-
-    def __init__(self, harness_id: str, state_dir: Path | None) -> None:
-        self.harness_id = harness_id
-        self.state_dir = state_dir
-        self._store: Store | None = None
-        self._lifecycle: NativeSessionBindingLifecycle[BindingRecord] | None = None
-        self._lock: asyncio.Lock | None = None
-
-    async def lifecycle(self, fallback_dir: Path | None = None) -> (
-            NativeSessionBindingLifecycle[BindingRecord]):
-        """The lifecycle, opening the store on first use (under `state_dir`, else
-        `fallback_dir`)."""
-        if self._lifecycle is not None:
-            return self._lifecycle
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._lifecycle is None:
-                root = self.state_dir or fallback_dir
-                if root is None:
-                    raise RuntimeError(f"{self.harness_id}: no state directory for bindings")
-                self.state_dir = root
-                root.mkdir(parents=True, exist_ok=True)
-                store = open_store(root / STORE_FILE)
-                await store.open()
-                self._store = store
-                self._lifecycle = create_native_session_binding_lifecycle(
-                    store, f"{self.harness_id}.bindings",
-                    codec=DictRecordCodec(version=1, validate=_validate),
-                    exclusive_operation=f"a {self.harness_id} session operation")
-            return self._lifecycle
-
-    @property
-    def opened(self) -> bool:
-        return self._lifecycle is not None
-
-    async def close(self) -> None:
-        store, self._store, self._lifecycle = self._store, None, None
-        if store is not None:
-            await store.close()
+def Bindings(harness_id: str, state_dir: Path | None,
+             store: Store | None = None) -> HarnessBindingStore[BindingRecord]:
+    """The binding store of one harness id."""
+    return HarnessBindingStore(
+        f"{harness_id}.bindings", codec=DictRecordCodec(version=1, validate=_validate),
+        store=store, state_dir=state_dir,
+        exclusive_operation=f"a {harness_id} session operation")

@@ -55,11 +55,11 @@ from acp.schema import (
 )
 
 from clawharness.harnesses.acp._bindings import BindingRecord, Bindings, binding_key
-from clawharness.harnesses.acp._proc import ChildProcess, kill_stray_groups, spawn
 from clawharness.harnesses.acp._sdk import (
     HarnessError,
     HostRun,
     SessionHookParams,
+    Store,
     WorkspacePathEscapeError,
     harness_session_hooks,
     resolve_state_dir,
@@ -75,6 +75,7 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
+from clawharness.plugin_sdk.agent_harness_process import ChildProcess, kill_stray_groups, spawn
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
            "canonical_tool_name"]
@@ -257,9 +258,9 @@ class AcpHarness:
     label = "Agent Client Protocol"
 
     def __init__(self, *, state_dir: str | os.PathLike[str] | None = None,
-                 config: Mapping[str, Any] | None = None) -> None:
+                 config: Mapping[str, Any] | None = None, store: Store | None = None) -> None:
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = Bindings(HARNESS_ID, Path(state_dir) if state_dir else None)
+        self._bindings = Bindings(HARNESS_ID, Path(state_dir) if state_dir else None, store)
         self._live: dict[str, _Live] = {}
 
     def supports(self, ctx: SupportContext) -> SupportResult:
@@ -271,12 +272,12 @@ class AcpHarness:
 
     async def reset(self, params: SessionHookParams) -> None:
         await self._close_live(binding_key(params.agent_id, params.session_key))
-        if self._bindings.opened or self._bindings.state_dir is not None:
+        if self._bindings.opened or self._bindings.has_location:
             lifecycle = await self._bindings.lifecycle()
             await harness_session_hooks(lifecycle, key_for=_hook_key).reset(params)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return await run(lambda: None, lambda: None)
         lifecycle = await self._bindings.lifecycle()
         return await harness_session_hooks(
@@ -284,7 +285,7 @@ class AcpHarness:
             after_commit=self._after_removal).with_session_deletion(params, run)
 
     async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return await run(lambda: None, lambda: None)
         lifecycle = await self._bindings.lifecycle()
         return await harness_session_hooks(
@@ -295,7 +296,7 @@ class AcpHarness:
         await self._close_live(binding_key(params.agent_id, params.session_key))
 
     async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return None
         lifecycle = await self._bindings.lifecycle()
         return await lifecycle.read(binding_key(agent_id, session_key))

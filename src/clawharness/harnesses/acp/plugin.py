@@ -25,7 +25,8 @@ def register(api: PluginApi) -> None:
     """Register the harness and the provider `acp` (one model per configured agent)."""
     agents = api.config.get("agents")
     names = tuple(sorted(agents)) if isinstance(agents, Mapping) else ()
-    api.register_agent_harness(AcpHarness(state_dir=api.state_dir, config=api.config))
+    api.register_agent_harness(AcpHarness(state_dir=api.state_dir, config=api.config,
+                                          store=api.store))
     api.register_provider("acp", label="Agent Client Protocol agents",
                           compatible_runtime_ids=["acp"], models=names)
 

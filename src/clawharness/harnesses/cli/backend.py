@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from clawharness.harnesses.cli._bindings import BindingRecord, Bindings, binding_key
-from clawharness.harnesses.cli._proc import ChildProcess, kill_stray_groups, spawn
 from clawharness.harnesses.cli._sdk import (
     HarnessError,
     HostRun,
     SessionHookParams,
+    Store,
     harness_session_hooks,
 )
 from clawharness.plugin_sdk.agent_harness import (
@@ -54,6 +54,7 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
+from clawharness.plugin_sdk.agent_harness_process import ChildProcess, kill_stray_groups, spawn
 
 __all__ = [
     "AssistantMessage",
@@ -332,14 +333,15 @@ class CliBackendHarness:
     """The harness for one described CLI agent."""
 
     def __init__(self, spec: CliAgentSpec, *, state_dir: str | os.PathLike[str] | None = None,
-                 config: Mapping[str, Any] | None = None) -> None:
+                 config: Mapping[str, Any] | None = None, store: Store | None = None) -> None:
         self.spec = spec
         self.id = spec.id
         self.label = spec.label
         if spec.auth_bootstrap is not None:
             self.auth_bootstrap = spec.auth_bootstrap
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = Bindings(spec.id, Path(state_dir) if state_dir is not None else None)
+        self._bindings = Bindings(spec.id, Path(state_dir) if state_dir is not None else None,
+                                  store)
         self._live: dict[str, _Live] = {}
         self._request_seq = 0
 
@@ -361,14 +363,14 @@ class CliBackendHarness:
         """In-place reset: forget the binding; the next turn starts a new native session."""
         key = binding_key(params.agent_id, params.session_key)
         await self._close_live(key)
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return
         lifecycle = await self._bindings.lifecycle()
         await harness_session_hooks(lifecycle, key_for=_hook_key).reset(params)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
         """Remove the binding inside the host's session deletion transaction."""
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return await run(lambda: None, lambda: None)
         lifecycle = await self._bindings.lifecycle()
         result = await harness_session_hooks(
@@ -378,7 +380,7 @@ class CliBackendHarness:
 
     async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
         """Invalidate the binding inside a same-key rewind / branch switch."""
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return await run(lambda: None, lambda: None)
         lifecycle = await self._bindings.lifecycle()
         return await harness_session_hooks(
@@ -390,7 +392,7 @@ class CliBackendHarness:
 
     async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        if not self._bindings.opened and self._bindings.state_dir is None:
+        if not self._bindings.opened and not self._bindings.has_location:
             return None
         lifecycle = await self._bindings.lifecycle()
         return await lifecycle.read(binding_key(agent_id, session_key))

@@ -268,7 +268,7 @@ def claude_cli_spec() -> CliAgentSpec:
         api="claude-cli")
 
 
-def claude_cli_harness(*, state_dir: Any = None,
+def claude_cli_harness(*, state_dir: Any = None, store: Any = None,
                        config: Mapping[str, Any] | None = None) -> CliBackendHarness:
     """A `claude-cli` harness (bindings under `state_dir`, plugin `config`)."""
-    return CliBackendHarness(claude_cli_spec(), state_dir=state_dir, config=config)
+    return CliBackendHarness(claude_cli_spec(), state_dir=state_dir, config=config, store=store)

@@ -21,7 +21,8 @@ PLUGIN_API = ">=2026.8.1"
 
 def register(api: PluginApi) -> None:
     """Register the harness; its bindings live under the plugin's state dir."""
-    api.register_agent_harness(claude_cli_harness(state_dir=api.state_dir, config=api.config))
+    api.register_agent_harness(claude_cli_harness(state_dir=api.state_dir, config=api.config,
+                                                  store=api.store))
 
 
 entry = define_plugin_entry(

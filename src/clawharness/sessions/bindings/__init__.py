@@ -39,6 +39,7 @@ from clawharness.sessions.bindings.generations import (
     resolve_native_session_binding,
     session_binding_key,
 )
+from clawharness.sessions.bindings.harness_store import HarnessBindingStore
 from clawharness.sessions.bindings.hooks import (
     HarnessSessionHooks,
     HostRun,
@@ -108,6 +109,7 @@ __all__ = [
     "GenerationOperations",
     "GenerationRecord",
     "GenerationRecordCodec",
+    "HarnessBindingStore",
     "HarnessSessionHooks",
     "HostGenerationAuthority",
     "HostRun",

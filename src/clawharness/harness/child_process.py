@@ -5,8 +5,7 @@ processes in further sessions of their own (Claude Code runs each Bash command u
 `setsid`), which a group kill would miss, so killing walks the process tree through
 `/proc` first and kills every descendant group as well.
 
-NOTE: the CLI harness keeps an identical copy (`harnesses/cli/_proc.py`): bundled
-harnesses import only the plugin SDK, never each other.
+Native harnesses reach this through `clawharness.plugin_sdk.agent_harness_process`.
 """
 
 from __future__ import annotations

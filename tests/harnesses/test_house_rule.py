@@ -1,0 +1,36 @@
+"""Bundled harnesses reach the core only through `clawharness.plugin_sdk`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+HARNESSES = Path(__file__).resolve().parents[2] / "src" / "clawharness" / "harnesses"
+
+
+def imported_modules(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+        elif isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(p.name for p in HARNESSES.iterdir()
+                                           if p.is_dir() and not p.name.startswith("_")))
+def test_bundled_harness_imports_only_the_sdk(package: str) -> None:
+    allowed = ["clawharness.plugin_sdk", f"clawharness.harnesses.{package}"]
+    if package == "embedded":
+        allowed.append("clawharness.providers")  # the built-in runtime's model transports
+    offenders = []
+    for path in (HARNESSES / package).rglob("*.py"):
+        for module in imported_modules(path):
+            if module.startswith("clawharness") and not any(
+                    module == a or module.startswith(a + ".") for a in allowed):
+                offenders.append(f"{path.relative_to(HARNESSES)}: {module}")
+    assert offenders == []
