@@ -63,6 +63,8 @@ ENTRY_POINT_GROUP = "clawharness.plugins"
 #: bundled plugin modules ("package.module" or "package.module:attr")
 BUNDLED_PLUGINS: tuple[str, ...] = (
     "clawharness.harnesses.codex.plugin:entry",
+    "clawharness.harnesses.cli.plugin:entry",
+    "clawharness.harnesses.acp.plugin:entry",
 )
 
 _log = logging.getLogger("clawharness.plugins")

@@ -105,7 +105,10 @@ def latest_text(api: Api, body: dict[str, Any]) -> str:
             return _text_of(last.get("content"))
         return ""
     messages = body.get("messages")
-    last = messages[-1] if isinstance(messages, list) and messages else None
+    # trailing system/developer notes (Claude Code appends one) are not the turn's input
+    conversation = [m for m in messages if not (isinstance(m, dict) and m.get("role") in (
+        "system", "developer"))] if isinstance(messages, list) else []
+    last = conversation[-1] if conversation else None
     if not isinstance(last, dict):
         return ""
     roles = ("user",) if api == "anthropic" else ("user", "tool", "function")
