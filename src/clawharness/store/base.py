@@ -6,23 +6,38 @@ frozen dataclasses; JSON columns hold plain JSON values (dict/list/str/num/bool/
 
 Durability promise: when an append or write coroutine returns, its data is committed.
 An append call is atomic: all of its entries are stored, or none.
+
+Errors: `StoreError` for a failed read or write (a bad entry fails its whole append call
+and nothing else), `StoreCorruptError` for a file that is not a database,
+`ConditionalWriteConflict` for `create_session` on an existing key and
+`SessionNotFoundError` from `update_session`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from clawharness.errors import StoreError
+
 __all__ = [
+    "SCHEMA_VERSION",
+    "SESSION_UPDATE_FIELDS",
     "AppendOutcome",
     "NewEntry",
     "PluginStateRecord",
     "SearchHit",
+    "SearchTerm",
     "SessionRecord",
     "Store",
     "SyncPluginStateView",
     "TranscriptEntry",
+    "check_session_update",
+    "dump_json",
+    "parse_search_query",
 ]
 
 #: the store schema version that `open()` migrates to
@@ -61,6 +76,8 @@ class NewEntry:
 
 @dataclass(frozen=True, slots=True)
 class TranscriptEntry:
+    """One stored transcript entry; `seq` starts at 1 per physical session."""
+
     session_key: str
     session_id: str
     seq: int
@@ -74,12 +91,16 @@ class TranscriptEntry:
 
 @dataclass(frozen=True, slots=True)
 class AppendOutcome:
+    """One appended entry, or (`appended=False`) the one already stored under its key."""
+
     entry: TranscriptEntry
     appended: bool
 
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One search match; a higher `score` is a better match (0.0 when ranked by recency)."""
+
     session_key: str
     session_id: str
     seq: int
@@ -144,7 +165,8 @@ class Store(SyncPluginStateView, Protocol):
 
     async def update_session(self, key: str, **fields: Any) -> SessionRecord:
         """Set some of session_id, model_ref, agent_harness_id, meta; bumps updated_at.
-        SessionNotFoundError if absent."""
+        SessionNotFoundError if absent. `None` clears a nullable field; `meta` replaces
+        the whole dict; another field name is a StoreError."""
 
     async def delete_session(self, key: str) -> bool:
         """Delete the row and every transcript entry under the key. False if absent."""
@@ -153,7 +175,12 @@ class Store(SyncPluginStateView, Protocol):
     async def append_entries(
         self, session_key: str, session_id: str, entries: Sequence[NewEntry]
     ) -> list[AppendOutcome]:
-        """Append atomically, in order, `seq` increasing per physical session."""
+        """Append atomically, in order, `seq` increasing per physical session.
+
+        One outcome per entry, in order. A new entry's `seq` is one more than the highest
+        stored for `session_id`. Content that is not JSON, or an empty role, fails the
+        whole call with StoreError and stores none of it. The session row is not touched.
+        """
 
     async def read_entries(
         self, session_id: str, *, last: int | None = None, after_seq: int | None = None
@@ -163,12 +190,18 @@ class Store(SyncPluginStateView, Protocol):
     async def count_entries(self, session_id: str) -> int: ...
 
     async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
-        """Delete entries with seq > after_seq (a rewind). Returns how many went."""
+        """Delete entries with seq > after_seq (a rewind). Returns how many went.
+        The next append continues at `after_seq + 1`."""
 
     async def search(
         self, query: str, *, session_key: str | None = None, limit: int = 20
     ) -> list[SearchHit]:
-        """Full-text search over entry text, best first (newest first among equals)."""
+        """Full-text search over entry text, best first (newest first among equals).
+
+        `query` is free user text (see `parse_search_query`): every term must match
+        (AND); a term ending in `*` matches as a prefix. Ranking is BM25-like over the
+        newest few thousand matches, so very common terms stay fast.
+        """
 
     # plugin state ----------------------------------------------------------------
     async def state_get(self, namespace: str, key: str) -> PluginStateRecord | None: ...
@@ -185,6 +218,73 @@ class Store(SyncPluginStateView, Protocol):
         self, namespace: str, key: str, expected_generation: int, value: Any, *,
         lease_token: str | None = None, lease_expires_at: float | None = None,
     ) -> PluginStateRecord | None:
-        """Write when the stored generation equals `expected_generation`; None otherwise."""
+        """Write when the stored generation equals `expected_generation`; None otherwise.
+        Value and lease are both replaced (no lease given clears it); generation + 1."""
 
     async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool: ...
+
+
+#: the fields `update_session` may set
+SESSION_UPDATE_FIELDS = frozenset({"session_id", "model_ref", "agent_harness_id", "meta"})
+
+_WORD = re.compile(r"[^\W_]+")
+_MAX_TERMS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class SearchTerm:
+    """One AND-ed search term: a phrase of words; `prefix` makes the last one a prefix."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+
+def parse_search_query(query: str) -> list[SearchTerm]:
+    """Turn free user text into safe search terms.
+
+    Whitespace separates terms; inside a term only letters and digits count (`foo-bar`
+    is the phrase "foo bar"), so no query syntax from the user reaches the database. A
+    trailing `*` asks for a prefix match; prefixes under 2 characters match whole words
+    only, because a one-letter prefix would scan the whole index. At most 16 terms.
+    """
+    terms: list[SearchTerm] = []
+    for raw in query.split():
+        words = tuple(w.lower() for w in _WORD.findall(raw))
+        if not words:
+            continue
+        prefix = raw.endswith("*") and len(words[-1]) >= 2
+        term = SearchTerm(words, prefix)
+        if term not in terms:
+            terms.append(term)
+        if len(terms) >= _MAX_TERMS:
+            break
+    return terms
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dump_json(value: Any, what: str) -> str:
+    """Serialize one JSON column value (strict JSON: no NaN); StoreError if impossible."""
+    try:
+        return _ENCODER.encode(value)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+
+
+def check_session_update(key: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate `update_session` fields; returns them with `meta` copied."""
+    unknown = sorted(set(fields) - SESSION_UPDATE_FIELDS)
+    if unknown:
+        raise StoreError(
+            f"update_session({key!r}): cannot set {', '.join(unknown)}; "
+            f"settable fields are {', '.join(sorted(SESSION_UPDATE_FIELDS))}"
+        )
+    out = dict(fields)
+    if "session_id" in out and not isinstance(out["session_id"], str):
+        raise StoreError(f"update_session({key!r}): session_id must be a string")
+    if "meta" in out:
+        if not isinstance(out["meta"], dict):
+            raise StoreError(f"update_session({key!r}): meta must be a dict")
+        out["meta"] = dict(out["meta"])
+    return out

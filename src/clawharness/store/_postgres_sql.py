@@ -1,0 +1,139 @@
+"""SQL of the PostgreSQL store: schema, statements and the tsquery builder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from clawharness.store.base import SearchTerm
+
+#: pg_advisory_xact_lock(bigint) key taken while creating or migrating the schema
+MIGRATE_LOCK = 0x636C61775F6D6967
+#: first key of pg_advisory_xact_lock(int, int) for per-session seq allocation
+SEQ_LOCK_SPACE = 0x636C6177
+
+VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    version integer NOT NULL
+)"""
+SET_VERSION = (
+    "INSERT INTO schema_version (singleton, version) VALUES (true, %s) "
+    "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version"
+)
+
+# JSON columns are `json`, not `jsonb`: stored verbatim, and `json` accepts "\u0000",
+# which tool output does contain and `jsonb` refuses. Keys sort in "C" (code point)
+# order, as in SQLite.
+SCHEMA_V1: tuple[str, ...] = (
+    """CREATE TABLE sessions (
+        key text COLLATE "C" PRIMARY KEY,
+        session_id text NOT NULL,
+        agent_id text NOT NULL,
+        model_ref text,
+        agent_harness_id text,
+        created_at double precision NOT NULL,
+        updated_at double precision NOT NULL,
+        meta json NOT NULL DEFAULT '{}'
+    )""",
+    "CREATE INDEX sessions_by_updated ON sessions (updated_at DESC)",
+    "CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC)",
+    """CREATE TABLE transcript_entries (
+        session_key text NOT NULL,
+        session_id text NOT NULL,
+        seq bigint NOT NULL,
+        id bigint GENERATED ALWAYS AS IDENTITY,
+        role text NOT NULL CHECK (role <> ''),
+        content json NOT NULL,
+        metadata json NOT NULL DEFAULT '{}',
+        idempotency_key text,
+        text text,
+        created_at double precision NOT NULL,
+        tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(text, ''))) STORED,
+        PRIMARY KEY (session_id, seq)
+    )""",
+    "CREATE UNIQUE INDEX transcript_by_id ON transcript_entries (id)",
+    """CREATE UNIQUE INDEX transcript_by_idempotency_key
+        ON transcript_entries (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL""",
+    "CREATE INDEX transcript_by_session_key ON transcript_entries (session_key)",
+    "CREATE INDEX transcript_search ON transcript_entries USING gin (tsv)",
+    """CREATE TABLE plugin_state (
+        namespace text COLLATE "C" NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        value json NOT NULL,
+        generation bigint NOT NULL,
+        lease_token text,
+        lease_expires_at double precision,
+        PRIMARY KEY (namespace, key)
+    )""",
+)
+
+SESSION_COLS = (
+    "key, session_id, agent_id, model_ref, agent_harness_id, created_at, updated_at, meta"
+)
+SELECT_SESSION = f"SELECT {SESSION_COLS} FROM sessions"
+INSERT_SESSION = (
+    f"INSERT INTO sessions ({SESSION_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::json) "
+    "ON CONFLICT (key) DO NOTHING RETURNING key"
+)
+
+ENTRY_COLS = (
+    "session_key, session_id, seq, role, content, metadata, idempotency_key, text, created_at"
+)
+SEQ_LOCK = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
+MAX_SEQ = "SELECT coalesce(max(seq), 0) FROM transcript_entries WHERE session_id = %s"
+SELECT_BY_IDEM = (
+    f"SELECT {ENTRY_COLS} FROM transcript_entries "
+    "WHERE session_id = %s AND idempotency_key = ANY(%s)"
+)
+INSERT_ENTRY = (
+    f"INSERT INTO transcript_entries ({ENTRY_COLS}) "
+    "VALUES (%s, %s, %s, %s, %s::json, %s::json, %s, %s, %s)"
+)
+READ_LAST = (
+    f"SELECT {ENTRY_COLS} FROM transcript_entries WHERE session_id = %s AND seq > %s "
+    "ORDER BY seq DESC LIMIT %s"
+)
+READ_ALL = (
+    f"SELECT {ENTRY_COLS} FROM transcript_entries WHERE session_id = %s AND seq > %s "
+    "ORDER BY seq"
+)
+
+# newest `window` matches first, then ts_rank over only those (`{where}`: session filter)
+SEARCH = """WITH m AS (
+    SELECT e.id, e.session_key, e.session_id, e.seq, e.role, e.text, e.tsv
+    FROM transcript_entries e
+    WHERE e.tsv @@ to_tsquery('simple', %(q)s){where}
+    ORDER BY e.id DESC LIMIT %(window)s
+)
+SELECT m.session_key, m.session_id, m.seq, m.role, m.text,
+       ts_rank(m.tsv, to_tsquery('simple', %(q)s)) AS score
+FROM m ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+
+_STATE_COLS = "namespace, key, value, generation, lease_token, lease_expires_at"
+STATE_GET = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = %s AND key = %s"
+STATE_LIST = (
+    f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = %s AND starts_with(key, %s) "
+    "ORDER BY key"
+)
+STATE_INSERT = (
+    f"INSERT INTO plugin_state ({_STATE_COLS}) VALUES (%s, %s, %s::json, 1, %s, %s) "
+    f"ON CONFLICT (namespace, key) DO NOTHING RETURNING {_STATE_COLS}"
+)
+STATE_UPDATE = (
+    "UPDATE plugin_state SET value = %s::json, generation = generation + 1, "
+    "lease_token = %s, lease_expires_at = %s "
+    f"WHERE namespace = %s AND key = %s AND generation = %s RETURNING {_STATE_COLS}"
+)
+STATE_DELETE = (
+    "DELETE FROM plugin_state WHERE namespace = %s AND key = %s AND generation = %s RETURNING 1"
+)
+
+
+def tsquery(terms: Sequence[SearchTerm]) -> str:
+    """`to_tsquery` text for parsed terms: AND of phrases, `:*` on a prefix's last word."""
+    parts = []
+    for term in terms:
+        words = ["'" + w.replace("\\", "\\\\").replace("'", "''") + "'" for w in term.words]
+        if term.prefix:
+            words[-1] += ":*"
+        parts.append("(" + " <-> ".join(words) + ")")
+    return " & ".join(parts)

@@ -1,0 +1,409 @@
+"""The `Store` protocol over PostgreSQL (psycopg 3), for many processes and machines.
+
+A small pool of autocommit async connections; every write is one transaction. `seq` is
+allocated under a per-session transaction-scoped advisory lock (max(seq) + 1, so a
+rewind continues where it cut, like the SQLite store). Plugin-state conditional writes
+are single statements guarded by `WHERE generation = %s`. Search uses a generated
+`tsvector` column ('simple' configuration, no stemming, like the SQLite tokenizer) with a
+GIN index, ranking with ts_rank over the newest matches only. The synchronous
+plugin-state methods use their own blocking connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import sql
+
+from clawharness.errors import (
+    ClawHarnessError,
+    ConditionalWriteConflict,
+    SessionNotFoundError,
+    StoreError,
+)
+from clawharness.store import _postgres_sql as q
+from clawharness.store.base import (
+    SCHEMA_VERSION,
+    AppendOutcome,
+    NewEntry,
+    PluginStateRecord,
+    SearchHit,
+    SessionRecord,
+    TranscriptEntry,
+    check_session_update,
+    dump_json,
+    parse_search_query,
+)
+
+__all__ = ["PostgresStore"]
+
+_T = TypeVar("_T")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1}
+
+
+def _redact(url: str) -> str:
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
+
+
+def _session(row: Sequence[Any]) -> SessionRecord:
+    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+
+
+def _entry(row: Sequence[Any]) -> TranscriptEntry:
+    return TranscriptEntry(row[0], row[1], row[2], row[3], row[4], row[5] or {}, row[6], row[7],
+                           row[8])
+
+
+def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
+    return None if row is None else PluginStateRecord(*row)
+
+
+class PostgresStore:
+    """The `Store` protocol over PostgreSQL (see the module docstring).
+
+    `schema` puts every table in that schema (created if missing), via `search_path`.
+    """
+
+    def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 4,
+                 search_window: int = 2000, connect_timeout: float = 10.0):
+        if schema is not None and not _IDENT.fullmatch(schema):
+            raise StoreError(f"PostgreSQL schema name {schema!r} is not a plain identifier")
+        self.url = url
+        self.schema = schema
+        self.search_window = search_window
+        self._where = _redact(url) + (f" (schema {schema})" if schema else "")
+        self._kwargs: dict[str, Any] = {"autocommit": True,
+                                        "connect_timeout": max(1, int(connect_timeout))}
+        if schema is not None:
+            self._kwargs["options"] = f"-c search_path={schema}"
+        self._size = pool_size
+        self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._sem: asyncio.Semaphore | None = None
+        self._open = False
+        self._closed = False
+        self._sync: psycopg.Connection[Any] | None = None
+        self._sync_lock = threading.Lock()
+
+    def _error(self, exc: BaseException, what: str) -> BaseException:
+        if isinstance(exc, ClawHarnessError) or not isinstance(exc, psycopg.Error):
+            return exc
+        err = StoreError(f"{self._where}: {what} failed: {str(exc).strip()}")
+        err.__cause__ = exc
+        return err
+
+    # lifecycle ---------------------------------------------------------------------
+    async def open(self) -> None:
+        """Connect, then create or migrate the schema under an advisory lock."""
+        if self._open:
+            return
+        self._closed = False
+        self._sem = asyncio.Semaphore(self._size)
+        try:
+            async with self._conn() as conn, conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (q.MIGRATE_LOCK,))
+                if self.schema is not None:
+                    await conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                        sql.Identifier(self.schema)))
+                await conn.execute(q.VERSION_TABLE)
+                cur = await conn.execute("SELECT version FROM schema_version")
+                row = await cur.fetchone()
+                version = 0 if row is None else int(row[0])
+                if version > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"{self._where}: store schema version {version} is newer than this "
+                        f"clawharness supports ({SCHEMA_VERSION}); upgrade clawharness")
+                for v in range(version + 1, SCHEMA_VERSION + 1):
+                    for stmt in _MIGRATIONS[v]:
+                        await conn.execute(stmt)
+                    await conn.execute(q.SET_VERSION, (v,))
+            self._sync = await asyncio.to_thread(psycopg.Connection.connect, self.url,
+                                                 **self._kwargs)
+        except BaseException as exc:
+            await self._close_idle()
+            raise self._error(exc, "open") from exc
+        self._open = True
+
+    async def _close_idle(self) -> None:
+        idle, self._idle = self._idle, []
+        for c in idle:
+            await c.close()
+
+    async def close(self) -> None:
+        """Close every connection (those in use close when their call finishes)."""
+        self._open = False
+        self._closed = True
+        await self._close_idle()
+        with self._sync_lock:
+            if self._sync is not None:
+                self._sync.close()
+                self._sync = None
+
+    @asynccontextmanager
+    async def _conn(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        if self._sem is None:
+            raise StoreError(f"{self._where}: the store is not open")
+        async with self._sem:
+            conn = self._idle.pop() if self._idle else await psycopg.AsyncConnection.connect(
+                self.url, **self._kwargs)
+            try:
+                yield conn
+            finally:
+                healthy = (not conn.closed and not conn.broken
+                           and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
+                if healthy and not self._closed:
+                    self._idle.append(conn)
+                else:
+                    await conn.close()
+
+    async def _run(self, what: str, fn: Callable[[psycopg.AsyncConnection[Any]], Any],
+                   *, tx: bool = True) -> Any:
+        if not self._open:
+            raise StoreError(f"{self._where}: the store is not open")
+        try:
+            async with self._conn() as conn:
+                if not tx:
+                    return await fn(conn)
+                async with conn.transaction():
+                    return await fn(conn)
+        except Exception as exc:
+            raise self._error(exc, what) from exc
+
+    async def _one(self, what: str, query: str, args: Sequence[Any]) -> Any:
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> Any:
+            return await (await conn.execute(query, args)).fetchone()
+
+        return await self._run(what, fn, tx=False)
+
+    async def _all(self, what: str, query: str,
+                   args: Sequence[Any] | Mapping[str, Any]) -> list[Any]:
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> list[Any]:
+            return await (await conn.execute(query, args)).fetchall()
+
+        rows: list[Any] = await self._run(what, fn, tx=False)
+        return rows
+
+    # sessions ---------------------------------------------------------------------------
+    async def create_session(self, record: SessionRecord) -> SessionRecord:
+        """Insert a new session row; ConditionalWriteConflict if the key exists."""
+        created = record.created_at or time.time()
+        stored = replace(record, created_at=created, updated_at=record.updated_at or created,
+                         meta=dict(record.meta))
+        row = await self._one("create_session", q.INSERT_SESSION, (
+            stored.key, stored.session_id, stored.agent_id, stored.model_ref,
+            stored.agent_harness_id, stored.created_at, stored.updated_at,
+            dump_json(stored.meta, f"meta of session {record.key!r}")))
+        if row is None:
+            raise ConditionalWriteConflict(f"session {record.key!r} already exists")
+        return stored
+
+    async def get_session(self, key: str) -> SessionRecord | None:
+        """The session row under `key`, or None."""
+        row = await self._one("get_session", q.SELECT_SESSION + " WHERE key = %s", (key,))
+        return None if row is None else _session(row)
+
+    async def list_sessions(
+        self, *, agent_id: str | None = None, limit: int | None = None
+    ) -> list[SessionRecord]:
+        """Most recently updated first."""
+        where = "" if agent_id is None else " WHERE agent_id = %s"
+        args = (() if agent_id is None else (agent_id,)) + (limit,)
+        rows = await self._all("list_sessions", f"{q.SELECT_SESSION}{where} "
+                               "ORDER BY updated_at DESC, key LIMIT %s", args)
+        return [_session(r) for r in rows]
+
+    async def update_session(self, key: str, **fields: Any) -> SessionRecord:
+        """Set some of session_id, model_ref, agent_harness_id, meta; bumps updated_at."""
+        values = check_session_update(key, fields)
+        sets = []
+        for name in values:
+            sets.append(f"{name} = %s::json" if name == "meta" else f"{name} = %s")
+        if "meta" in values:
+            values["meta"] = dump_json(values["meta"], f"meta of session {key!r}")
+        query = (f"UPDATE sessions SET {''.join(s + ', ' for s in sets)}updated_at = %s "
+                 f"WHERE key = %s RETURNING {q.SESSION_COLS}")
+        row = await self._one("update_session", query, (*values.values(), time.time(), key))
+        if row is None:
+            raise SessionNotFoundError(f"no session {key!r}")
+        return _session(row)
+
+    async def delete_session(self, key: str) -> bool:
+        """Delete the row and every transcript entry under the key. False if absent."""
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> bool:
+            await conn.execute("DELETE FROM transcript_entries WHERE session_key = %s", (key,))
+            cur = await conn.execute("DELETE FROM sessions WHERE key = %s", (key,))
+            return cur.rowcount > 0
+
+        deleted: bool = await self._run("delete_session", fn)
+        return deleted
+
+    # transcript -------------------------------------------------------------------------
+    async def append_entries(
+        self, session_key: str, session_id: str, entries: Sequence[NewEntry]
+    ) -> list[AppendOutcome]:
+        """Append atomically, in order, `seq` increasing per physical session."""
+        if not entries:
+            return []
+        prepared = [
+            (e, dump_json(e.content, f"content of entry {i}"),
+             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"),
+             None if e.text is None else e.text.replace("\x00", ""))
+            for i, e in enumerate(entries)
+        ]
+        keys = [e.idempotency_key for e in entries if e.idempotency_key is not None]
+
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> list[AppendOutcome]:
+            await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
+            cur = await conn.execute(q.MAX_SEQ, (session_id,))
+            seq = int((await cur.fetchone() or (0,))[0])
+            known: dict[str, AppendOutcome] = {}
+            if keys:
+                cur = await conn.execute(q.SELECT_BY_IDEM, (session_id, keys))
+                for row in await cur.fetchall():
+                    known[row[6]] = AppendOutcome(_entry(row), False)
+            now = time.time()
+            out: list[AppendOutcome] = []
+            rows = []
+            for e, content, meta, text in prepared:
+                hit = known.get(e.idempotency_key) if e.idempotency_key is not None else None
+                if hit is not None:
+                    out.append(hit)
+                    continue
+                seq += 1
+                rows.append((session_key, session_id, seq, e.role, content, meta,
+                             e.idempotency_key, text, now))
+                done = AppendOutcome(TranscriptEntry(
+                    session_key, session_id, seq, e.role, e.content, dict(e.metadata or {}),
+                    e.idempotency_key, e.text, now), True)
+                out.append(done)
+                if e.idempotency_key is not None:
+                    known[e.idempotency_key] = replace(done, appended=False)
+            if rows:
+                async with conn.cursor() as c:
+                    await c.executemany(q.INSERT_ENTRY, rows)
+            return out
+
+        result: list[AppendOutcome] = await self._run("append_entries", fn)
+        return result
+
+    async def read_entries(
+        self, session_id: str, *, last: int | None = None, after_seq: int | None = None
+    ) -> list[TranscriptEntry]:
+        """Entries in seq order; `last` keeps only the newest N."""
+        after = -1 if after_seq is None else after_seq
+        if last is not None:
+            if last <= 0:
+                return []
+            rows = await self._all("read_entries", q.READ_LAST, (session_id, after, last))
+            return [_entry(r) for r in reversed(rows)]
+        return [_entry(r) for r in await self._all("read_entries", q.READ_ALL, (session_id, after))]
+
+    async def count_entries(self, session_id: str) -> int:
+        """How many entries `session_id` holds."""
+        row = await self._one("count_entries", "SELECT count(*) FROM transcript_entries "
+                              "WHERE session_id = %s", (session_id,))
+        return int(row[0])
+
+    async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
+        """Delete entries with seq > after_seq (a rewind). Returns how many went."""
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> int:
+            await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
+            cur = await conn.execute("DELETE FROM transcript_entries WHERE session_id = %s "
+                                     "AND seq > %s", (session_id, after_seq))
+            return cur.rowcount
+
+        count: int = await self._run("truncate_entries", fn)
+        return count
+
+    async def search(
+        self, query: str, *, session_key: str | None = None, limit: int = 20
+    ) -> list[SearchHit]:
+        """Full-text search over entry text, best first (newest first among equals)."""
+        terms = parse_search_query(query)
+        if not terms or limit <= 0:
+            return []
+        tsq = q.tsquery(terms)
+        where = "" if session_key is None else " AND e.session_key = %(key)s"
+        rows = await self._all("search", q.SEARCH.format(where=where), {
+            "q": tsq, "key": session_key, "window": max(self.search_window, limit),
+            "limit": limit})
+        return [SearchHit(r[0], r[1], r[2], r[3], r[4] or "", float(r[5])) for r in rows]
+
+    # plugin state -------------------------------------------------------------------------
+    async def state_get(self, namespace: str, key: str) -> PluginStateRecord | None:
+        """One plugin-state row, or None."""
+        return _state(await self._one("state_get", q.STATE_GET, (namespace, key)))
+
+    async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]:
+        """Rows of `namespace` whose key starts with `prefix`, in key order."""
+        rows = await self._all("state_list", q.STATE_LIST, (namespace, prefix))
+        return [PluginStateRecord(*r) for r in rows]
+
+    async def state_insert_if_absent(
+        self, namespace: str, key: str, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """Insert at generation 1; None when the key already exists."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return _state(await self._one("state_insert_if_absent", q.STATE_INSERT,
+                                      (namespace, key, raw, lease_token, lease_expires_at)))
+
+    async def state_update_if(
+        self, namespace: str, key: str, expected_generation: int, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """Write when the stored generation equals `expected_generation`; None otherwise."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return _state(await self._one("state_update_if", q.STATE_UPDATE, (
+            raw, lease_token, lease_expires_at, namespace, key, expected_generation)))
+
+    async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool:
+        """Delete when the stored generation equals `expected_generation`."""
+        row = await self._one("state_delete_if", q.STATE_DELETE,
+                              (namespace, key, expected_generation))
+        return row is not None
+
+    # the same rows, synchronously -----------------------------------------------------------
+    def _sync_one(self, what: str, query: str, args: Sequence[Any]) -> Any:
+        with self._sync_lock:
+            if self._sync is None:
+                raise StoreError(f"{self._where}: the store is not open")
+            try:
+                return self._sync.execute(query, args).fetchone()
+            except psycopg.Error as exc:
+                raise self._error(exc, what) from exc
+
+    def state_get_sync(self, namespace: str, key: str) -> PluginStateRecord | None:
+        """`state_get`, blocking."""
+        return _state(self._sync_one("state_get_sync", q.STATE_GET, (namespace, key)))
+
+    def state_insert_if_absent_sync(
+        self, namespace: str, key: str, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """`state_insert_if_absent`, blocking."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return _state(self._sync_one("state_insert_if_absent_sync", q.STATE_INSERT,
+                                     (namespace, key, raw, lease_token, lease_expires_at)))
+
+    def state_update_if_sync(
+        self, namespace: str, key: str, expected_generation: int, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """`state_update_if`, blocking."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return _state(self._sync_one("state_update_if_sync", q.STATE_UPDATE, (
+            raw, lease_token, lease_expires_at, namespace, key, expected_generation)))
+
+    def state_delete_if_sync(self, namespace: str, key: str, expected_generation: int) -> bool:
+        """`state_delete_if`, blocking."""
+        return self._sync_one("state_delete_if_sync", q.STATE_DELETE,
+                              (namespace, key, expected_generation)) is not None

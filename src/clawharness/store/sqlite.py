@@ -1,0 +1,492 @@
+"""The embedded store: one SQLite file in WAL mode.
+
+Every async write goes through one writer thread (`_sqlite_writer`) that owns the write
+connection: it drains all queued requests, runs them in one transaction, commits once and
+only then resolves the callers' futures (group commit). A request that fails inside
+SQLite makes the writer run that batch again with a SAVEPOINT per request, so it fails
+alone. WAL with synchronous=NORMAL: a returned write survives the process being killed
+(a power cut may lose the last commits).
+
+The full-text index (FTS5) is brought up to date by the writer in rounds just after the
+appends commit; a search first has pending rows indexed, so it sees every returned append.
+
+Reads use their own connections in a small thread pool; a bounded index-seek read (the
+last N entries, one session row, one state row) runs inline on the event loop, because a
+thread hop costs more than the read. The synchronous plugin-state methods use a third
+connection with a busy timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from clawharness.errors import (
+    ConditionalWriteConflict,
+    SessionNotFoundError,
+    StoreCorruptError,
+    StoreError,
+)
+from clawharness.store import _sqlite_sql as q
+from clawharness.store._sqlite_writer import Request, Writer, translate
+from clawharness.store.base import (
+    SCHEMA_VERSION,
+    AppendOutcome,
+    NewEntry,
+    PluginStateRecord,
+    SearchHit,
+    SessionRecord,
+    TranscriptEntry,
+    check_session_update,
+    dump_json,
+    parse_search_query,
+)
+
+__all__ = ["SqliteStore"]
+
+_T = TypeVar("_T")
+_HEADER = b"SQLite format 3\x00"
+#: reads of at most this many entries run inline on the event loop
+_INLINE_LAST = 256
+
+#: version -> DDL that brings a file from version-1 to version (tests may add more)
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1}
+
+
+_decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
+
+
+def _entry(row: Sequence[Any], session_id: str) -> TranscriptEntry:
+    meta = row[4]
+    return TranscriptEntry(
+        row[0], session_id, row[1], row[2], _decode(row[3])[0],
+        {} if meta == "{}" else _decode(meta)[0], row[5], row[6], row[7],
+    )
+
+
+def _session(row: Sequence[Any]) -> SessionRecord:
+    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
+
+
+def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
+    if row is None:
+        return None
+    return PluginStateRecord(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
+
+
+def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
+    if not prefix or ord(prefix[-1]) >= 0x10FFFF:
+        return prefix, None
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not SQLite before sqlite touches it, so it stays as it was."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(100)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the store file: {exc}") from exc
+    if head and (len(head) < 100 or not head.startswith(_HEADER)):
+        raise StoreCorruptError(
+            f"{path} is not a SQLite database (bad header); refusing to open or overwrite it"
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, target: int) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > target:
+            raise StoreError(
+                f"{path}: store schema version {version} is newer than this clawharness "
+                f"supports ({target}); upgrade clawharness to open it"
+            )
+        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise StoreError(f"{path}: a SQLite database that is not a clawharness store")
+        for v in range(version + 1, target + 1):
+            for stmt in _MIGRATIONS[v]:
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {v}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+class SqliteStore:
+    """The `Store` protocol over one SQLite file (see the module docstring)."""
+
+    def __init__(self, path: str | Path, *, readers: int = 4, search_window: int = 2000,
+                 common_df: int = 10_000, busy_timeout: float = 10.0):
+        self.path = Path(path).expanduser().absolute()
+        self.url = f"sqlite:///{self.path}"
+        self.search_window = search_window
+        #: a search term in at least this many entries counts as "very common"
+        self.common_df = common_df
+        self._readers = readers
+        self._busy_ms = int(busy_timeout * 1000)
+        self._writer: Writer | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._local = threading.local()
+        self._read_conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._inline: sqlite3.Connection | None = None
+        self._inline_thread = 0
+        self._sync: sqlite3.Connection | None = None
+        self._sync_lock = threading.Lock()
+
+    # lifecycle -------------------------------------------------------------------
+    def _connect(self, *, busy_ms: int | None = None) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                               timeout=(self._busy_ms if busy_ms is None else busy_ms) / 1000)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def _open_sync(self) -> None:
+        _check_header(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = None
+        try:
+            conn = self._connect()
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{self.path}: cannot switch the store to WAL mode ({mode})")
+            conn.execute("PRAGMA cache_size = -65536")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            _migrate(conn, self.path, SCHEMA_VERSION)
+            self._sync = self._connect()
+            self._inline = self._connect(busy_ms=0)
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            for c in (self._sync, self._inline):
+                if c is not None:
+                    c.close()
+            self._sync = self._inline = None
+            raise translate(exc, self.path, "open") from exc
+        self._writer = Writer(conn, self.path, q.index_pending)
+
+    async def open(self) -> None:
+        """Create or migrate the file; StoreCorruptError (file untouched) if not SQLite."""
+        if self._writer is not None:
+            return
+        await asyncio.to_thread(self._open_sync)
+        self._inline_thread = threading.get_ident()
+        self._pool = ThreadPoolExecutor(self._readers, thread_name_prefix="clawharness-store-read")
+
+    async def close(self) -> None:
+        """Finish queued writes and close every connection."""
+        writer, pool = self._writer, self._pool
+        if writer is None:
+            return
+        self._writer = self._pool = None
+        await asyncio.to_thread(writer.stop)
+        if pool is not None:
+            await asyncio.to_thread(pool.shutdown, True)
+        with self._conns_lock:
+            conns, self._read_conns = self._read_conns, []
+        with self._sync_lock:
+            for c in (*conns, self._inline, self._sync):
+                if c is not None:
+                    c.close()
+            self._inline = self._sync = None
+
+    @property
+    def writer_stats(self) -> dict[str, int]:
+        """Group-commit counters: transactions, requests, largest batch."""
+        w = self._writer
+        return {} if w is None else {"batches": w.batches, "requests": w.requests,
+                                     "max_batch": w.max_batch}
+
+    # plumbing ----------------------------------------------------------------------
+    def _need_writer(self) -> Writer:
+        if self._writer is None:
+            raise StoreError(f"{self.path}: the store is not open")
+        return self._writer
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        self._need_writer().submit(Request(fn, loop, fut))
+        return cast(_T, await fut)
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only = 1")
+            conn.execute("PRAGMA cache_size = -32768")
+            self._local.conn = conn
+            with self._conns_lock:
+                self._read_conns.append(conn)
+        return conn
+
+    def _run_read(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        try:
+            return fn(self._reader())
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, "read") from exc
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], _T], *, inline: bool = False) -> _T:
+        self._need_writer()
+        if inline and self._inline is not None and threading.get_ident() == self._inline_thread:
+            try:
+                return fn(self._inline)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise translate(exc, self.path, "read") from exc
+                # rare (WAL recovery, a blocking checkpoint): wait in a thread instead
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, "read") from exc
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self._run_read, fn)
+
+    # sessions -----------------------------------------------------------------------
+    async def create_session(self, record: SessionRecord) -> SessionRecord:
+        """Insert a new session row; ConditionalWriteConflict if the key exists."""
+        now = time.time()
+        created = record.created_at or now
+        stored = replace(record, created_at=created, updated_at=record.updated_at or created,
+                         meta=dict(record.meta))
+        meta = dump_json(stored.meta, f"meta of session {record.key!r}")
+
+        def fn(conn: sqlite3.Connection) -> SessionRecord:
+            cur = conn.execute(q.INSERT_SESSION, (
+                stored.key, stored.session_id, stored.agent_id, stored.model_ref,
+                stored.agent_harness_id, stored.created_at, stored.updated_at, meta))
+            if cur.rowcount == 0:
+                raise ConditionalWriteConflict(f"session {record.key!r} already exists")
+            return stored
+
+        return await self._write(fn)
+
+    async def get_session(self, key: str) -> SessionRecord | None:
+        """The session row under `key`, or None."""
+        def fn(conn: sqlite3.Connection) -> SessionRecord | None:
+            row = conn.execute(q.SELECT_SESSION + " WHERE key = ?", (key,)).fetchone()
+            return None if row is None else _session(row)
+
+        return await self._read(fn, inline=True)
+
+    async def list_sessions(
+        self, *, agent_id: str | None = None, limit: int | None = None
+    ) -> list[SessionRecord]:
+        """Most recently updated first."""
+        where, args = ("", ()) if agent_id is None else (" WHERE agent_id = ?", (agent_id,))
+        sql = f"{q.SELECT_SESSION}{where} ORDER BY updated_at DESC, key LIMIT ?"
+        lim = -1 if limit is None else limit
+
+        def fn(conn: sqlite3.Connection) -> list[SessionRecord]:
+            return [_session(r) for r in conn.execute(sql, (*args, lim))]
+
+        return await self._read(fn)
+
+    async def update_session(self, key: str, **fields: Any) -> SessionRecord:
+        """Set some of session_id, model_ref, agent_harness_id, meta; bumps updated_at."""
+        values = check_session_update(key, fields)
+        if "meta" in values:
+            values["meta"] = dump_json(values["meta"], f"meta of session {key!r}")
+        sets = "".join(f"{name} = ?, " for name in values)
+        sql = f"UPDATE sessions SET {sets}updated_at = ? WHERE key = ? RETURNING {q.SESSION_COLS}"
+        args = (*values.values(), time.time(), key)
+
+        def fn(conn: sqlite3.Connection) -> SessionRecord:
+            row = conn.execute(sql, args).fetchone()
+            if row is None:
+                raise SessionNotFoundError(f"no session {key!r}")
+            return _session(row)
+
+        return await self._write(fn)
+
+    async def delete_session(self, key: str) -> bool:
+        """Delete the row and every transcript entry under the key. False if absent."""
+        seqs = self._need_writer().seqs
+
+        def fn(conn: sqlite3.Connection) -> bool:
+            seqs.clear()
+            q.delete_entries(conn, "session_key = ?", (key,))
+            return conn.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
+
+        return await self._write(fn)
+
+    # transcript ----------------------------------------------------------------------
+    async def append_entries(
+        self, session_key: str, session_id: str, entries: Sequence[NewEntry]
+    ) -> list[AppendOutcome]:
+        """Append atomically, in order, `seq` increasing per physical session."""
+        if not entries:
+            return []
+        rows = [
+            (e, dump_json(e.content, f"content of entry {i}"),
+             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"))
+            for i, e in enumerate(entries)
+        ]
+
+        writer = self._need_writer()
+        seqs = writer.seqs
+
+        def fn(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
+            # runs in the writer thread: keep it lean, the outcomes are built by the caller
+            now = time.time()
+            seq = seqs.get(session_id)
+            if seq is None:
+                seq = conn.execute(q.MAX_SEQ, (session_id,)).fetchone()[0] or 0
+            marks: list[Any] = []
+            for e, content, meta in rows:
+                seq += 1
+                key = e.idempotency_key
+                args = (session_key, session_id, seq, e.role, content, meta, key, e.text, now)
+                if key is None:
+                    conn.execute(q.INSERT_ENTRY, args)
+                elif conn.execute(q.INSERT_ENTRY_ONCE, args).rowcount == 0:
+                    seq -= 1  # a retry: hand back what is stored under the key
+                    marks.append(conn.execute(q.SELECT_BY_IDEM, (session_id, key)).fetchone())
+                    continue
+                marks.append(seq)
+            seqs[session_id] = seq
+            writer.unindexed += len(rows)
+            return now, marks
+
+        now, marks = await self._write(fn)
+        return [
+            AppendOutcome(TranscriptEntry(
+                session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),
+                e.idempotency_key, e.text, now), True)
+            if isinstance(m, int) else AppendOutcome(_entry(m, session_id), False)
+            for (e, _, _), m in zip(rows, marks, strict=True)
+        ]
+
+    async def read_entries(
+        self, session_id: str, *, last: int | None = None, after_seq: int | None = None
+    ) -> list[TranscriptEntry]:
+        """Entries in seq order; `last` keeps only the newest N (an index seek)."""
+        after = -1 if after_seq is None else after_seq
+        if last is not None:
+            if last <= 0:
+                return []
+
+            def newest(conn: sqlite3.Connection) -> list[TranscriptEntry]:
+                rows = conn.execute(q.READ_LAST, (session_id, after, last)).fetchall()
+                return [_entry(r, session_id) for r in reversed(rows)]
+
+            return await self._read(newest, inline=last <= _INLINE_LAST)
+
+        def every(conn: sqlite3.Connection) -> list[TranscriptEntry]:
+            return [_entry(r, session_id) for r in conn.execute(q.READ_ALL, (session_id, after))]
+
+        return await self._read(every)
+
+    async def count_entries(self, session_id: str) -> int:
+        """How many entries `session_id` holds."""
+        def fn(conn: sqlite3.Connection) -> int:
+            sql = "SELECT count(*) FROM transcript_entries WHERE session_id = ?"
+            return int(conn.execute(sql, (session_id,)).fetchone()[0])
+
+        return await self._read(fn)
+
+    async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
+        """Delete entries with seq > after_seq (a rewind). Returns how many went."""
+        seqs = self._need_writer().seqs
+
+        def fn(conn: sqlite3.Connection) -> int:
+            seqs.pop(session_id, None)
+            return q.delete_entries(conn, "session_id = ? AND seq > ?", (session_id, after_seq))
+
+        return await self._write(fn)
+
+    async def search(
+        self, query: str, *, session_key: str | None = None, limit: int = 20
+    ) -> list[SearchHit]:
+        """Full-text search over entry text, best first (newest first among equals)."""
+        terms = parse_search_query(query)
+        if not terms or limit <= 0:
+            return []
+        plan = q.SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
+        if await self._read(lambda c: bool(c.execute(q.NEEDS_INDEXING).fetchone()[0]),
+                            inline=True):
+            await self._write(q.index_all)  # so every acknowledged append is searchable
+        return await self._read(plan.run)
+
+    # plugin state ---------------------------------------------------------------------
+    async def state_get(self, namespace: str, key: str) -> PluginStateRecord | None:
+        """One plugin-state row, or None."""
+        return await self._read(lambda c: _state(q.state_get(c, namespace, key)), inline=True)
+
+    async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]:
+        """Rows of `namespace` whose key starts with `prefix`, in key order."""
+        low, high = _prefix_bounds(prefix)
+
+        def fn(conn: sqlite3.Connection) -> list[PluginStateRecord]:
+            rows: Iterable[Sequence[Any]] = q.state_list(conn, namespace, low, high)
+            return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
+
+        return await self._read(fn)
+
+    async def state_insert_if_absent(
+        self, namespace: str, key: str, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """Insert at generation 1; None when the key already exists."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return await self._write(lambda c: _state(
+            q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
+
+    async def state_update_if(
+        self, namespace: str, key: str, expected_generation: int, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """Write when the stored generation equals `expected_generation`; None otherwise."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return await self._write(lambda c: _state(q.state_update(
+            c, namespace, key, expected_generation, raw, lease_token, lease_expires_at)))
+
+    async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool:
+        """Delete when the stored generation equals `expected_generation`."""
+        return await self._write(lambda c: q.state_delete(c, namespace, key, expected_generation))
+
+    # the same rows, synchronously --------------------------------------------------------
+    def _sync_call(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        with self._sync_lock:
+            if self._sync is None:
+                raise StoreError(f"{self.path}: the store is not open")
+            try:
+                return fn(self._sync)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, "plugin-state access") from exc
+
+    def state_get_sync(self, namespace: str, key: str) -> PluginStateRecord | None:
+        """`state_get`, blocking."""
+        return self._sync_call(lambda c: _state(q.state_get(c, namespace, key)))
+
+    def state_insert_if_absent_sync(
+        self, namespace: str, key: str, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """`state_insert_if_absent`, blocking (one autocommit statement)."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return self._sync_call(lambda c: _state(
+            q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
+
+    def state_update_if_sync(
+        self, namespace: str, key: str, expected_generation: int, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None:
+        """`state_update_if`, blocking (one autocommit statement)."""
+        raw = dump_json(value, f"plugin state {namespace}/{key}")
+        return self._sync_call(lambda c: _state(q.state_update(
+            c, namespace, key, expected_generation, raw, lease_token, lease_expires_at)))
+
+    def state_delete_if_sync(self, namespace: str, key: str, expected_generation: int) -> bool:
+        """`state_delete_if`, blocking (one autocommit statement)."""
+        return self._sync_call(lambda c: q.state_delete(c, namespace, key, expected_generation))
