@@ -72,8 +72,11 @@ def sdk_parts(root: Path) -> tuple[Any, Any, Any]:
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
-    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
-    from openai.types.responses import ResponseOutputText
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
 
     set_tracing_disabled(True)  # the SDK at its best: no trace export work
     data = root / "sdk-data.txt"
@@ -137,7 +140,8 @@ async def sequential(n: int, root: Path) -> tuple[float, float]:
 
 async def concurrent(n: int, root: Path) -> tuple[float, float, int]:
     host = await ours_host(root / f"conc{n}")
-    agent, session, _ = sdk_parts(root / f"sdkconc{n}" if (root / f"sdkconc{n}").mkdir() is None else root)
+    (root / f"sdkconc{n}").mkdir()
+    agent, session, _ = sdk_parts(root / f"sdkconc{n}")
     with Stopwatch() as ours_clock:
         await asyncio.gather(*(ours_turn(host, f"c{i}") for i in range(n)))
     lost = 0
@@ -155,7 +159,8 @@ async def concurrent(n: int, root: Path) -> tuple[float, float, int]:
 
 async def growth(n: int, root: Path) -> tuple[float, float, float, float]:
     host = await ours_host(root / "grow")
-    agent, session, _ = sdk_parts(root / "sdkgrow" if (root / "sdkgrow").mkdir() is None else root)
+    (root / "sdkgrow").mkdir()
+    agent, session, _ = sdk_parts(root / "sdkgrow")
     ours = [await ours_turn(host, "one") for _ in range(n)]
     await host.close()
     theirs = [await sdk_turn(agent, session, "one") for _ in range(n)]
@@ -178,7 +183,7 @@ async def main() -> None:
         for n in conc:
             console.print(f"[bold]{n} concurrent sessions[/]")
             throughput[n] = await concurrent(n, root)
-            ours_tps, sdk_tps, lost = throughput[n]
+            ours_tps, sdk_tps, _lost = throughput[n]
             rows.append([f"turns/s, {n} concurrent sessions", ours_tps, sdk_tps, ours_tps / sdk_tps])
         console.print(f"[bold]history growth over {grow_n} turns on one session[/]")
         o_first, o_last, s_first, s_last = await growth(grow_n, root)
