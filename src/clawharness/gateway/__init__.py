@@ -1,1 +1,15 @@
+"""OpenClaw's gateway protocol (v4, WebSocket), so OpenClaw's own clients drive this host.
 
+`clawharness serve` runs it; in code:
+
+    async with Host.from_config(path) as host:
+        async with GatewayServer(host, resolve_settings(host.config, os.environ)).running():
+            ...
+"""
+
+from __future__ import annotations
+
+from clawharness.gateway.server import GatewayServer
+from clawharness.gateway.settings import GatewaySettings, resolve_settings
+
+__all__ = ["GatewayServer", "GatewaySettings", "resolve_settings"]

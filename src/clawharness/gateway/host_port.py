@@ -1,0 +1,70 @@
+"""What the gateway uses of `Host` (structural: `clawharness.host.Host` satisfies it).
+
+Keeping this narrow lets the protocol layer be tested with a small fake host, and makes
+the gateway's dependence on the core explicit: it never assembles core parts itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.config.schema import ClawConfig
+from clawharness.store.base import SessionRecord, TranscriptEntry
+
+__all__ = ["GatewayHost"]
+
+
+class GatewayHost(Protocol):
+    """The `Host` surface the gateway calls."""
+
+    config: ClawConfig
+    state_dir: Path
+    env: Mapping[str, str]
+
+    def default_agent_id(self) -> str: ...
+
+    def session_key(self, key: str | None) -> str: ...
+
+    async def run_turn(self, session_key: str | None, message: str,
+                       options: TurnOptions | None = None) -> TurnResult: ...
+
+    async def list_sessions(self, *, agent_id: str | None = None,
+                            limit: int | None = None) -> list[SessionRecord]: ...
+
+    async def get_session(self, key: str) -> SessionRecord: ...
+
+    async def history(self, key: str, *, last: int | None = None) -> list[TranscriptEntry]: ...
+
+    async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord: ...
+
+    async def delete_session(self, key: str) -> bool: ...
+
+
+def status_report(host: GatewayHost) -> dict[str, Any]:
+    """The effective runtime per agent/model (`clawharness status --json`'s shape).
+
+    Adapter until `Host` offers a status report itself: it asks `Host.status_report()`
+    when there is one, else builds the report from the host's loaded plugins.
+    """
+    own = getattr(host, "status_report", None)
+    if callable(own):
+        report = own()
+        to_json = getattr(report, "to_json", None)
+        return dict(to_json() if callable(to_json) else report)
+    from clawharness.harness.status import build_status
+
+    plugins = getattr(host, "plugins", None)
+    if plugins is None:
+        return {"agents": [], "sessions": [], "harnesses": [], "warnings": []}
+    load = getattr(plugins, "load", None)
+    if callable(load):
+        load()
+    routes = None
+    registrations = getattr(plugins, "registrations", None)
+    if registrations is not None and callable(getattr(registrations, "provider_routes", None)):
+        routes = registrations.provider_routes()
+    report = build_status(host.config, plugins.registry, env=host.env, provider_routes=routes)
+    return report.to_json()

@@ -1,0 +1,108 @@
+"""Where and how the gateway listens: port, bind address, auth, limits.
+
+Resolved as the original does: the command line wins, then the config file
+(`gateway.port`, `gateway.bind`, `gateway.auth.{mode, token}`), then the environment
+(`CLAWHARNESS_GATEWAY_TOKEN`, `OPENCLAW_GATEWAY_TOKEN`, `OPENCLAW_GATEWAY_PORT`). Token
+auth without a token refuses to start, and so does binding beyond loopback without auth.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from clawharness.config.schema import ClawConfig
+from clawharness.errors import ConfigError
+from clawharness.gateway.connection import SendLimits
+from clawharness.gateway.protocol import DEFAULT_TICK_INTERVAL_MS
+
+__all__ = ["GatewaySettings", "resolve_bind_host", "resolve_settings"]
+
+TOKEN_ENV_VARS: Final = ("CLAWHARNESS_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN")
+PORT_ENV_VAR: Final = "OPENCLAW_GATEWAY_PORT"
+_BIND_ALIASES: Final = {"loopback": "127.0.0.1", "localhost": "127.0.0.1",
+                        "lan": "0.0.0.0", "all": "0.0.0.0"}
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySettings:
+    """Everything the server needs besides the host."""
+
+    host: str = "127.0.0.1"
+    port: int = 18789
+    auth_mode: Literal["token", "none"] = "token"
+    token: str | None = None
+    tick_interval_ms: int = DEFAULT_TICK_INTERVAL_MS
+    handshake_timeout_s: float = 15.0
+    send_limits: SendLimits = field(default_factory=SendLimits)
+    approval_timeout_s: float = 120.0
+    version: str = "clawharness"
+
+    @property
+    def loopback(self) -> bool:
+        return _is_loopback(self.host)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def resolve_bind_host(bind: str) -> str:
+    """`loopback` -> 127.0.0.1, `lan` -> 0.0.0.0, else an address as given."""
+    text = bind.strip()
+    if text in _BIND_ALIASES:
+        return _BIND_ALIASES[text]
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        if text and all(part.isalnum() or part == "-" for part in text.split(".")):
+            return text
+        raise ConfigError(f"gateway.bind {bind!r} is not loopback, lan or an address",
+                          key_path="gateway.bind") from None
+
+
+def resolve_settings(config: ClawConfig, env: Mapping[str, str], *, port: int | None = None,
+                     bind: str | None = None, token: str | None = None,
+                     tick_interval_ms: int | None = None, version: str | None = None,
+                     ) -> GatewaySettings:
+    """Settings from the command line, the config and the environment (in that order)."""
+    gateway = config.gateway
+    mode = gateway.auth.mode
+    resolved_token = token or gateway.auth.token
+    if not resolved_token:
+        resolved_token = next((env[name] for name in TOKEN_ENV_VARS if env.get(name)), None)
+    if token and mode == "none":
+        mode = "token"
+    resolved_port = port
+    if resolved_port is None:
+        env_port = env.get(PORT_ENV_VAR, "").strip()
+        resolved_port = int(env_port) if env_port.isdigit() else gateway.port
+    if not 0 <= resolved_port <= 65535:
+        raise ConfigError(f"gateway port {resolved_port} is out of range", key_path="gateway.port")
+    host = resolve_bind_host(bind or gateway.bind)
+    if mode == "token" and not resolved_token:
+        raise ConfigError(
+            "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token, "
+            "OPENCLAW_GATEWAY_TOKEN or pass --token", key_path="gateway.auth.token")
+    if mode == "none" and not _is_loopback(host):
+        raise ConfigError(f"refusing to bind {host} without auth: set gateway.auth.mode "
+                          "\"token\" with a token, or bind loopback", key_path="gateway.auth.mode")
+    return GatewaySettings(
+        host=host, port=resolved_port, auth_mode=mode, token=resolved_token,
+        tick_interval_ms=tick_interval_ms or DEFAULT_TICK_INTERVAL_MS,
+        version=version or _package_version(),
+    )
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("clawharness")
+    except Exception:
+        return "0.0.0"

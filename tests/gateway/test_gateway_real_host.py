@@ -1,0 +1,93 @@
+"""The gateway over the real `Host` and built-in runtime, with a scripted model (in-process)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gateway_support import TOKEN, next_event
+
+from clawharness.gateway.client import GatewayClient
+from clawharness.gateway.server import GatewayServer
+from clawharness.gateway.settings import resolve_settings
+from clawharness.host import Host
+from clawharness.testing import ScriptedModelServer
+
+TOOL_SCRIPT = {"responses": [
+    {"tool_calls": [{"name": "exec", "arguments": {"command": "echo approved-run"},
+                     "id": "call_1"}]},
+    {"text": "The command ran."},
+]}
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer]]:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(TOOL_SCRIPT))
+    async with ScriptedModelServer(script) as model:
+        config = {
+            "models": {"providers": {"scripted": {
+                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
+                "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "scripted/m"}},
+            "tools": {"exec": {"ask": "always"}},
+            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
+        }
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(config))
+        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
+        async with Host.from_config(path, env=env) as host:
+            server = GatewayServer(host, resolve_settings(host.config, env))
+            async with server.running():
+                yield f"ws://127.0.0.1:{server.port}", model
+
+
+async def test_a_tool_turn_through_chat_send_streams_tool_events_and_asks_approval(
+        served: tuple[str, ScriptedModelServer]) -> None:
+    url, model = served
+    tui = await GatewayClient.connect(url, token=TOKEN, client_id="openclaw-tui", mode="ui",
+                                      caps=["tool-events", "plugin-approvals"])
+    plain = await GatewayClient.connect(url, token=TOKEN, scopes=["operator.read"])
+    async with tui, plain:
+        events = tui.events()
+        plain_events = plain.events()
+        await plain.request("sessions.subscribe", {})
+        ack = await tui.request("chat.send", {"sessionKey": "agent:main:main",
+                                              "message": "run the build", "idempotencyKey": "t1"})
+        assert ack == {"runId": "t1", "status": "started"}
+        frames: list[dict[str, Any]] = []
+        while True:
+            frame = await next_event(events, lambda f: True, timeout=20)
+            frames.append(frame)
+            if frame["event"] == "plugin.approval.requested":
+                assert frame["payload"]["request"]["toolName"] == "exec"
+                await tui.request("plugin.approval.resolve",
+                                  {"id": frame["payload"]["id"], "decision": "allow-once"})
+            if frame["event"] == "chat" and frame["payload"]["state"] in ("final", "error"):
+                break
+        tools = [f["payload"]["data"] for f in frames
+                 if f["event"] == "agent" and f["payload"]["stream"] == "tool"]
+        assert [(t["phase"], t["name"]) for t in tools] == [("start", "exec"), ("result", "exec")]
+        assert tools[0]["args"] == {"command": "echo approved-run"}
+        assert tools[1]["isError"] is False
+        final = frames[-1]["payload"]
+        assert final["state"] == "final"
+        assert final["message"]["content"][0]["text"] == "The command ran."
+        seen_by_plain: list[dict[str, Any]] = []
+        while not (seen_by_plain and seen_by_plain[-1]["event"] == "chat"
+                   and seen_by_plain[-1]["payload"]["state"] == "final"):
+            seen_by_plain.append(await next_event(plain_events, lambda f: True, timeout=5))
+        plain_streams = {f["payload"].get("stream") for f in seen_by_plain
+                         if f["event"] == "agent"}
+        assert "assistant" in plain_streams
+        assert "tool" not in plain_streams
+        assert not any(f["event"].startswith("plugin.approval") for f in seen_by_plain)
+        history = await tui.request("chat.history", {"sessionKey": "agent:main:main"})
+        roles = [m["role"] for m in history["messages"]]
+        assert roles == ["user", "assistant", "toolResult", "assistant"]
+        assert history["messages"][2]["content"][0]["text"].strip() == "approved-run"
+    assert len(model.requests) == 2
+
