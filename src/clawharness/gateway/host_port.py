@@ -43,28 +43,12 @@ class GatewayHost(Protocol):
     async def delete_session(self, key: str) -> bool: ...
 
 
-def status_report(host: GatewayHost) -> dict[str, Any]:
-    """The effective runtime per agent/model (`clawharness status --json`'s shape).
-
-    Adapter until `Host` offers a status report itself: it asks `Host.status_report()`
-    when there is one, else builds the report from the host's loaded plugins.
-    """
-    own = getattr(host, "status_report", None)
-    if callable(own):
-        report = own()
-        to_json = getattr(report, "to_json", None)
-        return dict(to_json() if callable(to_json) else report)
-    from clawharness.harness.status import build_status
-
-    plugins = getattr(host, "plugins", None)
-    if plugins is None:
+async def status_report(host: GatewayHost) -> dict[str, Any]:
+    """The effective runtime per agent/model (`clawharness status --json`'s shape),
+    from `Host.status()`; a host without one reports nothing."""
+    status = getattr(host, "status", None)
+    if not callable(status):
         return {"agents": [], "sessions": [], "harnesses": [], "warnings": []}
-    load = getattr(plugins, "load", None)
-    if callable(load):
-        load()
-    routes = None
-    registrations = getattr(plugins, "registrations", None)
-    if registrations is not None and callable(getattr(registrations, "provider_routes", None)):
-        routes = registrations.provider_routes()
-    report = build_status(host.config, plugins.registry, env=host.env, provider_routes=routes)
-    return report.to_json()
+    report = await status()
+    to_json = getattr(report, "to_json", None)
+    return dict(to_json() if callable(to_json) else report)

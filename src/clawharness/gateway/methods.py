@@ -111,7 +111,7 @@ async def _status(ctx: RequestContext) -> Any:
             "recent": [_session_summary(server, r, now) for r in records[:10]] if sensitive else [],
             "byAgent": by_agent,
         },
-        "agentRuntimes": status_report(server.host),
+        "agentRuntimes": await status_report(server.host),
         "activeRuns": [{"runId": r.run_id, "sessionKey": r.session_key}
                        for r in server.runs.active_runs()],
         "gateway": {"port": server.port, "bind": server.settings.host,

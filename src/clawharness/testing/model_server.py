@@ -193,7 +193,9 @@ class ScriptedModelServer:
         if _cut_filter not in uv_logger.filters:
             uv_logger.addFilter(_cut_filter)
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # an explicit IPPROTO_TCP lets asyncio set TCP_NODELAY on accepted connections;
+        # without it every kept-alive request waits ~40 ms on delayed ACKs
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self._requested_port))
