@@ -70,3 +70,19 @@ def _register(api: Any) -> None:
 
 entry = define_plugin_entry(id="host-fakes", name="Host fakes", description="test plugin",
                             register=_register)
+
+
+def _shout(event: dict[str, Any], ctx: dict[str, Any]) -> dict[str, Any]:
+    result = dict(event["result"])
+    result["content"] = [{"type": "text", "text": c.get("text", "").upper()}
+                         for c in result.get("content", []) if isinstance(c, dict)]
+    return {"result": result}
+
+
+def _register_middleware(api: Any) -> None:
+    api.register_agent_tool_result_middleware(_shout, runtimes=["openclaw"], matcher=["read"])
+
+
+middleware_entry = define_plugin_entry(
+    id="shouting-middleware", name="Shouting middleware", description="test middleware",
+    register=_register_middleware, contracts={"agentToolResultMiddleware": ["openclaw"]})

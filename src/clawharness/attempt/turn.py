@@ -203,6 +203,7 @@ class TurnRunner:
                 agent_harness_id=decision.selected_harness_id,
                 plugin_config=plugins.plugin_config(decision.owner_plugin_id),
                 state_dir=str(self._host.state_dir), mirror=mirror,
+                transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
             )
             gate = plugins.tool_policy_gate(decision, key.agent_id)
             try:

@@ -219,6 +219,10 @@ class AttemptParams:
     #: the plugin's own config block (`plugins.entries.<id>.config`)
     plugin_config: Mapping[str, Any] = field(default_factory=dict)
     state_dir: str | None = None
+    #: tool-result middleware bound by the host: `(tool, call id, args, result, is_error)`
+    #: -> the result the model sees (the observer still gets the original)
+    transform_tool_result: Callable[[str, str, dict[str, Any], ToolResult, bool],
+                                    Awaitable[ToolResult]] | None = None
     #: append mirrored messages to the transcript as they settle
     mirror: Callable[[Sequence[Message]], Awaitable[Any]] | None = None
 

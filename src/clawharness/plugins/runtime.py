@@ -34,6 +34,7 @@ from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
 from clawharness.store.base import Store
 from clawharness.tools.builtin import core_tool_specs
+from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
 
 __all__ = ["PluginRuntime"]
@@ -181,6 +182,31 @@ class PluginRuntime:
         return plan
 
     # results -----------------------------------------------------------------------------
+
+    def tool_result_transform(self, runtime_id: str) -> Any:
+        """Bind tool-result middleware for one runtime; None when none applies to it."""
+        registrations = [m for m in self.registrations.middlewares
+                         if runtime_id in m.runtimes]
+        if not registrations:
+            return None
+        declared = self.middleware_runtimes()
+
+        async def transform(tool: str, call_id: str, args: dict[str, Any],
+                            result: dict[str, Any], is_error: bool) -> dict[str, Any]:
+            outcome = await apply_tool_result_middleware(
+                registrations, runtime_id, tool, result, declared_runtimes=declared,
+                tool_call_id=call_id, args=args, is_error=is_error)
+            return outcome.result
+
+        return transform
+
+    def middleware_runtimes(self) -> dict[str, tuple[str, ...]]:
+        """Each plugin's middleware runtimes. `PluginApi` admitted a registration only for
+        runtimes its manifest declares, so the registrations are the declared set."""
+        declared: dict[str, list[str]] = {}
+        for m in self.registrations.middlewares:
+            declared.setdefault(m.owner_plugin_id, []).extend(m.runtimes)
+        return {plugin: tuple(dict.fromkeys(ids)) for plugin, ids in declared.items()}
 
     def after_turn(self, payload: Mapping[str, Any]) -> None:
         """Start the agent_end side effects (never awaited by the reply path)."""

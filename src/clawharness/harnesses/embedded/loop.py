@@ -322,6 +322,13 @@ class EmbeddedAttempt:
             if isinstance(resolution, Mapping):
                 last = resolution.get("lastToolError")
                 self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
+        transform = self.p.transform_tool_result
+        if transform is not None and started:
+            # the observer saw the original; the model sees what middleware makes of it
+            result = await transform(name, call_id, dict(args), result, is_error)
+            content = result.get("content")
+            if not isinstance(content, list):
+                content = [{"type": "text", "text": "" if content is None else str(content)}]
         self.tool_metas.append({"toolName": name, "toolCallId": call_id, "isError": is_error})
         self.resolved.add(call_id)
         await self.settle(tool_result_message(call_id, name, content, is_error=is_error,
