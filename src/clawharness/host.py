@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
+from clawharness.llm import LlmApi
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
@@ -46,6 +47,8 @@ class Host:
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
+        #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
+        self.llm = LlmApi(self)
 
     # construction -------------------------------------------------------------------
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from clawharness.harnesses.embedded.isolated import complete_once
 from clawharness.harnesses.embedded.loop import HARNESS_ID, EmbeddedAttempt
 from clawharness.harnesses.embedded.messages import user_message
 from clawharness.plugin_sdk.agent_harness import (
@@ -48,6 +50,17 @@ class OpenClawHarness:
             return await _precheck_failure(params, str(exc))
         try:
             return await EmbeddedAttempt(params, transport).run()
+        finally:
+            await transport.aclose()
+
+
+    async def run_isolated_completion_v2(self, params: Any) -> dict[str, Any]:
+        """One prompt-only call with a literal empty tool surface (host authorization)."""
+        authorization = params.authorization
+        api_key = getattr(getattr(authorization, "auth", None), "api_key", None)
+        transport = self._factory(authorization.model, api_key)
+        try:
+            return await complete_once(transport, params)
         finally:
             await transport.aclose()
 

@@ -1,0 +1,77 @@
+"""`host.llm.complete(...)`: one prompt-only model call for product paths.
+
+With `execution={"mode": "isolated-agent-runtime"}` the call goes to the harness that
+would run the model's turns, through its `run_isolated_completion_v2` (a harness that
+cannot prove a zero-tool, no-thread call fails closed, never replayed elsewhere). Without
+it, the built-in runtime makes the call on the host's exact transport and credential.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from clawharness.attempt.isolated import (
+    HarnessAuthorization,
+    HostAuthorization,
+    IsolatedCompletionRequest,
+    IsolatedCompletionResult,
+    complete_isolated,
+)
+from clawharness.models.refs import parse_model_ref
+from clawharness.models.routes import known_provider_ids, resolve_route
+
+if TYPE_CHECKING:
+    from clawharness.host import Host
+
+__all__ = ["LlmApi"]
+
+
+class LlmApi:
+    """The completion door of one host."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    async def complete(
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        system_prompt: str = "",
+        agent_id: str | None = None,
+        execution: Mapping[str, Any] | None = None,
+        timeout: float = 60.0,
+        output_text_policy: Literal["strict-visible"] | None = None,
+        max_tokens: int | None = None,
+    ) -> IsolatedCompletionResult:
+        """Complete `prompt` once; raises `IsolatedCompletionError` when refused."""
+        host = self._host
+        if host._runner is None:
+            await host.start()
+        config = host.config
+        agent = agent_id or host.default_agent_id()
+        text = model or (config.agents.defaults.model.primary if config.agents.defaults.model
+                         else None)
+        models_by_provider = {p: [m.id for m in c.models] for p, c in config.models.providers.items()}
+        ref = parse_model_ref(text or "", known_providers=known_provider_ids(
+            config, host.plugins.providers), models_by_provider=models_by_provider)
+        route = resolve_route(config, ref, env=host.env, extra_providers=host.plugins.providers)
+        isolated = (execution or {}).get("mode") == "isolated-agent-runtime"
+        if isolated:
+            decision = host.plugins.select(agent_id=agent, route=route, pinned=None,
+                                           session_key=f"agent:{agent}:llm")
+            harness: Any = decision.harness
+        else:
+            harness = host.plugins.builtin
+        owns_auth = getattr(harness, "auth_bootstrap", None) == "harness"
+        authorization = (HarnessAuthorization(plan={"provider": route.model.provider},
+                                              auth_profile_store={}, profile_id=None)
+                         if owns_auth else HostAuthorization(route.model, route.auth))
+        request = IsolatedCompletionRequest(
+            provider=route.model.provider, model_id=route.model.model_id,
+            system_prompt=system_prompt, prompt=prompt, agent_id=agent,
+            output_text_policy=output_text_policy, max_tokens=max_tokens)
+        return await complete_isolated(harness, request, auth_attempts=[authorization],
+                                       deadline=time.monotonic() + timeout)
