@@ -230,3 +230,32 @@ async def test_search_after_a_rewind_finds_the_new_tail_and_not_the_old(store: S
     assert sorted(h.seq for h in await store.search("fresh")) == [2, 3]
     assert [h.text for h in await store.search("delta")] == ["fresh delta"]
     assert [h.seq for h in await store.search("kept")] == [1]
+
+
+async def test_concurrent_retries_of_one_keyed_entry_store_it_once(store: Store) -> None:
+    await store.append_entries("k", "sid", [msg("before", idempotency_key="a")])
+    outs = await asyncio.gather(*(
+        store.append_entries("k", "sid", [msg("before again", idempotency_key="a"),
+                                          msg(f"retry {i}", idempotency_key="b")])
+        for i in range(12)))
+    assert all(not o[0].appended and o[0].entry.seq == 1 for o in outs)
+    fresh = [o[1] for o in outs if o[1].appended]
+    assert len(fresh) == 1
+    assert {o[1].entry.seq for o in outs} == {2}
+    assert {o[1].entry.text for o in outs} == {fresh[0].entry.text}
+    assert [e.seq for e in await store.read_entries("sid")] == [1, 2]
+
+
+async def test_large_entries_read_back_intact(store: Store) -> None:
+    big = [{"output": (f"line {i} " * 20_000)} for i in range(3)]  # ~140k chars each
+    await store.append_entries("k", "sid", [NewEntry("tool", b) for b in big])
+    assert [e.content for e in await store.read_entries("sid", last=3)] == big
+    assert [e.content for e in await store.read_entries("sid")] == big
+
+
+async def test_text_with_a_nul_character_is_stored_and_searchable(store: Store) -> None:
+    outs = await store.append_entries("k", "sid", [NewEntry("tool", "x", text="bin\x00ary output")])
+    assert outs[0].appended
+    (got,) = await store.read_entries("sid")
+    assert (got.text or "").replace("\x00", "") == "binary output"  # PostgreSQL drops the NUL
+    assert [h.seq for h in await store.search("output")] == [1]

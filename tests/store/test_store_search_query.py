@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from clawharness.store._postgres_sql import tsquery
-from clawharness.store._sqlite_sql import _text_expr
+from clawharness.store._sqlite_search import text_expr
 from clawharness.store.base import SearchTerm, parse_search_query
 
 
@@ -25,5 +25,5 @@ def test_duplicates_collapse_and_terms_are_capped() -> None:
 
 def test_both_backends_render_the_terms_safely() -> None:
     terms = parse_search_query("it's foo-bar ba*")
-    assert _text_expr(terms) == 'text : ("it s" "foo bar" "ba"*)'
+    assert text_expr(terms) == 'text : ("it s" "foo bar" "ba"*)'
     assert tsquery(terms) == "('it' <-> 's') & ('foo' <-> 'bar') & ('ba':*)"

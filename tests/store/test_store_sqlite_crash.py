@@ -13,6 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from clawharness.store._sqlite_sql import NEEDS_INDEXING
 from clawharness.store.sqlite import SqliteStore
 
 WRITER = textwrap.dedent("""
@@ -83,6 +84,12 @@ async def test_every_acknowledged_append_survives_sigkill(tmp_path: Path) -> Non
     store = SqliteStore(path)
     await store.open()
     try:
+        # rows the killed writer had not indexed yet get indexed without being asked
+        deadline = time.monotonic() + 30
+        with sqlite3.connect(path) as conn:
+            while conn.execute(NEEDS_INDEXING).fetchone() != (0,):
+                assert time.monotonic() < deadline, "the index backlog was not caught up"
+                await asyncio.sleep(0.01)
         for w in range(8):
             stored = {e.seq: e for e in await store.read_entries(f"s{w}")}
             mine = [(seq, i) for ww, seq, i in acks if ww == w]

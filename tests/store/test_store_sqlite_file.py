@@ -171,3 +171,25 @@ async def test_a_cancelled_append_does_not_stall_the_writer(tmp_path: Path) -> N
     outs = await asyncio.wait_for(store.append_entries("k", "s", [msg("after")]), timeout=10)
     assert outs[0].entry.text == "after"
     await store.close()
+
+
+async def test_two_stores_on_one_file_interleave_appends_without_seq_clashes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "shared.db"
+    a, b = SqliteStore(path), SqliteStore(path)
+    await a.open()
+    await b.open()
+    try:
+        for i in range(10):  # each writer sees the other's commits before numbering
+            await a.append_entries("k", "sid", [msg(f"a{i}")])
+            await b.append_entries("k", "sid", [msg(f"b{i}")])
+        await asyncio.gather(*(s.append_entries("k", "sid", [msg(f"c{i}-{n}")])
+                               for i in range(10) for n, s in enumerate((a, b))))
+        got = await a.read_entries("sid")
+        assert [e.seq for e in got] == list(range(1, 41))
+        assert len({e.text for e in got}) == 40
+        assert len(await b.search("a3")) == 1
+    finally:
+        await a.close()
+        await b.close()

@@ -200,7 +200,9 @@ class Store(SyncPluginStateView, Protocol):
 
         `query` is free user text (see `parse_search_query`): every term must match
         (AND); a term ending in `*` matches as a prefix. Ranking is BM25-like over the
-        newest few thousand matches, so very common terms stay fast.
+        newest few thousand matches, so very common terms stay fast (SQLite leaves very
+        common terms out of the ranking; a query of only such terms comes newest first).
+        Every entry whose append returned before the call is searchable.
         """
 
     # plugin state ----------------------------------------------------------------

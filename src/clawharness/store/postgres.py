@@ -6,7 +6,9 @@ rewind continues where it cut, like the SQLite store). Plugin-state conditional 
 are single statements guarded by `WHERE generation = %s`. Search uses a generated
 `tsvector` column ('simple' configuration, no stemming, like the SQLite tokenizer) with a
 GIN index, ranking with ts_rank over the newest matches only. The synchronous
-plugin-state methods use their own blocking connection.
+plugin-state methods use their own blocking connection. PostgreSQL text cannot hold NUL,
+so an entry's `text` is stored (and read back) without NUL characters; JSON content keeps
+them (as the `\u0000` escape).
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ from clawharness.errors import (
     StoreError,
 )
 from clawharness.store import _sqlite_sql as q
-from clawharness.store._sqlite_writer import Request, Writer, translate
+from clawharness.store._sqlite_search import SearchPlan
+from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
 from clawharness.store.base import (
     SCHEMA_VERSION,
     AppendOutcome,
@@ -54,8 +55,10 @@ __all__ = ["SqliteStore"]
 
 _T = TypeVar("_T")
 _HEADER = b"SQLite format 3\x00"
-#: reads of at most this many entries run inline on the event loop
-_INLINE_LAST = 256
+#: reads of at most this many entries run inline on the event loop...
+_INLINE_LAST = 64
+#: ...and are decoded in a thread instead when their JSON is bigger than this
+_INLINE_DECODE_CHARS = 256 * 1024
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1}
@@ -145,6 +148,7 @@ class SqliteStore:
         self._inline_thread = 0
         self._sync: sqlite3.Connection | None = None
         self._sync_lock = threading.Lock()
+        self._append_group: GroupFn | None = None
 
     # lifecycle -------------------------------------------------------------------
     def _connect(self, *, busy_ms: int | None = None) -> sqlite3.Connection:
@@ -165,6 +169,7 @@ class SqliteStore:
             conn.execute("PRAGMA cache_size = -65536")
             conn.execute("PRAGMA temp_store = MEMORY")
             _migrate(conn, self.path, SCHEMA_VERSION)
+            backlog = bool(conn.execute(q.NEEDS_INDEXING).fetchone()[0])
             self._sync = self._connect()
             self._inline = self._connect(busy_ms=0)
         except BaseException as exc:
@@ -175,7 +180,8 @@ class SqliteStore:
                     c.close()
             self._sync = self._inline = None
             raise translate(exc, self.path, "open") from exc
-        self._writer = Writer(conn, self.path, q.index_pending)
+        self._writer = Writer(conn, self.path, q.index_pending, backlog=backlog)
+        self._append_group = q.make_append_group(self._writer)
 
     async def open(self) -> None:
         """Create or migrate the file; StoreCorruptError (file untouched) if not SQLite."""
@@ -215,10 +221,11 @@ class SqliteStore:
             raise StoreError(f"{self.path}: the store is not open")
         return self._writer
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+    async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
+                     group: GroupFn | None = None, payload: Any = None) -> _T:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
-        self._need_writer().submit(Request(fn, loop, fut))
+        self._need_writer().submit(Request(fn, loop, fut, group, payload))
         return cast(_T, await fut)
 
     def _reader(self) -> sqlite3.Connection:
@@ -358,7 +365,8 @@ class SqliteStore:
             writer.unindexed += len(rows)
             return now, marks
 
-        now, marks = await self._write(fn)
+        now, marks = await self._write(fn, group=self._append_group,
+                                       payload=(session_key, session_id, rows))
         return [
             AppendOutcome(TranscriptEntry(
                 session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),
@@ -376,11 +384,16 @@ class SqliteStore:
             if last <= 0:
                 return []
 
-            def newest(conn: sqlite3.Connection) -> list[TranscriptEntry]:
-                rows = conn.execute(q.READ_LAST, (session_id, after, last)).fetchall()
+            def newest(conn: sqlite3.Connection) -> list[Any]:
+                return conn.execute(q.READ_LAST, (session_id, after, last)).fetchall()
+
+            def decode(rows: list[Any]) -> list[TranscriptEntry]:
                 return [_entry(r, session_id) for r in reversed(rows)]
 
-            return await self._read(newest, inline=last <= _INLINE_LAST)
+            rows = await self._read(newest, inline=last <= _INLINE_LAST)
+            if sum(len(r[3]) + len(r[4]) for r in rows) > _INLINE_DECODE_CHARS:
+                return await asyncio.to_thread(decode, rows)  # keep the event loop free
+            return decode(rows)
 
         def every(conn: sqlite3.Connection) -> list[TranscriptEntry]:
             return [_entry(r, session_id) for r in conn.execute(q.READ_ALL, (session_id, after))]
@@ -412,7 +425,7 @@ class SqliteStore:
         terms = parse_search_query(query)
         if not terms or limit <= 0:
             return []
-        plan = q.SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
+        plan = SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
         if await self._read(lambda c: bool(c.execute(q.NEEDS_INDEXING).fetchone()[0]),
                             inline=True):
             await self._write(q.index_all)  # so every acknowledged append is searchable
