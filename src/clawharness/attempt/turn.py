@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clawharness._ids import new_id
 from clawharness.attempt.finalize import (
     IncompleteTurnError,
     SettledTurnFinalized,
@@ -154,18 +154,21 @@ class TurnRunner:
         async with self._host.writers.hold(session_key, timeout=opts.busy_timeout):
             record = await self._store.get_session(session_key)
             ref = self._model_ref(key.agent_id, opts.model, record)
-            if record is None:
-                now = time.time()
-                record = await self._store.create_session(SessionRecord(
-                    key=session_key, session_id=str(uuid.uuid4()), agent_id=key.agent_id,
-                    model_ref=str(ref), created_at=now, updated_at=now,
-                ))
             route = resolve_route(self._host.config, ref, env=self._host.env,
                                   extra_providers=self._host.plugins.providers)
             plugins = self._host.plugins
             decision = plugins.select(agent_id=key.agent_id, route=route,
-                                      pinned=record.agent_harness_id, session_key=session_key)
-            run_id = opts.run_id or str(uuid.uuid4())
+                                      pinned=record.agent_harness_id if record else None,
+                                      session_key=session_key)
+            if record is None:
+                # a new session is born pinned to the harness selected for it
+                now = time.time()
+                record = await self._store.create_session(SessionRecord(
+                    key=session_key, session_id=new_id(), agent_id=key.agent_id,
+                    model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
+                    created_at=now, updated_at=now,
+                ))
+            run_id = opts.run_id or new_id()
             newest = await self._store.read_entries(record.session_id, last=1)
             newest_seq = newest[-1].seq if newest else 0
             window = self._history.get(record.session_id, newest_seq)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from clawharness._ids import new_id
 from clawharness.errors import SessionNotFoundError
 from clawharness.sessions.writers import SessionWriters
 from clawharness.store.base import SessionRecord, Store
@@ -83,8 +83,8 @@ class SessionLifecycle:
     async def reset(self, key: str, *, reason: str = "reset") -> SessionRecord:
         async with self._writers.hold(key, timeout=30):
             record = await self._require(key)
-            new_id = str(uuid.uuid4())
-            updated = await self._store.update_session(key, session_id=new_id,
+            fresh_id = new_id()
+            updated = await self._store.update_session(key, session_id=fresh_id,
                                                        agent_harness_id=None,
                                                        meta={**record.meta, "previousSessionId": record.session_id,
                                                              "resetAt": time.time()})
