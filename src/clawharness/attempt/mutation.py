@@ -19,6 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from clawharness.tools.replay import (
+    is_mutating_tool_call,
+    is_plain_read_only_shell_command,
+    is_replay_safe_tool_call,
+)
+
 __all__ = [
     "FileTarget",
     "ToolActionRef",
@@ -36,53 +42,13 @@ __all__ = [
     "is_same_tool_mutation_action",
 ]
 
-_ALWAYS_MUTATING = frozenset({
-    "write", "edit", "apply_patch", "sessions_spawn", "sessions_send", "conversations_send",
-    "conversations_turn", "create_goal", "update_goal",
-})
 _LIKELY_MUTATING_NAMES = frozenset({
     "write", "edit", "apply_patch", "exec", "bash", "process", "message", "sessions_spawn",
     "sessions_send", "conversations_send", "conversations_turn", "cron", "automations",
     "gateway", "canvas", "nodes", "session_status", "create_goal", "update_goal",
 })
-_READ_ONLY_ACTIONS = frozenset({
-    "get", "list", "read", "status", "show", "fetch", "search", "query", "view", "poll", "log",
-    "inspect", "check", "probe", "runs",
-})
-_PROCESS_MUTATING_ACTIONS = frozenset({
-    "write", "send_keys", "submit", "paste", "kill", "clear", "remove",
-})
-_PROCESS_REPLAY_SAFE_ACTIONS = frozenset({"list", "log"})
-_MESSAGE_READ_ONLY_ACTIONS = frozenset({
-    "reactions", "read", "list_pins", "permissions", "thread_list", "search", "sticker_search",
-    "member_info", "role_info", "emoji_list", "channel_info", "channel_list", "voice_status",
-    "event_list",
-})
-_REPLAY_SAFE_TOOL_NAMES = frozenset({
-    "agents_list", "conversations_list", "find", "get_goal", "glob", "grep", "image", "ls",
-    "memory_get", "memory_search", "pdf", "read", "search", "sessions_history", "sessions_list",
-    "sessions_search", "tool_describe", "tool_search", "update_plan", "web_fetch", "web_search",
-    "x_search",
-})
-_BROWSER_READ_ONLY_ACTIONS = frozenset({"console", "profiles", "snapshot", "status", "tabs"})
-_COMPUTER_REPLAY_SAFE_ACTIONS = frozenset({"screenshot", "wait"})
-_MOBILE_UI_REPLAY_SAFE_ACTIONS = frozenset({"observe"})
-_GATEWAY_REPLAY_SAFE_ACTIONS = frozenset({"config.get", "config.schema.lookup"})
-_NODES_REPLAY_SAFE_ACTIONS = frozenset({"status", "describe", "pending"})
 #: the scheduler tool and its permanent legacy alias
-_AUTOMATIONS_NAMES = frozenset({"automations", "cron"})
 
-_READ_ONLY_SHELL_COMMANDS = frozenset({
-    "cat", "grep", "head", "ls", "pwd", "rg", "stat", "tail", "wc",
-})
-_READ_ONLY_GH_PR = frozenset({"checks", "diff", "list", "status", "view"})
-_READ_ONLY_GH_ISSUE = frozenset({"list", "status", "view"})
-_UNSAFE_RG_FLAGS = frozenset({"--hostname-bin", "--pre", "--pre-glob", "--search-zip", "-z"})
-_UNSAFE_RG_VALUE_FLAGS = ("--hostname-bin", "--pre", "--pre-glob")
-_SHELL_METACHARS = re.compile(r"[;&|<>\n\r`]")
-_SHELL_EXPANSION_CHARS = frozenset("$*?[]{}~")
-_SED_PRINT_EXPR = re.compile(r"^(\d+|\$)(,(\d+|\$))?p$")
-_GH_WEB_SHORT_FLAG = re.compile(r"^-[a-z]*w[a-z]*(?:=.*)?$")
 
 #: edit and write share one file identity, so edit can recover through write
 _FILE_MUTATING_TOOLS = frozenset({"edit", "write"})
@@ -215,109 +181,6 @@ def _command(record: Mapping[str, Any] | None) -> str | None:
 # --- shell commands -------------------------------------------------------------------
 
 
-def _tokenize_simple_shell(command: str) -> list[str] | None:
-    if _SHELL_METACHARS.search(command) or "\\" in command:
-        return None
-    if any(char in command for char in _SHELL_EXPANSION_CHARS):
-        return None
-    tokens: list[str] = []
-    current = ""
-    quote: str | None = None
-    for char in command:
-        if quote is not None:
-            if char == quote:
-                quote = None
-            else:
-                current += char
-            continue
-        if char in ("'", '"'):
-            quote = char
-            continue
-        if char.isspace():
-            if current:
-                tokens.append(current)
-                current = ""
-            continue
-        current += char
-    if quote is not None:
-        return None
-    if current:
-        tokens.append(current)
-    return tokens or None
-
-
-def _is_read_only_sed(tokens: Sequence[str]) -> bool:
-    args = tokens[1:]
-    for token in args:
-        if token == "--in-place" or token.startswith("--in-place="):
-            return False
-        if token.startswith("-") and token != "-" and "i" in token:
-            return False
-    # `sed -e 'w /tmp/out'` writes files; only the plain line-print shape is trusted
-    if any(token in ("-e", "--expression") for token in args):
-        return False
-    suppress_auto_print = False
-    expression: str | None = None
-    for token in args:
-        if token in ("--quiet", "--silent"):
-            suppress_auto_print = True
-            continue
-        if token.startswith("-") and token != "-":
-            if "n" in token:
-                suppress_auto_print = True
-            continue
-        expression = token
-        break
-    return suppress_auto_print and expression is not None and bool(_SED_PRINT_EXPR.match(expression))
-
-
-def _has_unsafe_rg_flag(tokens: Sequence[str]) -> bool:
-    for token in tokens:
-        normalized = token.strip().lower()
-        if normalized in _UNSAFE_RG_FLAGS:
-            return True
-        if any(normalized.startswith(f"{flag}=") for flag in _UNSAFE_RG_VALUE_FLAGS):
-            return True
-    return False
-
-
-def _is_read_only_gh(tokens: Sequence[str]) -> bool:
-    for token in tokens:
-        normalized = token.strip().lower()
-        if normalized == "--web" or normalized.startswith("--web=") or _GH_WEB_SHORT_FLAG.match(
-            normalized
-        ):
-            return False
-    area = tokens[1].strip().lower() if len(tokens) > 1 else ""
-    action = tokens[2].strip().lower() if len(tokens) > 2 else ""
-    if area == "search":
-        return bool(action)
-    if area == "pr":
-        return action in _READ_ONLY_GH_PR
-    if area == "issue":
-        return action in _READ_ONLY_GH_ISSUE
-    return False
-
-
-def is_plain_read_only_shell_command(command: str | None) -> bool:
-    """True only for a plain read-only command with no shell metacharacters or expansion."""
-    if not command:
-        return False
-    tokens = _tokenize_simple_shell(command)
-    if tokens is None:
-        return False
-    executable = tokens[0].strip().lower()
-    if executable == "rg" and _has_unsafe_rg_flag(tokens):
-        return False
-    if executable in _READ_ONLY_SHELL_COMMANDS:
-        return True
-    if executable == "sed":
-        return _is_read_only_sed(tokens)
-    if executable == "gh":
-        return _is_read_only_gh(tokens)
-    return False
-
-
 # --- classification -------------------------------------------------------------------
 
 
@@ -332,78 +195,6 @@ def is_likely_mutating_tool_name(tool_name: str) -> bool:
         or normalized.startswith("message_")
         or "send" in normalized
     )
-
-
-def is_mutating_tool_call(tool_name: str, args: Any) -> bool:
-    """True when this call, with these arguments, may change state."""
-    name = _lower(tool_name)
-    record = _record(args)
-    action = _action_name(record.get("action") if record is not None else None)
-    if name in _ALWAYS_MUTATING:
-        return True
-    if name in ("exec", "bash"):
-        return not is_plain_read_only_shell_command(_command(record))
-    if name == "process":
-        return action is not None and action in _PROCESS_MUTATING_ACTIONS
-    if name == "message":
-        # message actions are an open plugin surface: unknown actions fail closed
-        return action is None or action not in _MESSAGE_READ_ONLY_ACTIONS
-    if name == "sessions":
-        return action != "group_list"
-    if name == "computer":
-        return action is None or action not in _COMPUTER_REPLAY_SAFE_ACTIONS
-    if name == "mobile_ui":
-        return action is None or action not in _MOBILE_UI_REPLAY_SAFE_ACTIONS
-    if name == "subagents":
-        return action in ("cancel", "kill", "steer")
-    if name == "session_status":
-        model = record.get("model") if record is not None else None
-        return isinstance(model, str) and bool(model.strip())
-    if name == "gateway":
-        return action is None or action not in _GATEWAY_REPLAY_SAFE_ACTIONS
-    if name == "nodes":
-        return action is None or action not in _NODES_REPLAY_SAFE_ACTIONS
-    if name in _AUTOMATIONS_NAMES or name == "canvas" or name.endswith("_actions"):
-        return action is None or action not in _READ_ONLY_ACTIONS
-    return name.startswith("message_") or "send" in name
-
-
-def is_replay_safe_tool_call(tool_name: str, args: Any) -> bool:
-    """True only when the tool's contract proves repeating the call is harmless."""
-    name = _lower(tool_name)
-    record = _record(args)
-    action = _action_name(record.get("action") if record is not None else None)
-    if name in _REPLAY_SAFE_TOOL_NAMES:
-        return True
-    if name in ("exec", "bash"):
-        return False
-    if name == "process":
-        return action is not None and action in _PROCESS_REPLAY_SAFE_ACTIONS
-    if name == "message":
-        return action is not None and action in _MESSAGE_READ_ONLY_ACTIONS
-    if name == "subagents":
-        return action is None or action == "list"
-    if name == "sessions":
-        return action == "group_list"
-    if name == "session_status":
-        return not is_mutating_tool_call(name, args)
-    if name == "browser":
-        return action is not None and action in _BROWSER_READ_ONLY_ACTIONS
-    if name == "computer":
-        return action is not None and action in _COMPUTER_REPLAY_SAFE_ACTIONS
-    if name == "mobile_ui":
-        return action is not None and action in _MOBILE_UI_REPLAY_SAFE_ACTIONS
-    if name == "skill_workshop":
-        return action in ("list", "inspect")
-    if name == "transcripts":
-        return action == "status"
-    if name == "gateway":
-        return action is not None and action in _GATEWAY_REPLAY_SAFE_ACTIONS
-    if name == "nodes":
-        return action is not None and action in _NODES_REPLAY_SAFE_ACTIONS
-    if name in _AUTOMATIONS_NAMES or name == "canvas":
-        return action is not None and action in _READ_ONLY_ACTIONS
-    return False
 
 
 def build_tool_action_fingerprint(tool_name: str, args: Any, meta: str | None = None) -> str | None:

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED, JsMap
+from clawharness._jsvalue import JsMap
 from clawharness.delivery._coerce import (
-    is_finite_number,
-    is_number,
-    js_truthy,
     normalize_optional_lowercase,
 )
+from clawharness.tools.results import is_tool_result_error
 
 __all__ = [
     "is_tool_result_error",
@@ -62,25 +60,6 @@ def read_tool_result_status(result: Any) -> str | None:
     return normalize_optional_lowercase(details.get("status")) if details is not None else None
 
 
-def is_tool_result_error(result: Any) -> bool:
-    """True when the result's details report a failure (status, ok/success flags, error)."""
-    details = read_tool_result_details(result)
-    if details is None:
-        return False
-    status = read_tool_result_status(result)
-    ok = details.get("ok", UNDEFINED)
-    success = details.get("success", UNDEFINED)
-    if ok is False or success is False:
-        return True
-    explicitly_successful = ok is True or success is True
-    if status in _FAILURE_STATUSES and not explicitly_successful:
-        return True
-    if details.get("timedOut") is True or js_truthy(details.get("error", UNDEFINED)):
-        return True
-    if status == "completed":
-        return False
-    exit_code = details.get("exitCode")
-    return is_number(exit_code) and is_finite_number(exit_code) and exit_code != 0
 
 
 def normalize_tool_policy_name(name: Any) -> str:

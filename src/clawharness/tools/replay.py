@@ -26,6 +26,7 @@ __all__ = [
     "REPLAY_SAFE_TOOL_NAMES",
     "is_agent_tool_replay_safe",
     "is_mutating_tool_call",
+    "is_plain_read_only_shell_command",
     "is_replay_safe_tool_call",
 ]
 
@@ -245,7 +246,8 @@ def _is_read_only_gh(tokens: list[str]) -> bool:
     return False
 
 
-def _is_plain_read_only_shell(command: str | None) -> bool:
+def is_plain_read_only_shell_command(command: str | None) -> bool:
+    """True only for a plain read-only command with no shell metacharacters or expansion."""
     if not command:
         return False
     tokens = _tokenize_simple(command)
@@ -290,7 +292,7 @@ def is_mutating_tool_call(tool_name: Any, args: Any) -> bool:
     ):
         return True
     if name in ("exec", "bash"):
-        return not _is_plain_read_only_shell(_shell_command(record))
+        return not is_plain_read_only_shell_command(_shell_command(record))
     table: dict[str, Callable[[], bool]] = {
         "process": lambda: action is not None and action in _PROCESS_MUTATING,
         "message": lambda: action is None or action not in _MESSAGE_READ_ONLY,
