@@ -86,3 +86,37 @@ def _register_middleware(api: Any) -> None:
 middleware_entry = define_plugin_entry(
     id="shouting-middleware", name="Shouting middleware", description="test middleware",
     register=_register_middleware, contracts={"agentToolResultMiddleware": ["openclaw"]})
+
+
+class PreflightHarness:
+    """Fails before any model work; `scope` decides what the fallback chain skips."""
+
+    def __init__(self, harness_id: str, scope: str | None) -> None:
+        self.id = harness_id
+        self.label = f"Preflight {harness_id}"
+        self.scope = scope
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        return Supported() if ctx.requested_runtime == self.id else Unsupported("explicit")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
+
+        CALLS[self.id] = CALLS.get(self.id, 0) + 1
+        raise AgentHarnessPreflightError("native binary missing", {"scope": self.scope})
+
+
+class ExplodingHarness(PreflightHarness):
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        CALLS[self.id] = CALLS.get(self.id, 0) + 1
+        raise RuntimeError("the native runtime crashed mid-turn")
+
+
+def _register_preflight(api: Any) -> None:
+    api.register_agent_harness(PreflightHarness("scoped", "harness"))
+    api.register_agent_harness(PreflightHarness("unscoped", None))
+    api.register_agent_harness(ExplodingHarness("exploding", None))
+
+
+preflight_entry = define_plugin_entry(id="preflight-fakes", name="Preflight fakes",
+                                      description="test plugin", register=_register_preflight)

@@ -22,7 +22,7 @@ from clawharness.attempt.finalize import (
     run_settled_turn_finalization,
     should_finalize,
 )
-from clawharness.errors import ClawHarnessError, ConfigError
+from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
@@ -92,6 +92,39 @@ class TurnResult:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    """One candidate's attempt and what the rest of the turn needs of it."""
+
+    ref: ModelRef
+    decision: Any
+    params: AttemptParams
+    result: AttemptResult
+    mirror: TranscriptMirror
+    observer: Any
+    workspace: str
+    preflight: AgentHarnessPreflightError | None = None
+
+
+def _fallback_verdict(attempt: _Attempt, *, last: bool) -> str | None:
+    """None: the turn ends with this attempt. "next": try the next model. "skip-harness":
+    try the next model unless it selects the same harness. "stop": end with this failure.
+
+    A preflight error is terminal for the chain unless scoped to its harness. After that,
+    only a built-in attempt that failed before producing anything falls back: a plugin
+    harness that claimed the turn is never replayed through another runtime.
+    """
+    result = attempt.result
+    if result.terminal.kind != "failed" or last:
+        return None
+    if attempt.preflight is not None:
+        return "skip-harness" if attempt.preflight.scope == "harness" else "stop"
+    produced = result.tool_metas or result.assistant_texts
+    if attempt.decision.builtin and not produced:
+        return "next"
+    return None
+
+
 def _final_text(result: AttemptResult) -> str:
     if result.assistant_texts:
         return result.assistant_texts[-1]
@@ -131,7 +164,12 @@ class TurnRunner:
         if not text:
             raise ConfigError("no model configured: set agents.defaults.model or pass --model",
                               key_path="agents.defaults.model")
-        models_by_provider = {p: [m.id for m in cfg.models] for p, cfg in config.models.providers.items()}
+        return self._parse_ref(text)
+
+    def _parse_ref(self, text: str) -> ModelRef:
+        config = self._host.config
+        models_by_provider = {p: [m.id for m in cfg.models]
+                              for p, cfg in config.models.providers.items()}
         return parse_model_ref(
             text,
             known_providers=known_provider_ids(config, self._host.plugins.providers),
@@ -148,129 +186,210 @@ class TurnRunner:
 
     # the turn --------------------------------------------------------------------------
 
+    def _candidates(self, agent_id: str, primary: ModelRef, opts: TurnOptions,
+                    record: SessionRecord | None) -> list[ModelRef]:
+        """The model fallback chain: the turn's model, then the configured fallbacks
+        (none when the caller named the model or the session carries its own)."""
+        if opts.model is not None or (record is not None and record.model_ref
+                                      and record.model_ref != self._configured_primary(agent_id)):
+            return [primary]
+        config = self._host.config
+        entry = config.agents.entries.get(agent_id)
+        setting = entry.model if entry is not None and entry.model is not None else (
+            config.agents.defaults.model)
+        chain = [primary]
+        for text in (setting.fallbacks if setting is not None else []):
+            try:
+                ref = self._parse_ref(text)
+            except ClawHarnessError as exc:
+                log.warning("model fallback %r skipped: %s", text, exc)
+                continue
+            if ref not in chain:
+                chain.append(ref)
+        return chain
+
+    def _configured_primary(self, agent_id: str) -> str | None:
+        config = self._host.config
+        entry = config.agents.entries.get(agent_id)
+        setting = entry.model if entry is not None and entry.model is not None else (
+            config.agents.defaults.model)
+        return setting.primary if setting is not None else None
+
     async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
+        plugins = self._host.plugins
         async with self._host.writers.hold(session_key, timeout=opts.busy_timeout):
             record = await self._store.get_session(session_key)
-            ref = self._model_ref(key.agent_id, opts.model, record)
-            route = resolve_route(self._host.config, ref, env=self._host.env,
-                                  extra_providers=self._host.plugins.providers)
-            plugins = self._host.plugins
-            decision = plugins.select(agent_id=key.agent_id, route=route,
-                                      pinned=record.agent_harness_id if record else None,
-                                      session_key=session_key)
-            if record is None:
-                # a new session is born pinned to the harness selected for it
-                now = time.time()
-                record = await self._store.create_session(SessionRecord(
-                    key=session_key, session_id=new_id(), agent_id=key.agent_id,
-                    model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
-                    created_at=now, updated_at=now,
-                ))
+            primary = self._model_ref(key.agent_id, opts.model, record)
+            chain = self._candidates(key.agent_id, primary, opts, record)
+            # the pin this session carried into the turn (not one this turn just created)
+            pinned = record.agent_harness_id if record else None
             run_id = opts.run_id or new_id()
-            newest = await self._store.read_entries(record.session_id, last=1)
-            newest_seq = newest[-1].seq if newest else 0
-            window = self._history.get(record.session_id, newest_seq)
-            if window is None:
-                window = self._history.put(record.session_id, await self._store.read_entries(
-                    record.session_id, last=DEFAULT_HISTORY_LIMIT))
-            start = 0
-            while start < len(window) and window[start].get("role") == "toolResult":
-                start += 1
-            history = window[start:] if start else window
-            mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id)
-            workspace = self._workspace(key.agent_id)
-            capabilities = HostCapabilities(
-                run_id=run_id, session_key=session_key, workspace_dir=workspace,
-                policy=plugins.tool_policy(key.agent_id), approvals=opts.approvals,
-            )
-            observer = plugins.new_tool_observer(run_id)
             abort = opts.abort or asyncio.Event()
             timeout = opts.timeout or self._host.config.agents.defaults.timeout_seconds
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout if timeout else None
-            params = AttemptParams(
-                run_id=run_id, session_key=session_key, session_id=record.session_id,
-                agent_id=key.agent_id, prompt=message, provider=route.model.provider,
-                model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
-                host_capabilities=capabilities,
-                runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id,
-                                                  key.agent_id),
-                system_prompt=plugins.system_prompt(key.agent_id),
-                tools=plugins.tool_specs(key.agent_id), history=history,
-                auth=route.auth, abort=abort, deadline=deadline,
-                max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
-                on_partial_reply=opts.on_partial_reply, on_agent_event=opts.on_agent_event,
-                observe_tool_terminal=observer,
-                agent_harness_id=decision.selected_harness_id,
-                plugin_config=plugins.plugin_config(decision.owner_plugin_id),
-                state_dir=str(self._host.state_dir), mirror=mirror,
-                transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
-            )
-            gate = plugins.tool_policy_gate(decision, key.agent_id)
-            try:
-                if deadline is not None:
-                    async with asyncio.timeout_at(deadline):
-                        result = await run_selected_attempt(decision, params, gate=gate)
-                else:
+            deadline = asyncio.get_running_loop().time() + timeout if timeout else None
+            skipped_harnesses: set[str] = set()
+            fallbacks: list[dict[str, Any]] = []
+            attempt: _Attempt | None = None
+            for index, ref in enumerate(chain):
+                route = resolve_route(self._host.config, ref, env=self._host.env,
+                                      extra_providers=plugins.providers)
+                decision = plugins.select(agent_id=key.agent_id, route=route, pinned=pinned,
+                                          session_key=session_key)
+                if decision.selected_harness_id in skipped_harnesses:
+                    fallbacks.append({"model": str(ref), "skipped": "harness-scoped preflight"})
+                    continue
+                if record is None:
+                    # a new session is born pinned to the harness selected for it
+                    now = time.time()
+                    record = await self._store.create_session(SessionRecord(
+                        key=session_key, session_id=new_id(), agent_id=key.agent_id,
+                        model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
+                        created_at=now, updated_at=now,
+                    ))
+                attempt = await self._attempt(
+                    index, key.agent_id, session_key, record, ref, route, decision, message,
+                    opts, run_id, abort, deadline)
+                verdict = _fallback_verdict(attempt, last=index == len(chain) - 1)
+                if verdict is None:
+                    break
+                fallbacks.append({"model": str(ref), "error": attempt.result.terminal.error})
+                if verdict == "skip-harness":
+                    skipped_harnesses.add(decision.selected_harness_id)
+                elif verdict == "stop":
+                    break
+            assert attempt is not None and record is not None
+            return await self._conclude(attempt, record, session_key, key.agent_id, message,
+                                        started, fallbacks)
+
+    async def _attempt(self, index: int, agent_id: str, session_key: str,
+                       record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
+                       message: str, opts: TurnOptions, run_id: str, abort: asyncio.Event,
+                       deadline: float | None) -> _Attempt:
+        """Prepare and run one candidate's attempt; failures come back as results."""
+        plugins = self._host.plugins
+        newest = await self._store.read_entries(record.session_id, last=1)
+        newest_seq = newest[-1].seq if newest else 0
+        window = self._history.get(record.session_id, newest_seq)
+        if window is None:
+            window = self._history.put(record.session_id, await self._store.read_entries(
+                record.session_id, last=DEFAULT_HISTORY_LIMIT))
+        start = 0
+        while start < len(window) and window[start].get("role") == "toolResult":
+            start += 1
+        history = window[start:] if start else window
+        if index and history and history[-1].get("role") == "user" and (
+                history[-1].get("content") == [{"type": "text", "text": message}]):
+            history = history[:-1]  # this turn's prompt, mirrored by the failed candidate
+        mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
+                                  attempt=index)
+        workspace = self._workspace(agent_id)
+        capabilities = HostCapabilities(
+            run_id=run_id, session_key=session_key, workspace_dir=workspace,
+            policy=plugins.tool_policy(agent_id), approvals=opts.approvals,
+        )
+        observer = plugins.new_tool_observer(run_id)
+        params = AttemptParams(
+            run_id=run_id, session_key=session_key, session_id=record.session_id,
+            agent_id=agent_id, prompt=message, provider=route.model.provider,
+            model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
+            host_capabilities=capabilities,
+            runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
+            system_prompt=plugins.system_prompt(agent_id),
+            tools=plugins.tool_specs(agent_id), history=history,
+            auth=route.auth, abort=abort, deadline=deadline,
+            max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
+            on_partial_reply=opts.on_partial_reply, on_agent_event=opts.on_agent_event,
+            observe_tool_terminal=observer,
+            agent_harness_id=decision.selected_harness_id,
+            plugin_config=plugins.plugin_config(decision.owner_plugin_id),
+            state_dir=str(self._host.state_dir), mirror=mirror,
+            transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
+        )
+        gate = plugins.tool_policy_gate(decision, agent_id)
+        preflight: AgentHarnessPreflightError | None = None
+        try:
+            if deadline is not None:
+                async with asyncio.timeout_at(deadline):
                     result = await run_selected_attempt(decision, params, gate=gate)
-            except TimeoutError:
-                abort.set()
-                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
-                                       record.session_id)
-            except ClawHarnessError as exc:
-                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
-                                       record.session_id)
-            except Exception as exc:  # a harness bug must not take the host down
-                log.exception("harness %s failed", decision.selected_harness_id)
-                result = AttemptResult(
-                    AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
-                    record.session_id)
-            finally:
-                capabilities.settle()
-            self._history.extend(record.session_id, newest_seq, mirror.appended)
-            if result.last_tool_error is None and observer.last_tool_error is not None:
-                result.last_tool_error = observer.last_tool_error
-            try:
-                result = plugins.validate_result(result)
-            except ClawHarnessError as exc:
-                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
-                                       record.session_id, messages_snapshot=result.messages_snapshot,
-                                       transcript_mirrored=result.transcript_mirrored)
-            if not result.transcript_mirrored:
-                await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
-                              *result.messages_snapshot])
-            if (record.agent_harness_id != decision.selected_harness_id
-                    or record.model_ref != str(ref)):
-                await self._store.update_session(
-                    session_key, agent_harness_id=decision.selected_harness_id, model_ref=str(ref))
-            text = _final_text(result)
-            warning: str | None = None
-            if decision.harness is not None and should_finalize(result) and not text.strip():
-                text, warning = await self._finalize(decision.harness, params, result, observer,
-                                                     mirror)
-            silent = plugins.is_silent(text)
-            tool_calls = tuple(
-                {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
-            )
-            plugins.after_turn({
-                "event": {"runId": run_id, "sessionKey": session_key, "terminal": result.terminal.kind,
-                          "text": text, "toolMetas": list(result.tool_metas),
-                          "usage": result.attempt_usage},
-                "ctx": {"runId": run_id, "agentId": key.agent_id, "sessionKey": session_key,
-                        "sessionId": record.session_id, "harnessId": decision.selected_harness_id,
-                        "workspaceDir": workspace},
-            })
-            return TurnResult(
-                session_key=session_key, session_id=record.session_id, run_id=run_id,
-                runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
-                terminal=result.terminal.kind, text="" if silent else text, silent=silent,
-                tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
-                payloads=() if silent or not text else ({"text": text},),
-                duration_ms=(time.perf_counter() - started) * 1000,
-                extra={"incompleteTurnWarning": warning} if warning else {},
-            )
+            else:
+                result = await run_selected_attempt(decision, params, gate=gate)
+        except TimeoutError:
+            abort.set()
+            result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
+                                   record.session_id)
+        except AgentHarnessPreflightError as exc:
+            preflight = exc
+            result = AttemptResult(AttemptTerminal("failed", source="precheck", error=str(exc)),
+                                   record.session_id)
+        except ClawHarnessError as exc:
+            result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                   record.session_id)
+        except Exception as exc:  # a harness bug must not take the host down
+            log.exception("harness %s failed", decision.selected_harness_id)
+            result = AttemptResult(
+                AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
+                record.session_id)
+        finally:
+            capabilities.settle()
+        self._history.extend(record.session_id, newest_seq, mirror.appended)
+        if result.last_tool_error is None and observer.last_tool_error is not None:
+            result.last_tool_error = observer.last_tool_error
+        try:
+            result = plugins.validate_result(result)
+        except ClawHarnessError as exc:
+            result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                   record.session_id, messages_snapshot=result.messages_snapshot,
+                                   transcript_mirrored=result.transcript_mirrored)
+        if not result.transcript_mirrored:
+            await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
+                          *result.messages_snapshot])
+        return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight)
+
+    async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
+                        agent_id: str, message: str, started: float,
+                        fallbacks: list[dict[str, Any]]) -> TurnResult:
+        """Pin, finalize when needed, start side effects, and shape the turn's result."""
+        plugins = self._host.plugins
+        decision, result, ref = attempt.decision, attempt.result, attempt.ref
+        # a fallback model answers this turn only: the session keeps its own model and pin
+        if not fallbacks and (record.agent_harness_id != decision.selected_harness_id
+                              or record.model_ref != str(ref)):
+            await self._store.update_session(
+                session_key, agent_harness_id=decision.selected_harness_id, model_ref=str(ref))
+        text = _final_text(result)
+        warning: str | None = None
+        if decision.harness is not None and should_finalize(result) and not text.strip():
+            text, warning = await self._finalize(decision.harness, attempt.params, result,
+                                                 attempt.observer, attempt.mirror)
+        silent = plugins.is_silent(text)
+        tool_calls = tuple(
+            {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
+        )
+        run_id = attempt.params.run_id
+        plugins.after_turn({
+            "event": {"runId": run_id, "sessionKey": session_key,
+                      "terminal": result.terminal.kind, "text": text,
+                      "toolMetas": list(result.tool_metas), "usage": result.attempt_usage},
+            "ctx": {"runId": run_id, "agentId": agent_id, "sessionKey": session_key,
+                    "sessionId": record.session_id, "harnessId": decision.selected_harness_id,
+                    "workspaceDir": attempt.workspace},
+        })
+        extra: dict[str, Any] = {}
+        if warning:
+            extra["incompleteTurnWarning"] = warning
+        if fallbacks:
+            extra["fallbacks"] = fallbacks
+            extra["model"] = str(ref)
+        return TurnResult(
+            session_key=session_key, session_id=record.session_id, run_id=run_id,
+            runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
+            terminal=result.terminal.kind, text="" if silent else text, silent=silent,
+            tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
+            payloads=() if silent or not text else ({"text": text},),
+            duration_ms=(time.perf_counter() - started) * 1000, extra=extra,
+        )
 
     async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,
                         observer: Any, mirror: TranscriptMirror) -> tuple[str, str | None]:

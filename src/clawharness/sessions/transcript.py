@@ -43,13 +43,24 @@ def entry_to_message(entry: TranscriptEntry) -> dict[str, Any]:
 class TranscriptMirror:
     """Appends one run's messages to one physical session, in order, idempotently."""
 
-    def __init__(self, store: Store, session_key: str, session_id: str, run_id: str) -> None:
+    def __init__(self, store: Store, session_key: str, session_id: str, run_id: str,
+                 *, attempt: int = 0) -> None:
         self._store = store
         self._session_key = session_key
         self._session_id = session_id
         self._run_id = run_id
+        self._attempt = attempt
         self._count = 0
         self.appended: list[AppendOutcome] = []
+
+    def _default_key(self, message: dict[str, Any]) -> str:
+        # the turn's own prompt has one key per run: a fallback attempt re-mirroring it
+        # is an idempotent no-op, while each attempt's other messages stay distinct
+        if self._count == 0 and message.get("role") == "user":
+            return f"{self._run_id}:prompt"
+        if self._attempt:
+            return f"{self._run_id}:a{self._attempt}:{self._count}"
+        return f"{self._run_id}:{self._count}"
 
     @property
     def session_id(self) -> str:
@@ -59,7 +70,7 @@ class TranscriptMirror:
         entries: list[NewEntry] = []
         for message in messages:
             meta = message.get("__meta") if isinstance(message.get("__meta"), dict) else None
-            key = (meta or {}).get("idempotencyKey") or f"{self._run_id}:{self._count}"
+            key = (meta or {}).get("idempotencyKey") or self._default_key(message)
             self._count += 1
             clean = {k: v for k, v in message.items() if k != "__meta"}
             entries.append(NewEntry(
