@@ -120,3 +120,33 @@ def _register_preflight(api: Any) -> None:
 
 preflight_entry = define_plugin_entry(id="preflight-fakes", name="Preflight fakes",
                                       description="test plugin", register=_register_preflight)
+
+
+class AskingHarness:
+    """Asks the user one question through the host and answers with the reply."""
+
+    id = "asking"
+    label = "Asking test harness"
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        return Supported() if ctx.requested_runtime == self.id else Unsupported("explicit")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        assert params.request_user_input is not None
+        answers = await params.request_user_input(
+            [{"id": "color", "header": "Color", "question": "Which color?",
+              "options": [{"label": "red"}, {"label": "blue"}]}], 30)
+        picked = answers["answers"].get("color", {}).get("answers", [])
+        text = "you picked " + (", ".join(picked) or "nothing")
+        message = {"role": "assistant", "content": [{"type": "text", "text": text}],
+                   "stopReason": "stop"}
+        return AttemptResult(AttemptTerminal.ok(), params.session_id, messages_snapshot=[message],
+                             assistant_texts=[text], last_assistant=message)
+
+
+def _register_asking(api: Any) -> None:
+    api.register_agent_harness(AskingHarness())
+
+
+asking_entry = define_plugin_entry(id="asking-fakes", name="Asking fakes",
+                                   description="test plugin", register=_register_asking)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawharness._ids import new_id
+from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.finalize import (
     IncompleteTurnError,
     SettledTurnFinalized,
@@ -26,6 +27,7 @@ from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, Con
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
+from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.sessions.keys import parse_session_key
@@ -56,6 +58,8 @@ class TurnOptions:
     busy_timeout: float | None = 600.0
     max_steps: int | None = None
     run_id: str | None = None
+    #: where a harness's questions for the user go (a terminal, a pending-question queue)
+    user_input: UserInputChannel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +127,21 @@ def _fallback_verdict(attempt: _Attempt, *, last: bool) -> str | None:
     if attempt.decision.builtin and not produced:
         return "next"
     return None
+
+
+def _user_input_requester(channel: UserInputChannel | None, run_id: str,
+                          session_key: str) -> Any:
+    """Bind the turn's user-input channel for the harness (formatting and parsing are the
+    shared helpers', so every front presents questions alike)."""
+
+    async def request(questions: Sequence[Mapping[str, Any]],
+                      timeout_seconds: Any = UNDEFINED) -> Mapping[str, Any]:
+        delivery = await deliver_user_input_request(
+            channel, questions, timeout_seconds=timeout_seconds, run_id=run_id,
+            session_key=session_key)
+        return delivery.answers
+
+    return request
 
 
 def _final_text(result: AttemptResult) -> str:
@@ -306,6 +325,7 @@ class TurnRunner:
             plugin_config=plugins.plugin_config(decision.owner_plugin_id),
             state_dir=str(self._host.state_dir), mirror=mirror,
             transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
+            request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
         )
         gate = plugins.tool_policy_gate(decision, agent_id)
         preflight: AgentHarnessPreflightError | None = None

@@ -39,6 +39,7 @@ def register(app: typer.Typer) -> None:
                 streamed[:] = [text]
 
         async def go() -> TurnResult:
+            from clawharness.harness.user_input_delivery import TerminalUserInputChannel
             from clawharness.tools.approvals import TerminalApprovalGate
 
             abort = asyncio.Event()
@@ -49,7 +50,8 @@ def register(app: typer.Typer) -> None:
                 pass
             async with Host.from_config(config) as host:
                 opts = TurnOptions(model=model, on_partial_reply=on_partial, abort=abort,
-                                   approvals=TerminalApprovalGate(), timeout=timeout)
+                                   approvals=TerminalApprovalGate(), timeout=timeout,
+                                   user_input=TerminalUserInputChannel())
                 return await host.run_turn(session, message, opts)
 
         result = run_async(go, as_json=as_json)

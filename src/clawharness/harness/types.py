@@ -223,6 +223,10 @@ class AttemptParams:
     #: -> the result the model sees (the observer still gets the original)
     transform_tool_result: Callable[[str, str, dict[str, Any], ToolResult, bool],
                                     Awaitable[ToolResult]] | None = None
+    #: ask the user (the host's blocking reply path): `(questions, timeout_seconds)` ->
+    #: `{"answers": {question_id: {"answers": [...]}}}`; empty answers when no one replies
+    request_user_input: Callable[[Sequence[Mapping[str, Any]], Any],
+                                 Awaitable[Mapping[str, Any]]] | None = None
     #: append mirrored messages to the transcript as they settle
     mirror: Callable[[Sequence[Message]], Awaitable[Any]] | None = None
 

@@ -102,7 +102,12 @@ class CodexTurn:
         if request.method == "item/tool/call":
             return await self._call_tool(request.params)
         if request.method == "item/tool/requestUserInput":
-            return {"answers": {}}
+            ask = self.p.request_user_input
+            if ask is None:
+                return {"answers": {}}
+            questions = request.params.get("questions")
+            return dict(await ask(questions if isinstance(questions, list) else [],
+                                  request.params.get("timeoutSeconds")))
         if request.method == "mcpServer/elicitation/request":
             return {"action": "decline"}
         item_id = request.params.get("itemId")
