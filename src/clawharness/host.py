@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
@@ -179,6 +180,35 @@ class Host:
         return [SessionPin(session_key=r.key, agent_id=r.agent_id,
                            agent_harness_id=r.agent_harness_id, model_ref=r.model_ref)
                 for r in await self.store.list_sessions()]
+
+    async def lock_model_selection(self, key: str, *, locked: bool = True) -> SessionRecord:
+        """Lock (or unlock) a session's model selection; delegates need it locked."""
+        record = await self.get_session(key)
+        return await self.store.update_session(
+            record.key, meta={**record.meta, "modelSelectionLocked": locked})
+
+    async def run_delegated_turn(self, plugin_id: str, request: DelegateRequest, message: str,
+                                 options: TurnOptions | None = None) -> TurnResult:
+        """Run a turn for a delegate plugin on a harness owner's model-locked session.
+
+        The owner's `delegated_execution_plugin_ids` must name the plugin, and the request
+        must present the exact stored session identity; anything else raises
+        `DelegationRefusedError` before any work. Only admission and execution are
+        delegated: create, patch, reset, delete and archive stay with the owner.
+        """
+        record = await self.store.get_session(self.session_key(request.session_key))
+        harness = None
+        if record is not None and record.agent_harness_id:
+            registered = self.plugins.registry.get(record.agent_harness_id)
+            harness = registered.harness if registered is not None else None
+        stored = None if record is None else StoredSession(
+            session_key=record.key, store_path=self.store.url, session_id=record.session_id,
+            model_selection_locked=bool(record.meta.get("modelSelectionLocked")),
+            agent_harness_id=record.agent_harness_id,
+            agent_harness_runtime_override=record.meta.get("agentHarnessRuntimeOverride"))
+        check_delegate(harness, plugin_id, request, stored)
+        assert record is not None
+        return await self.run_turn(record.key, message, options)
 
     async def search(self, query: str, *, session_key: str | None = None,
                      limit: int = 20) -> list[SearchHit]:

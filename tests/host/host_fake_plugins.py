@@ -150,3 +150,29 @@ def _register_asking(api: Any) -> None:
 
 asking_entry = define_plugin_entry(id="asking-fakes", name="Asking fakes",
                                    description="test plugin", register=_register_asking)
+
+
+class OwnerHarness(QuietHarness):
+    """Trusts the `voice` plugin to run its model-locked sessions."""
+
+    id = "owner"
+    label = "Owner test harness"
+    delegated_execution_plugin_ids = ("voice",)
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        return Supported() if ctx.requested_runtime == self.id else Unsupported("explicit")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        text = f"owner ran: {params.prompt}"
+        message = {"role": "assistant", "content": [{"type": "text", "text": text}],
+                   "stopReason": "stop"}
+        return AttemptResult(AttemptTerminal.ok(), params.session_id, messages_snapshot=[message],
+                             assistant_texts=[text], last_assistant=message)
+
+
+def _register_owner(api: Any) -> None:
+    api.register_agent_harness(OwnerHarness())
+
+
+owner_entry = define_plugin_entry(id="owner-fakes", name="Owner fakes",
+                                  description="test plugin", register=_register_owner)
