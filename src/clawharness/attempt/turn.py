@@ -251,6 +251,7 @@ class TurnRunner:
             skipped_harnesses: set[str] = set()
             fallbacks: list[dict[str, Any]] = []
             attempt: _Attempt | None = None
+            created = False
             for index, ref in enumerate(chain):
                 route = resolve_route(self._host.config, ref, env=self._host.env,
                                       extra_providers=plugins.providers)
@@ -267,9 +268,10 @@ class TurnRunner:
                         model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
                         created_at=now, updated_at=now,
                     ))
+                    created = True
                 attempt = await self._attempt(
                     index, key.agent_id, session_key, record, ref, route, decision, message,
-                    opts, run_id, abort, deadline)
+                    opts, run_id, abort, deadline, fresh=created and index == 0)
                 verdict = _fallback_verdict(attempt, last=index == len(chain) - 1)
                 if verdict is None:
                     break
@@ -285,12 +287,20 @@ class TurnRunner:
     async def _attempt(self, index: int, agent_id: str, session_key: str,
                        record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
                        message: str, opts: TurnOptions, run_id: str, abort: asyncio.Event,
-                       deadline: float | None) -> _Attempt:
-        """Prepare and run one candidate's attempt; failures come back as results."""
+                       deadline: float | None, *, fresh: bool = False) -> _Attempt:
+        """Prepare and run one candidate's attempt; failures come back as results.
+
+        `fresh`: the session row was created by this turn, so it has no history to read.
+        """
         plugins = self._host.plugins
-        newest = await self._store.read_entries(record.session_id, last=1)
-        newest_seq = newest[-1].seq if newest else 0
-        window = self._history.get(record.session_id, newest_seq)
+        window: list[dict[str, Any]] | None
+        if fresh:
+            newest_seq = 0
+            window = self._history.put(record.session_id, [])
+        else:
+            newest = await self._store.read_entries(record.session_id, last=1)
+            newest_seq = newest[-1].seq if newest else 0
+            window = self._history.get(record.session_id, newest_seq)
         if window is None:
             window = self._history.put(record.session_id, await self._store.read_entries(
                 record.session_id, last=DEFAULT_HISTORY_LIMIT))
