@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from _host import new_session
-from conftest import FakeClock
+from binding_clock import FakeClock
 
 from clawharness.errors import AgentHarnessSessionSupersededError
 from clawharness.sessions.bindings import (

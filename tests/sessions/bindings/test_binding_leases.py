@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import FakeClock
+from binding_clock import FakeClock
 
 from clawharness.errors import AgentHarnessSessionSupersededError
 from clawharness.sessions.bindings import (

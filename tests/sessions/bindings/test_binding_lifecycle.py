@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from _host import FailingDeletes, host, new_session
-from conftest import FakeClock
+from binding_clock import FakeClock
 
 from clawharness.errors import AgentHarnessSessionSupersededError, StoreError
 from clawharness.sessions.bindings import (

@@ -61,7 +61,6 @@ from clawharness.harnesses.acp._sdk import (
     SessionHookParams,
     Store,
     WorkspacePathEscapeError,
-    harness_session_hooks,
     resolve_state_dir,
     resolve_workspace_path,
 )
@@ -271,35 +270,26 @@ class AcpHarness:
     # --- session hooks ---------------------------------------------------------------------
 
     async def reset(self, params: SessionHookParams) -> None:
+        """In-place reset: forget the binding; the next turn starts a new native session."""
         await self._close_live(binding_key(params.agent_id, params.session_key))
-        if self._bindings.opened or self._bindings.has_location:
-            lifecycle = await self._bindings.lifecycle()
-            await harness_session_hooks(lifecycle, key_for=_hook_key).reset(params)
+        await self._bindings.reset(params, key_for=_hook_key)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
-        if not self._bindings.opened and not self._bindings.has_location:
-            return await run(lambda: None, lambda: None)
-        lifecycle = await self._bindings.lifecycle()
-        return await harness_session_hooks(
-            lifecycle, key_for=_hook_key,
-            after_commit=self._after_removal).with_session_deletion(params, run)
+        """Remove the binding inside the host's session deletion transaction."""
+        return await self._bindings.with_session_deletion(
+            params, run, key_for=_hook_key, after_commit=self._after_removal)
 
     async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
-        if not self._bindings.opened and not self._bindings.has_location:
-            return await run(lambda: None, lambda: None)
-        lifecycle = await self._bindings.lifecycle()
-        return await harness_session_hooks(
-            lifecycle, key_for=_hook_key,
-            after_commit=self._after_removal).with_session_context_reset(params, run)
+        """Invalidate the binding inside a same-key rewind / branch switch."""
+        return await self._bindings.with_session_context_reset(
+            params, run, key_for=_hook_key, after_commit=self._after_removal)
 
     async def _after_removal(self, params: SessionHookParams, _record: BindingRecord) -> None:
         await self._close_live(binding_key(params.agent_id, params.session_key))
 
     async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
-        if not self._bindings.opened and not self._bindings.has_location:
-            return None
-        lifecycle = await self._bindings.lifecycle()
-        return await lifecycle.read(binding_key(agent_id, session_key))
+        """The stored binding of a host session (None when there is none)."""
+        return await self._bindings.read(binding_key(agent_id, session_key))
 
     def live_pids(self) -> list[int]:
         return [live.child.pid for live in self._live.values() if live.child.alive]

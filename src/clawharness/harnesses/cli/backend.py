@@ -42,7 +42,6 @@ from clawharness.harnesses.cli._sdk import (
     HostRun,
     SessionHookParams,
     Store,
-    harness_session_hooks,
 )
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
@@ -361,41 +360,25 @@ class CliBackendHarness:
 
     async def reset(self, params: SessionHookParams) -> None:
         """In-place reset: forget the binding; the next turn starts a new native session."""
-        key = binding_key(params.agent_id, params.session_key)
-        await self._close_live(key)
-        if not self._bindings.opened and not self._bindings.has_location:
-            return
-        lifecycle = await self._bindings.lifecycle()
-        await harness_session_hooks(lifecycle, key_for=_hook_key).reset(params)
+        await self._close_live(binding_key(params.agent_id, params.session_key))
+        await self._bindings.reset(params, key_for=_hook_key)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
         """Remove the binding inside the host's session deletion transaction."""
-        if not self._bindings.opened and not self._bindings.has_location:
-            return await run(lambda: None, lambda: None)
-        lifecycle = await self._bindings.lifecycle()
-        result = await harness_session_hooks(
-            lifecycle, key_for=_hook_key,
-            after_commit=self._after_removal).with_session_deletion(params, run)
-        return result
+        return await self._bindings.with_session_deletion(
+            params, run, key_for=_hook_key, after_commit=self._after_removal)
 
     async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
         """Invalidate the binding inside a same-key rewind / branch switch."""
-        if not self._bindings.opened and not self._bindings.has_location:
-            return await run(lambda: None, lambda: None)
-        lifecycle = await self._bindings.lifecycle()
-        return await harness_session_hooks(
-            lifecycle, key_for=_hook_key,
-            after_commit=self._after_removal).with_session_context_reset(params, run)
+        return await self._bindings.with_session_context_reset(
+            params, run, key_for=_hook_key, after_commit=self._after_removal)
 
     async def _after_removal(self, params: SessionHookParams, _record: BindingRecord) -> None:
         await self._close_live(binding_key(params.agent_id, params.session_key))
 
     async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        if not self._bindings.opened and not self._bindings.has_location:
-            return None
-        lifecycle = await self._bindings.lifecycle()
-        return await lifecycle.read(binding_key(agent_id, session_key))
+        return await self._bindings.read(binding_key(agent_id, session_key))
 
     # --- process ownership ---------------------------------------------------------------
 

@@ -8,16 +8,21 @@ it then keeps a SQLite file of its own under its state dir.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from clawharness.errors import HarnessError
+from clawharness.sessions.bindings.hooks import HostRun, harness_session_hooks
 from clawharness.sessions.bindings.lifecycle import (
     NativeSessionBindingLifecycle,
     create_native_session_binding_lifecycle,
 )
 from clawharness.sessions.bindings.namespace import RecordCodec
 from clawharness.store.base import Store
+
+if TYPE_CHECKING:
+    from clawharness.sessions.lifecycle import SessionHookParams
 
 __all__ = ["HarnessBindingStore"]
 
@@ -77,6 +82,45 @@ class HarnessBindingStore(Generic[T]):
         await store.open()
         self._own_store = store
         return store
+
+    # the host's session hooks, for a harness whose bindings live here ---------------------
+
+    async def reset(self, params: SessionHookParams, *,
+                    key_for: Callable[[SessionHookParams], str]) -> None:
+        """In-place reset: forget the session's binding (nothing to do without a store)."""
+        if self.opened or self.has_location:
+            lifecycle = await self.lifecycle()
+            await harness_session_hooks(lifecycle, key_for=key_for).reset(params)
+
+    async def with_session_deletion(
+        self, params: SessionHookParams, run: HostRun, *,
+        key_for: Callable[[SessionHookParams], str],
+        after_commit: Callable[[SessionHookParams, T], Awaitable[None]] | None = None,
+    ) -> Any:
+        """Remove the binding inside the host's session deletion transaction."""
+        if not (self.opened or self.has_location):
+            return await run(lambda: None, lambda: None)
+        hooks = harness_session_hooks(await self.lifecycle(), key_for=key_for,
+                                      after_commit=after_commit)
+        return await hooks.with_session_deletion(params, run)
+
+    async def with_session_context_reset(
+        self, params: SessionHookParams, run: HostRun, *,
+        key_for: Callable[[SessionHookParams], str],
+        after_commit: Callable[[SessionHookParams, T], Awaitable[None]] | None = None,
+    ) -> Any:
+        """Invalidate the binding inside a same-key rewind or branch switch."""
+        if not (self.opened or self.has_location):
+            return await run(lambda: None, lambda: None)
+        hooks = harness_session_hooks(await self.lifecycle(), key_for=key_for,
+                                      after_commit=after_commit)
+        return await hooks.with_session_context_reset(params, run)
+
+    async def read(self, key: str) -> T | None:
+        """The stored binding under `key` (None when there is none or no store)."""
+        if not (self.opened or self.has_location):
+            return None
+        return await (await self.lifecycle()).read(key)
 
     async def close(self) -> None:
         """Forget the lifecycle; close the store only if this object opened it."""
