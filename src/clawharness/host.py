@@ -133,20 +133,21 @@ class Host:
 
     async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord:
         """`/new` or `/reset`: a fresh physical session under the same key."""
-        assert self._lifecycle is not None or await self.start()
-        assert self._lifecycle is not None
-        return await self._lifecycle.reset(self.session_key(key), reason=reason)
+        return await (await self._sessions()).reset(self.session_key(key), reason=reason)
 
     async def delete_session(self, key: str) -> bool:
-        assert self._lifecycle is not None or await self.start()
-        assert self._lifecycle is not None
-        return await self._lifecycle.delete(self.session_key(key))
+        return await (await self._sessions()).delete(self.session_key(key))
 
     async def rewind_session(self, key: str, *, to_seq: int) -> int:
         """Drop transcript entries after `to_seq`; native bindings are invalidated."""
-        assert self._lifecycle is not None or await self.start()
+        return await (await self._sessions()).rewind(self.session_key(key), to_seq=to_seq)
+
+    async def _sessions(self) -> SessionLifecycle:
+        """The session lifecycle, starting the host on first use."""
+        if self._lifecycle is None:
+            await self.start()
         assert self._lifecycle is not None
-        return await self._lifecycle.rewind(self.session_key(key), to_seq=to_seq)
+        return self._lifecycle
 
     async def status(self, session_key: str | None = None) -> StatusReport:
         """The effective runtime per agent/model (and for one session, from its pin)."""

@@ -9,11 +9,12 @@ failures of `reset` are logged once per harness id per process; later resets sti
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -155,9 +156,6 @@ class _HookSlot:
     """
 
     def __init__(self) -> None:
-        import asyncio
-
-        self._asyncio = asyncio
         self._got = asyncio.Event()
         self._done = asyncio.Event()
         self._commit: Callable[[], Any] = lambda: None
@@ -171,8 +169,6 @@ class _HookSlot:
         return self._rollback()
 
     def run(self, hook: Callable[..., Any], params: SessionHookParams) -> Any:
-        from contextlib import asynccontextmanager
-
         slot = self
 
         async def body(commit: Callable[[], Any], rollback: Callable[[], Any]) -> None:
@@ -182,9 +178,9 @@ class _HookSlot:
 
         @asynccontextmanager
         async def manage() -> Any:
-            task = self._asyncio.create_task(_maybe_await(hook(params, body)))
-            got = self._asyncio.create_task(self._got.wait())
-            await self._asyncio.wait({task, got}, return_when=self._asyncio.FIRST_COMPLETED)
+            task = asyncio.create_task(_maybe_await(hook(params, body)))
+            got = asyncio.create_task(self._got.wait())
+            await asyncio.wait({task, got}, return_when=asyncio.FIRST_COMPLETED)
             if task.done() and not self._got.is_set():
                 got.cancel()
                 task.result()  # the hook finished without calling run: re-raise its error

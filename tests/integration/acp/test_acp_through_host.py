@@ -33,3 +33,6 @@ async def test_acp_model_ref_runs_the_sdk_example_agent_through_the_host(tmp_pat
         assert entries[0].role == "user" and entries[0].text == "hello agent"
         rows = await host.store.state_list("acp.bindings")
         assert len(rows) == 1
+        # deleting the session runs the harness's deletion transaction: the binding goes too
+        assert await host.delete_session("acp") is True
+        assert await host.store.state_list("acp.bindings") == []
