@@ -7,20 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from vectors_file import VECTORS, load_cases
 
 from clawharness.conformance.runner import compare
 
-ROOT = Path(__file__).resolve().parents[2]
-CANDIDATES = (ROOT.parent / "shared" / "conformance" / "vectors.jsonl",
-              Path("/work/shared/conformance/vectors.jsonl"))
-VECTORS = next((p for p in CANDIDATES if p.exists()), None)
 
-
-@pytest.mark.skipif(VECTORS is None, reason="shared/conformance/vectors.jsonl is not beside the repo")
 def test_every_public_vector_matches_through_the_cli() -> None:
-    assert VECTORS is not None
-    cases = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+    cases = load_cases()
     proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run", str(VECTORS)],
                           capture_output=True, text=True, timeout=300, check=True)
     outputs = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]

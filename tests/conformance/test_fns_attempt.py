@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from vectors_file import load_cases
 
 from clawharness.conformance.runner import compare, run_case
 
-VECTORS = Path("/work/shared/conformance/vectors.jsonl")
 FUNCTIONS = {
     "agentHarnessAttemptTerminal",
     "classifyAgentHarnessTerminalOutcome",
@@ -20,19 +18,12 @@ FUNCTIONS = {
 }
 
 
-def _load() -> list[dict[str, Any]]:
-    if not VECTORS.exists():
-        return []
-    cases = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
-    return [case for case in cases if case["fn"].partition(".")[0] in FUNCTIONS]
 
 
-CASES = _load()
+CASES = load_cases(FUNCTIONS)
 
 
 def test_the_vector_file_holds_every_function_of_this_group() -> None:
-    if not VECTORS.exists():
-        pytest.skip("conformance vectors are not available")
     assert {case["fn"].partition(".")[0] for case in CASES} == FUNCTIONS
 
 

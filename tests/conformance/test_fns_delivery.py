@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from vectors_file import load_cases
 
 from clawharness.conformance.runner import compare, run_case
 
-VECTORS = Path("/work/shared/conformance/vectors.jsonl")
 FUNCTIONS = {
     "readEmbeddedMessageDeliveryFact",
     "isDeliveredMessagingToolResult",
@@ -23,19 +21,12 @@ FUNCTIONS = {
 }
 
 
-def _load() -> list[dict[str, Any]]:
-    if not VECTORS.exists():
-        return []
-    cases = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
-    return [case for case in cases if case["fn"] in FUNCTIONS]
 
 
-CASES = _load()
+CASES = load_cases(FUNCTIONS)
 
 
 def test_the_vector_file_holds_every_delivery_function() -> None:
-    if not VECTORS.exists():
-        pytest.skip("conformance vectors are not available")
     assert {case["fn"] for case in CASES} == FUNCTIONS
 
 
