@@ -12,10 +12,13 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     DictRecordCodec,
     HostRun,
     NativeSessionBindingLifecycle,
+    NativeSessionRecord,
     SessionHookParams,
     Store,
     create_native_session_binding_lifecycle,
     harness_session_hooks,
+    native_session_binding_store,
+    native_session_row_key,
     resolve_state_dir,
 )
 from clawharness.plugin_sdk.agent_harness_tool_runtime import resolve_workspace_path
@@ -26,11 +29,14 @@ __all__ = [
     "HarnessError",
     "HostRun",
     "NativeSessionBindingLifecycle",
+    "NativeSessionRecord",
     "SessionHookParams",
     "Store",
     "WorkspacePathEscapeError",
     "create_native_session_binding_lifecycle",
     "harness_session_hooks",
+    "native_session_binding_store",
+    "native_session_row_key",
     "resolve_state_dir",
     "resolve_workspace_path",
 ]

@@ -54,13 +54,15 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from clawharness.harnesses.acp._bindings import BindingRecord, Bindings, binding_key
 from clawharness.harnesses.acp._sdk import (
     HarnessError,
     HostRun,
+    NativeSessionRecord,
     SessionHookParams,
     Store,
     WorkspacePathEscapeError,
+    native_session_binding_store,
+    native_session_row_key,
     resolve_state_dir,
     resolve_workspace_path,
 )
@@ -259,7 +261,8 @@ class AcpHarness:
     def __init__(self, *, state_dir: str | os.PathLike[str] | None = None,
                  config: Mapping[str, Any] | None = None, store: Store | None = None) -> None:
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = Bindings(HARNESS_ID, Path(state_dir) if state_dir else None, store)
+        self._bindings = native_session_binding_store(
+            HARNESS_ID, store=store, state_dir=Path(state_dir) if state_dir else None)
         self._live: dict[str, _Live] = {}
 
     def supports(self, ctx: SupportContext) -> SupportResult:
@@ -271,7 +274,7 @@ class AcpHarness:
 
     async def reset(self, params: SessionHookParams) -> None:
         """In-place reset: forget the binding; the next turn starts a new native session."""
-        await self._close_live(binding_key(params.agent_id, params.session_key))
+        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
         await self._bindings.reset(params, key_for=_hook_key)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
@@ -284,12 +287,12 @@ class AcpHarness:
         return await self._bindings.with_session_context_reset(
             params, run, key_for=_hook_key, after_commit=self._after_removal)
 
-    async def _after_removal(self, params: SessionHookParams, _record: BindingRecord) -> None:
-        await self._close_live(binding_key(params.agent_id, params.session_key))
+    async def _after_removal(self, params: SessionHookParams, _record: NativeSessionRecord) -> None:
+        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
 
-    async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
+    async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        return await self._bindings.read(binding_key(agent_id, session_key))
+        return await self._bindings.read(native_session_row_key(agent_id, session_key))
 
     def live_pids(self) -> list[int]:
         return [live.child.pid for live in self._live.values() if live.child.alive]
@@ -339,10 +342,10 @@ class AcpHarness:
             lifecycle = await self._bindings.lifecycle(fallback)
         except Exception as exc:
             return await _precheck_failure(params, str(exc))
-        key = binding_key(params.agent_id, params.session_key)
+        key = native_session_row_key(params.agent_id, params.session_key)
         turn = _Turn(self, params, key, agent, float(config.get("cancelGraceSeconds", 5.0)))
 
-        def placeholder(current: BindingRecord | None, _lease: Any) -> BindingRecord:
+        def placeholder(current: NativeSessionRecord | None, _lease: Any) -> NativeSessionRecord:
             return current if current is not None else {"nativeSessionId": None}
 
         try:
@@ -353,7 +356,7 @@ class AcpHarness:
             return await _precheck_failure(params, f"{type(exc).__name__}: {exc}")
 
     async def open_live(self, params: AttemptParams, key: str, agent: AcpAgentConfig,
-                        record: BindingRecord | None) -> _Live:
+                        record: NativeSessionRecord | None) -> _Live:
         """The binding's live agent: reused, or spawned + initialized + session new/load."""
         state = self.native_state_dir(params)
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
@@ -431,7 +434,7 @@ class AcpHarness:
 
 
 def _hook_key(params: SessionHookParams) -> str:
-    return binding_key(params.agent_id, params.session_key)
+    return native_session_row_key(params.agent_id, params.session_key)
 
 
 def _user_message(prompt: str) -> dict[str, Any]:
@@ -545,12 +548,12 @@ class _Turn:
             await self.h._close_live(self.key)
         terminal = self.terminal(stop_reason, error)
         if live.session_id:
-            new_record: BindingRecord = {
+            new_record: NativeSessionRecord = {
                 "nativeSessionId": live.session_id, "hostSessionId": p.session_id,
                 "agent": self.agent.name, "cwd": live.cwd, "harness": HARNESS_ID}
 
-            def write(_current: BindingRecord | None, _token: str | None) -> (
-                    tuple[None, BindingRecord]):
+            def write(_current: NativeSessionRecord | None, _token: str | None) -> (
+                    tuple[None, NativeSessionRecord]):
                 return None, new_record
 
             await lifecycle.transact(self.key, write)

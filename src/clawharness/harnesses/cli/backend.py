@@ -36,12 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from clawharness.harnesses.cli._bindings import BindingRecord, Bindings, binding_key
 from clawharness.harnesses.cli._sdk import (
     HarnessError,
     HostRun,
+    NativeSessionRecord,
     SessionHookParams,
     Store,
+    native_session_binding_store,
+    native_session_row_key,
 )
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
@@ -339,8 +341,8 @@ class CliBackendHarness:
         if spec.auth_bootstrap is not None:
             self.auth_bootstrap = spec.auth_bootstrap
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = Bindings(spec.id, Path(state_dir) if state_dir is not None else None,
-                                  store)
+        self._bindings = native_session_binding_store(
+            spec.id, store=store, state_dir=Path(state_dir) if state_dir is not None else None)
         self._live: dict[str, _Live] = {}
         self._request_seq = 0
 
@@ -360,7 +362,7 @@ class CliBackendHarness:
 
     async def reset(self, params: SessionHookParams) -> None:
         """In-place reset: forget the binding; the next turn starts a new native session."""
-        await self._close_live(binding_key(params.agent_id, params.session_key))
+        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
         await self._bindings.reset(params, key_for=_hook_key)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
@@ -373,12 +375,12 @@ class CliBackendHarness:
         return await self._bindings.with_session_context_reset(
             params, run, key_for=_hook_key, after_commit=self._after_removal)
 
-    async def _after_removal(self, params: SessionHookParams, _record: BindingRecord) -> None:
-        await self._close_live(binding_key(params.agent_id, params.session_key))
+    async def _after_removal(self, params: SessionHookParams, _record: NativeSessionRecord) -> None:
+        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
 
-    async def binding(self, agent_id: str, session_key: str) -> BindingRecord | None:
+    async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        return await self._bindings.read(binding_key(agent_id, session_key))
+        return await self._bindings.read(native_session_row_key(agent_id, session_key))
 
     # --- process ownership ---------------------------------------------------------------
 
@@ -434,10 +436,10 @@ class CliBackendHarness:
             lifecycle = await self._bindings.lifecycle(fallback)
         except Exception as exc:
             return await _precheck_failure(self.spec, params, f"binding store: {exc}")
-        key = binding_key(params.agent_id, params.session_key)
+        key = native_session_row_key(params.agent_id, params.session_key)
         turn = _Turn(self, params, key, command, env_extra, grace, idle, config)
 
-        def placeholder(current: BindingRecord | None, _lease: Any) -> BindingRecord:
+        def placeholder(current: NativeSessionRecord | None, _lease: Any) -> NativeSessionRecord:
             return current if current is not None else {"nativeSessionId": None}
 
         try:
@@ -458,7 +460,7 @@ class CliBackendHarness:
 
 
 def _hook_key(params: SessionHookParams) -> str:
-    return binding_key(params.agent_id, params.session_key)
+    return native_session_row_key(params.agent_id, params.session_key)
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -563,7 +565,7 @@ class _Turn:
         env.update(self.env_extra)
         return env
 
-    async def ensure_process(self, record: BindingRecord | None) -> _Live:
+    async def ensure_process(self, record: NativeSessionRecord | None) -> _Live:
         p = self.p
         agent_dir = self.h.agent_dir(p)
         cwd = str(record.get("cwd")) if record and record.get("cwd") else p.workspace_dir
@@ -636,14 +638,14 @@ class _Turn:
         terminal = await self.terminal(error)
         if self.session_id is not None:
             self.live.session_id = self.session_id
-            new_record: BindingRecord = {
+            new_record: NativeSessionRecord = {
                 "nativeSessionId": self.session_id, "hostSessionId": p.session_id,
                 "cwd": self.live_cwd(), "harness": self.spec.id}
             with contextlib.suppress(Exception):
                 assert_lease()
 
-            def write(_current: BindingRecord | None, _token: str | None) -> (
-                    tuple[None, BindingRecord]):
+            def write(_current: NativeSessionRecord | None, _token: str | None) -> (
+                    tuple[None, NativeSessionRecord]):
                 return None, new_record
 
             await lifecycle.transact(self.key, write)

@@ -39,7 +39,12 @@ from clawharness.sessions.bindings.generations import (
     resolve_native_session_binding,
     session_binding_key,
 )
-from clawharness.sessions.bindings.harness_store import HarnessBindingStore
+from clawharness.sessions.bindings.harness_store import (
+    HarnessBindingStore,
+    NativeSessionRecord,
+    native_session_binding_store,
+    native_session_row_key,
+)
 from clawharness.sessions.bindings.hooks import (
     HarnessSessionHooks,
     HostRun,
@@ -125,6 +130,7 @@ __all__ = [
     "NativeSessionBindingLeases",
     "NativeSessionBindingLifecycle",
     "NativeSessionInitializationOwner",
+    "NativeSessionRecord",
     "PersistedUserTurn",
     "PluginStateNamespace",
     "PreparedInitialization",
@@ -155,6 +161,8 @@ __all__ = [
     "forget_state_dir_decisions",
     "harness_session_hooks",
     "is_fingerprint",
+    "native_session_binding_store",
+    "native_session_row_key",
     "reclaim_native_session_generation",
     "reimport_native_entries",
     "resolve_native_session_binding",

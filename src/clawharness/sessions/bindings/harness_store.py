@@ -24,7 +24,12 @@ from clawharness.store.base import Store
 if TYPE_CHECKING:
     from clawharness.sessions.lifecycle import SessionHookParams
 
-__all__ = ["HarnessBindingStore"]
+__all__ = [
+    "HarnessBindingStore",
+    "NativeSessionRecord",
+    "native_session_binding_store",
+    "native_session_row_key",
+]
 
 T = TypeVar("T")
 
@@ -131,3 +136,33 @@ class HarnessBindingStore(Generic[T]):
     def __repr__(self) -> str:
         where: Any = "host store" if self._host_store is not None else self.state_dir
         return f"HarnessBindingStore({self.namespace!r}, {where})"
+
+
+#: a native-session binding row: {"nativeSessionId", "hostSessionId", "cwd", "harness"}
+NativeSessionRecord = dict[str, Any]
+
+
+def native_session_row_key(agent_id: str, session_key: str) -> str:
+    """The row key of one host session's binding (`<agent id>:<session key>`)."""
+    return f"{agent_id}:{session_key}"
+
+
+def _validate_native_session(body: dict[str, Any]) -> dict[str, Any]:
+    sid = body.get("nativeSessionId")
+    if sid is not None and not isinstance(sid, str):
+        raise ValueError("nativeSessionId must be a string or null")
+    return body
+
+
+def native_session_binding_store(
+    harness_id: str, *, store: Store | None = None, state_dir: Path | None = None,
+) -> HarnessBindingStore[NativeSessionRecord]:
+    """The binding store of a harness whose binding is a native session id (a CLI's
+    `session_id`, an ACP `sessionId`), in namespace `<harness id>.bindings`."""
+    from clawharness.sessions.bindings.namespace import DictRecordCodec
+
+    return HarnessBindingStore(
+        f"{harness_id}.bindings",
+        codec=DictRecordCodec(version=1, validate=_validate_native_session),
+        store=store, state_dir=state_dir,
+        exclusive_operation=f"a {harness_id} session operation")
