@@ -147,3 +147,7 @@ def test_the_plugin_entry_refuses_a_bad_config(tmp_path: Path) -> None:
                     config={"appServer": {"sandbox": "nope"}}, state_dir=tmp_path)
     with pytest.raises(CodexConfigError):
         entry.register(api)
+
+
+def test_a_key_ending_in_a_newline_is_quoted() -> None:
+    assert tomllib.loads(dumps({"0\n": False, "a": {"b\n": 1}})) == {"0\n": False, "a": {"b\n": 1}}

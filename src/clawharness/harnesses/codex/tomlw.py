@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["dumps", "merge"]
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
             "\r": "\\r"}
 
@@ -33,7 +33,7 @@ def _string(value: str) -> str:
 def _key(key: str) -> str:
     if not isinstance(key, str):
         raise TypeError(f"TOML keys must be strings, got {type(key).__name__}")
-    return key if _BARE_KEY.match(key) else _string(key)
+    return key if _BARE_KEY.fullmatch(key) else _string(key)  # not match(): "$" admits "\n"
 
 
 def _is_table(value: Any) -> bool:
