@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.types import ToolSpec
+from clawharness.tools.workspace import real_workspace_root
 
 __all__ = [
     "HOST_CAPABILITIES_VERSION",
@@ -88,7 +89,7 @@ class HostCapabilities:
     ) -> None:
         self._run_id = run_id
         self._session_key = session_key
-        self._workspace_dir = os.path.realpath(workspace_dir)
+        self._workspace_dir = real_workspace_root(workspace_dir)
         self._policy = policy
         self._approvals = approvals
         self._settled = False

@@ -7,26 +7,50 @@ outside the workspace, or passes through a symlink whose target lies outside.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 from clawharness.errors import WorkspacePathEscapeError
 
-__all__ = ["display_path", "resolve_workspace_path"]
+__all__ = ["display_path", "open_workspace_file", "real_workspace_root", "resolve_workspace_path"]
+
+#: where the kernel names the file behind an open descriptor (Linux)
+_FD_LINKS = "/proc/self/fd"
 
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str) -> Path:
-    """The real path `user_path` names inside `workspace_dir` (it need not exist yet)."""
+@functools.lru_cache(maxsize=256)
+def _real_root(root_lexical: str) -> str:
+    # os.path.realpath is an lstat per component in Python; a workspace root is resolved
+    # on every tool call, and only its own path can change what it resolves to
+    return os.path.realpath(root_lexical)
+
+
+def _roots(workspace_dir: str | os.PathLike[str]) -> tuple[str, str]:
+    root_lexical = os.path.abspath(os.fspath(workspace_dir))
+    real = _real_root(root_lexical)
+    if real != root_lexical and not os.path.isdir(real):  # moved since: look again
+        _real_root.cache_clear()
+        real = _real_root(root_lexical)
+    return root_lexical, real
+
+
+def real_workspace_root(workspace_dir: str | os.PathLike[str]) -> str:
+    """The workspace's real path (symlinks resolved), remembered between calls."""
+    return _roots(workspace_dir)[1]
+
+
+def _lexical_path(workspace_dir: str | os.PathLike[str], user_path: str) -> tuple[str, str]:
+    """(root_real, the normalized path) or WorkspacePathEscapeError for `..` and outside paths."""
     if not isinstance(user_path, str) or not user_path.strip():
         raise ValueError("path must be a non-empty string")
     if "\x00" in user_path:
         raise WorkspacePathEscapeError(f"path {user_path!r} contains a NUL byte")
-    root_lexical = os.path.abspath(os.fspath(workspace_dir))
-    root_real = os.path.realpath(root_lexical)
+    root_lexical, root_real = _roots(workspace_dir)
     raw = os.path.expanduser(user_path.strip())
     joined = raw if os.path.isabs(raw) else os.path.join(root_real, raw)
     lexical = os.path.normpath(joined)
@@ -36,6 +60,12 @@ def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str
         raise WorkspacePathEscapeError(
             f"path {user_path!r} resolves outside the workspace {root_real}"
         )
+    return root_real, lexical
+
+
+def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str) -> Path:
+    """The real path `user_path` names inside `workspace_dir` (it need not exist yet)."""
+    root_real, lexical = _lexical_path(workspace_dir, user_path)
     real = os.path.realpath(lexical)
     if not _inside(real, root_real):
         raise WorkspacePathEscapeError(
@@ -45,8 +75,42 @@ def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str
     return Path(real)
 
 
+def open_workspace_file(workspace_dir: str | os.PathLike[str], user_path: str) -> tuple[int, Path]:
+    """Open `user_path` for reading, confined like `resolve_workspace_path`: (fd, real path).
+
+    Where the kernel names open files (Linux), the check is made on the file actually
+    opened, so a symlink swapped in between check and open cannot lead outside, and it
+    costs one system call instead of an lstat per path component. FileNotFoundError
+    when there is no such file inside; the caller closes the descriptor.
+    """
+    root_real, lexical = _lexical_path(workspace_dir, user_path)
+    try:
+        fd = os.open(lexical, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        resolve_workspace_path(workspace_dir, user_path)  # a dangling link out: say so
+        raise
+    try:
+        try:
+            real = os.readlink(f"{_FD_LINKS}/{fd}")
+        except OSError:  # no /proc: resolve by name instead
+            real = os.path.realpath(lexical)
+        if not _inside(real, root_real):
+            raise WorkspacePathEscapeError(
+                f"path {user_path!r} leads outside the workspace {root_real} through a "
+                f"symlink (to {real})"
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, Path(real)
+
+
 def display_path(workspace_dir: str | os.PathLike[str], path: Path) -> str:
     """`path` relative to the workspace, for messages to the model."""
-    root = os.path.realpath(os.fspath(workspace_dir))
-    rel = os.path.relpath(path, root)
-    return "." if rel == "." else rel
+    root = _roots(workspace_dir)[1]
+    text = os.fspath(path)
+    if text == root:
+        return "."
+    if _inside(text, root):  # the usual case: a plain slice, no relpath walk
+        return text[len(root.rstrip(os.sep)) + 1:]
+    return os.path.relpath(text, root)

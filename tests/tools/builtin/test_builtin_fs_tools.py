@@ -113,3 +113,39 @@ async def test_every_file_tool_refuses_escapes(
 async def test_exec_workdir_escape_is_refused(workspace: Path) -> None:
     with pytest.raises(WorkspacePathEscapeError):
         await call("exec", {"command": "pwd", "workdir": "../"}, workspace)
+
+
+async def test_read_of_a_large_file_goes_through_a_thread_and_pages(workspace: Path) -> None:
+    from clawharness.tools.builtin.fs import READ_INLINE_BYTES
+
+    line = "x" * 99 + "\n"
+    (workspace / "big.txt").write_text(line * (READ_INLINE_BYTES // 100 + 500))
+    result = await call("read", {"path": "big.txt", "offset": 2001, "limit": 2}, workspace)
+    assert text(result).startswith(line + line[:-1] + "\n\n[Showing lines 2001-2002 of ")
+    assert result["details"]["startLine"] == 2001
+
+
+async def test_read_refuses_a_directory_a_pipe_and_a_dangling_link_out(
+    workspace: Path, tmp_path: Path
+) -> None:
+    import os
+
+    (workspace / "dir").mkdir()
+    with pytest.raises(ToolError, match="is a directory"):
+        await call("read", {"path": "dir"}, workspace)
+    os.mkfifo(workspace / "pipe")  # opening it must neither block nor read it
+    with pytest.raises(ToolError, match="not a regular file"):
+        await asyncio.wait_for(call("read", {"path": "pipe"}, workspace), timeout=5)
+    (workspace / "gone").symlink_to(tmp_path / "missing-outside.txt")
+    with pytest.raises(WorkspacePathEscapeError, match="symlink"):
+        await call("read", {"path": "gone"}, workspace)
+    with pytest.raises(ToolError, match="file not found"):
+        await call("read", {"path": "dir/nope/deeper.txt"}, workspace)
+
+
+async def test_read_checks_the_file_it_opened_through_a_link_inside(workspace: Path) -> None:
+    (workspace / "real.txt").write_text("inside\n")
+    (workspace / "alias.txt").symlink_to(workspace / "real.txt")
+    result = await call("read", {"path": "alias.txt"}, workspace)
+    assert text(result) == "inside"
+    assert result["details"]["path"] == "real.txt"

@@ -1,13 +1,16 @@
 """File tools confined to the workspace: `read`, `write`, `edit` and `ls`.
 
-Every path goes through `resolve_workspace_path`; file work runs in a worker thread so a
-large file never stalls the event loop.
+Every path goes through `resolve_workspace_path` (or `open_workspace_file`, which checks
+the file it opened). File work runs in a worker thread so a large file never stalls the
+event loop; `read` of a small file is done on the loop, where the thread hop would cost
+more than the read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,9 +18,14 @@ from typing import Any
 from clawharness.errors import ToolError
 from clawharness.harness.types import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import optional_int, require_str, text_result
-from clawharness.tools.workspace import display_path, resolve_workspace_path
+from clawharness.tools.workspace import (
+    display_path,
+    open_workspace_file,
+    resolve_workspace_path,
+)
 
 __all__ = [
+    "READ_INLINE_BYTES",
     "READ_MAX_CHARS",
     "READ_MAX_LINES",
     "edit_tool",
@@ -29,6 +37,8 @@ __all__ = [
 READ_MAX_LINES = 2000
 READ_MAX_CHARS = 50_000
 LS_DEFAULT_LIMIT = 500
+#: `read` of a file up to this size runs on the event loop, bigger ones in a thread
+READ_INLINE_BYTES = 256 * 1024
 
 
 def _is_binary(sample: bytes) -> bool:
@@ -49,13 +59,35 @@ def _read_text(path: Path, shown: str) -> str:
 # --- read -----------------------------------------------------------------------------
 
 
-def _read(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    raw_path = require_str(args, "path")
-    offset = optional_int(args, "offset", minimum=1, default=1) or 1
-    limit = optional_int(args, "limit", minimum=1, default=READ_MAX_LINES) or READ_MAX_LINES
-    path = resolve_workspace_path(workspace, raw_path)
+def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
+    """(descriptor, path shown to the model, size) of a regular file in the workspace."""
+    try:
+        fd, path = open_workspace_file(workspace, raw_path)
+    except (FileNotFoundError, NotADirectoryError):
+        shown = display_path(workspace, resolve_workspace_path(workspace, raw_path))
+        raise ToolError(f"file not found: {shown}") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {raw_path}: {exc.strerror or exc}") from exc
     shown = display_path(workspace, path)
-    text = _read_text(path, shown)
+    mode, size = (st := os.fstat(fd)).st_mode, st.st_size
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"{shown} is a directory; use ls to list it")
+        raise ToolError(f"{shown} is not a regular file")
+    return fd, shown, size
+
+
+def _read_lines(fd: int, shown: str, offset: int, limit: int) -> dict[str, Any]:
+    """Read the whole file behind `fd` (closing it) and show lines offset.. of it."""
+    try:
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            data = f.read()
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+    if _is_binary(data[:8192]):
+        raise ToolError(f"{shown} is a binary file ({len(data)} bytes); read shows text only")
+    text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
@@ -83,7 +115,13 @@ def _read(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def _read_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
-    return await asyncio.to_thread(_read, ctx.workspace_dir, args)
+    raw_path = require_str(args, "path")
+    offset = optional_int(args, "offset", minimum=1, default=1) or 1
+    limit = optional_int(args, "limit", minimum=1, default=READ_MAX_LINES) or READ_MAX_LINES
+    fd, shown, size = _open_for_read(ctx.workspace_dir, raw_path)
+    if size <= READ_INLINE_BYTES:
+        return _read_lines(fd, shown, offset, limit)
+    return await asyncio.to_thread(_read_lines, fd, shown, offset, limit)
 
 
 def read_tool() -> ToolSpec:
