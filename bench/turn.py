@@ -9,7 +9,11 @@ answers. Both keep the session in a SQLite file (ours: the embedded store; their
     `agent.clone()` per run), and lost or duplicated transcript entries on our side;
   - per-turn time as one session's history grows (first vs last decile p50).
 
-    python bench/turn.py [--quick]
+Both sides run under the same garbage-collector thresholds: by default the ones a
+started host sets (`clawharness._gc`, held for the whole run, so the SDK gets them too);
+`--default-gc` runs both with CPython's defaults and our host told to leave them alone.
+
+    python bench/turn.py [--quick] [--default-gc]
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ SCRIPT = {
 
 # --- ours -------------------------------------------------------------------------------
 
+TUNE_GC = True
+
+
 async def ours_host(root: Path) -> Any:
     from clawharness.host import Host
 
@@ -47,6 +54,7 @@ async def ours_host(root: Path) -> Any:
             {"id": "m", "params": {"script": SCRIPT}}]}}},
         "agents": {"defaults": {"model": "bench/m", "workspace": str(ws)}},
         "tools": {"allow": ["read"]},
+        "host": {"tuneGc": TUNE_GC},
     }
     path = root / "config.json"
     path.write_text(json.dumps(config))
@@ -172,7 +180,15 @@ async def growth(n: int, root: Path) -> tuple[float, float, float, float]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smaller run, under a minute")
+    parser.add_argument("--default-gc", action="store_true",
+                        help="both sides with CPython's default GC thresholds")
     args = parser.parse_args()
+    global TUNE_GC
+    TUNE_GC = not args.default_gc
+    from clawharness._gc import GcTuning
+
+    if TUNE_GC:
+        GcTuning.acquire()  # for the SDK's runs too: the same thresholds on both sides
     seq_n, conc, grow_n = (100, (100, 1000), 120) if args.quick else (500, (100, 1000), 500)
     with tempfile.TemporaryDirectory(prefix="bench-turn-") as tmp:
         root = Path(tmp)
@@ -205,9 +221,11 @@ async def main() -> None:
         "history_growth": round(o_last / o_first, 3),
         "sdk_history_growth": round(s_last / s_first, 3),
         "lost_entries": sum(v[2] for v in throughput.values()),
+        "gc_thresholds": list(gc.get_threshold()),
         "notes": "in-process scripted model, one tool call per turn, SQLite file sessions on both "
                  "sides; overhead_ratio = ours/SDK per-turn median; concurrent_speedup = ours/SDK "
-                 "turns/s at 1000 concurrent sessions (SDK with agent.clone() per run)",
+                 "turns/s at 1000 concurrent sessions (SDK with agent.clone() per run); both sides under "
+                 "the same GC thresholds (gc_thresholds)",
     })
 
 

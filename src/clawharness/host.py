@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
@@ -48,6 +49,7 @@ class Host:
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
+        self._holds_gc = False
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(self)
 
@@ -69,6 +71,9 @@ class Host:
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._runner = TurnRunner(self, store)
+            if self.config.host.tune_gc and not self._holds_gc:
+                GcTuning.acquire()
+                self._holds_gc = True
         return self
 
     async def close(self) -> None:
@@ -78,6 +83,9 @@ class Host:
         if self._store is not None:
             await self._store.close()
             self._store = None
+        if self._holds_gc:
+            GcTuning.release()
+            self._holds_gc = False
 
     async def __aenter__(self) -> Host:
         return await self.start()

@@ -18,6 +18,7 @@ __all__ = [
     "ClawConfig",
     "ExecToolConfig",
     "GatewayConfig",
+    "HostConfig",
     "ModelRefSetting",
     "PluginEntry",
     "PluginsConfig",
@@ -194,6 +195,11 @@ class LoggingConfig(_Node):
     debug: list[str] = Field(default_factory=list)
 
 
+class HostConfig(_Node):
+    #: raise the garbage collector's thresholds while a host runs (see clawharness._gc)
+    tune_gc: bool = Field(default=True, alias="tuneGc")
+
+
 class ClawConfig(_Node):
     """The whole config file."""
 
@@ -205,6 +211,7 @@ class ClawConfig(_Node):
     store: StoreConfig = Field(default_factory=StoreConfig)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    host: HostConfig = Field(default_factory=HostConfig)
 
 
 AgentEntry.model_rebuild()
