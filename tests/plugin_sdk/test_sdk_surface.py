@@ -34,6 +34,7 @@ RUNTIME_EAGER = {
     "AttemptResult", "AttemptSettledError", "AttemptTerminal", "EmbeddedRunAttemptParamsV2",
     "HostCapabilities", "MissingAgentHarnessError", "RuntimeArtifact",
     "RuntimeArtifactMismatchError", "ToolPolicyRejectedError", "assert_runtime_artifact",
+    "is_replay_safe_tool_call",
 }
 
 RUNTIME_LAZY = {
@@ -48,7 +49,7 @@ RUNTIME_LAZY = {
     "format_agent_harness_user_input_prompt", "format_tool_progress_output",
     "infer_tool_meta_from_args", "is_agent_tool_replay_safe", "is_delivered_messaging_tool_result",
     "is_delivered_messaging_tool_send_to_current_source", "is_messaging_tool",
-    "is_messaging_tool_send_action", "is_replay_safe_tool_call", "is_silent_payload",
+    "is_messaging_tool_send_action", "is_silent_payload",
     "is_subagent_session_key", "is_tool_result_error", "merge_attempt_terminal",
     "normalize_agent_harness_user_input_answer", "normalize_attempt_terminal",
     "normalize_question_timeout_seconds", "normalize_usage", "project_attempt_terminal",

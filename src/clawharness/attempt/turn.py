@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -200,8 +201,10 @@ class TurnRunner:
         entry = config.agents.entries.get(agent_id)
         raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
         path = Path(raw).expanduser() if raw else self._host.state_dir / "workspace" / agent_id
-        path.mkdir(parents=True, exist_ok=True)
-        return str(path)
+        text = str(path)
+        if not os.path.isdir(text):
+            path.mkdir(parents=True, exist_ok=True)
+        return text
 
     # the turn --------------------------------------------------------------------------
 
@@ -333,7 +336,7 @@ class TurnRunner:
             observe_tool_terminal=observer,
             agent_harness_id=decision.selected_harness_id,
             plugin_config=plugins.plugin_config(decision.owner_plugin_id),
-            state_dir=str(self._host.state_dir), mirror=mirror,
+            state_dir=str(self._host.state_dir), mirror=mirror, mirror_barrier=mirror.flush,
             transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
         )
@@ -363,6 +366,7 @@ class TurnRunner:
                 record.session_id)
         finally:
             capabilities.settle()
+        result = await self._stored(mirror, result)
         self._history.extend(record.session_id, newest_seq, mirror.appended)
         if result.last_tool_error is None and observer.last_tool_error is not None:
             result.last_tool_error = observer.last_tool_error
@@ -375,7 +379,23 @@ class TurnRunner:
         if not result.transcript_mirrored:
             await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
                           *result.messages_snapshot])
+            await mirror.flush()
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight)
+
+    @staticmethod
+    async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:
+        """The attempt's result once its mirrored messages are stored; a failed store
+        fails the attempt (what was stored stays, in order, with no gap)."""
+        try:
+            await mirror.flush()
+        except Exception as exc:
+            log.warning("run %s: the transcript could not be stored: %s", mirror.run_id, exc)
+            return AttemptResult(
+                AttemptTerminal("failed", source="prompt",
+                                error=f"the transcript could not be stored: {exc}"),
+                result.session_id_used, messages_snapshot=result.messages_snapshot,
+                transcript_mirrored=True)
+        return result
 
     async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
                         agent_id: str, message: str, started: float,
@@ -433,5 +453,6 @@ class TurnRunner:
             assistant = outcome.result.get("assistant")
             if isinstance(assistant, dict) and not outcome.result.get("assistantTranscriptOwned"):
                 await mirror([assistant])
+                await mirror.flush()
             return outcome.text, None
         return outcome.text, outcome.text

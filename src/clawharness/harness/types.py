@@ -227,8 +227,12 @@ class AttemptParams:
     #: `{"answers": {question_id: {"answers": [...]}}}`; empty answers when no one replies
     request_user_input: Callable[[Sequence[Mapping[str, Any]], Any],
                                  Awaitable[Mapping[str, Any]]] | None = None
-    #: append mirrored messages to the transcript as they settle
+    #: append mirrored messages to the transcript as they settle (queued: the host writes
+    #: them behind the attempt, in order; a mirrored message is not changed afterwards)
     mirror: Callable[[Sequence[Message]], Awaitable[Any]] | None = None
+    #: wait until every mirrored message is stored (raises if one could not be); await
+    #: it before a step with effects outside the host, e.g. a tool that may change state
+    mirror_barrier: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """`clawharness.plugin_sdk.agent_harness_runtime`: helpers a harness uses while it runs.
 
-Errors and attempt types are imported eagerly. The helpers live in the core modules
+Errors, attempt types and the replay-safety check are imported eagerly. The helpers live in the core modules
 named in `LAZY_EXPORTS` and load on first access, so this module imports cleanly even
 when a providing module is absent from a build (the access then raises AttributeError
 naming the module). Seed name -> Python name: docs/seed-names.md.
@@ -27,6 +27,7 @@ from clawharness.harness.capabilities import BeforeToolCallDecision, HostCapabil
 from clawharness.harness.gates import assert_runtime_artifact
 from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, RuntimeArtifact
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
+from clawharness.tools.replay import is_replay_safe_tool_call
 
 #: public name -> (providing module, attribute)
 LAZY_EXPORTS: LazyTable = {
@@ -75,7 +76,6 @@ LAZY_EXPORTS: LazyTable = {
     "is_tool_result_error": ("clawharness.tools.results", "is_tool_result_error"),
     "sanitize_tool_args": ("clawharness.tools.sanitize", "sanitize_tool_args"),
     "sanitize_tool_result": ("clawharness.tools.sanitize", "sanitize_tool_result"),
-    "is_replay_safe_tool_call": ("clawharness.tools.replay", "is_replay_safe_tool_call"),
     "is_agent_tool_replay_safe": ("clawharness.tools.replay", "is_agent_tool_replay_safe"),
     "split_sandbox_bind_spec": ("clawharness.tools.sandbox", "split_sandbox_bind_spec"),
     "assign_mcp_catalog_safe_server_names": (

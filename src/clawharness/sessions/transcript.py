@@ -3,10 +3,19 @@
 Every mirrored message carries an idempotency key derived from the run and its
 position (or supplied by a native harness), so a retried or re-imported append never
 stores the same message twice. Only the entries actually appended count as new.
+
+The mirror writes behind the turn: a call queues its messages and returns, at most one
+append is in flight, and whatever was queued meanwhile goes into the next one, so the
+store sees every message once and in order while the turn goes on (a turn no longer
+waits for a commit per message). `flush()` is the barrier: it returns once everything
+queued is stored, or raises the failure that stopped it. The host flushes when the
+attempt ends, before it answers; a harness flushes (`AttemptParams.mirror_barrier`)
+before a step with effects outside the host, such as a tool that may change state.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -52,6 +61,9 @@ class TranscriptMirror:
         self._attempt = attempt
         self._count = 0
         self.appended: list[AppendOutcome] = []
+        self._queued: list[NewEntry] = []
+        self._writing: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
 
     def _default_key(self, message: dict[str, Any]) -> str:
         # the turn's own prompt has one key per run: a fallback attempt re-mirroring it
@@ -66,7 +78,43 @@ class TranscriptMirror:
     def session_id(self) -> str:
         return self._session_id
 
-    async def __call__(self, messages: Sequence[dict[str, Any]]) -> list[AppendOutcome]:
+    @property
+    def run_id(self) -> str:
+        return self._run_id
+
+    async def __call__(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Queue settled messages for the transcript (a settled message is not changed
+        afterwards). Raises the failure of an earlier append: nothing after a gap is
+        stored."""
+        if self._failure is not None:
+            raise self._failure
+        entries = self._entries(messages)
+        if entries:
+            self._queued.extend(entries)
+            if self._writing is None:
+                self._writing = asyncio.ensure_future(self._write_queued())
+
+    async def flush(self) -> None:
+        """Wait until every queued message is stored; raise the failure if one was not."""
+        while self._writing is not None:
+            await asyncio.shield(self._writing)
+        if self._failure is not None:
+            raise self._failure
+
+    async def _write_queued(self) -> None:
+        try:
+            while self._queued and self._failure is None:
+                batch, self._queued = self._queued, []
+                outcomes = await self._store.append_entries(
+                    self._session_key, self._session_id, batch)
+                self.appended.extend(outcomes)
+        except BaseException as exc:  # kept for the barrier; later messages are dropped
+            self._failure = exc
+            self._queued.clear()
+        finally:
+            self._writing = None
+
+    def _entries(self, messages: Sequence[dict[str, Any]]) -> list[NewEntry]:
         entries: list[NewEntry] = []
         for message in messages:
             meta = message.get("__meta") if isinstance(message.get("__meta"), dict) else None
@@ -80,11 +128,7 @@ class TranscriptMirror:
                 idempotency_key=str(key),
                 text=message_text(clean) or None,
             ))
-        if not entries:
-            return []
-        outcomes = await self._store.append_entries(self._session_key, self._session_id, entries)
-        self.appended.extend(outcomes)
-        return outcomes
+        return entries
 
 
 class HistoryCache:

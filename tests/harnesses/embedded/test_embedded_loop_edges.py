@@ -269,3 +269,33 @@ async def test_env_api_key_that_is_unset_fails_precheck_naming_it(
     result = await OpenClawHarness().run_attempt(params)
     assert result.terminal.kind == "failed"
     assert "CLAW_TEST_MISSING_KEY" in (result.terminal.error or "")
+
+
+async def test_a_tool_that_may_change_state_waits_for_the_transcript_barrier(
+    tmp_path: Path,
+) -> None:
+    order: list[str] = []
+    rec = Recorder()
+
+    async def barrier() -> None:
+        order.append(f"barrier after {len(rec.mirrored)} mirrored")
+
+    def tool(name: str) -> ToolSpec:
+        async def execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+            order.append(f"run {name}")
+            return {"content": [{"type": "text", "text": "ok"}]}
+
+        return ToolSpec(name, name, {"type": "object", "properties": {}}, execute)
+
+    transport = ScriptedTransport({"responses": [
+        {"tool_calls": [{"name": "read", "arguments": {}}, {"name": "write", "arguments": {}}]},
+        {"text": "done"},
+    ]})
+    params = params_for(tmp_path, rec, tools=[tool("read"), tool("write")])
+    params.mirror_barrier = barrier
+    result = await harness_for(transport).run_attempt(params)
+
+    assert result.terminal.kind == "ok"
+    # read is replay-safe and runs at once; write waits until the call (and the read's
+    # result) are on record
+    assert order == ["run read", "barrier after 3 mirrored", "run write"]

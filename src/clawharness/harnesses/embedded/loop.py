@@ -32,6 +32,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     ToolCallContext,
 )
+from clawharness.plugin_sdk.agent_harness_runtime import is_replay_safe_tool_call
 from clawharness.providers import (
     STREAM_CUT_MESSAGE,
     Done,
@@ -283,6 +284,9 @@ class EmbeddedAttempt:
                 error = f"Tool {name!r} was not run: {decision.reason or 'blocked by policy'}"
             else:
                 args = decision.arguments or args
+                barrier = self.p.mirror_barrier
+                if barrier is not None and not is_replay_safe_tool_call(name, args):
+                    await barrier()  # the call is on record before it can change anything
                 started = True
                 self.running, self.running_args = call_id, args
                 try:

@@ -1,0 +1,98 @@
+"""The transcript mirror writes behind the turn: in order, once, with a barrier."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawharness.errors import StoreError
+from clawharness.sessions.transcript import TranscriptMirror
+from clawharness.store.base import AppendOutcome, NewEntry
+from clawharness.store.sqlite import SqliteStore
+
+KEY, SID = "agent:main:main", "sid-1"
+
+
+class CountingStore:
+    """The real store, counting append calls; `fail_from` makes the n-th call fail."""
+
+    def __init__(self, inner: SqliteStore, fail_from: int | None = None) -> None:
+        self.inner = inner
+        self.calls: list[int] = []
+        self.fail_from = fail_from
+        self.release = asyncio.Event()
+        self.release.set()
+
+    async def append_entries(self, key: str, sid: str,
+                             entries: Sequence[NewEntry]) -> list[AppendOutcome]:
+        self.calls.append(len(entries))
+        await self.release.wait()
+        if self.fail_from is not None and len(self.calls) >= self.fail_from:
+            raise StoreError("disk full (test)")
+        return await self.inner.append_entries(key, sid, entries)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    s = SqliteStore(tmp_path / "t.db")
+    await s.open()
+    yield s
+    await s.close()
+
+
+def msg(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
+
+
+async def test_messages_queued_during_a_write_go_in_the_next_one_in_order(
+    store: SqliteStore,
+) -> None:
+    counting = CountingStore(store)
+    counting.release.clear()
+    mirror = TranscriptMirror(counting, KEY, SID, "run-1")  # type: ignore[arg-type]
+    await mirror([msg("user", "one")])
+    await asyncio.sleep(0)  # the first append is now in flight, held
+    for text in ("two", "three", "four"):
+        await mirror([msg("assistant", text)])
+    counting.release.set()
+    await mirror.flush()
+
+    assert counting.calls == [1, 3]
+    stored = await store.read_entries(SID)
+    assert [e.content["content"][0]["text"] for e in stored] == ["one", "two", "three", "four"]
+    assert [e.seq for e in stored] == [1, 2, 3, 4]
+    assert [o.entry.seq for o in mirror.appended] == [1, 2, 3, 4]
+
+
+async def test_a_failed_write_fails_the_barrier_and_nothing_after_the_gap_is_stored(
+    store: SqliteStore,
+) -> None:
+    counting = CountingStore(store, fail_from=2)
+    mirror = TranscriptMirror(counting, KEY, SID, "run-1")  # type: ignore[arg-type]
+    await mirror([msg("user", "kept")])
+    await mirror.flush()
+    await mirror([msg("assistant", "lost")])
+    with pytest.raises(StoreError, match="disk full"):
+        await mirror.flush()
+    with pytest.raises(StoreError, match="disk full"):
+        await mirror([msg("assistant", "after the gap")])
+    stored = await store.read_entries(SID)
+    assert [e.content["content"][0]["text"] for e in stored] == ["kept"]
+
+
+async def test_a_retried_run_mirrors_each_message_once(store: SqliteStore) -> None:
+    for _ in range(2):  # the same run mirrored twice: the idempotency keys match
+        mirror = TranscriptMirror(store, KEY, SID, "run-1")
+        await mirror([msg("user", "hi"), msg("assistant", "hello")])
+        await mirror.flush()
+    assert [e.role for e in await store.read_entries(SID)] == ["user", "assistant"]
+
+
+async def test_flush_with_nothing_queued_returns_at_once(store: SqliteStore) -> None:
+    mirror = TranscriptMirror(store, KEY, SID, "run-1")
+    await asyncio.wait_for(mirror.flush(), timeout=1)
+    assert mirror.appended == []
