@@ -150,6 +150,9 @@ async def concurrent(n: int, root: Path) -> tuple[float, float, int]:
     host = await ours_host(root / f"conc{n}")
     (root / f"sdkconc{n}").mkdir()
     agent, session, _ = sdk_parts(root / f"sdkconc{n}")
+    for i in range(5):  # warm both sides' fresh session stores before the clock starts
+        await ours_turn(host, f"warm{i}")
+        await sdk_turn(agent.clone(), session, f"warm{i}")
     with Stopwatch() as ours_clock:
         await asyncio.gather(*(ours_turn(host, f"c{i}") for i in range(n)))
     lost = 0

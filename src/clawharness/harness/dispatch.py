@@ -56,7 +56,8 @@ async def run_selected_attempt(
     if gate is not None:
         params = apply_tool_policy_gate(params, gate)
     check_runtime_artifact_request(None if decision.builtin else harness, params)
-    params = replace(params, agent_harness_id=decision.selected_harness_id)
+    if params.agent_harness_id != decision.selected_harness_id:
+        params = replace(params, agent_harness_id=decision.selected_harness_id)
     record_attempt_selection(decision.selected_harness_id, builtin=decision.builtin)
     if not decision.builtin:
         mark_turn_claimed()

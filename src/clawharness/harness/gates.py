@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -60,6 +61,7 @@ RUNTIME_DENY_ALL_PROMPT = (
 LayerKind = Literal["sender", "sender-group", "group", "runtime", "profile"]
 
 
+@functools.cache
 def known_core_tool_ids() -> frozenset[str]:
     """Every tool id a core group names: the audited universe a safe-deny may come from."""
     return frozenset(name for members in TOOL_GROUPS.values() for name in members)

@@ -25,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -264,8 +263,9 @@ class SqliteStore:
         """Insert a new session row; ConditionalWriteConflict if the key exists."""
         now = time.time()
         created = record.created_at or now
-        stored = replace(record, created_at=created, updated_at=record.updated_at or created,
-                         meta=dict(record.meta))
+        stored = SessionRecord(record.key, record.session_id, record.agent_id, record.model_ref,
+                               record.agent_harness_id, created, record.updated_at or created,
+                               dict(record.meta))
         meta = dump_json(stored.meta, f"meta of session {record.key!r}")
 
         def fn(conn: sqlite3.Connection) -> SessionRecord:
