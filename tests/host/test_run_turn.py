@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from clawharness.attempt.turn import TurnOptions
-from clawharness.errors import SessionBusyError, SessionNotFoundError
+from clawharness.errors import SessionBusyError, SessionNotFoundError, StoreError
 
 
 async def test_text_turn_is_answered_mirrored_and_pins_the_builtin_runtime(scripted_host: Any) -> None:
@@ -127,3 +127,27 @@ async def test_search_finds_transcript_text_by_session(scripted_host: Any) -> No
     hits = await host.search("zebra")
     assert {h.session_key for h in hits} == {"agent:main:a"}
     assert await host.search("zebra", session_key="b") == []
+
+
+async def test_a_transcript_write_that_fails_mid_turn_fails_the_turn_without_a_gap(
+        scripted_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    host, _ = await scripted_host({"responses": [{"text": "first answer"}, {"text": "never stored"}]})
+    assert (await host.run_turn("gap", "one")).terminal == "ok"
+    store = host.store
+    real_append = store.append_entries
+    calls = 0
+
+    async def fail_after_the_prompt(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise StoreError("disk full (injected)")
+        return await real_append(*args, **kwargs)
+
+    monkeypatch.setattr(store, "append_entries", fail_after_the_prompt)
+    result = await host.run_turn("gap", "two")
+    assert result.terminal == "failed"
+    assert "the transcript could not be stored" in (result.error or "")
+    monkeypatch.undo()
+    roles = [e.role for e in await host.history("gap")]
+    assert roles == ["user", "assistant", "user"]  # what was stored stays, nothing after it
