@@ -13,7 +13,6 @@ import textwrap
 import time
 from pathlib import Path
 
-from clawharness.store._sqlite_sql import NEEDS_INDEXING
 from clawharness.store.sqlite import SqliteStore
 
 WRITER = textwrap.dedent("""
@@ -79,6 +78,8 @@ async def test_every_acknowledged_append_survives_sigkill(tmp_path: Path) -> Non
 
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with sqlite3.connect(f"{path}-search") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         conn.execute("INSERT INTO transcript_fts (transcript_fts) VALUES ('integrity-check')")
 
     store = SqliteStore(path)
@@ -87,7 +88,10 @@ async def test_every_acknowledged_append_survives_sigkill(tmp_path: Path) -> Non
         # rows the killed writer had not indexed yet get indexed without being asked
         deadline = time.monotonic() + 30
         with sqlite3.connect(path) as conn:
-            while conn.execute(NEEDS_INDEXING).fetchone() != (0,):
+            conn.execute("ATTACH DATABASE ? AS s", (f"{path}-search",))
+            current = ("SELECT (SELECT max(id) FROM transcript_entries) <= s.indexed_upto "
+                       "FROM s.search_state s")
+            while conn.execute(current).fetchone() != (1,):
                 assert time.monotonic() < deadline, "the index backlog was not caught up"
                 await asyncio.sleep(0.01)
         for w in range(8):

@@ -12,8 +12,8 @@ import pytest
 
 from clawharness.errors import StoreCorruptError, StoreError
 from clawharness.store import sqlite as sqlite_mod
-from clawharness.store.base import SCHEMA_VERSION, NewEntry
-from clawharness.store.sqlite import SqliteStore
+from clawharness.store.base import NewEntry
+from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
 
 
 def msg(text: str, role: str = "user") -> NewEntry:
@@ -57,7 +57,10 @@ async def test_the_file_is_in_wal_mode_at_the_current_schema_version(tmp_path: P
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"sessions", "transcript_entries", "transcript_fts", "plugin_state"} <= tables
+    assert {"sessions", "transcript_entries", "search_deletions", "plugin_state"} <= tables
+    with sqlite3.connect(f"{path}-search") as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"transcript_fts", "search_state"} <= tables
 
 
 async def test_a_file_from_a_newer_version_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
@@ -148,6 +151,8 @@ async def test_the_search_index_stays_consistent_through_truncate_and_delete(
     await store.delete_session("k1")
     await store.close()
     with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with sqlite3.connect(f"{path}-search") as conn:
         conn.execute("INSERT INTO transcript_fts (transcript_fts) VALUES ('integrity-check')")
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 

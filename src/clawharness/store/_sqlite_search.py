@@ -23,7 +23,8 @@ def session_token(session_key: str) -> str:
     return "k" + session_key.encode("utf-8").hex().upper()
 
 
-_MATCH = "SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid DESC"
+#: the index lives in the search file, attached to every reading connection as `s`
+_MATCH = "SELECT rowid FROM s.transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid DESC"
 
 
 class SearchPlan:
@@ -69,7 +70,7 @@ class SearchPlan:
         if rare:
             # rows matching the rare terms at or after the window's oldest rowid: a
             # superset of the window, small because the terms are rare
-            sql = ("SELECT rowid, bm25(transcript_fts, 1.0, 0.0) FROM transcript_fts "
+            sql = ("SELECT rowid, bm25(transcript_fts, 1.0, 0.0) FROM s.transcript_fts "
                    "WHERE transcript_fts MATCH ? AND rowid >= ?")
             inside = set(window)
             for rowid, bm25 in conn.execute(sql, (text_expr(rare), window[-1])):

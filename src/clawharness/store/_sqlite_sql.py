@@ -67,6 +67,41 @@ SCHEMA_V1: tuple[str, ...] = (
     ) WITHOUT ROWID""",
 )
 
+#: v2: the search index moves to its own file (`_sqlite_indexer`), entry ids are never
+#: reused (AUTOINCREMENT: "indexed?" becomes "id <= indexed_upto"), deletions are recorded
+#: for the indexer, and the store gets an id the search file is tied to
+MIGRATION_V2: tuple[str, ...] = (
+    """CREATE TABLE transcript_entries_v2 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_key TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role <> ''),
+        content TEXT NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        idempotency_key TEXT,
+        text TEXT,
+        created_at REAL NOT NULL,
+        UNIQUE (session_id, seq)
+    )""",
+    "INSERT INTO transcript_entries_v2 SELECT * FROM transcript_entries ORDER BY id",
+    "DROP TABLE transcript_entries",
+    "ALTER TABLE transcript_entries_v2 RENAME TO transcript_entries",
+    """CREATE UNIQUE INDEX transcript_by_idempotency_key
+        ON transcript_entries (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL""",
+    "CREATE INDEX transcript_by_session_key ON transcript_entries (session_key)",
+    "DROP TABLE transcript_fts",
+    "DROP TABLE search_index_state",
+    """CREATE TABLE search_deletions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        entry_id INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        skey TEXT NOT NULL
+    )""",
+    "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    "INSERT INTO store_meta VALUES ('store_id', lower(hex(randomblob(16))))",
+)
+
 SESSION_COLS = (
     "key, session_id, agent_id, model_ref, agent_harness_id, created_at, updated_at, meta"
 )
@@ -156,50 +191,29 @@ def state_delete(conn: sqlite3.Connection, namespace: str, key: str, generation:
     return conn.execute(sql, (namespace, key, generation)).rowcount > 0
 
 
-_UPTO = "SELECT indexed_upto FROM search_index_state"
-_SET_UPTO = "UPDATE search_index_state SET indexed_upto = ?"
-_MAX_ID = "SELECT coalesce(max(id), 0) FROM transcript_entries"
-#: true when some appended row is not in the search index yet
-NEEDS_INDEXING = f"SELECT ({_MAX_ID}) > ({_UPTO})"
-
-
-# the FTS rows of transcript rows, computed in SQL: no per-row Python work, no GIL traffic;
-# 'k' || hex(session_key) is exactly `_sqlite_search.session_token(session_key)`
-_INDEX_RANGE = (
-    "INSERT INTO transcript_fts (rowid, text, skey) SELECT id, text, 'k' || hex(session_key) "
-    "FROM transcript_entries WHERE id > ? AND id <= ? AND text IS NOT NULL"
+STORE_ID = "SELECT value FROM store_meta WHERE key = 'store_id'"
+#: the search file's bookkeeping, as the store connections see it (attached as `s`)
+SEARCH_CURRENT = (
+    "SELECT (SELECT coalesce(max(id), 0) FROM transcript_entries) <= s.indexed_upto "
+    "AND (SELECT coalesce(max(seq), 0) FROM search_deletions) <= s.deletions_upto "
+    "FROM s.search_state s"
 )
 
 
-def index_pending(conn: sqlite3.Connection, limit: int) -> int:
-    """Index the rows with the next `limit` ids after the indexed ones; how many ids."""
-    upto = conn.execute(_UPTO).fetchone()[0]
-    top = min(conn.execute(_MAX_ID).fetchone()[0], upto + limit)
-    if top <= upto:
-        return 0
-    conn.execute(_INDEX_RANGE, (upto, top))
-    conn.execute(_SET_UPTO, (top,))
-    return int(top - upto)
-
-
-def index_all(conn: sqlite3.Connection) -> None:
-    """Index every pending row (the search barrier)."""
-    while index_pending(conn, 50_000):
-        pass
-
-
 def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> int:
-    """Delete transcript rows matching `where`, and their search index entries."""
-    upto = conn.execute(_UPTO).fetchone()[0]
+    """Delete transcript rows matching `where`, recording their text for the indexer."""
+    # what the search file has applied is no longer needed here (it may be absent: then
+    # a rebuilt index skips everything recorded before it)
+    try:
+        conn.execute("DELETE FROM search_deletions WHERE seq <= "
+                     "(SELECT deletions_upto FROM s.search_state)")
+    except sqlite3.OperationalError:
+        pass
     conn.execute(
-        "INSERT INTO transcript_fts (transcript_fts, rowid, text, skey) "
-        "SELECT 'delete', id, text, 'k' || hex(session_key) FROM transcript_entries "
-        f"WHERE ({where}) AND id <= ? AND text IS NOT NULL", (*args, upto))
-    count = int(conn.execute(f"DELETE FROM transcript_entries WHERE {where}", args).rowcount)
-    top = conn.execute(_MAX_ID).fetchone()[0]
-    if top < upto:  # sqlite reuses the ids of deleted newest rows: keep those unindexed
-        conn.execute(_SET_UPTO, (top,))
-    return count
+        "INSERT INTO search_deletions (entry_id, text, skey) "
+        "SELECT id, text, 'k' || hex(session_key) FROM transcript_entries "
+        f"WHERE ({where}) AND text IS NOT NULL", args)
+    return int(conn.execute(f"DELETE FROM transcript_entries WHERE {where}", args).rowcount)
 
 
 def make_append_group(writer: Writer) -> GroupFn:

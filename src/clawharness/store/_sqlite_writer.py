@@ -1,10 +1,7 @@
 """The writer thread of the SQLite store: group commit of queued write requests.
 
-It also keeps the full-text index up to date, off the append path: appended rows are
-indexed in rounds of thousands (when enough are pending, or `index_delay` after the
-first), because FTS5 pays a large fixed cost per transaction it writes to and a
-moderate cost per row. A search first asks for a round, so it sees every acknowledged
-append.
+After a batch commits it tells `on_commit` how many rows were appended (the search
+indexer, which keeps the full-text index in a file of its own, off the append path).
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ import logging
 import queue
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,8 +21,8 @@ _MAX_BATCH = 1024
 Fn = Callable[[sqlite3.Connection], Any]
 #: group(conn, payloads) does the work of several requests at once, one result each
 GroupFn = Callable[[sqlite3.Connection, list[Any]], list[Any]]
-#: index(conn, limit) indexes up to `limit` pending rows, returns how many it looked at
-IndexFn = Callable[[sqlite3.Connection, int], int]
+#: on_commit(appended) after a batch committed: rows appended (0 when only other writes)
+CommitHook = Callable[[int], None]
 log = logging.getLogger(__name__)
 
 
@@ -72,20 +68,14 @@ class _Retry(Exception):
 class Writer:
     """The one thread that writes: batches queued requests into single transactions."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, index: IndexFn, *,
-                 backlog: bool = False, index_delay: float = 0.1, index_at: int = 2000,
-                 index_chunk: int = 4000):
+    def __init__(self, conn: sqlite3.Connection, path: Path, on_commit: CommitHook):
         self._conn = conn
         self._path = path
-        self._index = index
-        self._index_delay = index_delay
-        self._index_at = index_at
-        self._index_chunk = index_chunk
-        #: rows appended since the last index round (a hint, touched by this thread only);
-        #: `backlog`: the file already holds unindexed rows (the last process was killed)
-        self.unindexed = 1 if backlog else 0
-        self._index_due: float | None = time.monotonic() if backlog else None
-        self.index_rounds = 0
+        self._on_commit = on_commit
+        #: rows appended by the batch in progress (set by requests in this thread); a
+        #: deletion sets `search_dirty`
+        self.unindexed = 0
+        self.search_dirty = False
         self._queue: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._stopping = False
@@ -119,14 +109,7 @@ class Writer:
     def _run(self) -> None:
         stop = False
         while not stop:
-            try:
-                if self._index_due is None:
-                    item = self._queue.get()
-                else:
-                    item = self._queue.get(timeout=max(0.0, self._index_due - time.monotonic()))
-            except queue.Empty:
-                self._index_round()
-                continue
+            item = self._queue.get()
             batch: list[Request] = []
             while True:
                 if item is None:
@@ -145,42 +128,7 @@ class Writer:
                 except BaseException as exc:  # never let the writer die with callers waiting
                     self._fail_all(batch, exc)
                     self._deliver(batch)
-            if self.unindexed >= self._index_at or (
-                self._index_due is not None and time.monotonic() >= self._index_due
-            ):
-                self._index_round()
-            elif self.unindexed and self._index_due is None:
-                self._index_due = time.monotonic() + self._index_delay
-        if self.unindexed:
-            self._index_round(limit=None)  # leave the file fully indexed at rest
         self._conn.close()
-
-    def _index_round(self, limit: int | None = 0) -> None:
-        """One transaction indexing pending rows (at most `index_chunk`, or all)."""
-        conn = self._conn
-        chunk = self._index_chunk if limit == 0 else limit
-        done = 0
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            while chunk is None or done < chunk:
-                step = self._index(conn, 5000 if chunk is None else chunk - done)
-                done += step
-                if step == 0:
-                    break
-            conn.execute("COMMIT")
-        except Exception as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            log.warning("%s: indexing appended entries for search failed, will retry: %s",
-                        self._path, exc)
-            self._index_due = time.monotonic() + 1.0
-            return
-        self.index_rounds += 1
-        if chunk is not None and done >= chunk:  # more may be pending: soon again
-            self._index_due = time.monotonic()
-        else:
-            self.unindexed = 0
-            self._index_due = None
 
     def _run_batch(self, batch: list[Request]) -> None:
         try:
@@ -197,6 +145,12 @@ class Writer:
                 self._fail_all(batch, retry.cause)
         except Exception as exc:
             self._fail_all(batch, exc)
+        if self.unindexed or self.search_dirty:
+            appended, self.unindexed, self.search_dirty = self.unindexed, 0, False
+            try:
+                self._on_commit(appended)
+            except Exception:  # the index catches up at the next search anyway
+                log.exception("%s: telling the search indexer failed", self._path)
         self._deliver(batch)
 
     def _fail_all(self, batch: list[Request], exc: BaseException) -> None:
@@ -247,6 +201,7 @@ class Writer:
             conn.execute("COMMIT")
         except BaseException as exc:
             self.seqs.clear()
+            self.unindexed, self.search_dirty = 0, False
             if conn.in_transaction:
                 try:
                     conn.execute("ROLLBACK")

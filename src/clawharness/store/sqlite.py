@@ -7,8 +7,10 @@ SQLite makes the writer run that batch again with a SAVEPOINT per request, so it
 alone. WAL with synchronous=NORMAL: a returned write survives the process being killed
 (a power cut may lose the last commits).
 
-The full-text index (FTS5) is brought up to date by the writer in rounds just after the
-appends commit; a search first has pending rows indexed, so it sees every returned append.
+The full-text index (FTS5) lives in `<file>-search` and an indexer thread of its own
+keeps it up to date just after appends commit (`_sqlite_indexer`); a search first has
+pending rows indexed, so it sees every returned append. That file is derived data: it is
+rebuilt when missing or unusable.
 
 Reads use their own connections in a small thread pool; a bounded index-seek read (the
 last N entries, one session row, one state row) runs inline on the event loop, because a
@@ -35,10 +37,15 @@ from clawharness.errors import (
     StoreError,
 )
 from clawharness.store import _sqlite_sql as q
+from clawharness.store._sqlite_indexer import (
+    Indexer,
+    attach_search,
+    open_search_file,
+    search_path_for,
+)
 from clawharness.store._sqlite_search import SearchPlan
 from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
 from clawharness.store.base import (
-    SCHEMA_VERSION,
     AppendOutcome,
     NewEntry,
     PluginStateRecord,
@@ -60,7 +67,9 @@ _INLINE_LAST = 64
 _INLINE_DECODE_CHARS = 256 * 1024
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1}
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2}
+#: the SQLite file's schema version (the PostgreSQL store counts its own)
+SCHEMA_VERSION = 2
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -148,18 +157,25 @@ class SqliteStore:
         self._sync: sqlite3.Connection | None = None
         self._sync_lock = threading.Lock()
         self._append_group: GroupFn | None = None
+        self._indexer: Indexer | None = None
+        self.search_path = search_path_for(self.path)
 
     # lifecycle -------------------------------------------------------------------
-    def _connect(self, *, busy_ms: int | None = None) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=(self._busy_ms if busy_ms is None else busy_ms) / 1000)
+    def _connect(self, *, busy_ms: int | None = None, path: Path | None = None,
+                 search: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(path or self.path, isolation_level=None, check_same_thread=False,
+                               timeout=(self._busy_ms if busy_ms is None else busy_ms) / 1000,
+                               uri=True)
         conn.execute("PRAGMA synchronous = NORMAL")
+        if search:  # read-only, as `s`: the search index and its bookkeeping
+            attach_search(conn, self.search_path)
         return conn
 
     def _open_sync(self) -> None:
         _check_header(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = None
+        indexer: Indexer | None = None
         try:
             conn = self._connect()
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -168,18 +184,25 @@ class SqliteStore:
             conn.execute("PRAGMA cache_size = -65536")
             conn.execute("PRAGMA temp_store = MEMORY")
             _migrate(conn, self.path, SCHEMA_VERSION)
-            backlog = bool(conn.execute(q.NEEDS_INDEXING).fetchone()[0])
+            store_id = str(conn.execute(q.STORE_ID).fetchone()[0])
+            search = open_search_file(
+                self.path, store_id, lambda p: self._connect(path=p, busy_ms=self._busy_ms))
+            indexer = Indexer(search, self.search_path)
+            attach_search(conn, self.search_path)
             self._sync = self._connect()
-            self._inline = self._connect(busy_ms=0)
+            self._inline = self._connect(busy_ms=0, search=True)
         except BaseException as exc:
             if conn is not None:
                 conn.close()
+            if indexer is not None:
+                indexer.stop()
             for c in (self._sync, self._inline):
                 if c is not None:
                     c.close()
             self._sync = self._inline = None
             raise translate(exc, self.path, "open") from exc
-        self._writer = Writer(conn, self.path, q.index_pending, backlog=backlog)
+        self._indexer = indexer
+        self._writer = Writer(conn, self.path, indexer.note_written)
         self._append_group = q.make_append_group(self._writer)
 
     async def open(self) -> None:
@@ -195,8 +218,11 @@ class SqliteStore:
         writer, pool = self._writer, self._pool
         if writer is None:
             return
+        indexer, self._indexer = self._indexer, None
         self._writer = self._pool = None
         await asyncio.to_thread(writer.stop)
+        if indexer is not None:
+            await asyncio.to_thread(indexer.stop)  # leave the index complete at rest
         if pool is not None:
             await asyncio.to_thread(pool.shutdown, True)
         with self._conns_lock:
@@ -230,7 +256,7 @@ class SqliteStore:
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._connect()
+            conn = self._connect(search=True)
             conn.execute("PRAGMA query_only = 1")
             conn.execute("PRAGMA cache_size = -32768")
             self._local.conn = conn
@@ -318,11 +344,13 @@ class SqliteStore:
 
     async def delete_session(self, key: str) -> bool:
         """Delete the row and every transcript entry under the key. False if absent."""
-        seqs = self._need_writer().seqs
+        writer = self._need_writer()
+        seqs = writer.seqs
 
         def fn(conn: sqlite3.Connection) -> bool:
             seqs.clear()
             q.delete_entries(conn, "session_key = ?", (key,))
+            writer.search_dirty = True
             return conn.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._write(fn)
@@ -410,10 +438,12 @@ class SqliteStore:
 
     async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
         """Delete entries with seq > after_seq (a rewind). Returns how many went."""
-        seqs = self._need_writer().seqs
+        writer = self._need_writer()
+        seqs = writer.seqs
 
         def fn(conn: sqlite3.Connection) -> int:
             seqs.pop(session_id, None)
+            writer.search_dirty = True
             return q.delete_entries(conn, "session_id = ? AND seq > ?", (session_id, after_seq))
 
         return await self._write(fn)
@@ -426,9 +456,12 @@ class SqliteStore:
         if not terms or limit <= 0:
             return []
         plan = SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
-        if await self._read(lambda c: bool(c.execute(q.NEEDS_INDEXING).fetchone()[0]),
-                            inline=True):
-            await self._write(q.index_all)  # so every acknowledged append is searchable
+        if not await self._read(lambda c: bool(c.execute(q.SEARCH_CURRENT).fetchone()[0]),
+                                inline=True):
+            indexer = self._indexer
+            if indexer is None:
+                raise StoreError(f"{self.path}: the store is not open")
+            await indexer.catch_up()  # so every acknowledged append is searchable
         return await self._read(plan.run)
 
     # plugin state ---------------------------------------------------------------------
