@@ -112,8 +112,9 @@ async def ours_append(tmp: Path, texts: list[str], mode: str, writers: int) -> f
         else:
             for i in range(0, n, 10):
                 await store.append_entries("agent:main:b", "b", [entry(t) for t in texts[i:i + 10]])
-        # the writer indexes appended text for search in rounds, after the appends
-        # return; a search waits for that, so the time includes every entry's indexing
+        # the indexer thread indexes appended text for search in rounds, after the
+        # appends return; a search waits for that, so the time includes every entry's
+        # indexing
         await store.search("flush")
 
     took = await timed(run)
@@ -350,7 +351,7 @@ async def main() -> None:
             "append_speedup = clawharness SqliteStore durable appends, one entry per awaited "
             "call, 64 concurrent writers (one session each; group commit, WAL, "
             "synchronous=NORMAL: survives process kill; timed until every entry is also "
-            "FTS5-indexed) / SDK SQLiteSession "
+            "FTS5-indexed by the indexer thread, in the -search file) / SDK SQLiteSession "
             "add_items one item per awaited call, one writer (WAL, synchronous=FULL default, "
             "no full-text index). Best of interleaved rounds. Search: clawharness FTS5 "
             "AND/prefix queries with BM25 over the newest 2000 matches; SDK search is a "

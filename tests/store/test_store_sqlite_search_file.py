@@ -99,10 +99,15 @@ async def test_deleted_entries_leave_the_index_and_their_ids_are_never_reused(
     await store.delete_session("k-none")
     assert await texts_found(store, "delta") == ["delta keep", "delta other"]
     assert await texts_found(store, "epsilon") == ["epsilon new"]
+    # the index has let go of the deleted text, so the store forgets it too (the prune
+    # was queued before the search returned; this write comes after it)
+    await store.append_entries("k", "s3", [msg("zeta later")])
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM search_deletions").fetchone() == (0,)
     await store.close()
     with sqlite3.connect(path) as conn:
         ids = [r[0] for r in conn.execute("SELECT id FROM transcript_entries ORDER BY id")]
-    assert ids == [1, 4, 5]
+    assert ids == [1, 4, 5, 6]
     assert fts_is_consistent(path)
 
 

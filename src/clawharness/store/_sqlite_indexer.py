@@ -172,6 +172,9 @@ class Indexer:
         self._due: float | None = time.monotonic()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._stopping = False
+        #: called (in this thread) with the last deletion the index has applied, so the
+        #: store can drop the text it kept for it
+        self.on_deletions_applied: Callable[[int], None] | None = None
         #: counters for tests and the benchmark
         self.rounds = 0
         self.indexed = 0
@@ -272,6 +275,8 @@ class Indexer:
                 conn.execute("ROLLBACK")
             raise
         self.rounds += 1
+        if done != before[1] and self.on_deletions_applied is not None:
+            self.on_deletions_applied(done)
         return bool(top > upto)
 
 

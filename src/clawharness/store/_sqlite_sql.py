@@ -200,15 +200,14 @@ SEARCH_CURRENT = (
 )
 
 
+def prune_deletions(conn: sqlite3.Connection, applied: int) -> None:
+    """Forget the text of deleted entries the search index has let go of."""
+    conn.execute("DELETE FROM search_deletions WHERE seq <= ?", (applied,))
+
+
 def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> int:
-    """Delete transcript rows matching `where`, recording their text for the indexer."""
-    # what the search file has applied is no longer needed here (it may be absent: then
-    # a rebuilt index skips everything recorded before it)
-    try:
-        conn.execute("DELETE FROM search_deletions WHERE seq <= "
-                     "(SELECT deletions_upto FROM s.search_state)")
-    except sqlite3.OperationalError:
-        pass
+    """Delete transcript rows matching `where`, recording their text for the indexer
+    (which drops it from the index, and then the store forgets it)."""
     conn.execute(
         "INSERT INTO search_deletions (entry_id, text, skey) "
         "SELECT id, text, 'k' || hex(session_key) FROM transcript_entries "

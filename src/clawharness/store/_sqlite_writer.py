@@ -38,7 +38,8 @@ class Request:
 
     __slots__ = ("error", "fn", "future", "group", "loop", "payload", "result")
 
-    def __init__(self, fn: Fn, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any],
+    def __init__(self, fn: Fn, loop: asyncio.AbstractEventLoop | None,
+                 future: asyncio.Future[Any] | None,
                  group: GroupFn | None = None, payload: Any = None):
         self.fn = fn
         self.group = group
@@ -51,7 +52,7 @@ class Request:
 
 def _resolve(batch: list[Request]) -> None:
     for req in batch:
-        if req.future.done():  # the caller gave up; the write still happened
+        if req.future is None or req.future.done():  # the caller gave up; it happened
             continue
         if req.error is not None:
             req.future.set_exception(req.error)
@@ -97,6 +98,12 @@ class Writer:
             if self._stopping:
                 raise StoreError(f"{self._path}: the store is closed")
             self._queue.put(req)
+
+    def submit_background(self, fn: Fn) -> None:
+        """Queue `fn` with nobody waiting for it (any thread); ignored once stopping."""
+        with self._lock:
+            if not self._stopping:
+                self._queue.put(Request(fn, None, None))
 
     def stop(self) -> None:
         """Finish every queued request, then close the connection (blocks)."""
@@ -221,6 +228,10 @@ class Writer:
         for req in batch:
             if req.error is not None:
                 req.error = translate(req.error, self._path, "write")
+            if req.loop is None:  # a background request: nobody waits for it
+                if req.error is not None:
+                    log.warning("%s: background write failed: %s", self._path, req.error)
+                continue
             by_loop.setdefault(req.loop, []).append(req)
         for loop, reqs in by_loop.items():
             try:

@@ -188,7 +188,6 @@ class SqliteStore:
             search = open_search_file(
                 self.path, store_id, lambda p: self._connect(path=p, busy_ms=self._busy_ms))
             indexer = Indexer(search, self.search_path)
-            attach_search(conn, self.search_path)
             self._sync = self._connect()
             self._inline = self._connect(busy_ms=0, search=True)
         except BaseException as exc:
@@ -202,7 +201,9 @@ class SqliteStore:
             self._sync = self._inline = None
             raise translate(exc, self.path, "open") from exc
         self._indexer = indexer
-        self._writer = Writer(conn, self.path, indexer.note_written)
+        writer = self._writer = Writer(conn, self.path, indexer.note_written)
+        indexer.on_deletions_applied = lambda applied: writer.submit_background(
+            lambda c: q.prune_deletions(c, applied))
         self._append_group = q.make_append_group(self._writer)
 
     async def open(self) -> None:

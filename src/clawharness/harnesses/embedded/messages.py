@@ -155,34 +155,37 @@ def model_context(history: Sequence[Message]) -> list[Message]:
     the assistant turn just before it, and a call left unanswered gets a synthesized error
     result, so every API sees well-paired tool calls.
     """
+    # runs over the whole context window every attempt: kept to a few dict reads a message
     out: list[Message] = []
+    append = out.append
     open_calls: dict[str, str] = {}
-
-    def close_open() -> None:
-        for call_id, name in open_calls.items():
-            out.append(_missing(call_id, name))
-        open_calls.clear()
-
+    unreplayed = _UNREPLAYED
     for message in history:
-        if not isinstance(message, dict):
+        if type(message) is not dict and not isinstance(message, dict):
             continue
         role = message.get("role")
         if role == "toolResult":
-            call_id = message.get("toolCallId")
-            if isinstance(call_id, str) and call_id in open_calls:
-                del open_calls[call_id]
-                out.append(message)
+            if open_calls:
+                call_id = message.get("toolCallId")
+                if isinstance(call_id, str) and call_id in open_calls:
+                    del open_calls[call_id]
+                    append(message)
             continue
         if role == "assistant":
-            if message.get("stopReason") in _UNREPLAYED:
+            if message.get("stopReason") in unreplayed:
                 continue
-            close_open()
-            out.append(message)
+            if open_calls:
+                out.extend(_missing(i, n) for i, n in open_calls.items())
+                open_calls.clear()
+            append(message)
             for block in message.get("content") or ():
-                if isinstance(block, dict) and block.get("type") == "toolCall":
+                if type(block) is dict and block.get("type") == "toolCall":
                     open_calls[str(block.get("id", ""))] = str(block.get("name", ""))
         elif role == "user":
-            close_open()
-            out.append(message)
-    close_open()
+            if open_calls:
+                out.extend(_missing(i, n) for i, n in open_calls.items())
+                open_calls.clear()
+            append(message)
+    if open_calls:
+        out.extend(_missing(i, n) for i, n in open_calls.items())
     return out
