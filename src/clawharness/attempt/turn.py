@@ -163,6 +163,7 @@ class TurnRunner:
         self._store = store
         self._background: set[asyncio.Task[Any]] = set()
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
+        self._workspaces: dict[str, str] = {}
 
     async def drain(self) -> None:
         if self._background:
@@ -197,13 +198,15 @@ class TurnRunner:
         )
 
     def _workspace(self, agent_id: str) -> str:
-        config = self._host.config
-        entry = config.agents.entries.get(agent_id)
-        raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
-        path = Path(raw).expanduser() if raw else self._host.state_dir / "workspace" / agent_id
-        text = str(path)
-        if not os.path.isdir(text):
-            path.mkdir(parents=True, exist_ok=True)
+        text = self._workspaces.get(agent_id)
+        if text is None:
+            config = self._host.config
+            entry = config.agents.entries.get(agent_id)
+            raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
+            path = Path(raw).expanduser() if raw else self._host.state_dir / "workspace" / agent_id
+            text = self._workspaces[agent_id] = str(path)
+        if not os.path.isdir(text):  # made on first use, and again if someone removed it
+            Path(text).mkdir(parents=True, exist_ok=True)
         return text
 
     # the turn --------------------------------------------------------------------------

@@ -114,13 +114,17 @@ def normalize_client_tool_calls(value: Any) -> list[dict[str, Any]] | None:
 
 
 def validate_attempt_result(result: AttemptResult) -> AttemptResult:
-    """The host's check of an attempt result; returns a normalised copy.
+    """The host's check of an attempt result; returns it normalised (a copy when anything
+    needed normalising, else the result itself).
 
     Raises `AttemptResultRejectedError` when host-owned media is not a subset of the
     tool media or client tool calls are malformed. Incomplete spawn receipts are
     dropped (they prove nothing); the input object is not modified.
     """
     validate_host_owned_media(result.tool_media_urls, result.host_owned_tool_media_urls)
+    if (not result.accepted_session_spawns and result.client_tool_calls is None
+            and not result.host_owned_tool_media_urls):
+        return result  # already normal (the common turn): nothing to copy
     spawns: list[dict[str, Any]] = []
     seen_runs: set[str] = set()
     for entry in result.accepted_session_spawns:

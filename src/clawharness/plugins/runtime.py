@@ -61,6 +61,7 @@ class PluginRuntime:
         self._tool_specs: dict[str, tuple[ToolSpec, ...]] = {}
         self._policies: dict[str, EffectiveToolPolicy] = {}
         self._plans: dict[tuple[Any, ...], AgentRuntimePlan] = {}
+        self._gates: dict[tuple[int, bool, str], tuple[Any, ToolPolicyGate]] = {}
         self._config_wire: dict[str, Any] | None = None
 
     # loading ---------------------------------------------------------------------------
@@ -155,8 +156,15 @@ class PluginRuntime:
         return layers
 
     def tool_policy_gate(self, decision: SelectionDecision, agent_id: str) -> ToolPolicyGate:
-        return evaluate_tool_policy_gate(decision.harness, self.policy_layers(agent_id),
+        # the verdict depends only on the harness and this host's (fixed) config
+        key = (id(decision.harness), decision.builtin, agent_id)
+        cached = self._gates.get(key)
+        if cached is not None and cached[0] is decision.harness:
+            return cached[1]
+        gate = evaluate_tool_policy_gate(decision.harness, self.policy_layers(agent_id),
                                          builtin=decision.builtin)
+        self._gates[key] = (decision.harness, gate)
+        return gate
 
     def new_tool_observer(self, run_id: str) -> ToolTerminalObserver:
         return ToolTerminalObserver(run_id)

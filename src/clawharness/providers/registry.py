@@ -85,6 +85,9 @@ def _shared_client(api: str, model: ResolvedModel, api_key: str | None) -> Any:
     return client
 
 
+_script_keys: dict[int, tuple[Mapping[str, Any], str]] = {}
+
+
 def _scripted_transport(model: ResolvedModel) -> ModelTransport:
     from clawharness.providers.scripted import ScriptedTransport
 
@@ -97,7 +100,15 @@ def _scripted_transport(model: ResolvedModel) -> ModelTransport:
             "(set params.script to a script object or file path)"
         )
     if isinstance(script, Mapping):
-        key = "inline:" + json.dumps(script, sort_keys=True, default=str)
+        # a config's script is the same object every turn: dump it once
+        known = _script_keys.get(id(script))
+        if known is not None and known[0] is script:
+            key = known[1]
+        else:
+            key = "inline:" + json.dumps(script, sort_keys=True, default=str)
+            if len(_script_keys) > 256:
+                _script_keys.clear()
+            _script_keys[id(script)] = (script, key)
     else:
         key = "file:" + str(script)
     transport = _scripted.get(key)
