@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from clawharness.attempt.turn import TurnOptions
-from clawharness.errors import SessionBusyError, SessionNotFoundError, StoreError
+from clawharness.errors import (
+    ConditionalWriteConflict,
+    SessionBusyError,
+    SessionNotFoundError,
+    StoreError,
+)
 
 
 async def test_text_turn_is_answered_mirrored_and_pins_the_builtin_runtime(scripted_host: Any) -> None:
@@ -151,3 +158,30 @@ async def test_a_transcript_write_that_fails_mid_turn_fails_the_turn_without_a_g
     monkeypatch.undo()
     roles = [e.role for e in await host.history("gap")]
     assert roles == ["user", "assistant", "user"]  # what was stored stays, nothing after it
+
+
+async def test_a_lost_race_to_create_the_session_writes_nothing_and_changes_nothing(
+        scripted_host: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the row is created while the turn's first attempt already runs: the transcript and
+    # any tool that may change state wait for the creation, so the loser leaves no trace
+    host, _ = await scripted_host({"responses": [
+        {"tool_calls": [{"name": "write", "arguments": {"path": "lost.txt", "content": "x"}}]},
+        {"text": "done"},
+    ]})
+    store = host.store
+    real_create = store.create_session
+
+    async def someone_else_first(record: Any) -> Any:
+        await real_create(dataclasses.replace(record, session_id="theirs"))
+        return await real_create(record)
+
+    monkeypatch.setattr(store, "create_session", someone_else_first)
+    with pytest.raises(ConditionalWriteConflict):
+        await host.run_turn("race", "write a file")
+    monkeypatch.undo()
+    assert not (tmp_path / "workspace" / "lost.txt").exists()
+    record = await host.get_session("race")
+    assert record.session_id == "theirs"
+    assert await host.history("race") == []
+    with sqlite3.connect(store.path) as conn:  # nothing under the loser's session id either
+        assert conn.execute("SELECT count(*) FROM transcript_entries").fetchone() == (0,)

@@ -258,6 +258,10 @@ class TurnRunner:
             fallbacks: list[dict[str, Any]] = []
             attempt: _Attempt | None = None
             created = False
+            #: the new session row's write, in flight while the first attempt starts; the
+            #: transcript waits for it before its first append (and so does any tool that
+            #: may change state), so a lost creation race writes nothing
+            creating: asyncio.Future[SessionRecord] | None = None
             for index, ref in enumerate(chain):
                 route = resolve_route(self._host.config, ref, env=self._host.env,
                                       extra_providers=plugins.providers)
@@ -269,15 +273,22 @@ class TurnRunner:
                 if record is None:
                     # a new session is born pinned to the harness selected for it
                     now = time.time()
-                    record = await self._store.create_session(SessionRecord(
+                    record = SessionRecord(
                         key=session_key, session_id=new_id(), agent_id=key.agent_id,
                         model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
                         created_at=now, updated_at=now,
-                    ))
+                    )
+                    creating = asyncio.ensure_future(self._store.create_session(record))
                     created = True
-                attempt = await self._attempt(
-                    index, key.agent_id, session_key, record, ref, route, decision, message,
-                    opts, run_id, abort, deadline, fresh=created and index == 0)
+                try:
+                    attempt = await self._attempt(
+                        index, key.agent_id, session_key, record, ref, route, decision,
+                        message, opts, run_id, abort, deadline, fresh=created and index == 0,
+                        after=creating)
+                finally:
+                    if creating is not None:
+                        record = await creating  # raises when the row could not be made
+                        creating = None
                 verdict = _fallback_verdict(attempt, last=index == len(chain) - 1)
                 if verdict is None:
                     break
@@ -293,7 +304,8 @@ class TurnRunner:
     async def _attempt(self, index: int, agent_id: str, session_key: str,
                        record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
                        message: str, opts: TurnOptions, run_id: str, abort: asyncio.Event,
-                       deadline: float | None, *, fresh: bool = False) -> _Attempt:
+                       deadline: float | None, *, fresh: bool = False,
+                       after: Awaitable[Any] | None = None) -> _Attempt:
         """Prepare and run one candidate's attempt; failures come back as results.
 
         `fresh`: the session row was created by this turn, so it has no history to read.
@@ -318,7 +330,7 @@ class TurnRunner:
                 history[-1].get("content") == [{"type": "text", "text": message}]):
             history = history[:-1]  # this turn's prompt, mirrored by the failed candidate
         mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
-                                  attempt=index)
+                                  attempt=index, after=after)
         workspace = self._workspace(agent_id)
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,

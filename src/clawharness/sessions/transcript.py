@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from clawharness.store.base import AppendOutcome, NewEntry, Store, TranscriptEntry
@@ -53,8 +53,11 @@ class TranscriptMirror:
     """Appends one run's messages to one physical session, in order, idempotently."""
 
     def __init__(self, store: Store, session_key: str, session_id: str, run_id: str,
-                 *, attempt: int = 0) -> None:
+                 *, attempt: int = 0, after: Awaitable[Any] | None = None) -> None:
         self._store = store
+        #: a write that must succeed before this mirror writes anything (the creation of
+        #: the session row, still in flight when the turn starts); its failure is ours
+        self._after = after
         self._session_key = session_key
         self._session_id = session_id
         self._run_id = run_id
@@ -96,6 +99,11 @@ class TranscriptMirror:
 
     async def flush(self) -> None:
         """Wait until every queued message is stored; raise the failure if one was not."""
+        if self._after is not None and self._failure is None and self._writing is None:
+            try:
+                await self._after
+            except BaseException as exc:
+                self._failure = exc
         while self._writing is not None:
             await asyncio.shield(self._writing)
         if self._failure is not None:
@@ -103,6 +111,8 @@ class TranscriptMirror:
 
     async def _write_queued(self) -> None:
         try:
+            if self._after is not None:
+                await self._after
             while self._queued and self._failure is None:
                 batch, self._queued = self._queued, []
                 outcomes = await self._store.append_entries(
