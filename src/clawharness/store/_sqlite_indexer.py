@@ -154,6 +154,10 @@ def open_search_file(store_path: Path, store_id: str,
                 raise StoreError(f"{path}: cannot open the search index: {exc}") from exc
             log.warning("%s: rebuilding the search index (%s)", path, exc)
             _remove(path)
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
     raise AssertionError("unreachable")
 
 
