@@ -80,6 +80,8 @@ class TurnResult:
     error: str | None = None
     payloads: tuple[dict[str, Any], ...] = ()
     duration_ms: float = 0.0
+    #: what the user should know about how the turn ran (e.g. a native session was gone)
+    warnings: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -94,6 +96,7 @@ class TurnResult:
             "toolCalls": list(self.tool_calls),
             "usage": self.usage,
             **({"error": self.error} if self.error else {}),
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
 
 
@@ -409,7 +412,7 @@ class TurnRunner:
                 AttemptTerminal("failed", source="prompt",
                                 error=f"the transcript could not be stored: {exc}"),
                 result.session_id_used, messages_snapshot=result.messages_snapshot,
-                transcript_mirrored=True)
+                transcript_mirrored=True, warnings=result.warnings)
         return result
 
     async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
@@ -453,7 +456,8 @@ class TurnRunner:
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
             tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
             payloads=() if silent or not text else ({"text": text},),
-            duration_ms=(time.perf_counter() - started) * 1000, extra=extra,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            warnings=tuple(result.warnings), extra=extra,
         )
 
     async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,

@@ -8,9 +8,18 @@ import sys
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from clawharness.attempt.turn import TurnOptions, TurnResult
-from clawharness.cli.common import ConfigOption, JsonOption, console, fail, print_json, run_async
+from clawharness.cli.common import (
+    ConfigOption,
+    JsonOption,
+    console,
+    err_console,
+    fail,
+    print_json,
+    run_async,
+)
 from clawharness.host import Host
 
 __all__ = ["register"]
@@ -71,6 +80,8 @@ def register(app: typer.Typer) -> None:
         for call in result.tool_calls:
             mark = "[green]ok[/]" if call["ok"] else "[red]failed[/]"
             console.print(f"[dim]tool[/] {call['name']} {mark}", highlight=False)
+        for warning in result.warnings:
+            err_console.print("[yellow]warning[/] " + escape(warning), highlight=False)
         console.print(f"[dim]{result.session_key} · runtime {result.runtime} ({result.selected_reason}) · "
                       f"{result.terminal} · {result.duration_ms:.0f} ms[/]", highlight=False)
         if result.terminal != "ok":

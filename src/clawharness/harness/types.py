@@ -276,6 +276,9 @@ class AttemptResult:
     settled_turn_finalization_context: dict[str, Any] | None = None
     #: messages the harness already mirrored into the transcript itself
     transcript_mirrored: bool = False
+    #: user-visible warnings about this attempt (e.g. its native session was gone and a
+    #: new one started); the host passes them on in the turn's result
+    warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

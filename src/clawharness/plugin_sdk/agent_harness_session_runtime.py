@@ -2,18 +2,22 @@
 
 What a native harness needs to keep its thread/session id bound to a host session:
 plugin-state namespaces, exact-token leases, mutation fences, deletion and reset
-transactions, generations, the state-dir migration and the user-turn recorder (digest
-§6; implementation in `clawharness.sessions.bindings`), the parameter type of the
-`reset` / `with_session_*` hooks, and the `Store` protocol that `PluginApi.store`
-provides for plugin state.
+transactions, generations, the state-dir migration, the user-turn recorder, and the
+recovery from a native session its runtime no longer has (`NativeSessionRecovery`,
+`transcript_context`) (digest §6; implementation in `clawharness.sessions.bindings`),
+the parameter type of the `reset` / `with_session_*` hooks, and the `Store` protocol that
+`PluginApi.store` provides for plugin state.
 """
 
 from __future__ import annotations
 
 from clawharness.sessions.bindings import (
     CODEX_LEASE_TIMINGS,
+    DEFAULT_CONTEXT_CHARS,
     JOURNAL_SUFFIX,
     MAX_VALUE_BYTES,
+    NATIVE_SESSION_GONE,
+    WARNING_STREAM,
     AcquisitionRejectedError,
     AdoptionResult,
     BindingOperationParams,
@@ -24,6 +28,7 @@ from clawharness.sessions.bindings import (
     GenerationOperations,
     GenerationRecord,
     GenerationRecordCodec,
+    GoneOutcome,
     HarnessBindingStore,
     HarnessSessionHooks,
     HostGenerationAuthority,
@@ -39,8 +44,10 @@ from clawharness.sessions.bindings import (
     MutationFence,
     NativeSessionBindingLeases,
     NativeSessionBindingLifecycle,
+    NativeSessionGone,
     NativeSessionInitializationOwner,
     NativeSessionRecord,
+    NativeSessionRecovery,
     PersistedUserTurn,
     PluginStateNamespace,
     PreparedInitialization,
@@ -57,6 +64,7 @@ from clawharness.sessions.bindings import (
     SessionInitialization,
     SessionInitializationHandle,
     StateDirResolution,
+    TurnProgress,
     UnsupportedRecordVersionError,
     UpstreamLink,
     UpstreamLinks,
@@ -72,12 +80,16 @@ from clawharness.sessions.bindings import (
     harness_session_hooks,
     is_fingerprint,
     native_session_binding_store,
+    native_session_cleared,
+    native_session_names,
+    native_session_recovery,
     native_session_row_key,
     reclaim_native_session_generation,
     reimport_native_entries,
     resolve_native_session_binding,
     resolve_state_dir,
     session_binding_key,
+    transcript_context,
 )
 from clawharness.sessions.lifecycle import SessionHookParams
 from clawharness.store.base import Store
@@ -87,8 +99,11 @@ BINDINGS_MODULE = "clawharness.sessions.bindings"
 
 __all__ = [
     "CODEX_LEASE_TIMINGS",
+    "DEFAULT_CONTEXT_CHARS",
     "JOURNAL_SUFFIX",
     "MAX_VALUE_BYTES",
+    "NATIVE_SESSION_GONE",
+    "WARNING_STREAM",
     "AcquisitionRejectedError",
     "AdoptionResult",
     "BindingOperationParams",
@@ -99,6 +114,7 @@ __all__ = [
     "GenerationOperations",
     "GenerationRecord",
     "GenerationRecordCodec",
+    "GoneOutcome",
     "HarnessBindingStore",
     "HarnessSessionHooks",
     "HostGenerationAuthority",
@@ -114,8 +130,10 @@ __all__ = [
     "MutationFence",
     "NativeSessionBindingLeases",
     "NativeSessionBindingLifecycle",
+    "NativeSessionGone",
     "NativeSessionInitializationOwner",
     "NativeSessionRecord",
+    "NativeSessionRecovery",
     "PersistedUserTurn",
     "PluginStateNamespace",
     "PreparedInitialization",
@@ -134,6 +152,7 @@ __all__ = [
     "SessionInitializationHandle",
     "StateDirResolution",
     "Store",
+    "TurnProgress",
     "UnsupportedRecordVersionError",
     "UpstreamLink",
     "UpstreamLinks",
@@ -149,10 +168,14 @@ __all__ = [
     "harness_session_hooks",
     "is_fingerprint",
     "native_session_binding_store",
+    "native_session_cleared",
+    "native_session_names",
+    "native_session_recovery",
     "native_session_row_key",
     "reclaim_native_session_generation",
     "reimport_native_entries",
     "resolve_native_session_binding",
     "resolve_state_dir",
     "session_binding_key",
+    "transcript_context",
 ]

@@ -9,8 +9,14 @@ A prompt's first word picks the behaviour:
     hang SECONDS    starts `sleep SECONDS` in a new session and waits for session/cancel
     stubborn S      the same, but ignores session/cancel
 
-History is kept in $HOME/sessions.json so `session/load` in a new process replays it.
-Every request's method is appended to $FAKE_ACP_LOG.
+The behaviour is the prompt's last text block (a fresh session's first prompt carries
+the host transcript in a block before it).
+
+History is kept in $HOME/sessions.json so `session/load` in a new process replays it; a
+session it does not hold is refused with ACP's "resource not found". FAKE_ACP_LOAD=
+`unsupported` offers no `session/load`; `broken` refuses every load with an internal
+error in other words (a transient failure). Every request's method is appended to
+$FAKE_ACP_LOG.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from acp import (
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    RequestError,
     run_agent,
     start_tool_call,
     text_block,
@@ -41,6 +48,7 @@ from acp.schema import AgentCapabilities, PermissionOption
 
 HISTORY = Path(os.environ.get("HOME", ".")) / "sessions.json"
 LOG = os.environ.get("FAKE_ACP_LOG")
+LOAD = os.environ.get("FAKE_ACP_LOAD", "")
 
 
 def log(method: str, **data: Any) -> None:
@@ -67,7 +75,8 @@ class FakeAgent(Agent):
         log("initialize", fs=bool(client_capabilities and client_capabilities.fs
                                   and client_capabilities.fs.write_text_file))
         return InitializeResponse(protocol_version=protocol_version,
-                                  agent_capabilities=AgentCapabilities(load_session=True))
+                                  agent_capabilities=AgentCapabilities(
+                                      load_session=LOAD != "unsupported"))
 
     async def new_session(self, cwd: str, additional_directories: Any = None,
                           mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
@@ -79,6 +88,10 @@ class FakeAgent(Agent):
                            additional_directories: Any = None,
                            **kwargs: Any) -> LoadSessionResponse | None:
         log("session/load", sessionId=session_id)
+        if LOAD == "broken":
+            raise RequestError.internal_error({"details": "database is locked"})
+        if session_id not in load_history():
+            raise RequestError.resource_not_found(session_id)
         for user, agent in load_history().get(session_id, []):
             await self._conn.session_update(session_id, update_user_message(text_block(user)))
             await self._conn.session_update(session_id,
@@ -93,8 +106,8 @@ class FakeAgent(Agent):
         await self._conn.session_update(sid, update_agent_message(text_block(text)))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        text = prompt[0].text
-        log("session/prompt", text=text)
+        text = prompt[-1].text
+        log("session/prompt", text=text, blocks=[block.text for block in prompt])
         word, _, rest = text.partition(" ")
         sid = session_id
         self.cancelled[sid] = asyncio.Event()

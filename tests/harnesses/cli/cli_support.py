@@ -61,6 +61,7 @@ def make_params(
     plugin_config: Mapping[str, Any] | None = None,
     abort: asyncio.Event | None = None,
     deadline: float | None = None,
+    history: Sequence[Mapping[str, Any]] = (),
 ) -> AttemptParams:
     run_id = str(uuid.uuid4())
     policy = EffectiveToolPolicy(tools or ToolsConfig(), workspace_dir=str(workspace))
@@ -71,7 +72,7 @@ def make_params(
         agent_id="main", prompt=prompt, provider=provider, model_id=model_id,
         model=ResolvedModel(provider=provider, model_id=model_id, base_url=base_url),
         workspace_dir=str(workspace), host_capabilities=caps, runtime_plan=None,
-        abort=abort or asyncio.Event(), deadline=deadline,
+        abort=abort or asyncio.Event(), deadline=deadline, history=[dict(m) for m in history],
         on_partial_reply=recorder.partial, on_agent_event=recorder.event,
         observe_tool_terminal=recorder.observe, plugin_config=dict(plugin_config or {}),
         state_dir=str(state_dir), mirror=recorder.mirror,

@@ -10,8 +10,17 @@ What a turn does depends on the prompt's first word:
     stubborn M     the same, but ignores the interrupt
     crash          exits with status 3 in the middle of the turn
     error          ends the turn with an API error result
+    gone WORDS     streams WORDS, then reports the resumed conversation missing (what the
+                   real CLI never does after output: it tests the no-replay rule)
 
-Every start appends `{"argv": [...], "env": {...}}` to $FAKE_CLAUDE_LOG.
+The prompt is the turn's last text block (a fresh session's first turn carries the host
+transcript in a block before it). Like the real CLI, a session lives in
+$CLAUDE_CONFIG_DIR: `--resume` of one it does not hold prints the real CLI's
+"No conversation found" result and exits 1. With FAKE_CLAUDE_RESUME_FAILS set, every
+`--resume` fails with a connection error instead (a transient failure).
+
+Every start appends `{"argv": [...], "env": {...}}` to $FAKE_CLAUDE_LOG; every turn
+appends its text blocks to $FAKE_CLAUDE_TURNS.
 """
 
 from __future__ import annotations
@@ -23,6 +32,34 @@ import sys
 import uuid
 
 LOG = os.environ.get("FAKE_CLAUDE_LOG")
+TURNS = os.environ.get("FAKE_CLAUDE_TURNS")
+CONFIG_DIR = os.environ.get("CLAUDE_CONFIG_DIR")
+
+
+def session_file(sid: str) -> str | None:
+    return os.path.join(CONFIG_DIR, "fake-sessions", sid) if CONFIG_DIR else None
+
+
+def remember(sid: str) -> None:
+    path = session_file(sid)
+    if path is not None:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()
+
+
+def refuse_resume(resumed: str) -> int | None:
+    """The real CLI's answer to `--resume` it cannot serve, before any turn."""
+    if os.environ.get("FAKE_CLAUDE_RESUME_FAILS"):
+        error = "API Error: Connection error."
+    else:
+        path = session_file(resumed)
+        if path is None or os.path.exists(path):
+            return None
+        error = f"No conversation found with session ID: {resumed}"
+    out({"type": "result", "subtype": "error_during_execution", "is_error": True,
+         "num_turns": 0, "session_id": resumed, "errors": [error]})
+    sys.stderr.write(error + "\n")
+    return 1
 
 
 def out(obj: dict[str, object]) -> None:
@@ -43,11 +80,13 @@ def main() -> int:
         with open(LOG, "a") as fh:
             fh.write(json.dumps({"argv": argv, "env": dict(os.environ)}) + "\n")
     sid = str(uuid.uuid4())
+    resumed = None
     if "--resume" in argv:
-        sid = argv[argv.index("--resume") + 1]
+        sid = resumed = argv[argv.index("--resume") + 1]
         if "--fork-session" in argv:
             sid = str(uuid.uuid4())
     n = 0
+    refused = False
     while True:
         msg = read()
         if msg is None:
@@ -60,10 +99,20 @@ def main() -> int:
             continue
         if msg.get("type") != "user":
             continue
+        if resumed is not None and not refused:
+            refused = True
+            status = refuse_resume(resumed)
+            if status is not None:
+                return status
         n += 1
         content = msg["message"]["content"]  # type: ignore[index]
-        prompt = content[0]["text"]
+        texts = [b["text"] for b in content if b.get("type") == "text"]
+        if TURNS:
+            with open(TURNS, "a") as fh:
+                fh.write(json.dumps({"session": sid, "texts": texts}) + "\n")
+        prompt = texts[-1]
         word, _, rest = prompt.partition(" ")
+        remember(sid)
         out({"type": "system", "subtype": "init", "session_id": sid, "cwd": os.getcwd()})
         if word == "text":
             for piece in rest.split(" "):
@@ -116,6 +165,13 @@ def main() -> int:
             sys.stderr.write("fake claude: simulated crash\n")
             sys.stderr.flush()
             return 3
+        elif word == "gone":
+            out({"type": "stream_event", "event": {"type": "content_block_delta",
+                 "delta": {"type": "text_delta", "text": rest}}, "session_id": sid})
+            out({"type": "result", "subtype": "error_during_execution", "is_error": True,
+                 "num_turns": 0, "session_id": sid,
+                 "errors": [f"No conversation found with session ID: {resumed or sid}"]})
+            return 1
         elif word == "error":
             out({"type": "assistant", "message": {"id": f"m{n}", "model": "<synthetic>",
                  "content": [{"type": "text", "text": "API Error: 400 nope"}]},

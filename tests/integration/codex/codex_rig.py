@@ -114,7 +114,8 @@ class Rig:
     def attempt(self, prompt: str, *, session_key: str = "agent:main:s1",
                 session_id: str | None = None, policy: Any = None,
                 approvals: Operator | None = None, tools: Sequence[ToolSpec] = (),
-                timeout: float | None = 60.0, abort: asyncio.Event | None = None) -> Attempt:
+                timeout: float | None = 60.0, abort: asyncio.Event | None = None,
+                history: Sequence[Mapping[str, Any]] = ()) -> Attempt:
         run_id = str(uuid.uuid4())
         caps = HostCapabilities(run_id=run_id, session_key=session_key,
                                 workspace_dir=str(self.workspace), policy=policy or AllowAll(),
@@ -144,7 +145,7 @@ class Rig:
             provider="openai", model_id=MODEL,
             model=ResolvedModel(provider="openai", model_id=MODEL),
             workspace_dir=str(self.workspace), host_capabilities=caps, runtime_plan=None,
-            tools=tools, abort=abort or asyncio.Event(),
+            tools=tools, history=[dict(m) for m in history], abort=abort or asyncio.Event(),
             deadline=loop.time() + timeout if timeout else None,
             on_partial_reply=partial, on_agent_event=lambda e: holder[0].events.append(e),
             observe_tool_terminal=observe, mirror=mirror)

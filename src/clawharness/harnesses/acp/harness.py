@@ -9,7 +9,9 @@ process group) and implements the client side:
 
 - `initialize` once per process; `session/new`, or `session/load` of the bound session
   id in a new process (its replayed history arrives before any turn is attached, so it is
-  never mirrored twice);
+  never mirrored twice). A session the agent says it does not have, or cannot load at
+  all, is dropped through the SDK's `NativeSessionRecovery` with one warning and a new one
+  made; a new session's first prompt gets the host transcript as a block before it;
 - `session/prompt`, with `session/update` streamed into partial replies and the transcript
   (`tool_call` updates merged by id);
 - `session/request_permission` decided by the host's `run_before_tool_call`, the option
@@ -57,11 +59,14 @@ from acp.schema import (
 from clawharness.harnesses.acp._sdk import (
     HarnessError,
     HostRun,
+    NativeSessionGone,
     NativeSessionRecord,
+    NativeSessionRecovery,
     SessionHookParams,
     Store,
     WorkspacePathEscapeError,
     native_session_binding_store,
+    native_session_recovery,
     native_session_row_key,
     resolve_state_dir,
     resolve_workspace_path,
@@ -79,7 +84,7 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_process import ChildProcess, kill_stray_groups, spawn
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
-           "canonical_tool_name"]
+           "canonical_tool_name", "load_refused_as_gone"]
 
 log = logging.getLogger("clawharness.harnesses.acp")
 
@@ -96,6 +101,27 @@ TOOL_KINDS: Mapping[str, str] = {
 
 class AcpHarnessError(HarnessError):
     code = "acp_harness_error"
+
+
+#: JSON-RPC codes an agent answers `session/load` with when it has no such session (ACP's
+#: "resource not found") or no `session/load` at all ("method not found")
+_GONE_CODES = frozenset({-32002, -32601})
+#: an agent's own words for an unknown session, in the message or the error's data
+#: (claude-code-acp 0.16 throws "Session not found", sent as -32603 with data.details)
+_GONE_WORDS = ("session not found", "unknown session", "no such session")
+
+
+def load_refused_as_gone(error: RequestError) -> str | None:
+    """What the agent said, when its refusal of `session/load` means the session does not
+    exist (or cannot be loaded at all); None for any other failure, which must keep the
+    binding."""
+    data = error.data
+    said = " ".join(str(part) for part in (
+        str(error), *(data.values() if isinstance(data, Mapping) else (data,)))
+        if part is not None)
+    if error.code in _GONE_CODES or any(word in said.lower() for word in _GONE_WORDS):
+        return f"session/load failed ({error.code}): {said}"
+    return None
 
 
 def canonical_tool_name(kind: str | None, title: str | None) -> str:
@@ -247,6 +273,9 @@ class _Live:
     session_id: str | None = None
     turn: _Turn | None = None
     load_session: bool = False
+    #: a session made by `session/new` for this turn: its first prompt carries the
+    #: host transcript
+    fresh: bool = False
 
 
 # --- the harness ---------------------------------------------------------------------------
@@ -356,8 +385,13 @@ class AcpHarness:
             return await _precheck_failure(params, f"{type(exc).__name__}: {exc}")
 
     async def open_live(self, params: AttemptParams, key: str, agent: AcpAgentConfig,
-                        record: NativeSessionRecord | None) -> _Live:
-        """The binding's live agent: reused, or spawned + initialized + session new/load."""
+                        record: NativeSessionRecord | None,
+                        recovery: NativeSessionRecovery[NativeSessionRecord]) -> _Live:
+        """The binding's live agent: reused, or spawned + initialized + session new/load.
+
+        A bound session the agent says it does not have (or cannot load at all) is
+        dropped through `recovery` before `session/new`; any other load failure fails
+        the turn and keeps the binding."""
         state = self.native_state_dir(params)
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
         home = state / "agents" / (safe or "default") / agent.name / "home"
@@ -395,19 +429,33 @@ class AcpHarness:
                 client_info=CLIENT_INFO))
             caps = getattr(init, "agent_capabilities", None)
             live.load_session = bool(getattr(caps, "load_session", False))
-            if isinstance(native, str) and native and live.load_session:
-                try:
-                    live.session_id = native  # replayed updates route nowhere: no turn yet
-                    await self._guard(live, live.conn.load_session(
-                        cwd=cwd, session_id=native, mcp_servers=[]))
-                except RequestError as exc:
-                    log.warning("acp agent %s could not load session %s (%s); starting anew",
-                                agent.name, native, exc)
-                    live.session_id = None
+            if isinstance(native, str) and native:
+                gone: str | None = None
+                if not live.load_session:
+                    gone = (f"ACP agent {agent.name!r} does not offer session/load, so the "
+                            "session cannot be resumed in a new process")
+                else:
+                    try:
+                        live.session_id = native  # replayed updates route nowhere: no turn
+                        await self._guard(live, live.conn.load_session(
+                            cwd=cwd, session_id=native, mcp_servers=[]))
+                    except RequestError as exc:
+                        live.session_id = None
+                        gone = load_refused_as_gone(exc)
+                        if gone is None:
+                            raise AcpHarnessError(
+                                f"ACP agent {agent.name!r} could not load session {native} "
+                                f"({exc.code}: {exc}; {exc.data}); the binding is kept and "
+                                "the next turn tries again") from exc
+                if gone is not None:
+                    outcome = await recovery.session_gone(NativeSessionGone(native, gone))
+                    if not outcome.start_fresh:
+                        raise AcpHarnessError(outcome.error or outcome.warning)
             if live.session_id is None:
                 created = await self._guard(live, live.conn.new_session(cwd=cwd,
                                                                         mcp_servers=[]))
                 live.session_id = str(created.session_id)
+                live.fresh = True
         except BaseException:
             await self._close_live(key)
             raise
@@ -496,6 +544,7 @@ class _Turn:
         self.text = ""
         self.count = 0
         self.stop_kind: Literal["aborted", "timeout"] | None = None
+        self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
         if self.p.on_agent_event is not None:
@@ -517,6 +566,8 @@ class _Turn:
         lifecycle = await self.h._bindings.lifecycle()
         assert_lease = lifecycle.capture_lease_assertion(self.key)
         record = await lifecycle.read(self.key)
+        self.recovery = native_session_recovery(p, harness_id=HARNESS_ID, lifecycle=lifecycle,
+                                                key=self.key, logger=log)
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": HARNESS_ID})
         await self.settle(_user_message(p.prompt), f"{p.run_id}:user")
@@ -524,7 +575,7 @@ class _Turn:
             return await self.finish(AttemptTerminal("aborted", source="external",
                                                      error="aborted before start"), None)
         try:
-            self.live = await self.h.open_live(p, self.key, self.agent, record)
+            self.live = await self.h.open_live(p, self.key, self.agent, record, self.recovery)
         except (AcpHarnessError, RequestError) as exc:
             return await self.finish(AttemptTerminal("failed", source="precheck",
                                                      error=str(exc)), None)
@@ -564,9 +615,13 @@ class _Turn:
         conn = live.conn
         assert conn is not None and live.session_id is not None
         session_id = live.session_id
-        task = asyncio.ensure_future(conn.prompt(
-            session_id=session_id,
-            prompt=[TextContentBlock(type="text", text=self.p.prompt)]))
+        blocks = [TextContentBlock(type="text", text=self.p.prompt)]
+        if live.fresh:
+            live.fresh = False
+            context = self.recovery.context() if self.recovery is not None else None
+            if context:
+                blocks.insert(0, TextContentBlock(type="text", text=context))
+        task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=list(blocks)))
         exited = asyncio.ensure_future(live.child.process.wait())
         watcher = asyncio.ensure_future(self.watch())
         try:
@@ -644,13 +699,14 @@ class _Turn:
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
         last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
-        return AttemptResult(
+        result = AttemptResult(
             terminal=terminal, session_id_used=self.p.session_id,
             messages_snapshot=list(self.new_messages), assistant_texts=self.assistant_texts,
             last_assistant=last, tool_metas=self.tool_metas,
             last_tool_error=self.last_tool_error, agent_harness_id=HARNESS_ID,
             transcript_mirrored=self.p.mirror is not None,
             extra={"nativeSessionId": native} if native else {})
+        return self.recovery.annotate(result) if self.recovery is not None else result
 
     # --- updates ---------------------------------------------------------------------------
 

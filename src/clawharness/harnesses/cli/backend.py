@@ -14,7 +14,9 @@ A CLI agent is described by three things (`CliAgentSpec`):
 
 `CliBackendHarness(spec)` does the rest: one process per native binding (kept between
 turns, re-spawned with `resume` when it is gone), the native session id kept as the binding
-through the SDK's binding lifecycle and re-captured every turn, streamed text to
+through the SDK's binding lifecycle and re-captured every turn, a resumed session the agent
+no longer has (`NativeSessionMissing`) dropped with one warning and the turn run on a fresh
+one that gets the host transcript (`NativeSessionRecovery`), streamed text to
 `on_partial_reply`, assistant and tool messages mirrored into the transcript with
 idempotency keys, every permission question decided by the host's `run_before_tool_call`,
 every tool reported to `observe_tool_terminal`, and abort/deadline handled as an interrupt
@@ -39,10 +41,13 @@ from typing import Any, Literal, Protocol
 from clawharness.harnesses.cli._sdk import (
     HarnessError,
     HostRun,
+    NativeSessionGone,
     NativeSessionRecord,
+    NativeSessionRecovery,
     SessionHookParams,
     Store,
     native_session_binding_store,
+    native_session_recovery,
     native_session_row_key,
 )
 from clawharness.plugin_sdk.agent_harness import (
@@ -69,6 +74,7 @@ __all__ = [
     "EnvContext",
     "EventMapper",
     "LaunchRequest",
+    "NativeSessionMissing",
     "PermissionRequest",
     "SessionStarted",
     "TextBlock",
@@ -162,6 +168,15 @@ class ControlAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class NativeSessionMissing:
+    """The agent says the session it was asked to resume does not exist (its own error
+    for an unknown session, not any failure): the binding is stale."""
+
+    session_id: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """The turn ended (the agent waits for the next user turn)."""
 
@@ -174,7 +189,7 @@ class TurnFinished:
 
 
 CliEvent = (SessionStarted | TextDelta | AssistantMessage | ToolResult | PermissionRequest
-            | UnknownControlRequest | ControlAnswer | TurnFinished)
+            | UnknownControlRequest | ControlAnswer | NativeSessionMissing | TurnFinished)
 
 
 # --- the description of a CLI agent -----------------------------------------------------
@@ -222,8 +237,10 @@ class ControlProtocol(Protocol):
         """Objects to write once after spawning (before the first user turn)."""
         ...
 
-    def user_turn(self, prompt: str, images: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
-        """The object that starts one turn."""
+    def user_turn(self, prompt: str, images: Sequence[Mapping[str, Any]], *,
+                  context: str | None = None) -> Mapping[str, Any]:
+        """The object that starts one turn; `context` (the host transcript, for a fresh
+        native session's first turn) goes before the prompt."""
         ...
 
     def permission_reply(self, request: PermissionRequest, *, allow: bool,
@@ -311,6 +328,11 @@ class _Live:
     session_id: str | None = None
     idle: asyncio.TimerHandle | None = None
     handshake_sent: bool = False
+    #: the native session this process was started to resume (None: a new one)
+    resumed: str | None = None
+    #: started without a session to resume and no turn sent yet: its first prompt
+    #: carries the host transcript
+    fresh: bool = False
 
 
 def _now_ms() -> int:
@@ -537,6 +559,8 @@ class _Turn:
         self.finished: TurnFinished | None = None
         self.live: _Live | None = None
         self.usage: dict[str, int] = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
+        self.gone: NativeSessionMissing | None = None
+        self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     # --- callbacks ---------------------------------------------------------------------
 
@@ -595,7 +619,8 @@ class _Turn:
             child = await spawn(argv, env=env, cwd=cwd)
         except OSError as exc:
             raise CliBackendError(f"could not start {argv[0]}: {exc}") from exc
-        live = _Live(child, fingerprint, cwd, native if isinstance(native, str) else None)
+        resumed = native if isinstance(native, str) else None
+        live = _Live(child, fingerprint, cwd, resumed, resumed=resumed, fresh=resumed is None)
         self.h._live[self.key] = live
         return live
 
@@ -617,6 +642,8 @@ class _Turn:
         lifecycle = await self.h._bindings.lifecycle()
         assert_lease = lifecycle.capture_lease_assertion(self.key)
         record = await lifecycle.read(self.key)
+        self.recovery = native_session_recovery(p, harness_id=self.spec.id,
+                                                lifecycle=lifecycle, key=self.key, logger=log)
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": self.spec.id})
         await self.settle(_user_message(p.prompt, p.images), f"{p.run_id}:user")
@@ -627,15 +654,12 @@ class _Turn:
         self.session_id = self.live.session_id
         self.started = True
         assert_lease()
-        error: str | None = None
-        try:
-            error = await self.drive()
-        except BaseException:
-            # cancelled from outside (or a host callback failed): nothing may outlive us
-            self.h._live.pop(self.key, None)
-            self.live.child.kill()
-            raise
-        terminal = await self.terminal(error)
+        error = await self.guarded_drive()
+        terminal: AttemptTerminal | None = None
+        if self.gone is not None:
+            terminal, error = await self.recover(assert_lease)
+        if terminal is None:
+            terminal = await self.terminal(error)
         if self.session_id is not None:
             self.live.session_id = self.session_id
             new_record: NativeSessionRecord = {
@@ -651,6 +675,45 @@ class _Turn:
             await lifecycle.transact(self.key, write)
         return await self.finish(terminal)
 
+    async def guarded_drive(self) -> str | None:
+        assert self.live is not None
+        live = self.live
+        try:
+            return await self.drive()
+        except BaseException:
+            # cancelled from outside (or a host callback failed): nothing may outlive us
+            self.h._live.pop(self.key, None)
+            live.child.kill()
+            raise
+
+    async def recover(self, assert_lease: Any) -> tuple[AttemptTerminal | None, str | None]:
+        """The session this process resumed is gone: drop the binding, and run the turn on
+        a fresh native session unless that would replay output or a tool. Returns the
+        terminal when the attempt ends here, else the fresh run's stop error."""
+        gone, self.gone = self.gone, None
+        assert gone is not None and self.recovery is not None
+        await self.h._close_live(self.key)
+        self.session_id = None  # the stale id is never written back
+        outcome = await self.recovery.session_gone(NativeSessionGone(gone.session_id,
+                                                                     gone.detail))
+        if not outcome.start_fresh:
+            return AttemptTerminal("failed", source="prompt", error=outcome.error), None
+        if self.stop_kind is not None or self.p.abort.is_set():
+            self.stop_kind = self.stop_kind or "aborted"
+            return None, None  # stopped meanwhile: the next turn starts the fresh session
+        assert_lease()
+        self.live = await self.ensure_process(None)
+        self.session_id = self.live.session_id
+        return None, await self.guarded_drive()
+
+    def turn_context(self) -> str | None:
+        """The host transcript, for the first turn of a fresh native session."""
+        assert self.live is not None
+        if not self.live.fresh:
+            return None
+        self.live.fresh = False
+        return self.recovery.context() if self.recovery is not None else None
+
     async def drive(self) -> str | None:
         """Handshake (once per process), send the turn, read it to its end."""
         assert self.live is not None
@@ -660,7 +723,8 @@ class _Turn:
                 for obj in self.spec.control.handshake():
                     await self.write(obj)
                 self.live.handshake_sent = True
-            await self.write(self.spec.control.user_turn(self.p.prompt, self.p.images))
+            await self.write(self.spec.control.user_turn(self.p.prompt, self.p.images,
+                                                         context=self.turn_context()))
             async with asyncio.TaskGroup() as group:
                 reader = group.create_task(self.read_turn())
                 watcher = group.create_task(self.watch())
@@ -717,13 +781,14 @@ class _Turn:
         extra: dict[str, Any] = {}
         if self.session_id:
             extra["nativeSessionId"] = self.session_id
-        return AttemptResult(
+        result = AttemptResult(
             terminal=terminal, session_id_used=self.p.session_id,
             messages_snapshot=list(self.new_messages), assistant_texts=self.assistant_texts,
             last_assistant=last, tool_metas=self.tool_metas,
             last_tool_error=self.last_tool_error, attempt_usage=dict(self.usage),
             agent_harness_id=self.spec.id, transcript_mirrored=self.p.mirror is not None,
             extra=extra)
+        return self.recovery.annotate(result) if self.recovery is not None else result
 
     async def watch(self) -> None:
         """Wait for abort or the deadline; then interrupt, and kill as a last resort."""
@@ -792,6 +857,13 @@ class _Turn:
             if not event.ok:
                 log.warning("%s: control request %s failed: %s", self.spec.id,
                             event.request_id, event.error)
+        elif isinstance(event, NativeSessionMissing):
+            await self.flush_assistant(terminal_error=None)
+            if self.live is not None and self.live.resumed == event.session_id:
+                self.gone = event
+            else:  # not the session we resumed: an ordinary failure of this turn
+                self.finished = TurnFinished(None, True, error=event.detail)
+            return True
         elif isinstance(event, TurnFinished):
             await self.flush_assistant(terminal_error=event.error if event.is_error else None)
             if event.session_id:
@@ -815,9 +887,17 @@ class _Turn:
         self.usage["totalTokens"] = (self.usage["input"] + self.usage["output"]
                                      + self.usage["cacheRead"])
 
+    def note_progress(self, *, tool: bool) -> None:
+        if self.recovery is not None:
+            if tool:
+                self.recovery.progress.note_tool()
+            else:
+                self.recovery.progress.note_output()
+
     async def on_delta(self, text: str) -> None:
         if not text:
             return
+        self.note_progress(tool=False)
         self.stream_text += text
         self.pending_streamed = True
         if self.p.on_partial_reply is not None:
@@ -840,8 +920,10 @@ class _Turn:
             if isinstance(block, TextBlock):
                 if not block.text:
                     continue
+                self.note_progress(tool=False)
                 content.append({"type": "text", "text": block.text})
             else:
+                self.note_progress(tool=True)
                 canonical = self.spec.canonical_tool(block.name)
                 content.append({"type": "toolCall", "id": block.id, "name": canonical,
                                 "arguments": dict(block.input)})
@@ -878,6 +960,7 @@ class _Turn:
         await self.settle(message, self.native_key(suffix))
 
     async def on_permission(self, event: PermissionRequest) -> None:
+        self.note_progress(tool=True)
         canonical = self.spec.canonical_tool(event.tool_name)
         tool = self.tools.get(event.tool_use_id or "")
         if tool is None and event.tool_use_id:
@@ -911,6 +994,7 @@ class _Turn:
             event, allow=allow, updated_input=updated if allow else None, message=message))
 
     async def on_tool_result(self, event: ToolResult) -> None:
+        self.note_progress(tool=True)
         tool = self.tools.get(event.tool_use_id)
         if tool is None:
             tool = self.tools[event.tool_use_id] = _Tool(event.tool_use_id, "unknown",

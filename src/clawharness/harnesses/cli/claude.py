@@ -12,6 +12,7 @@ control request. The turn ends at the `result` line, whose `session_id` is the b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
@@ -24,6 +25,7 @@ from clawharness.harnesses.cli.backend import (
     ControlAnswer,
     EnvContext,
     LaunchRequest,
+    NativeSessionMissing,
     PermissionRequest,
     SessionStarted,
     TextBlock,
@@ -41,6 +43,7 @@ __all__ = [
     "ClaudeEvents",
     "claude_cli_harness",
     "claude_cli_spec",
+    "missing_conversation",
 ]
 
 HARNESS_ID: Final = "claude-cli"
@@ -70,6 +73,31 @@ CLAUDE_TOOL_NAMES: Final[Mapping[str, str]] = MappingProxyType({
 
 #: a dummy key: the CLI talks to the configured base URL; the harness owns auth
 DUMMY_API_KEY: Final = "sk-ant-clawharness-dummy"
+
+#: Claude Code's own words (2.1.x) when `--resume` names a conversation its config dir
+#: does not hold; the id is the resumed one, also under `--fork-session`
+_NO_CONVERSATION: Final = re.compile(r"No conversation found with session ID: (\S+)")
+
+
+def missing_conversation(obj: Mapping[str, Any]) -> NativeSessionMissing | None:
+    """The `result` line Claude Code prints before any turn, then exits 1, when the
+    conversation it was asked to resume does not exist; None for any other result.
+
+    Observed shape: `{"type": "result", "subtype": "error_during_execution", "is_error":
+    true, "num_turns": 0, "errors": ["No conversation found with session ID: <id>"]}`
+    (no `result` text; stderr repeats the sentence). Only that sentence counts: a
+    transient failure has other words and must not cost the binding.
+    """
+    if obj.get("type") != "result" or obj.get("is_error") is not True:
+        return None
+    if obj.get("num_turns") not in (0, None):
+        return None
+    errors = obj.get("errors")
+    for error in errors if isinstance(errors, list) else ():
+        match = _NO_CONVERSATION.fullmatch(str(error).strip())
+        if match:
+            return NativeSessionMissing(match.group(1), match.group(0))
+    return None
 
 
 class ClaudeCommandLine:
@@ -131,7 +159,8 @@ class ClaudeEvents:
                                   response.get("subtype") == "success",
                                   str(response.get("error")) if response.get("error") else None)]
         if kind == "result":
-            return [self._result(obj)]
+            missing = missing_conversation(obj)
+            return [missing if missing is not None else self._result(obj)]
         if obj.get("parent_tool_use_id"):
             return []  # a sub-agent's own stream
         if kind == "stream_event":
@@ -232,8 +261,10 @@ class ClaudeControl:
         return [{"type": "control_request", "request_id": "init_1",
                  "request": {"subtype": "initialize", "hooks": None}}]
 
-    def user_turn(self, prompt: str, images: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
-        content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    def user_turn(self, prompt: str, images: Sequence[Mapping[str, Any]], *,
+                  context: str | None = None) -> Mapping[str, Any]:
+        content: list[dict[str, Any]] = [{"type": "text", "text": context}] if context else []
+        content.append({"type": "text", "text": prompt})
         for image in images:
             content.append({"type": "image", "source": {
                 "type": "base64", "media_type": str(image.get("mimeType", "image/png")),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -28,14 +29,18 @@ from clawharness.harnesses.codex._sdk import (
     DictRecordCodec,
     LeaseTimings,
     NativeSessionBindingLifecycle,
+    NativeSessionRecovery,
     SessionHookParams,
     Store,
     create_native_session_binding_lifecycle,
 )
+from clawharness.plugin_sdk.agent_harness import AttemptParams
 
 __all__ = ["NAMESPACE", "BindingHandle", "CodexBinding", "CodexBindings", "binding_key"]
 
 NAMESPACE = "codex.bindings"
+
+log = logging.getLogger("clawharness.harnesses.codex")
 
 R = TypeVar("R")
 StoreProvider = Callable[[], Awaitable[Store]]
@@ -90,6 +95,26 @@ class BindingHandle:
 
         await self._lifecycle.transact(self.key, apply)
         self.binding = CodexBinding(thread_id, cwd, model)
+
+    def recovery(self, params: AttemptParams, *, harness_id: str
+                 ) -> NativeSessionRecovery[dict[str, Any]]:
+        """This turn's recovery from a thread Codex reports gone: the row goes back to
+        `pending` for this session (our lease stays on it) while it still names that
+        thread."""
+        session_id = self.session_id
+
+        def names(record: dict[str, Any], thread_id: str) -> bool:
+            return record.get("threadId") == thread_id
+
+        def cleared(_record: dict[str, Any]) -> dict[str, Any]:
+            return {"state": "pending", "sessionId": session_id}
+
+        return NativeSessionRecovery(params, harness_id=harness_id, lifecycle=self._lifecycle,
+                                     key=self.key, names=names, cleared=cleared, logger=log)
+
+    def forget_thread(self) -> None:
+        """The bound thread is gone: the next start is a new thread."""
+        self.binding = CodexBinding(None)
 
 
 class CodexBindings:

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from clawharness.harnesses.codex._sdk import HarnessError
 from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
@@ -29,6 +30,7 @@ __all__ = [
     "CodexRequestError",
     "CodexRequestTimeoutError",
     "CodexVersionError",
+    "unknown_thread",
 ]
 
 
@@ -125,3 +127,18 @@ class CodexPoolClosedError(CodexAppServerError):
     """The process pool is closed; no new turns start."""
 
     code = "codex_pool_closed"
+
+
+#: Codex's own words (0.169) when `thread/resume` names a thread whose rollout its
+#: CODEX_HOME does not hold (a new CODEX_HOME, another machine, a deleted rollout)
+_NO_ROLLOUT: Final = re.compile(r"no rollout found for (?:thread|conversation) id (\S+)")
+
+
+def unknown_thread(error: CodexRequestError, thread_id: str) -> bool:
+    """Whether `error` is Codex saying that `thread/resume` of `thread_id` found no such
+    thread. Anything else (a malformed id, a timeout, a dead process) is not: it must
+    not cost the session its binding."""
+    if error.method != "thread/resume":
+        return False
+    match = _NO_ROLLOUT.fullmatch(error.detail.strip())
+    return match is not None and match.group(1) == thread_id

@@ -9,8 +9,12 @@ approvals and delivery. One turn:
 2. get a process from the pool: the one that has the thread loaded, else any with room
    (resuming the thread there with `thread/resume`), else a new one;
 3. `thread/start {cwd, approvalPolicy, sandbox, model, dynamicTools}` when the session
-   has no thread yet, and store the new thread id in the binding;
-4. run the turn (`turn.CodexTurn`).
+   has no thread yet, and store the new thread id in the binding. A bound thread Codex
+   answers `no rollout found for thread id <id>` for (a new CODEX_HOME, another machine)
+   is dropped through the SDK's `NativeSessionRecovery` with one warning, and a new
+   thread started; any other resume failure fails the turn and keeps the binding;
+4. run the turn (`turn.CodexTurn`); a thread started for it gets the host transcript as
+   an input item before the prompt.
 
 Not implemented, on purpose: `finalize_settled_turn` (a Codex thread cannot be held to
 the restricted no-tools, no-hooks finalization contract) and
@@ -30,13 +34,18 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from clawharness.harnesses.codex._sdk import SessionHookParams
+from clawharness.harnesses.codex._sdk import (
+    NativeSessionGone,
+    NativeSessionRecovery,
+    SessionHookParams,
+)
 from clawharness.harnesses.codex.bindings import BindingHandle, CodexBindings, binding_key
 from clawharness.harnesses.codex.config import AppServerConfig
 from clawharness.harnesses.codex.errors import (
     CodexAppServerError,
     CodexProcessExitedError,
     CodexRequestError,
+    unknown_thread,
 )
 from clawharness.harnesses.codex.pool import AppServerPool, ProcessSlot
 from clawharness.harnesses.codex.turn import HARNESS_ID, CodexTurn
@@ -148,6 +157,7 @@ class CodexHarness:
         if params.tools:
             tools = params.host_capabilities.bind_tool_surface(params.tools)
         thread_id = handle.binding.thread_id
+        recovery = handle.recovery(params, harness_id=HARNESS_ID)
         try:
             held = await self.pool.acquire(params.agent_id, thread_id,
                                            timeout=self._remaining(params))
@@ -159,16 +169,18 @@ class CodexHarness:
         try:
             handle.assert_lease()
             try:
-                thread_id = await self._ensure_thread(params, handle, held, tools)
+                thread_id, fresh = await self._ensure_thread(params, handle, held, tools,
+                                                             recovery)
             except AgentHarnessPreflightError:
                 raise
             except CodexAppServerError as exc:
-                return AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
-                                     params.session_id, agent_harness_id=HARNESS_ID)
+                return recovery.annotate(AttemptResult(
+                    AttemptTerminal("failed", source="prompt", error=str(exc)),
+                    params.session_id, agent_harness_id=HARNESS_ID))
             turn = CodexTurn(params, held.client, thread_id, cwd=params.workspace_dir,
-                             tools=tools)
+                             tools=tools, context=recovery.context() if fresh else None)
             try:
-                return await turn.run()
+                return recovery.annotate(await turn.run())
             finally:
                 if turn.unconfirmed_interrupt:
                     # the native turn may still be running there: that process serves no
@@ -185,24 +197,31 @@ class CodexHarness:
                 "sandbox": self.config.sandbox, "model": params.model_id}
 
     async def _ensure_thread(self, params: AttemptParams, handle: BindingHandle,
-                             held: ProcessSlot, tools: Sequence[ToolSpec]) -> str:
+                             held: ProcessSlot, tools: Sequence[ToolSpec],
+                             recovery: NativeSessionRecovery[dict[str, Any]]
+                             ) -> tuple[str, bool]:
+        """The turn's thread: `(thread id, started now)`. A bound thread Codex no longer
+        has is dropped (with a warning) and a new one started; any other resume failure
+        fails the turn and keeps the binding."""
         client = held.client
         thread_id = handle.binding.thread_id
         if thread_id is not None:
             if held.loaded:
-                return thread_id
+                return thread_id, False
             try:
                 await client.request("thread/resume", {"threadId": thread_id,
                                                        **self._thread_settings(params),
                                                        "excludeTurns": True})
             except CodexRequestError as exc:
-                if "no rollout found" not in exc.detail and "not found" not in exc.detail:
+                if not unknown_thread(exc, thread_id):
                     raise
-                log.warning("codex: thread %s of %s is gone (%s); starting a new thread",
-                            thread_id, params.session_key, exc.detail)
+                outcome = await recovery.session_gone(NativeSessionGone(thread_id, exc.detail))
+                handle.forget_thread()
+                if not outcome.start_fresh:
+                    raise CodexAppServerError(outcome.error or outcome.warning) from exc
             else:
                 held.mark_loaded(thread_id)
-                return thread_id
+                return thread_id, False
         start: dict[str, Any] = self._thread_settings(params)
         if tools:
             start["dynamicTools"] = [{"type": "function", "name": t.name,
@@ -215,7 +234,7 @@ class CodexHarness:
         held.mark_loaded(thread_id)
         handle.assert_lease()
         await handle.store_thread(thread_id, cwd=params.workspace_dir, model=params.model_id)
-        return thread_id
+        return thread_id, True
 
     # --- session hooks ------------------------------------------------------------------------
 

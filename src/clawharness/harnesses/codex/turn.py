@@ -64,8 +64,10 @@ class CodexTurn:
     """Runs one turn; implements the client's `ThreadListener` for its thread."""
 
     def __init__(self, params: AttemptParams, client: AppServerClient, thread_id: str, *,
-                 cwd: str, tools: Sequence[ToolSpec]) -> None:
+                 cwd: str, tools: Sequence[ToolSpec], context: str | None = None) -> None:
         self.p = params
+        #: the host transcript, for the first turn of a thread started for this turn
+        self.context = context
         self.client = client
         self.thread_id = thread_id
         self.cwd = cwd
@@ -204,8 +206,10 @@ class CodexTurn:
     # --- the turn -------------------------------------------------------------------------------
 
     def _input(self) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = [{"type": "text", "text": self.p.prompt,
-                                        "text_elements": []}]
+        items: list[dict[str, Any]] = []
+        if self.context:
+            items.append({"type": "text", "text": self.context, "text_elements": []})
+        items.append({"type": "text", "text": self.p.prompt, "text_elements": []})
         continuation = self.p.continuation
         if continuation:
             items.append({"type": "text", "text_elements": [],

@@ -4,12 +4,17 @@ A native harness keeps its native session id / thread id / resume token as a *bi
 in plugin state, associated with the host session. This package owns how such rows are
 stored (`namespace`), leased across processes (`leases`), fenced (`fences`), deleted and
 reset together with the host session (`lifecycle`, `hooks`, `journal`), carried across
-session generations (`generations`, `initialization`), plus state-dir migration
-(`state_dir`) and user-turn persistence facts (`user_turn`). See docs/native-bindings.md.
+session generations (`generations`, `initialization`), recovered when the runtime lost the
+native session (`recovery`, `bootstrap`), plus state-dir migration (`state_dir`) and
+user-turn persistence facts (`user_turn`). See docs/native-bindings.md.
 """
 
 from __future__ import annotations
 
+from clawharness.sessions.bindings.bootstrap import (
+    DEFAULT_CONTEXT_CHARS,
+    transcript_context,
+)
 from clawharness.sessions.bindings.errors import (
     AcquisitionRejectedError,
     DeletionChangedError,
@@ -89,6 +94,17 @@ from clawharness.sessions.bindings.namespace import (
     fingerprint,
     is_fingerprint,
 )
+from clawharness.sessions.bindings.recovery import (
+    NATIVE_SESSION_GONE,
+    WARNING_STREAM,
+    GoneOutcome,
+    NativeSessionGone,
+    NativeSessionRecovery,
+    TurnProgress,
+    native_session_cleared,
+    native_session_names,
+    native_session_recovery,
+)
 from clawharness.sessions.bindings.state_dir import (
     StateDirResolution,
     forget_state_dir_decisions,
@@ -102,8 +118,11 @@ from clawharness.sessions.bindings.user_turn import (
 
 __all__ = [
     "CODEX_LEASE_TIMINGS",
+    "DEFAULT_CONTEXT_CHARS",
     "JOURNAL_SUFFIX",
     "MAX_VALUE_BYTES",
+    "NATIVE_SESSION_GONE",
+    "WARNING_STREAM",
     "AcquisitionRejectedError",
     "AdoptionResult",
     "BindingOperationParams",
@@ -114,6 +133,7 @@ __all__ = [
     "GenerationOperations",
     "GenerationRecord",
     "GenerationRecordCodec",
+    "GoneOutcome",
     "HarnessBindingStore",
     "HarnessSessionHooks",
     "HostGenerationAuthority",
@@ -129,8 +149,10 @@ __all__ = [
     "MutationFence",
     "NativeSessionBindingLeases",
     "NativeSessionBindingLifecycle",
+    "NativeSessionGone",
     "NativeSessionInitializationOwner",
     "NativeSessionRecord",
+    "NativeSessionRecovery",
     "PersistedUserTurn",
     "PluginStateNamespace",
     "PreparedInitialization",
@@ -147,6 +169,7 @@ __all__ = [
     "SessionInitialization",
     "SessionInitializationHandle",
     "StateDirResolution",
+    "TurnProgress",
     "UnsupportedRecordVersionError",
     "UpstreamLink",
     "UpstreamLinks",
@@ -162,10 +185,14 @@ __all__ = [
     "harness_session_hooks",
     "is_fingerprint",
     "native_session_binding_store",
+    "native_session_cleared",
+    "native_session_names",
+    "native_session_recovery",
     "native_session_row_key",
     "reclaim_native_session_generation",
     "reimport_native_entries",
     "resolve_native_session_binding",
     "resolve_state_dir",
     "session_binding_key",
+    "transcript_context",
 ]

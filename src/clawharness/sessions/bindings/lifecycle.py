@@ -194,6 +194,27 @@ class NativeSessionBindingLifecycle(Generic[T]):
 
         return await self.fence.with_mutation(clear)
 
+    async def drop_gone_binding(self, key: str, names_gone: Callable[[T], bool],
+                                cleared: Callable[[T], T]) -> bool:
+        """Forget a binding whose native session the runtime reported gone.
+
+        The row is replaced by `cleared(record)` only while `names_gone(record)` still
+        holds, so a binding another turn wrote meanwhile is kept. Inside the turn's own
+        `with_lease(key)` the lease stays on the row (the turn still owns it and writes
+        the fresh session's binding later); a lost lease raises LostLeaseError. True when
+        the stale binding was dropped.
+        """
+
+        def apply(current: T | None, _token: str | None) -> tuple[bool, T | None]:
+            if current is None or not names_gone(current):
+                return False, None
+            return True, cleared(current)
+
+        async def drop() -> bool:
+            return await self.leases.transact(key, apply)
+
+        return await self.fence.with_mutation(drop)
+
     async def recover(self) -> list[RecoveredDeletion]:
         """Settle deletions whose process died mid-transaction (run this on start-up)."""
         return await self.journal.recover(self.state, self.timings.now())
