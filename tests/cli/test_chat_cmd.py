@@ -16,6 +16,7 @@ from clawharness.host import Host
 
 SCRIPT: dict[str, Any] = {"responses": [
     # answers to tool results first: their text could match a later item too
+    {"match": "wait\\.txt$", "repeat": True, "delay_ms": 120_000, "text": "too late"},
     {"match": "^Successfully wrote", "repeat": True, "text": "Saved the note."},
     {"match": "^(Linux|Darwin)", "repeat": True, "text": "That ran."},
     {"match": "was not run", "repeat": True, "text": "Not run, then."},
@@ -25,7 +26,7 @@ SCRIPT: dict[str, Any] = {"responses": [
     {"match": "(?i)uname", "repeat": True, "tool_calls": [
         {"name": "exec", "arguments": {"command": "uname -s"}}]},
     {"match": "(?i)wait", "repeat": True, "tool_calls": [
-        {"name": "exec", "arguments": {"command": "sleep 120"}}]},
+        {"name": "write", "arguments": {"path": "wait.txt", "content": "wait"}}]},
     {"match": "[\\s\\S]", "repeat": True, "text": "default answer"},
 ]}
 ALT_SCRIPT: dict[str, Any] = {"responses": [
@@ -44,7 +45,7 @@ def chat_config(tmp_path: Path) -> Iterator[Path]:
             {"id": "broken"},
         ]}}},
         "agents": {"defaults": {"model": "scripted/main"}},
-        "tools": {"exec": {"security": "allowlist", "ask": "on-miss", "allowlist": ["sleep"]}},
+        "tools": {"exec": {"security": "allowlist", "ask": "on-miss", "allowlist": ["ls"]}},
     }))
     yield path
 
@@ -108,10 +109,9 @@ async def test_an_exec_approval_is_asked_inline_and_ctrl_c_aborts_only_the_turn(
     terminal.wait_for("approval refused by the operator")
     terminal.wait_for("Not run, then.")
     terminal.wait_for("you›")
-    # a long command: allowlisted, so it runs unasked until Ctrl-C aborts the turn
+    # the model's next answer takes two minutes: Ctrl-C aborts the turn while it waits
     terminal.send_line("please wait")
-    terminal.wait_for("tool exec")
-    terminal.wait_for("sleep 120")
+    terminal.wait_for("write ok Successfully wrote 4 bytes to wait.txt")
     terminal.send_control("c")
     terminal.wait_for("aborted", timeout=20)
     terminal.wait_for("you›")

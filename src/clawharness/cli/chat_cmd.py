@@ -64,24 +64,30 @@ class ChatLoop:
             try:
                 line = await self.reader.read()
             except KeyboardInterrupt:
-                self.out.print("[dim](Ctrl-C aborts a running turn; /exit or Ctrl-D leaves)[/]")
+                self._say("[dim](Ctrl-C aborts a running turn; /exit or Ctrl-D leaves)[/]")
                 continue
             if line is None:
                 break
             try:
                 parsed = parse_chat_line(line)
             except ChatCommandError as exc:
-                self.out.print(f"[red]{escape(str(exc))}[/]", highlight=False)
+                self._say(f"[red]{escape(str(exc))}[/]")
                 continue
             if parsed is None:
                 continue
             if isinstance(parsed, ChatMessage):
                 await self.turn(parsed.text)
+                if self.reader.interactive:
+                    self.out.print()  # a gap between one exchange and the next prompt
             elif parsed.name == "exit":
                 break
             else:
                 await self.command(parsed)
         return 1 if self.failed_turns and not self.reader.interactive else 0
+
+    def _say(self, markup: str) -> None:
+        """One message of the chat's own; long lines wrap softly (a pipe reads them whole)."""
+        self.out.print(markup, highlight=False, soft_wrap=True)
 
     # --- turns --------------------------------------------------------------------------
 
@@ -143,19 +149,18 @@ class ChatLoop:
             elif command.name == "help":
                 self._help()
         except ClawHarnessError as exc:
-            self.out.print(f"[red]{escape(str(exc))}[/]", highlight=False)
+            self._say(f"[red]{escape(str(exc))}[/]")
 
     async def _reset(self, reason: str) -> None:
         if await self._record() is None:
-            self.out.print(f"[dim]nothing to reset yet: the next message starts "
-                           f"{escape(self.session_key)}[/]", highlight=False)
+            self._say(f"[dim]nothing to reset yet: the next message starts "
+                           f"{escape(self.session_key)}[/]")
             return
         record = await self.host.reset_session(self.session_key, reason=reason)
         self.grants.clear()
         self.last = None
-        self.out.print(f"[green]fresh session[/] {escape(record.key)} "
-                       f"[dim](id {escape(record.session_id)}; the old transcript is kept)[/]",
-                       highlight=False)
+        self._say(f"[green]fresh session[/] {escape(record.key)} "
+                       f"[dim](id {escape(record.session_id)}; the old transcript is kept)[/]")
 
     async def _record(self) -> SessionRecord | None:
         try:
@@ -196,30 +201,28 @@ class ChatLoop:
                                       f"{self.last.duration_ms:.0f} ms")
         self.out.print(grid)
         for warning in report.warnings:
-            self.out.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+            self._say(f"[yellow]warning[/]: {escape(warning)}")
 
     async def _model(self, ref: str | None) -> None:
         if ref is None:
             report = await self.host.status(self.session_key, model=self.model)
             row = report.sessions[0].model if report.sessions else None
             shown = row.ref if row is not None else "none configured"
-            self.out.print(f"model [bold]{escape(shown)}[/]"
+            self._say(f"model [bold]{escape(shown)}[/]"
                            + ("" if row is None or row.error else
-                              f" [dim]on {escape(row.runtime or '-')} ({escape(row.reason or '-')})[/]"),
-                           highlight=False)
+                              f" [dim]on {escape(row.runtime or '-')} ({escape(row.reason or '-')})[/]"))
             return
         canonical = self.host.model_ref(ref)
         report = await self.host.status(self.session_key, model=canonical)
         row = report.sessions[0].model if report.sessions else None
         if row is not None and row.error:
-            self.out.print(f"[red]cannot use {escape(canonical)}[/]: {escape(row.error)} "
-                           f"[dim](still on {escape(self.model or 'the session model')})[/]",
-                           highlight=False)
+            self._say(f"[red]cannot use {escape(canonical)}[/]: {escape(row.error)} "
+                           f"[dim](still on {escape(self.model or 'the session model')})[/]")
             return
         self.model = canonical
         runtime = f" on {row.runtime} ({row.reason})" if row is not None and row.runtime else ""
-        self.out.print(f"[green]model[/] {escape(canonical)}[dim]{escape(runtime)} "
-                       "for the next turns[/]", highlight=False)
+        self._say(f"[green]model[/] {escape(canonical)}[dim]{escape(runtime)} "
+                       "for the next turns[/]")
 
     def _help(self) -> None:
         grid = Table.grid(padding=(0, 2))
@@ -235,12 +238,11 @@ class ChatLoop:
         report = await self.host.status(self.session_key, model=self.model)
         row = report.sessions[0].model if report.sessions else None
         model = escape(row.ref) if row is not None else "[red]no model configured[/]"
-        self.out.print(f"[bold]clawharness chat[/] · {escape(self.session_key)} · {model}",
-                       highlight=False)
+        self._say(f"[bold]clawharness chat[/] · {escape(self.session_key)} · {model}")
         if row is not None and row.error:
-            self.out.print(f"[red]warning[/]: {escape(row.error)}", highlight=False)
+            self._say(f"[red]warning[/]: {escape(row.error)}")
         if self.reader.interactive:
-            self.out.print("[dim]/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves[/]")
+            self._say("[dim]/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves[/]")
 
 
 def _add_sigint_handler(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:

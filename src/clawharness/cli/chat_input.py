@@ -159,7 +159,7 @@ class ChatApprovalGate:
             self._console.print(
                 f"[yellow]refused[/] {escape(request.tool_name)} needs approval "
                 f"[dim]({escape(request.reason)}); there is no terminal to ask, so it is refused[/]",
-                highlight=False)
+                highlight=False, soft_wrap=True)
             return None
         async with self._lock:
             if request.tool_name in self._grants:  # granted while this call waited
