@@ -183,3 +183,31 @@ def test_a_bad_model_flag_fails_before_the_chat_starts(chat_config: Path, tmp_pa
     assert done.returncode == 1
     assert "unknown provider 'nope'" in done.stderr
     assert "Hello" not in done.stdout
+
+
+def test_a_harness_question_is_asked_and_answered_inline(tmp_path: Path) -> None:
+    # the test kit's asking harness (tests/host/host_fake_plugins.py) asks one question
+    config = tmp_path / "asking.json5"
+    config.write_text(json.dumps({
+        "models": {"providers": {"scripted": {"api": "scripted", "models": [
+            {"id": "m1", "params": {"script": ALT_SCRIPT}}]}}},
+        "plugins": {"load": ["host_fake_plugins:asking_entry"]},
+        "agents": {"defaults": {"model": "scripted/m1", "models": {
+            "scripted/m1": {"agentRuntime": {"id": "asking"}}}}},
+    }))
+    fakes = Path(__file__).resolve().parents[1] / "host"
+    term = Terminal(["chat", "--config", str(config)],
+                    terminal_env(tmp_path / "state", {"PYTHONPATH": str(fakes)}))
+    try:
+        term.wait_for("you›")
+        term.send_line("go")
+        term.wait_for("the agent asks")
+        term.wait_for("Which color?")
+        term.wait_for("answer:")
+        term.send_line("2")
+        term.wait_for("you picked blue")
+        term.wait_for("you›")
+        term.send_control("d")
+        assert term.wait_exit() == 0
+    finally:
+        term.close()

@@ -239,8 +239,14 @@ class ChatLoop:
         row = report.sessions[0].model if report.sessions else None
         model = escape(row.ref) if row is not None else "[red]no model configured[/]"
         self._say(f"[bold]clawharness chat[/] · {escape(self.session_key)} · {model}")
-        if row is not None and row.error:
-            self._say(f"[red]warning[/]: {escape(row.error)}")
+        problem = row.error if row is not None else None
+        if row is not None and problem is None:
+            try:
+                self.host.model_ref(row.ref)  # a session keeps its model across config edits
+            except ClawHarnessError as exc:
+                problem = str(exc)
+        if problem is not None:
+            self._say(f"[red]warning[/]: {escape(problem)} [dim](/model REF picks another)[/]")
         if self.reader.interactive:
             self._say("[dim]/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves[/]")
 
