@@ -113,6 +113,18 @@ class Host:
                 return agent_id
         return "main"
 
+    def model_ref(self, text: str) -> str:
+        """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
+        among the configured providers' models); `ModelRefError` when a turn could not."""
+        from clawharness.models.refs import parse_model_ref
+        from clawharness.models.routes import known_provider_ids
+
+        providers = self.config.models.providers
+        return str(parse_model_ref(
+            text, known_providers=known_provider_ids(self.config, self.plugins.providers),
+            models_by_provider={pid: [m.id for m in p.models] for pid, p in providers.items()},
+        ))
+
     async def run_turn(self, session_key: str | None, message: str,
                        options: TurnOptions | None = None, **kwargs: Any) -> TurnResult:
         """Run one agent turn on a session (created on first use)."""
@@ -157,8 +169,13 @@ class Host:
         assert self._lifecycle is not None
         return self._lifecycle
 
-    async def status(self, session_key: str | None = None) -> StatusReport:
-        """The effective runtime per agent/model (and for one session, from its pin)."""
+    async def status(self, session_key: str | None = None, *,
+                     model: str | None = None) -> StatusReport:
+        """The effective runtime per agent/model (and for one session, from its pin).
+
+        `model`: the ref the session's next turn would name instead of its own (a chat's
+        `/model`), so the session row shows what that turn would select.
+        """
         from clawharness.harness.status import SessionPin, build_status
 
         pins: list[SessionPin] = []
@@ -169,7 +186,7 @@ class Host:
             pins.append(SessionPin(
                 session_key=full, agent_id=record.agent_id if record else None,
                 agent_harness_id=record.agent_harness_id if record else None,
-                model_ref=record.model_ref if record else None,
+                model_ref=model or (record.model_ref if record else None),
             ))
             agents = [full.split(":", 2)[1]]
         from clawharness.harness.status import StatusReport

@@ -24,6 +24,7 @@ from clawharness.attempt.finalize import (
     run_settled_turn_finalization,
     should_finalize,
 )
+from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
@@ -340,6 +341,11 @@ class TurnRunner:
             policy=plugins.tool_policy(agent_id), approvals=opts.approvals,
         )
         observer = plugins.new_tool_observer(run_id)
+        observe: Callable[..., Any] = observer
+        on_event = opts.on_agent_event
+        if on_event is not None:
+            previews = ToolResultPreviews(on_event)
+            observe, on_event = previews.observing(observer), previews.sink
         params = AttemptParams(
             run_id=run_id, session_key=session_key, session_id=record.session_id,
             agent_id=agent_id, prompt=message, provider=route.model.provider,
@@ -350,8 +356,8 @@ class TurnRunner:
             tools=plugins.tool_specs(agent_id), history=history,
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
-            on_partial_reply=opts.on_partial_reply, on_agent_event=opts.on_agent_event,
-            observe_tool_terminal=observer,
+            on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
+            observe_tool_terminal=observe,
             agent_harness_id=decision.selected_harness_id,
             plugin_config=plugins.plugin_config(decision.owner_plugin_id),
             state_dir=str(self._host.state_dir), mirror=mirror, mirror_barrier=mirror.flush,

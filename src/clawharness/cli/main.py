@@ -31,6 +31,8 @@ COMMAND_MODULES = (
     "clawharness.cli.conformance_cmd",
     "clawharness.cli.serve_cmd",
     "clawharness.cli.demo_cmd",
+    "clawharness.cli.chat_cmd",
+    "clawharness.cli.init_cmd",
 )
 
 for _name in COMMAND_MODULES:

@@ -18,7 +18,7 @@ from rich.panel import Panel
 
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 
-__all__ = ["ScriptedApprovalGate", "TerminalApprovalGate", "describe_request"]
+__all__ = ["ScriptedApprovalGate", "TerminalApprovalGate", "approval_answer", "describe_request"]
 
 _CHOICES: dict[str, ApprovalDecision] = {
     "o": "allow-once",
@@ -43,6 +43,11 @@ def describe_request(request: ApprovalRequest) -> str:
         return json.dumps(dict(request.arguments), ensure_ascii=False, default=str)[:2000]
     except (TypeError, ValueError):
         return repr(request.arguments)[:2000]
+
+
+def approval_answer(text: str) -> ApprovalDecision:
+    """An operator's typed answer: o/once/y/yes, a/always, else (d/deny/n/no, anything) deny."""
+    return _CHOICES.get(text.strip().lower(), "deny")
 
 
 class TerminalApprovalGate:

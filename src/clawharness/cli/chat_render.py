@@ -1,0 +1,135 @@
+"""How `clawharness chat` shows a turn while it runs: streamed text, tool calls, the end.
+
+A `TurnView` receives the turn's callbacks (`partial` for the cumulative reply text,
+`event` for agent events) and prints as they come, so a tool call appears when it starts
+(name and a short, redacted summary of its arguments) and again when it ends (ok or
+failed, with the one-line preview the host adds to the result event).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from clawharness.attempt.turn import TurnResult
+from clawharness.harness.types import AgentEvent
+from clawharness.tools.meta import infer_tool_meta_from_args
+from clawharness.tools.redact import redact_tool_detail
+
+__all__ = ["TurnView", "tool_call_summary"]
+
+_SUMMARY_CHARS = 100
+
+
+def tool_call_summary(name: str, args: Any, *, home_dir: str | None = None) -> str:
+    """A short, redacted one-line summary of a call's arguments ("" when it has none)."""
+    detail = infer_tool_meta_from_args(name, args, home_dir=home_dir)
+    if detail is None and isinstance(args, Mapping) and args:
+        try:
+            raw = json.dumps(dict(args), ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            raw = repr(dict(args))
+        detail = redact_tool_detail(raw[: _SUMMARY_CHARS * 4])
+    if not detail:
+        return ""
+    detail = " ".join(detail.split())
+    return detail if len(detail) <= _SUMMARY_CHARS else detail[: _SUMMARY_CHARS - 1] + "…"
+
+
+class TurnView:
+    """Prints one turn as it runs. Create one per turn."""
+
+    def __init__(self, console: Console, *, home_dir: str | None = None) -> None:
+        self._console = console
+        self._home = home_dir if home_dir is not None else str(Path.home())
+        self._shown = ""  # the current text segment, as printed so far
+        self._at_line_start = True
+        self.streamed = False
+        self._names: dict[str, str] = {}
+
+    # --- output helpers ---------------------------------------------------------------
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        self._console.print(text, end="", markup=False, highlight=False, emoji=False,
+                            soft_wrap=True)
+        self._at_line_start = text.endswith("\n")
+
+    def _line(self, markup: str) -> None:
+        """A full line of rich markup, starting on a fresh line."""
+        if not self._at_line_start:
+            self._console.print()
+        self._console.print(markup, highlight=False, emoji=False, soft_wrap=True)
+        self._at_line_start = True
+
+    def note(self, markup: str) -> None:
+        """A dim remark of the chat's own (aborting, stopped waiting)."""
+        self._line(f"[dim]{markup}[/]")
+
+    # --- callbacks ----------------------------------------------------------------------
+
+    def partial(self, text: str) -> None:
+        """`on_partial_reply`: the reply so far (cumulative within one model step)."""
+        if text.startswith(self._shown):
+            self._write(text[len(self._shown):])
+        else:
+            # a new model step after tool calls starts its text afresh
+            if not self._at_line_start:
+                self._write("\n")
+            self._write(text)
+        self._shown = text
+        self.streamed = self.streamed or bool(text)
+
+    def event(self, event: AgentEvent) -> None:
+        """`on_agent_event`: shows tool calls; the rest is left to `partial` and `finish`."""
+        if event.stream != "tool":
+            return
+        data = event.data
+        phase = data.get("phase")
+        call_id = str(data.get("toolCallId") or "")
+        name = str(data.get("name") or self._names.get(call_id) or "tool")
+        if phase == "start":
+            self._names[call_id] = name
+            summary = tool_call_summary(name, data.get("args"), home_dir=self._home)
+            self._line(f"[bold cyan]tool[/] [bold]{escape(name)}[/]"
+                       + (f" [dim]{escape(summary)}[/]" if summary else ""))
+            self._shown = ""
+        elif phase == "permission" and data.get("allowed") is False:
+            reason = data.get("reason")
+            self._line(f"  [yellow]refused[/] {escape(name)}"
+                       + (f" [dim]{escape(str(reason))}[/]" if reason else ""))
+        elif phase == "result":
+            mark = "[red]failed[/]" if data.get("isError") else "[green]ok[/]"
+            preview = data.get("preview")
+            self._line(f"  {escape(name)} {mark}"
+                       + (f" [dim]{escape(str(preview))}[/]" if preview else ""))
+            self._shown = ""
+
+    def finish(self, result: TurnResult) -> None:
+        """The end of the turn: the reply if nothing streamed, then how it ended."""
+        if not self.streamed and result.text:
+            self._write(result.text)
+        if not self._at_line_start:
+            self._write("\n")
+        warning = result.extra.get("incompleteTurnWarning")
+        if warning:
+            self._line(f"[yellow]warning[/]: {escape(str(warning))}")
+        if result.extra.get("fallbacks"):
+            self.note(f"answered by the fallback model {escape(str(result.extra.get('model')))}")
+        if result.terminal == "aborted":
+            self._line("[yellow]aborted[/]" + (f" [dim]{escape(result.error)}[/]"
+                                                if result.error else ""))
+        elif result.terminal != "ok":
+            self._line(f"[bold red]{escape(result.terminal)}[/]: "
+                       f"{escape(result.error or 'the turn did not complete')}")
+
+    def failed(self, exc: BaseException) -> None:
+        """The turn raised before it produced a result (bad model ref, busy session)."""
+        kind = getattr(exc, "code", None) or type(exc).__name__
+        self._line(f"[bold red]error[/] [dim]({escape(str(kind))})[/]: {escape(str(exc))}")
