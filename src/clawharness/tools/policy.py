@@ -30,11 +30,12 @@ import shlex
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
 from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
+from clawharness.tools.profiles import TOOL_PROFILES
 
 __all__ = [
     "TOOL_PROFILES",
@@ -45,33 +46,6 @@ __all__ = [
     "analyze_command",
     "match_exec_allowlist",
 ]
-
-_SESSIONS_CORE: Final = ("sessions_list", "sessions_history", "sessions_send", "session_status")
-
-#: built-in profiles (`tools.profile`); `full` has no allow list, so it allows everything
-TOOL_PROFILES: Final[Mapping[str, tuple[str, ...] | None]] = {
-    "minimal": ("session_status",),
-    "coding": (
-        "group:fs",
-        "exec",
-        "process",
-        "code_execution",
-        "web_search",
-        "web_fetch",
-        "group:memory",
-        *_SESSIONS_CORE,
-        "sessions_spawn",
-        "sessions_yield",
-        "subagents",
-        "automations",
-        "image",
-        "image_generate",
-        "bundle-mcp",
-    ),
-    "messaging": ("group:messaging", *_SESSIONS_CORE, "bundle-mcp"),
-    "full": None,
-}
-
 
 # --- name policy ----------------------------------------------------------------------
 
