@@ -42,10 +42,10 @@ def _print_problems(problems: Sequence[ConfigProblem], source: str | None) -> No
             where += f":{problem.line}"
         head = f"[{colors[problem.severity]}]{problem.severity}[/]"
         key = escape(problem.key_path or "(top level)")
-        err_console.print(f"{head} [dim]{escape(where)}[/] [bold]{key}[/]", highlight=False)
-        err_console.print(f"  {escape(problem.message)}", highlight=False)
+        err_console.print(f"{head} [dim]{escape(where)}[/] [bold]{key}[/]", highlight=False, soft_wrap=True)
+        err_console.print(f"  {escape(problem.message)}", highlight=False, soft_wrap=True)
         if problem.hint:
-            err_console.print(f"  [cyan]hint[/]: {escape(problem.hint)}", highlight=False)
+            err_console.print(f"  [cyan]hint[/]: {escape(problem.hint)}", highlight=False, soft_wrap=True)
 
 
 def _count(problems: Sequence[ConfigProblem], word: str) -> str:
@@ -58,7 +58,7 @@ def _validate(config: str | None, as_json: bool) -> None:
         if as_json:
             print_json({"ok": True, "path": None, "problems": [], "warnings": []})
         else:
-            console.print("[green]valid[/] (no config file: defaults)", highlight=False)
+            console.print("[green]valid[/] (no config file: defaults)", highlight=False, soft_wrap=True)
         return
     try:
         decoded = read_config_file(path)
@@ -75,11 +75,11 @@ def _validate(config: str | None, as_json: bool) -> None:
         if errors:
             err_console.print(f"[bold red]invalid[/] {escape(str(path))}: "
                               f"{_count(errors, 'error')}, {_count(warnings, 'warning')}",
-                              highlight=False)
+                              highlight=False, soft_wrap=True)
         else:
             console.print(f"[green]valid[/] {escape(str(path))}"
                           + (f" ({_count(warnings, 'warning')})" if warnings else ""),
-                          highlight=False)
+                          highlight=False, soft_wrap=True)
     if errors:
         raise typer.Exit(1)
 
@@ -108,10 +108,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json({"keyPath": found.key_path, "value": found.value, "source": found.source})
             return
-        console.print(escape(describe_value_for_cli(found.value)), highlight=False)
+        console.print(escape(describe_value_for_cli(found.value)), highlight=False, soft_wrap=True)
         if found.source == "default":
             err_console.print(f"[dim]({escape(found.key_path)} is not set in the file: "
-                              "this is the default)[/]", highlight=False)
+                              "this is the default)[/]", highlight=False, soft_wrap=True)
 
     @group.command("set")
     def set_(key_path: KeyPathArgument, value: ValueArgument = None,
@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
             else:
                 _print_problems(exc.problems, str(target))
                 err_console.print(f"[bold red]refused[/]: {escape(key_path)} was not changed; "
-                                  f"{escape(str(target))} is as it was", highlight=False)
+                                  f"{escape(str(target))} is as it was", highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
         except ConfigError as exc:
             raise fail(exc, as_json=as_json) from None
@@ -146,12 +146,12 @@ def register(app: typer.Typer) -> None:
         _print_problems(outcome.warnings, str(outcome.path))
         if not outcome.changed:
             what = "was not set" if outcome.unset else "already has that value"
-            console.print(f"{escape(outcome.key_path)} {what}: nothing written", highlight=False)
+            console.print(f"{escape(outcome.key_path)} {what}: nothing written", highlight=False, soft_wrap=True)
             return
         done = ("unset " + outcome.key_path if outcome.unset else
                 f"set {outcome.key_path} = {describe_value_for_cli(outcome.value)}")
         backup = f" (backup: {outcome.backup})" if outcome.backup else ""
         console.print(f"[green]{escape(done)}[/] in {escape(str(outcome.path))}{escape(backup)}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
 
     app.add_typer(group, name="config")

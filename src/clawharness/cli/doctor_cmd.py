@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from clawharness.cli.common import ConfigOption, JsonOption, console, fail, print_json
@@ -35,10 +36,14 @@ class DoctorOutcome:
     fixed: bool
     backup: Path | None
     path: Path | None
+    #: the findings `--fix` repaired
+    applied: tuple[Finding, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return findings_to_json(self.findings, fixed=self.fixed,
-                                backup=str(self.backup) if self.backup else None)
+        out = findings_to_json(self.findings, fixed=self.fixed,
+                               backup=str(self.backup) if self.backup else None)
+        out["applied"] = [f.as_dict() for f in self.applied]
+        return out
 
 
 def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str]]:
@@ -70,13 +75,17 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     # the repair may have turned a plugin on (a legacy codex ref): load plugins again
     registry, off = _plugins(written.loaded.config)
     remaining = diagnose(written.loaded.raw, registry, plugins_off=off)
-    return DoctorOutcome(remaining, True, written.backup, path)
+    applied = tuple(f for f in findings if f.fixable)
+    return DoctorOutcome(remaining, True, written.backup, path, applied)
 
 
 def _render(outcome: DoctorOutcome) -> None:
     if outcome.fixed:
         console.print(f"[green]fixed[/] {outcome.path} (backup: {outcome.backup})",
                       highlight=False)
+        for finding in outcome.applied:
+            console.print(f"  [green]fixed[/] {escape(finding.path)}: {escape(finding.message)}",
+                          highlight=False)
     if not outcome.findings:
         console.print("[green]no problems found[/]")
         return

@@ -106,6 +106,9 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None) -> list[PolicyLayer]
     layers: list[PolicyLayer] = []
     profile = (agent.profile if agent and agent.profile else None) or config.profile
     profile_allow = TOOL_PROFILES.get(profile) if profile else None
+    if profile and profile not in TOOL_PROFILES:
+        # config validation refuses an unknown profile; one that got past it allows nothing
+        layers.append(PolicyLayer(f"tools.profile ({profile}: unknown)", deny=("*",)))
     if profile_allow is not None:
         also = [*config.also_allow, *(agent.also_allow if agent else [])]
         layers.append(
