@@ -74,3 +74,13 @@ def test_a_gateway_token_that_serve_would_miss_is_a_warning_unless_the_environme
     [warning] = validate_config(raw).warnings
     assert (warning.key_path, warning.code) == ("gateway.auth.token", "gateway-token-missing")
     assert validate_config(raw, env={"OPENCLAW_GATEWAY_TOKEN": "t"}).warnings == ()
+
+
+def test_an_api_key_read_from_an_unset_variable_warns_when_an_environment_is_given() -> None:
+    raw = {"models": {"providers": {"local": {"apiKey": "${LOCAL_KEY}"}}}}
+    [warning] = validate_config(raw, env={}).warnings
+    assert (warning.key_path, warning.code) == ("models.providers.local.apiKey",
+                                                "env-var-missing")
+    assert "LOCAL_KEY" in warning.message
+    assert validate_config(raw, env={"LOCAL_KEY": "k"}).warnings == ()
+    assert validate_config(raw).warnings == ()

@@ -6,11 +6,14 @@
   matches a plugin tool of that exact name, so a typo in `deny` denies nothing);
 - `gateway-token-missing`: `gateway.auth.mode` "token" with no token in the config or
   the environment (`clawharness serve` refuses to start);
+- `env-var-missing`: a provider `apiKey: "${VAR}"` whose variable is not set (turns on
+  that provider fail); checked only when an environment is given;
 - the legacy runtime config `doctor --fix` repairs (`config.legacy`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
@@ -26,6 +29,8 @@ from clawharness.tools.groups import normalize_tool_name
 __all__ = ["GATEWAY_TOKEN_ENV_VARS", "config_warnings"]
 
 GATEWAY_TOKEN_ENV_VARS: Final = ("CLAWHARNESS_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN")
+#: the `${VAR}` form `models.routes.expand_secret` reads from the environment
+_ENV_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def _unknown_keys(model: BaseModel, prefix: KeyPath) -> Iterator[ConfigProblem]:
@@ -82,5 +87,19 @@ def config_warnings(config: ClawConfig, raw: Mapping[str, Any],
             "to start", ("gateway", "auth", "token"),
             "set gateway.auth.token, or OPENCLAW_GATEWAY_TOKEN in the environment, or pass "
             "--token to serve", "warning", "gateway-token-missing"))
+    if env is not None:
+        found.extend(_missing_env_vars(config, env))
     found.extend(legacy_problems(raw))
     return found
+
+
+def _missing_env_vars(config: ClawConfig, env: Mapping[str, str]) -> Iterator[ConfigProblem]:
+    for provider_id, provider in config.models.providers.items():
+        match = _ENV_REF.match((provider.api_key or "").strip())
+        if match and match.group(1) not in env:
+            yield ConfigProblem(
+                f"reads the environment variable {match.group(1)}, which is not set here: "
+                f"turns on provider {provider_id!r} will fail",
+                ("models", "providers", provider_id, "apiKey"),
+                f"export {match.group(1)} before running, or write the key itself",
+                "warning", "env-var-missing")
