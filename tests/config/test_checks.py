@@ -73,6 +73,7 @@ def test_a_gateway_token_that_serve_would_miss_is_a_warning_unless_the_environme
     raw = {"gateway": {"port": 19000}}
     [warning] = validate_config(raw).warnings
     assert (warning.key_path, warning.code) == ("gateway.auth.token", "gateway-token-missing")
+    assert warning.hint is not None and warning.hint.endswith("pass a token to serve (--token)")
     assert validate_config(raw, env={"OPENCLAW_GATEWAY_TOKEN": "t"}).warnings == ()
 
 

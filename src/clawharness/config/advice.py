@@ -85,8 +85,8 @@ def config_warnings(config: ClawConfig, raw: Mapping[str, Any],
         found.append(ConfigProblem(
             'gateway.auth.mode is "token" but no token is set: clawharness serve will refuse '
             "to start", ("gateway", "auth", "token"),
-            "set gateway.auth.token, or OPENCLAW_GATEWAY_TOKEN in the environment, or pass "
-            "--token to serve", "warning", "gateway-token-missing"))
+            "set gateway.auth.token or OPENCLAW_GATEWAY_TOKEN, or pass a token to serve "
+            "(--token)", "warning", "gateway-token-missing"))
     if env is not None:
         found.extend(_missing_env_vars(config, env))
     found.extend(legacy_problems(raw))
