@@ -35,7 +35,11 @@ Every error carries a human message that says what was wrong and where.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clawharness.config.problems import ConfigProblem
 
 __all__ = [
     "AgentHarnessNotRegisteredError",
@@ -79,18 +83,35 @@ class ClawHarnessError(Exception):
 
 
 class ConfigError(ClawHarnessError):
+    """A config problem, or several (`problems`: every one found, each with its key path).
+
+    Every message is built as a `clawharness.config.problems.ConfigProblem`, the one point
+    where config text is redacted, so a secret in the config never reaches the message.
+    """
+
     code = "config_invalid"
 
-    def __init__(self, message: str, *, path: str | None = None, key_path: str | None = None):
-        where = ""
-        if path:
-            where += f"{path}"
-        if key_path:
-            where += f" at {key_path}" if where else f"at {key_path}"
-        super().__init__(f"{where}: {message}" if where else message)
+    def __init__(self, message: str = "", *, path: str | None = None,
+                 key_path: str | None = None, hint: str | None = None,
+                 problems: Sequence[ConfigProblem] = ()):
+        # imported here: the config package imports this module
+        from clawharness.config.keypaths import try_parse_key_path
+        from clawharness.config.problems import ConfigProblem, render_problems
+
+        source = path
+        if problems:
+            found = tuple(problems)
+        else:
+            parts = try_parse_key_path(key_path) if key_path else ()
+            found = (ConfigProblem(message, path=parts or (), hint=hint),)
+            if key_path and parts is None:
+                # an unparsable key path is still shown, as the caller wrote it
+                source = f"{path} at {key_path}" if path else f"at {key_path}"
+        self.problems: tuple[ConfigProblem, ...] = found
         self.path = path
-        self.key_path = key_path
-        self.detail = message
+        self.key_path = key_path if key_path is not None else (found[0].key_path or None)
+        super().__init__(render_problems(found, source))
+        self.detail = found[0].message
 
 
 class ModelRefError(ClawHarnessError):

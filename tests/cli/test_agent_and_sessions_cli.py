@@ -105,9 +105,10 @@ def test_config_validate_reports_the_key_path(tmp_path: Path) -> None:
     bad.write_text("{ agents: { defaults: { maxSteps: 'many' } } }")
     out = invoke("config", "validate", "--config", str(bad), "--json")
     assert out.exit_code == 1
-    error = json.loads(out.stdout)["error"]
-    assert error["type"] == "config_invalid"
-    assert "agents.defaults.maxSteps" in error["message"] and str(bad) in error["message"]
+    report = json.loads(out.stdout)
+    assert report["ok"] is False and report["path"] == str(bad)
+    [problem] = report["problems"]
+    assert problem["keyPath"] == "agents.defaults.maxSteps" and problem["line"] == 1
     good = tmp_path / "good.json5"
     good.write_text("{ agents: { defaults: { model: 'openai/gpt-x' } } }")
     ok = invoke("config", "validate", "--config", str(good), "--json")

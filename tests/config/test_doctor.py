@@ -55,6 +55,8 @@ def test_diagnose_finds_every_legacy_ref_and_whole_agent_runtime() -> None:
         ("legacy-model-ref", "agents.entries.w.model"),
         ("legacy-model-ref", 'agents.entries.w.models["codex/gpt-x"]'),
         ("legacy-agent-runtime", "agents.entries.w.agentRuntime"),
+        # doctor reports what `config validate` reports, warnings too
+        ("unknown-key", "futureKey"),
     ])
 
 
@@ -74,19 +76,21 @@ def test_apply_fixes_rewrites_refs_keeps_runtime_intent_and_unknown_keys() -> No
     assert entry["models"] == {"openai/gpt-x": {"agentRuntime": {"id": "openclaw"}}}
     assert fixed["futureKey"] == {"kept": True}
     assert LEGACY["agents"]["defaults"]["model"]["primary"] == "codex/gpt-5.6-sol"  # untouched
-    # the only thing left is that no installed plugin registers "codex" in this test
-    assert [f.code for f in diagnose(fixed)] == ["unknown-runtime"]
+    # a codex/* ref's repair turns the bundled codex plugin on as well
+    assert fixed["plugins"] == {"entries": {"codex": {"enabled": True}}}
+    # what is left: no loaded plugin registers "codex" here, and the unknown key warns
+    assert sorted(f.code for f in diagnose(fixed)) == ["unknown-key", "unknown-runtime"]
     codex = Native()
     codex.id = "codex"
     registry = HarnessRegistry()
     registry.register(codex)  # type: ignore[arg-type]
-    assert diagnose(fixed, registry) == []
+    assert [f.code for f in diagnose(fixed, registry)] == ["unknown-key"]
 
 
 def test_conflicting_legacy_key_is_reported_not_merged() -> None:
     raw = {"agents": {"defaults": {"models": {"codex/m": {"alias": "a"}, "openai/m": {}}}}}
     [finding] = diagnose(raw)
-    assert not finding.fixable and "merge them by hand" in finding.message
+    assert not finding.fixable and "merge the two entries by hand" in finding.message
     assert apply_fixes(raw, [finding]) == raw
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from clawharness.config.loader import parse_config
 from clawharness.config.schema import ClawConfig
 from clawharness.errors import ConfigError
 from clawharness.gateway.settings import resolve_bind_host, resolve_settings
@@ -44,8 +45,13 @@ def test_token_auth_without_a_token_refuses_to_start() -> None:
 
 
 def test_binding_beyond_loopback_without_auth_is_refused() -> None:
+    # in the config file it is refused when the config is validated, naming the key
+    with pytest.raises(ConfigError, match="without auth") as caught:
+        parse_config({"gateway": {"bind": "lan", "auth": {"mode": "none"}}})
+    assert caught.value.key_path == "gateway"
+    # from the command line it is refused when the settings are resolved
     with pytest.raises(ConfigError):
-        resolve_settings(config({"bind": "lan", "auth": {"mode": "none"}}), {})
+        resolve_settings(config({"auth": {"mode": "none"}}), {}, bind="lan")
     loopback = resolve_settings(config({"auth": {"mode": "none"}}), {})
     assert loopback.auth_mode == "none" and loopback.token is None
 

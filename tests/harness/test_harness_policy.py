@@ -6,8 +6,9 @@ from typing import Any, ClassVar
 
 import pytest
 from harness_fakes import FakeHarness
+from pydantic import ValidationError
 
-from clawharness.config.schema import ClawConfig
+from clawharness.config.schema import ClawConfig, ModelsConfig, ProviderConfig
 from clawharness.errors import AgentHarnessNotRegisteredError, AgentHarnessUnsupportedError
 from clawharness.harness.policy import resolve_harness_policy, resolve_model_runtime_policy
 from clawharness.harness.registry import HarnessRegistry
@@ -128,7 +129,6 @@ def test_prefix_alone_never_selects_a_harness() -> None:
     ({"baseUrl": "https://api.openai.com/v1"}, "codex"),
     ({"baseUrl": "https://api.openai.com"}, "codex"),
     ({"baseUrl": "https://api.openai.com/v2"}, "auto"),
-    ({"baseUrl": "http://api.openai.com/v1"}, "auto"),
     ({"baseUrl": "https://api.openai.com:8443/v1"}, "auto"),
     ({"api": "openai-completions"}, "auto"),
     ({"headers": {"x-org": "a"}}, "auto"),
@@ -142,6 +142,17 @@ def test_implicit_openai_codex_only_for_exact_official_responses_route(
     config = cfg({"models": {"providers": {"openai": provider_cfg}}})
     policy = resolve_harness_policy(config, provider="openai", model_id="gpt-x", env=NO_ENV)
     assert policy.runtime == expected
+
+
+def test_a_plaintext_official_route_is_refused_by_the_config_and_never_implicit_codex() -> None:
+    with pytest.raises(ValidationError, match="plaintext HTTP"):
+        cfg({"models": {"providers": {"openai": {"baseUrl": "http://api.openai.com/v1"}}}})
+    # built without validation, the route still does not get the Codex harness implicitly
+    provider = ProviderConfig.model_construct(base_url="http://api.openai.com/v1")
+    config = ClawConfig.model_construct(models=ModelsConfig.model_construct(
+        providers={"openai": provider}))
+    policy = resolve_harness_policy(config, provider="openai", model_id="gpt-x", env=NO_ENV)
+    assert policy.runtime == "auto"
 
 
 def test_implicit_codex_for_official_chatgpt_route_from_prepared_facts() -> None:

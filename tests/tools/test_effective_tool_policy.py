@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
@@ -102,10 +103,21 @@ def test_agent_layer_and_profile_override() -> None:
         "message": True, "read": False, "sessions_send": False, "sessions_list": True}
 
 
-def test_unknown_profile_is_reported_and_restricts_nothing() -> None:
-    p = policy({"profile": "wizard"})
-    assert p.unknown_profile == "wizard"
-    assert p.check("exec") is None
+def test_unknown_profile_is_refused_by_validation_and_allows_nothing_if_it_gets_past() -> None:
+    with pytest.raises(ValidationError, match="unknown tool profile 'minimall'"):
+        ToolsConfig.model_validate({"profile": "minimall"})
+    # built without validation (model_construct), the policy still fails closed
+    p = EffectiveToolPolicy(ToolsConfig.model_construct(profile="minimall"), which=BINS.get)
+    assert p.unknown_profile == "minimall"
+    assert allowed(p, "exec", "read", "session_status") == {
+        "exec": False, "read": False, "session_status": False}
+    reason = p.check("exec")
+    assert reason is not None and "minimall" in reason
+
+
+def test_minimal_profile_refuses_exec() -> None:
+    p = policy({"profile": "minimal"})
+    assert allowed(p, "exec", "session_status") == {"exec": False, "session_status": True}
 
 
 # --- exec approvals -------------------------------------------------------------------

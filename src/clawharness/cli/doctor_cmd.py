@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import json5
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from clawharness.cli.common import ConfigOption, JsonOption, console, fail, print_json
@@ -18,7 +18,9 @@ from clawharness.config.doctor import (
     findings_to_json,
     write_fixed_config,
 )
-from clawharness.config.loader import parse_config, resolve_config_path, state_dir
+from clawharness.config.loader import resolve_config_path, state_dir, validate_config
+from clawharness.config.schema import ClawConfig
+from clawharness.config.source import read_config_file
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.plugins.loader import load_plugins
@@ -34,50 +36,56 @@ class DoctorOutcome:
     fixed: bool
     backup: Path | None
     path: Path | None
+    #: the findings `--fix` repaired
+    applied: tuple[Finding, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return findings_to_json(self.findings, fixed=self.fixed,
-                                backup=str(self.backup) if self.backup else None)
+        out = findings_to_json(self.findings, fixed=self.fixed,
+                               backup=str(self.backup) if self.backup else None)
+        out["applied"] = [f.as_dict() for f in self.applied]
+        return out
 
 
-def _read_raw(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
-    if not path.exists():
-        raise ConfigError("config file not found", path=str(path))
-    text = path.read_text(encoding="utf-8")
-    try:
-        raw = json5.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise ConfigError(f"malformed JSON5: {exc}", path=str(path)) from None
-    if not isinstance(raw, dict):
-        raise ConfigError("expected an object at the top level", path=str(path))
-    return raw
+def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str]]:
+    """The registry the config's plugins build, and every plugin left off (id -> why)."""
+    if config is None:
+        return HarnessRegistry(), {}
+    result = load_plugins(config, state_dir=state_dir())
+    off = {p.plugin_id: p.reason for p in result.skipped if p.plugin_id}
+    off.update({p.plugin_id: p.reason for p in result.failed if p.plugin_id})
+    return result.registry, off
 
 
 def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     """Diagnose (and with `fix`, repair and re-diagnose) one config file."""
     path = resolve_config_path(config_path)
-    raw = _read_raw(path)
-    try:
-        config, _ = parse_config(raw, source=str(path or "<config>"))
-        registry = load_plugins(config, state_dir=state_dir()).registry
-    except ConfigError:
-        registry = HarnessRegistry()
-    findings = diagnose(raw, registry)
+    raw: dict[str, Any] = {}
+    if path is not None:
+        decoded = read_config_file(path)
+        if not isinstance(decoded.raw, dict):
+            raise ConfigError("expected an object at the top level", path=str(path))
+        raw = decoded.raw
+    registry, off = _plugins(validate_config(raw).config)
+    findings = diagnose(raw, registry, plugins_off=off)
     if not fix or not any(f.fixable for f in findings):
         return DoctorOutcome(findings, False, None, path)
     if path is None:
         raise ConfigError("no config file to fix; pass --config")
     written = write_fixed_config(path, apply_fixes(raw, findings))
-    remaining = diagnose(written.loaded.raw, registry)
-    return DoctorOutcome(remaining, True, written.backup, path)
+    # the repair may have turned a plugin on (a legacy codex ref): load plugins again
+    registry, off = _plugins(written.loaded.config)
+    remaining = diagnose(written.loaded.raw, registry, plugins_off=off)
+    applied = tuple(f for f in findings if f.fixable)
+    return DoctorOutcome(remaining, True, written.backup, path, applied)
 
 
 def _render(outcome: DoctorOutcome) -> None:
     if outcome.fixed:
         console.print(f"[green]fixed[/] {outcome.path} (backup: {outcome.backup})",
                       highlight=False)
+        for finding in outcome.applied:
+            console.print(f"  [green]fixed[/] {escape(finding.path)}: {escape(finding.message)}",
+                          highlight=False)
     if not outcome.findings:
         console.print("[green]no problems found[/]")
         return

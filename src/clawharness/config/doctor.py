@@ -1,45 +1,40 @@
 """`clawharness doctor`: find legacy or broken runtime config, and repair what is safe.
 
 `diagnose` and `apply_fixes` are pure and work on the raw decoded config (a dict), so
-keys this host does not know survive a repair untouched. `write_fixed_config` is the
-only function that touches the disk: it validates, writes a timestamped backup, writes
-the new file (JSON, 2-space indent) and loads it back.
+keys this host does not know survive a repair untouched. Writing goes through
+`config.writer.write_config` (validate, back up, write, load back).
 
-Findings (code: what, fix):
+Doctor reports everything `config validate` reports (the same checks: `validate_config`,
+errors and warnings alike, each with its code) and adds the checks that need state:
 
-- `legacy-model-ref`: a `codex/*`, `openai-codex/*` or `codex-cli/*` model ref anywhere a
-  model ref appears -> `openai/<model>`; a `codex/*` ref also gets a model-scoped
-  `agentRuntime: {id: "codex"}` (unless that model already has a policy), because such
-  refs meant "run on the Codex harness".
-- `legacy-agent-runtime`: whole-agent `agentRuntime` (ignored by selection) -> removed.
-- `plaintext-official-endpoint`: `http://api.openai.com` -> `https://`.
-- `unknown-runtime`: an `agentRuntime.id` no installed plugin registers (turns fail
-  closed); not auto-fixable.
+- `unknown-runtime`: an `agentRuntime.id` no loaded plugin registers (turns fail closed);
+  the message names the key that turns the plugin on, or says none is installed;
 - `stale-session-pin`: a session pinned to an unregistered harness; the host clears it
   in the session store (reported, not a config edit).
-- `config-invalid`: the file does not validate; nothing else is repaired.
+
+Repairs (`--fix`): the legacy refs and whole-agent runtimes of `config.legacy` (a
+`codex/*` ref also enables the bundled codex plugin), and `plaintext-official-endpoint`
+(`http://api.openai.com` -> `https://`). A file with other errors is not written.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import os
-import shutil
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
-from clawharness.config.loader import LoadedConfig, load_config, parse_config
+from clawharness.config.legacy import CODEX_PLUGIN_ID, codex_plugin_blocker
+from clawharness.config.loader import validate_config
+from clawharness.config.problems import ConfigProblem, KeyPath, format_key_path
+from clawharness.config.writer import WriteResult, write_config
 from clawharness.errors import ConfigError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_optional_runtime_id
 from clawharness.harness.selection import DEFAULT_CLI_RUNTIME_ALIASES
 from clawharness.harness.status import SessionPin
-from clawharness.models.refs import LEGACY_CODEX_PROVIDERS
 
 __all__ = [
     "DOCTOR_JSON_VERSION",
@@ -53,7 +48,8 @@ __all__ = [
 
 DOCTOR_JSON_VERSION = 1
 Severity = Literal["error", "warning", "info"]
-KeyPath = tuple[str | int, ...]
+#: the result of `write_fixed_config` (the name doctor has always used)
+FixWriteResult = WriteResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,91 +80,6 @@ def findings_to_json(findings: Iterable[Finding], *, fixed: bool = False,
         "backup": backup,
         "findings": items,
     }
-
-
-def _dotted(path: KeyPath) -> str:
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif "/" in part or "." in part or " " in part:
-            out += f'["{part}"]'
-        else:
-            out += f".{part}" if out else part
-    return out
-
-
-def _legacy(ref: object) -> tuple[str, str] | None:
-    """(legacy provider, repaired ref) for a legacy Codex ref, else None."""
-    if not isinstance(ref, str):
-        return None
-    provider, sep, model = ref.strip().partition("/")
-    if sep and model.strip() and provider.strip().lower() in LEGACY_CODEX_PROVIDERS:
-        return provider.strip().lower(), f"openai/{model.strip()}"
-    return None
-
-
-def _runtime_op(models_path: KeyPath, repaired: str) -> dict[str, Any]:
-    return {"op": "set_if_absent", "path": [*models_path, repaired, "agentRuntime"],
-            "value": {"id": "codex"}}
-
-
-def _scan_model_refs(scope: Mapping[str, Any], prefix: KeyPath) -> list[Finding]:
-    findings: list[Finding] = []
-    models_path: KeyPath = (*prefix, "models")
-    model = scope.get("model")
-    ref_slots: list[tuple[KeyPath, Any]] = []
-    if isinstance(model, str):
-        ref_slots.append(((*prefix, "model"), model))
-    elif isinstance(model, Mapping):
-        ref_slots.append(((*prefix, "model", "primary"), model.get("primary")))
-        fallbacks = model.get("fallbacks")
-        if isinstance(fallbacks, list):
-            ref_slots.extend(((*prefix, "model", "fallbacks", i), v) for i, v in enumerate(fallbacks))
-    # renames first, so a slot's runtime default sees the renamed entry
-    models = scope.get("models")
-    if isinstance(models, Mapping):
-        for key in list(models):
-            legacy = _legacy(key)
-            if legacy is None:
-                continue
-            provider, repaired = legacy
-            path = (*models_path, key)
-            if repaired in models:
-                findings.append(Finding(
-                    "legacy-model-ref", "warning", _dotted(path),
-                    f"legacy model ref {key!r} duplicates {repaired!r}; merge them by hand"))
-                continue
-            ops: list[dict[str, Any]] = [
-                {"op": "rename_key", "path": list(models_path), "from": key, "to": repaired}]
-            if provider == "codex":
-                ops.append(_runtime_op(models_path, repaired))
-            findings.append(Finding(
-                "legacy-model-ref", "warning", _dotted(path),
-                f"legacy model ref {key!r}: write it as {repaired!r}", fixable=True,
-                fix={"ops": ops}))
-    for path, value in ref_slots:
-        legacy = _legacy(value)
-        if legacy is None:
-            continue
-        provider, repaired = legacy
-        ops = [{"op": "replace", "path": list(path), "value": repaired}]
-        if provider == "codex":
-            ops.append(_runtime_op(models_path, repaired))
-        findings.append(Finding(
-            "legacy-model-ref", "warning", _dotted(path),
-            f"legacy model ref {value!r}: write it as {repaired!r}"
-            + (" with a model-scoped agentRuntime codex" if provider == "codex" else ""),
-            fixable=True, fix={"ops": ops}))
-    runtime = scope.get("agentRuntime")
-    if runtime is not None:
-        path = (*prefix, "agentRuntime")
-        findings.append(Finding(
-            "legacy-agent-runtime", "warning", _dotted(path),
-            "whole-agent agentRuntime is legacy and ignored by runtime selection; put the "
-            "runtime on a provider or model entry instead", fixable=True,
-            fix={"ops": [{"op": "delete", "path": list(path)}]}))
-    return findings
 
 
 def _configured_runtimes(raw: Mapping[str, Any]) -> list[tuple[KeyPath, str, str | None]]:
@@ -220,41 +131,52 @@ def _get(raw: Any, path: KeyPath) -> Any:
     return node
 
 
+def _finding(problem: ConfigProblem, raw: Mapping[str, Any]) -> Finding:
+    ops = list(problem.fix)
+    if problem.code == "plaintext-official-endpoint":
+        value = _get(raw, problem.path)
+        if isinstance(value, str):
+            ops = [{"op": "replace", "path": list(problem.path),
+                    "value": "https://" + value.strip()[len("http://"):]}]
+    message = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
+    return Finding(problem.code, problem.severity, problem.key_path, message,
+                   fixable=bool(ops), fix={"ops": ops} if ops else None)
+
+
+def _runtime_hint(runtime: str, path: str, raw: Mapping[str, Any],
+                  plugins_off: Mapping[str, str]) -> str:
+    if runtime == CODEX_PLUGIN_ID:
+        blocker = codex_plugin_blocker(raw)
+        if blocker is not None:
+            return f"the bundled codex plugin is off because {blocker}: change that to use it"
+        return ("enable the bundled codex plugin: set plugins.entries.codex.enabled: true "
+                "(clawharness config set plugins.entries.codex.enabled true)")
+    if runtime in plugins_off:
+        return f'plugin "{runtime}" is installed but not loaded ({plugins_off[runtime]})'
+    return ("no installed plugin registers it: install one (an entry point in the "
+            f"clawharness.plugins group, or plugins.load), or change {path}")
+
+
 def diagnose(
     raw_config: Mapping[str, Any],
     registry: HarnessRegistry | None = None,
     sessions: Iterable[SessionPin] = (),
     *,
     cli_runtime_aliases: Mapping[str, Collection[str]] = DEFAULT_CLI_RUNTIME_ALIASES,
+    plugins_off: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    """Every finding for this raw config, registry and set of session pins."""
+    """Every finding for this raw config, registry and set of session pins.
+
+    `plugins_off` maps plugin ids that are installed but not loaded to the reason
+    (`PluginLoadResult.skipped`), for the unknown-runtime hint.
+    """
     registry = registry if registry is not None else HarnessRegistry()
-    findings: list[Finding] = []
     try:
-        parse_config(dict(raw_config))
+        report = validate_config(dict(raw_config))
+        problems = list(report.problems)
     except ConfigError as exc:
-        findings.append(Finding("config-invalid", "error", exc.key_path or "", str(exc)))
-    defaults = _get(raw_config, ("agents", "defaults"))
-    if isinstance(defaults, Mapping):
-        findings.extend(_scan_model_refs(defaults, ("agents", "defaults")))
-    entries = _get(raw_config, ("agents", "entries"))
-    if isinstance(entries, Mapping):
-        for agent_id, entry in entries.items():
-            if isinstance(entry, Mapping):
-                findings.extend(_scan_model_refs(entry, ("agents", "entries", agent_id)))
-    base_url = _get(raw_config, ("models", "providers", "openai", "baseUrl"))
-    if isinstance(base_url, str) and base_url.strip().lower().startswith("http://"):
-        try:
-            host = (urlsplit(base_url.strip()).hostname or "").lower()
-        except ValueError:
-            host = ""
-        if host in ("api.openai.com", "chatgpt.com"):
-            path: KeyPath = ("models", "providers", "openai", "baseUrl")
-            fixed = "https://" + base_url.strip()[len("http://"):]
-            findings.append(Finding(
-                "plaintext-official-endpoint", "error", _dotted(path),
-                f"the official OpenAI endpoint over plaintext HTTP is rejected; use {fixed!r}",
-                fixable=True, fix={"ops": [{"op": "replace", "path": list(path), "value": fixed}]}))
+        problems = list(exc.problems)
+    findings = [_finding(p, raw_config) for p in problems]
     for path, runtime_id, provider in _configured_runtimes(raw_config):
         runtime = normalize_optional_runtime_id(runtime_id)
         if runtime is None or runtime in ("auto", "openclaw") or runtime in registry:
@@ -262,10 +184,11 @@ def diagnose(
         aliases = cli_runtime_aliases.get(runtime)
         if aliases is not None and (provider is None or provider in aliases):
             continue
+        where = format_key_path(path)
         findings.append(Finding(
-            "unknown-runtime", "error", _dotted(path),
-            f'runtime "{runtime}" is not registered by any installed plugin; turns on this '
-            "route fail instead of falling back. Install/enable the plugin or change the runtime"))
+            "unknown-runtime", "error", where,
+            f'runtime "{runtime}" is not registered by any loaded plugin; turns on this route '
+            f"fail instead of falling back. {_runtime_hint(runtime, where, raw_config, plugins_off or {})}"))
     for pin in sessions:
         pinned = normalize_optional_runtime_id(pin.agent_harness_id)
         if pinned is None or pinned in ("auto", "openclaw") or pinned in registry:
@@ -324,29 +247,11 @@ def apply_fixes(raw: Mapping[str, Any], findings: Iterable[Finding]) -> dict[str
     return fixed
 
 
-@dataclass(frozen=True, slots=True)
-class FixWriteResult:
-    path: Path
-    backup: Path | None
-    loaded: LoadedConfig = field(repr=False)
-
-
 def write_fixed_config(path: str | os.PathLike[str], new_raw: Mapping[str, Any], *,
-                       now: datetime | None = None) -> FixWriteResult:
+                       now: datetime | None = None) -> WriteResult:
     """Validate, back up the current file, write `new_raw`, and load it back.
 
-    An invalid `new_raw` raises ConfigError before anything is written. The backup is
-    `<name>.bak-<UTC timestamp>` next to the file. The new file is JSON with 2-space
-    indentation (JSON5 comments in the old file survive only in the backup).
+    An invalid `new_raw` raises ConfigError before anything is written (see
+    `config.writer.write_config`).
     """
-    target = Path(path)
-    parse_config(dict(new_raw), source=str(target))
-    backup: Path | None = None
-    if target.exists():
-        stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = target.with_name(f"{target.name}.bak-{stamp}")
-        shutil.copy2(target, backup)
-    tmp = target.with_name(f".{target.name}.doctor-tmp")
-    tmp.write_text(json.dumps(new_raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
-    return FixWriteResult(target, backup, load_config(target))
+    return write_config(path, new_raw, now=now)

@@ -3,23 +3,31 @@
 Location order: an explicit path (`--config`), then `CLAWHARNESS_CONFIG`, then
 `<state dir>/config.json5` (or `config.json`), where the state dir is
 `CLAWHARNESS_STATE_DIR` or `~/.clawharness`. No file at all is a valid, empty config.
+Validation reports every problem at once (`ConfigError.problems`); see
+docs/configuration.md for the rules, the limits and how secrets are kept out of messages.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import json5
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from clawharness.config.advice import config_warnings
+from clawharness.config.legacy import legacy_problems
+from clawharness.config.messages import problems_from_validation_error
+from clawharness.config.problems import ConfigProblem, KeyPath
 from clawharness.config.schema import ClawConfig
+from clawharness.config.source import check_value_depth, read_config_file
+from clawharness.config.textscan import TextScan
 from clawharness.errors import ConfigError
 
-__all__ = ["LoadedConfig", "load_config", "parse_config", "resolve_config_path", "state_dir"]
+__all__ = ["ConfigReport", "LoadedConfig", "load_config", "parse_config", "resolve_config_path",
+           "state_dir", "validate_config"]
 
 CONFIG_FILENAMES = ("config.json5", "config.json", "openclaw.json")
 
@@ -56,58 +64,74 @@ class LoadedConfig:
     path: Path | None
     raw: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    #: the warnings as problems (key path, line, hint); a loaded config has no errors
+    problems: tuple[ConfigProblem, ...] = ()
     state_dir: Path = field(default_factory=state_dir)
 
 
-def _key_path(loc: tuple[Any, ...]) -> str:
-    parts: list[str] = []
-    for item in loc:
-        if isinstance(item, int):
-            parts.append(f"[{item}]")
-        elif parts:
-            parts.append(f".{item}")
-        else:
-            parts.append(str(item))
-    # pydantic reports union/function branches in the location; they are not keys
-    return "".join(p for p in parts if "function-" not in p and p not in (".str", ".ModelRefSetting"))
+@dataclass(frozen=True, slots=True)
+class ConfigReport:
+    """Everything validation found: the config (None when any error) and every problem."""
+
+    config: ClawConfig | None
+    problems: tuple[ConfigProblem, ...]
+
+    @property
+    def errors(self) -> tuple[ConfigProblem, ...]:
+        return tuple(p for p in self.problems if p.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[ConfigProblem, ...]:
+        return tuple(p for p in self.problems if p.severity == "warning")
 
 
-def _unknown_keys(model: BaseModel, prefix: str) -> list[str]:
-    found: list[str] = []
-    for key in (model.model_extra or {}):
-        found.append(f"{prefix}{key}" if prefix else key)
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        label = info.alias or name
-        child = f"{prefix}{label}"
-        if isinstance(value, BaseModel):
-            found.extend(_unknown_keys(value, child + "."))
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                if isinstance(v, BaseModel):
-                    found.extend(_unknown_keys(v, f"{child}.{k}."))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                if isinstance(v, BaseModel):
-                    found.extend(_unknown_keys(v, f"{child}[{i}]."))
-    return found
+def validate_config(raw: Any, *, source: str = "<config>", scan: TextScan | None = None,
+                    env: Mapping[str, str] | None = None) -> ConfigReport:
+    """Every problem in a decoded config: schema and start-up checks, then warnings.
 
-
-def parse_config(raw: Any, *, source: str = "<config>") -> tuple[ClawConfig, list[str]]:
-    """Validate a decoded config value. Returns the config and unknown-key warnings."""
+    Never raises for a bad value: the problems say what is wrong. This is the one set of
+    checks behind `config validate`, every command's start-up and `doctor`.
+    """
+    line_of = scan.line_of if scan is not None else None
     if not isinstance(raw, dict):
-        raise ConfigError(f"expected an object at the top level, got {type(raw).__name__}",
-                          path=source)
+        kind = "a list" if isinstance(raw, list) else type(raw).__name__
+        return ConfigReport(None, (ConfigProblem(
+            f"expected an object at the top level, got {kind}",
+            hint="a config file is one { ... } object"),))
+    check_value_depth(raw, source=source)
     try:
         config = ClawConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = _key_path(tuple(first["loc"])) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
-        raise ConfigError(f"{first['msg']}; got {first.get('input')!r}{more}", path=source,
-                          key_path=where) from None
-    warnings = [f"{source}: unknown key {key!r} (ignored)" for key in _unknown_keys(config, "")]
-    return config, warnings
+        errors = _in_file_order(problems_from_validation_error(exc, raw, line_of))
+        # legacy refs are worth knowing about even in a file that does not validate
+        extra = legacy_problems(raw)
+        return ConfigReport(None, tuple(errors + _at_lines(extra, line_of)))
+    warnings = _at_lines(config_warnings(config, raw, env), line_of)
+    return ConfigReport(config, tuple(warnings))
+
+
+def _in_file_order(problems: list[ConfigProblem]) -> list[ConfigProblem]:
+    # problems without a line keep their place after those with one (sorted is stable)
+    return sorted(problems, key=lambda p: p.line if p.line is not None else 1 << 30)
+
+
+def _at_lines(problems: list[ConfigProblem],
+              line_of: Callable[[KeyPath], int | None] | None) -> list[ConfigProblem]:
+    if line_of is None:
+        return problems
+    return [p.at_line(line_of(p.path)) for p in problems]
+
+
+def parse_config(raw: Any, *, source: str = "<config>", scan: TextScan | None = None,
+                 env: Mapping[str, str] | None = None) -> tuple[ClawConfig, list[str]]:
+    """Validate a decoded config value. Returns the config and its warnings (as text).
+
+    Raises ConfigError listing every error (`exc.problems`).
+    """
+    report = validate_config(raw, source=source, scan=scan, env=env)
+    if report.config is None:
+        raise ConfigError(path=source, problems=report.errors)
+    return report.config, [w.describe(source) for w in report.warnings]
 
 
 def load_config(explicit: str | os.PathLike[str] | None = None,
@@ -117,16 +141,10 @@ def load_config(explicit: str | os.PathLike[str] | None = None,
     path = resolve_config_path(explicit, env)
     if path is None:
         return LoadedConfig(config=ClawConfig(), path=None, raw={}, state_dir=state_dir(env))
-    if not path.exists():
-        raise ConfigError("config file not found", path=str(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config: {exc}", path=str(path)) from None
-    try:
-        raw = json5.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise ConfigError(f"malformed JSON5: {exc}", path=str(path)) from None
-    config, warnings = parse_config(raw, source=str(path))
-    return LoadedConfig(config=config, path=path, raw=raw, warnings=warnings,
-                        state_dir=state_dir(env))
+    decoded = read_config_file(path)
+    report = validate_config(decoded.raw, source=str(path), scan=decoded.scan, env=env)
+    if report.config is None:
+        raise ConfigError(path=str(path), problems=report.errors)
+    return LoadedConfig(config=report.config, path=path, raw=decoded.raw,
+                        warnings=[w.describe(str(path)) for w in report.warnings],
+                        problems=report.warnings, state_dir=state_dir(env))

@@ -1,14 +1,26 @@
 """The config file's shape: openclaw.json's camelCase keys, as pydantic models.
 
 An existing openclaw-style config loads as it is. Unknown keys are kept (and reported
-as warnings by the loader), so a newer file never fails on an older host.
+as warnings by the loader), so a newer file never fails on an older host. Values that
+start-up would refuse are refused here, by the validators in `clawharness.config.checks`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from clawharness.config.checks import (
+    CheckFailed,
+    bind_host,
+    check_base_url,
+    check_bind,
+    check_store_url,
+    check_tool_policy_entry,
+    check_tool_profile,
+    is_loopback_host,
+)
 
 __all__ = [
     "AgentDefaults",
@@ -35,6 +47,12 @@ ProviderApi = Literal[
 ]
 
 
+BaseUrl = Annotated[str | None, AfterValidator(check_base_url)]
+ToolPolicyEntry = Annotated[str, AfterValidator(check_tool_policy_entry)]
+PositiveInt = Annotated[int, Field(ge=1)]
+PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
 class _Node(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False)
 
@@ -56,16 +74,16 @@ class ProviderModel(_Node):
     name: str | None = None
     #: per-model transport overrides, as the original allows
     api: ProviderApi | None = None
-    base_url: str | None = Field(default=None, alias="baseUrl")
+    base_url: BaseUrl = Field(default=None, alias="baseUrl")
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
-    context_window: int | None = Field(default=None, alias="contextWindow")
-    max_tokens: int | None = Field(default=None, alias="maxTokens")
+    context_window: PositiveInt | None = Field(default=None, alias="contextWindow")
+    max_tokens: PositiveInt | None = Field(default=None, alias="maxTokens")
     params: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
 
 
 class ProviderConfig(_Node):
-    base_url: str | None = Field(default=None, alias="baseUrl")
+    base_url: BaseUrl = Field(default=None, alias="baseUrl")
     api: ProviderApi | None = None
     api_key: str | None = Field(default=None, alias="apiKey")
     headers: dict[str, str] | None = None
@@ -106,8 +124,8 @@ class AgentDefaults(_Node):
     workspace: str | None = None
     #: legacy whole-agent runtime: ignored by selection, reported by doctor
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
-    max_steps: int | None = Field(default=None, alias="maxSteps")
-    timeout_seconds: float | None = Field(default=None, alias="timeoutSeconds")
+    max_steps: PositiveInt | None = Field(default=None, alias="maxSteps")
+    timeout_seconds: PositiveSeconds | None = Field(default=None, alias="timeoutSeconds")
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
@@ -149,8 +167,8 @@ class ExecToolConfig(_Node):
     security: Literal["deny", "allowlist", "full"] = "full"
     ask: Literal["off", "on-miss", "always"] = "off"
     allowlist: list[str] = Field(default_factory=list)
-    timeout_sec: float = Field(default=60.0, alias="timeoutSec")
-    max_output_chars: int = Field(default=20_000, alias="maxOutputChars")
+    timeout_sec: PositiveSeconds = Field(default=60.0, alias="timeoutSec")
+    max_output_chars: PositiveInt = Field(default=20_000, alias="maxOutputChars")
 
 
 class WebFetchConfig(_Node):
@@ -162,10 +180,11 @@ class WebToolsConfig(_Node):
 
 
 class ToolsConfig(_Node):
-    profile: str | None = None
-    allow: list[str] | None = None
-    deny: list[str] = Field(default_factory=list)
-    also_allow: list[str] = Field(default_factory=list, alias="alsoAllow")
+    #: an unknown profile would restrict nothing, so it is refused (fail closed)
+    profile: Annotated[str | None, AfterValidator(check_tool_profile)] = None
+    allow: list[ToolPolicyEntry] | None = None
+    deny: list[ToolPolicyEntry] = Field(default_factory=list)
+    also_allow: list[ToolPolicyEntry] = Field(default_factory=list, alias="alsoAllow")
     exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
 
@@ -176,13 +195,24 @@ class GatewayAuthConfig(_Node):
 
 
 class GatewayConfig(_Node):
-    port: int = 18789
-    bind: str = "loopback"
+    port: int = Field(default=18789, ge=0, le=65535)
+    bind: Annotated[str, AfterValidator(check_bind)] = "loopback"
     auth: GatewayAuthConfig = Field(default_factory=GatewayAuthConfig)
+
+    @model_validator(mode="after")
+    def _auth_beyond_loopback(self) -> GatewayConfig:
+        host = bind_host(self.bind)
+        if self.auth.mode == "none" and host is not None and not is_loopback_host(host):
+            raise CheckFailed(
+                f'auth.mode "none" with bind {self.bind!r} would open the gateway to the '
+                "network without auth, so it is refused", code="gateway-open-without-auth",
+                hint='set auth.mode "token" with auth.token, or bind "loopback"',
+                show_value=False)
+        return self
 
 
 class StoreConfig(_Node):
-    url: str | None = None
+    url: Annotated[str | None, AfterValidator(check_store_url)] = None
 
 
 class AuthConfig(_Node):

@@ -8,11 +8,11 @@ auth without a token refuses to start, and so does binding beyond loopback witho
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from clawharness.config.checks import bind_host, is_loopback_host
 from clawharness.config.schema import ClawConfig
 from clawharness.errors import ConfigError
 from clawharness.gateway.connection import SendLimits
@@ -22,8 +22,6 @@ __all__ = ["GatewaySettings", "resolve_bind_host", "resolve_settings"]
 
 TOKEN_ENV_VARS: Final = ("CLAWHARNESS_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN")
 PORT_ENV_VAR: Final = "OPENCLAW_GATEWAY_PORT"
-_BIND_ALIASES: Final = {"loopback": "127.0.0.1", "localhost": "127.0.0.1",
-                        "lan": "0.0.0.0", "all": "0.0.0.0"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,24 +44,16 @@ class GatewaySettings:
 
 
 def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
+    return is_loopback_host(host)
 
 
 def resolve_bind_host(bind: str) -> str:
     """`loopback` -> 127.0.0.1, `lan` -> 0.0.0.0, else an address as given."""
-    text = bind.strip()
-    if text in _BIND_ALIASES:
-        return _BIND_ALIASES[text]
-    try:
-        return str(ipaddress.ip_address(text.strip("[]")))
-    except ValueError:
-        if text and all(part.isalnum() or part == "-" for part in text.split(".")):
-            return text
+    host = bind_host(bind)
+    if host is None:
         raise ConfigError(f"gateway.bind {bind!r} is not loopback, lan or an address",
-                          key_path="gateway.bind") from None
+                          key_path="gateway.bind")
+    return host
 
 
 def resolve_settings(config: ClawConfig, env: Mapping[str, str], *, port: int | None = None,

@@ -223,7 +223,7 @@ def plugin_gate(plugins: PluginsConfig, plugin_id: str, *,
         plugins.allow is not None and plugin_id in plugins.allow
     )
     if not enabled_by_default and not explicitly:
-        return False, False, f"bundled but off by default; set plugins.entries.{plugin_id}.enabled"
+        return False, False, f"bundled but off by default; set plugins.entries.{plugin_id}.enabled: true"
     return True, explicitly, None
 
 

@@ -18,6 +18,7 @@ from clawharness.store.base import (
     SyncPluginStateView,
     TranscriptEntry,
 )
+from clawharness.store.urls import display_store_url, store_url_error
 
 __all__ = [
     "AppendOutcome",
@@ -36,18 +37,14 @@ def open_store(url_or_path: str | Path) -> Store:
     """A store (not yet opened) for `sqlite:///relative.db`, `sqlite:////abs/path.db`,
     a bare file path, or `postgresql://...` / `postgres://...`."""
     target = str(url_or_path)
+    problem = store_url_error(target)
+    if problem is not None:
+        raise StoreError(f"store url {display_store_url(target)!r}: {problem}")
     if target.startswith(("postgresql://", "postgres://")):
         from clawharness.store.postgres import PostgresStore
 
         return PostgresStore(target)
-    if target.startswith("sqlite:"):
-        if not target.startswith("sqlite:///") or target == "sqlite:///":
-            raise StoreError(f"store url {target!r}: expected sqlite:///<path to a file>")
-        target = target[len("sqlite:///"):]
-        if target == ":memory:":
-            raise StoreError("the SQLite store needs a file; :memory: is not supported")
-    elif "://" in target:
-        raise StoreError(f"store url {target!r}: expected sqlite:///path, a path or postgresql://")
+    target = target.removeprefix("sqlite:///")
     from clawharness.store.sqlite import SqliteStore
 
     return SqliteStore(target)

@@ -30,11 +30,12 @@ import shlex
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
 from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
+from clawharness.tools.profiles import TOOL_PROFILES
 
 __all__ = [
     "TOOL_PROFILES",
@@ -45,33 +46,6 @@ __all__ = [
     "analyze_command",
     "match_exec_allowlist",
 ]
-
-_SESSIONS_CORE: Final = ("sessions_list", "sessions_history", "sessions_send", "session_status")
-
-#: built-in profiles (`tools.profile`); `full` has no allow list, so it allows everything
-TOOL_PROFILES: Final[Mapping[str, tuple[str, ...] | None]] = {
-    "minimal": ("session_status",),
-    "coding": (
-        "group:fs",
-        "exec",
-        "process",
-        "code_execution",
-        "web_search",
-        "web_fetch",
-        "group:memory",
-        *_SESSIONS_CORE,
-        "sessions_spawn",
-        "sessions_yield",
-        "subagents",
-        "automations",
-        "image",
-        "image_generate",
-        "bundle-mcp",
-    ),
-    "messaging": ("group:messaging", *_SESSIONS_CORE, "bundle-mcp"),
-    "full": None,
-}
-
 
 # --- name policy ----------------------------------------------------------------------
 
@@ -132,6 +106,9 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None) -> list[PolicyLayer]
     layers: list[PolicyLayer] = []
     profile = (agent.profile if agent and agent.profile else None) or config.profile
     profile_allow = TOOL_PROFILES.get(profile) if profile else None
+    if profile and profile not in TOOL_PROFILES:
+        # config validation refuses an unknown profile; one that got past it allows nothing
+        layers.append(PolicyLayer(f"tools.profile ({profile}: unknown)", deny=("*",)))
     if profile_allow is not None:
         also = [*config.also_allow, *(agent.also_allow if agent else [])]
         layers.append(

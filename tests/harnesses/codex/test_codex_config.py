@@ -60,6 +60,14 @@ def test_invalid_values_name_their_key(block: dict[str, Any], key: str) -> None:
         parse_app_server_config({"appServer": block})
 
 
+def test_a_bad_env_value_is_named_by_kind_never_shown() -> None:
+    secret = "sk-proj-Zq8vN3xK7bT2mW9pL4rJ6hY1cF5dG0sA"
+    with pytest.raises(CodexConfigError) as caught:
+        parse_app_server_config({"appServer": {"env": {"OPENAI_API_KEY": [secret]}}})
+    assert "env.OPENAI_API_KEY" in str(caught.value) and "a list" in str(caught.value)
+    assert secret not in str(caught.value)
+
+
 def test_the_process_environment_is_minimal(tmp_path: Path) -> None:
     host = {"PATH": "/usr/bin", "HOME": "/root", "SECRET_TOKEN": "s3cret", "LANG": "C.UTF-8",
             "OPENAI_API_KEY": "sk-host", "AWS_SECRET_ACCESS_KEY": "x"}

@@ -132,7 +132,8 @@ def parse_app_server_config(plugin_config: Mapping[str, Any] | None) -> AppServe
         elif isinstance(value, int | float) and not isinstance(value, bool):
             env_out[name] = str(value)
         else:
-            raise CodexConfigError(f"env.{name}", f"expected a string, got {value!r}")
+            # an env value may be a secret: name the kind found, never the value
+            raise CodexConfigError(f"env.{name}", f"expected a string, got a {type(value).__name__}")
     table = raw.get("config", {}) or {}
     if not isinstance(table, Mapping):
         raise CodexConfigError("config", "expected an object (a config.toml table)")

@@ -1,0 +1,89 @@
+"""One config problem: where (file, line, key path), what was wrong, what to do.
+
+`ConfigProblem` is the single point every config message is made: its text is passed
+through `redact_config_text` on construction, so no error, warning or `--json` problem
+built from it can carry a secret (see `clawharness.config.redaction`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from clawharness.config.redaction import redact_config_text
+
+__all__ = ["ConfigProblem", "KeyPath", "Severity", "format_key_path", "render_problems"]
+
+Severity = Literal["error", "warning"]
+KeyPath = tuple[str | int, ...]
+
+
+def format_key_path(path: Sequence[str | int]) -> str:
+    """`agents.defaults.models["openai/gpt-5"].alias`: dots, `[i]`, quotes where needed.
+
+    `clawharness config get|set` read the same syntax back (`config.keypaths`).
+    """
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part and all(ch.isalnum() or ch in "_-$" for ch in part) and not part[0].isdigit():
+            out += f".{part}" if out else part
+        else:
+            escaped = part.replace("\\", "\\\\").replace('"', '\\"')
+            out += f'["{escaped}"]'
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """A config problem. `fix` holds the edits `doctor --fix` may apply (usually none)."""
+
+    message: str
+    path: KeyPath = ()
+    hint: str | None = None
+    severity: Severity = "error"
+    code: str = "config-invalid"
+    line: int | None = None
+    fix: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", redact_config_text(self.message))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", redact_config_text(self.hint))
+
+    @property
+    def key_path(self) -> str:
+        return format_key_path(self.path)
+
+    def at_line(self, line: int | None) -> ConfigProblem:
+        return ConfigProblem(self.message, self.path, self.hint, self.severity, self.code,
+                             line, self.fix)
+
+    def describe(self, source: str | None = None) -> str:
+        """One line for people: `file:line at key.path: message; hint`."""
+        where = source or ""
+        if self.line is not None:
+            where += f":{self.line}" if where else f"line {self.line}"
+        if self.path:
+            where += f" at {self.key_path}" if where else self.key_path
+        text = f"{where}: {self.message}" if where else self.message
+        return f"{text}; {self.hint}" if self.hint else text
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"keyPath": self.key_path, "message": self.message,
+                               "severity": self.severity, "code": self.code}
+        if self.hint is not None:
+            out["hint"] = self.hint
+        if self.line is not None:
+            out["line"] = self.line
+        return out
+
+
+def render_problems(problems: Sequence[ConfigProblem], source: str | None) -> str:
+    """The text of a ConfigError: one problem on one line, several as a list."""
+    if len(problems) == 1:
+        return problems[0].describe(source)
+    head = f"{source}: {len(problems)} problems" if source else f"{len(problems)} problems"
+    return head + "".join(f"\n  - {p.describe()}" for p in problems)

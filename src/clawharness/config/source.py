@@ -1,0 +1,124 @@
+"""Reading and decoding a config file within its limits.
+
+A config file is refused, with the file, the limit and what was found, when it is larger
+than `MAX_CONFIG_BYTES` or nested deeper than `MAX_CONFIG_DEPTH`. Both limits sit far
+above any real config (a large one is a few kilobytes and eight levels deep) and keep
+the decoder, which is pure Python and recursive, clear of long parses and recursion
+errors. Plain JSON (what `doctor --fix` and `config set` write) takes the fast
+standard-library decoder; anything else is decoded as JSON5.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import json5
+
+from clawharness.config.textscan import TextScan, scan_json5
+from clawharness.errors import ConfigError
+
+__all__ = ["MAX_CONFIG_BYTES", "MAX_CONFIG_DEPTH", "ConfigSource", "check_value_depth",
+           "decode_config_text", "read_config_file"]
+
+MAX_CONFIG_BYTES: Final = 256 * 1024
+MAX_CONFIG_DEPTH: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSource:
+    """A decoded config file: its text, its value, and where each key path's value starts."""
+
+    path: Path | None
+    text: str
+    raw: Any
+    scan: TextScan = field(default_factory=TextScan, repr=False)
+
+
+def _too_deep(source: str, found: str) -> ConfigError:
+    return ConfigError(
+        f"the config is nested {found} levels deep; the limit is {MAX_CONFIG_DEPTH}",
+        path=source,
+        hint="a real config is a few levels deep: look for a runaway bracket or a generated file")
+
+
+def decode_config_text(text: str, *, source: str = "<config>",
+                       path: Path | None = None) -> ConfigSource:
+    """Decode config text (JSON5) after the size and depth checks; empty text is `{}`."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"the config file is {size:,} bytes; the limit is {MAX_CONFIG_BYTES:,} bytes",
+            path=source, hint="a real config is a few kilobytes: is this the right file?")
+    scan = scan_json5(text, max_depth=MAX_CONFIG_DEPTH)
+    if scan.too_deep:
+        raise _too_deep(source, f"more than {MAX_CONFIG_DEPTH}")
+    if not text.strip():
+        return ConfigSource(path, text, {}, scan)
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError):
+        try:
+            raw = json5.loads(text)
+        except RecursionError:
+            # the scan stops at text it cannot follow; the decoder may then go deeper
+            raise _too_deep(source, "too many") from None
+        except ValueError as exc:
+            raise ConfigError(f"malformed JSON5: {exc}", path=source,
+                              hint="check the brackets, quotes and commas near that place"
+                              ) from None
+    check_value_depth(raw, source=source)
+    return ConfigSource(path, text, raw, scan)
+
+
+def read_config_file(path: Path) -> ConfigSource:
+    """Read and decode one config file (a missing or unreadable file is a ConfigError)."""
+    source = str(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ConfigError("config file not found", path=source,
+                          hint="check the path, or run without --config for the defaults"
+                          ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=source) from None
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"the config file is {size:,} bytes; the limit is {MAX_CONFIG_BYTES:,} bytes",
+            path=source, hint="a real config is a few kilobytes: is this the right file?")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        text = data.decode("utf-8")
+    except IsADirectoryError:
+        raise ConfigError("the config path is a directory, not a file", path=source) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=source) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the config file is not UTF-8 text (byte {exc.start})",
+                          path=source) from None
+    return decode_config_text(text, source=source, path=path)
+
+
+def _children(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        yield from value.values()
+    elif isinstance(value, list | tuple):
+        yield from value
+
+
+def check_value_depth(raw: Any, *, source: str = "<config>") -> None:
+    """Refuse a decoded value nested deeper than the limit (checked without recursion)."""
+    level: list[Any] = [raw]
+    depth = 0
+    while level:
+        containers = [v for v in level if isinstance(v, dict | list | tuple)]
+        if not containers:
+            return
+        depth += 1
+        if depth > MAX_CONFIG_DEPTH:
+            raise _too_deep(source, f"more than {MAX_CONFIG_DEPTH}")
+        level = [child for node in containers for child in _children(node)]
