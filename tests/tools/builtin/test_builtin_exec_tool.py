@@ -1,4 +1,4 @@
-"""exec: bash -lc in the workspace, own process group, timeout/abort kill the whole group."""
+"""exec: bash -c in the workspace, own process group, timeout/abort kill the whole group."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""`exec`: run a shell command in the workspace (`bash -lc`), in its own process group.
+"""`exec`: run a shell command in the workspace with `bash -c`, in its own process group.
+
+Not a login shell: no profile or rc file runs, so a command starts the same on every
+machine and is never held up by what a profile does (a version manager's rehash lock).
 
 The whole group is killed on timeout, on abort (the task is cancelled) and, once the shell
 has exited, to reap background children that would otherwise hold the output pipe open.
@@ -86,13 +89,13 @@ def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
 async def run_command(
     command: str, *, cwd: str, timeout_sec: float, max_output_chars: int
 ) -> ExecOutcome:
-    """Run `command` with `bash -lc` in `cwd`; cancellation kills its process group."""
+    """Run `command` with `bash -c` in `cwd`; cancellation kills its process group."""
     bash = shutil.which("bash") or "/bin/bash"
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     transport, protocol = await loop.subprocess_exec(
         lambda: _ExitProtocol(2**16, loop),
-        bash, "-lc", command,
+        bash, "-c", command,
         cwd=cwd,
         env=exec_environment(),
         stdin=asyncio.subprocess.DEVNULL,
