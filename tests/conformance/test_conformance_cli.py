@@ -30,10 +30,24 @@ def test_stdin_input_and_check_mode(tmp_path: Path) -> None:
     lines = "\n".join(json.dumps(c) for c in (case, wrong)) + "\n"
     proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run", "--check"],
                           input=lines, capture_output=True, text=True, timeout=60)
-    out = proc.stdout.strip().splitlines()
-    assert json.loads(out[0]) == {"id": "x1", "ok": True, "result": True}
-    assert out[-1] == "1 passed, 1 failed"
+    out = [json.loads(line) for line in proc.stdout.splitlines()]  # nothing but JSON lines
+    assert out == [{"id": "x1", "ok": True, "result": True},
+                   {"id": "x2", "ok": True, "result": True}]
+    assert proc.stderr.strip().splitlines()[-1] == "1 passed, 1 failed"
+    assert "mismatch x2" in proc.stderr
     assert proc.returncode == 1
+
+
+def test_check_mode_all_passing_keeps_stdout_pure_json_lines() -> None:
+    case = {"id": "y1", "fn": "isSubagentSessionKey", "args": ["agent:main:main"],
+            "expect": {"ok": True, "result": False}}
+    proc = subprocess.run([sys.executable, "-m", "clawharness", "conformance", "run", "--check"],
+                          input=json.dumps(case) + "\n", capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
+        {"id": "y1", "ok": True, "result": False}]
+    assert proc.stderr.strip() == "1 passed, 0 failed"
 
 
 def test_malformed_input_line_is_a_clear_error(tmp_path: Path) -> None:

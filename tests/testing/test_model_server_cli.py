@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import selectors
 import signal
 import subprocess
@@ -13,6 +15,8 @@ import httpx
 import pytest
 
 PYTHON = sys.executable
+STARTUP = re.compile(r"listening on (?P<url>http://127\.0\.0\.1:\d+) "
+                     r"\(provider baseUrl: (?P<base>\S+?)\)")
 
 
 def _start(*args: str) -> subprocess.Popen[str]:
@@ -46,9 +50,14 @@ def test_cli_serves_the_script_and_exits_cleanly_on_signal(tmp_path: Path, stop_
     proc = _start("--script", str(script), "--port", "0", "--log", str(log))
     try:
         line = _first_line(proc)
-        assert line.startswith("listening http://127.0.0.1:")
-        url = line.split(" ", 1)[1]
-        answer = httpx.post(f"{url}/v1/chat/completions", timeout=10,
+        found = STARTUP.fullmatch(line)
+        assert found is not None, line
+        url, base_url = found["url"], found["base"]
+        assert base_url == f"{url}/v1"  # what a provider's `baseUrl` must be
+        assert proc.stdout is not None  # printed with the first line, maybe buffered with it
+        assert proc.stdout.readline().strip() == (
+            f"an anthropic-messages provider uses baseUrl {url} (its SDK adds /v1 itself)")
+        answer = httpx.post(f"{base_url}/chat/completions", timeout=10,
                             json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
         proc.send_signal(stop_signal)
         code = proc.wait(timeout=15)
@@ -79,3 +88,13 @@ def test_cli_refuses_a_non_loopback_host(tmp_path: Path):
     _, err = proc.communicate(timeout=30)
 
     assert proc.returncode == 2 and "loopback" in err
+
+
+def test_help_describes_the_script_format_and_points_to_the_doc() -> None:
+    proc = subprocess.run([PYTHON, "-m", "clawharness", "model-server", "--help"],
+                          capture_output=True, text=True, timeout=30, check=True,
+                          env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    text = " ".join(proc.stdout.split())
+    for words in ('"responses"', '"text"', '"tool_calls"', '"match"', '"error"',
+                  "docs/scripted-model.md", "/v1"):
+        assert words in text, f"{words} missing from --help:\n{proc.stdout}"

@@ -3,8 +3,9 @@
 Reads JSON lines in the vectors' input format (`id`, `fn`, `args`, optional `new`,
 `then`, `entry`; an `expect` is ignored unless `--check`), calls the Python
 implementation and prints one `{"id", "ok", "result" | "error"}` line per case in the
-vectors' marker format. With `--check`, compares against each line's `expect` and
-ends with a `N passed, N failed` line (exit 1 on any mismatch).
+vectors' marker format. With `--check`, compares against each line's `expect`: each
+mismatch and the closing `N passed, N failed` line go to stderr, so stdout stays pure
+JSON lines (exit 1 on any mismatch).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def register(app: typer.Typer) -> None:
     @group.command("run")
     def run(
         file: Annotated[Path | None, typer.Argument(help="JSON lines; stdin when omitted.")] = None,
-        check: Annotated[bool, typer.Option("--check", help="Compare with each line's expect.")] = False,
+        check: Annotated[bool, typer.Option(
+            "--check", help="Compare with each line's expect; the summary goes to stderr.")] = False,
     ) -> None:
         """Run every case and print its outcome as a JSON line."""
         stream = file.open(encoding="utf-8") if file is not None else sys.stdin
@@ -58,7 +60,9 @@ def register(app: typer.Typer) -> None:
             if file is not None:
                 stream.close()
         if check:
-            sys.stdout.write(f"{passed} passed, {failed} failed\n")
+            sys.stdout.flush()
+            colour = "red" if failed else "green"
+            err_console.print(f"[{colour}]{passed} passed, {failed} failed[/]", highlight=False)
             if failed:
                 raise typer.Exit(1)
 

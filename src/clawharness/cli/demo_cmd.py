@@ -4,6 +4,12 @@ Starts the scripted model server on loopback, writes a config pointing the `scri
 provider at it, and runs a short multi-turn session through the whole host path (the
 built-in runtime, the real OpenAI SDK over HTTP, host tools, tool policy, the SQLite
 transcript), then shows the transcript and a search over it.
+
+With `--state-dir` the config, the SQLite store and the workspace stay there afterwards
+(`scripts/demo.sh` uses `.demo/` in the checkout) and the demo ends with the commands
+that look at them; a second run resets the demo session (its earlier transcript stays
+in the store, unsearchable). Without it everything lives in a temporary directory that
+is removed on exit, and the demo says so.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ DEMO_SCRIPT: dict[str, Any] = {
 }
 
 DEMO_TURNS = ("hello there", "please take a note for me", "what is in my note?")
+DEMO_SESSION = "agent:main:demo"
 
 
 async def run_demo(state_dir: Path, *, quiet: bool = False) -> list[Any]:
@@ -45,29 +52,38 @@ async def run_demo(state_dir: Path, *, quiet: bool = False) -> list[Any]:
     from clawharness.testing import ScriptedModelServer
 
     results = []
+    state_dir = state_dir.absolute()
     async with ScriptedModelServer(DEMO_SCRIPT) as server:
         config_path = state_dir / "config.json5"
+        # the store's place is in the config, so `--config <this file>` alone finds it later
         config_path.write_text(json.dumps({
             "models": {"providers": {"scripted": {
                 "baseUrl": server.base_url_openai, "api": "openai-responses", "apiKey": "offline-demo",
                 "models": [{"id": "demo-model"}]}}},
             "agents": {"defaults": {"model": "scripted/demo-model",
                                     "workspace": str(state_dir / "workspace")}},
+            "store": {"url": str(state_dir / "clawharness.db")},
         }, indent=2))
         env = {"CLAWHARNESS_STATE_DIR": str(state_dir)}
         async with Host.from_config(config_path, env=env) as host:
+            if await host.store.get_session(DEMO_SESSION) is not None:
+                await host.reset_session(DEMO_SESSION)  # each run starts a fresh transcript
+                if not quiet:
+                    console.print(f"[dim]reset {DEMO_SESSION} from the last run (its transcript "
+                                  "stays in the store, no longer shown or searchable)[/]",
+                                  highlight=False)
             for text in DEMO_TURNS:
                 if not quiet:
                     console.print(f"[bold cyan]you[/]  {text}", highlight=False)
-                result = await host.run_turn("agent:main:demo", text, TurnOptions())
+                result = await host.run_turn(DEMO_SESSION, text, TurnOptions())
                 results.append(result)
                 if not quiet:
                     tools = ", ".join(f"{c['name']}({'ok' if c['ok'] else 'failed'})" for c in result.tool_calls)
                     console.print(f"[bold green]agent[/] {result.text}" + (f"  [dim]tools: {tools}[/]" if tools else ""),
                                   highlight=False)
             if not quiet:
-                entries = await host.history("agent:main:demo")
-                console.print(Panel.fit("transcript of agent:main:demo (SQLite, "
+                entries = await host.history(DEMO_SESSION)
+                console.print(Panel.fit(f"transcript of {DEMO_SESSION} (SQLite, "
                                         f"{host.store.url})", style="bold"))
                 render_transcript(entries)
                 hits = await host.search("note")
@@ -76,9 +92,26 @@ async def run_demo(state_dir: Path, *, quiet: bool = False) -> list[Any]:
     return results
 
 
+def _kept_state_hint(shown_dir: Path) -> str:
+    """The closing note for a demo whose state stays: where, and how to look at it."""
+    config = shown_dir / "config.json5"
+    lines = [
+        f"The demo's config, store and workspace are kept in {shown_dir}/. Look at them with:",
+        f"  clawharness sessions list --config {config}",
+        f"  clawharness sessions show demo --config {config}",
+        f"  clawharness transcript search note --config {config}",
+        f"  cat {shown_dir / 'workspace' / 'notes' / 'todo.md'}",
+        "Its scripted model server stopped with the demo: to run new turns, start one "
+        "(README.md, the five-minute tour).",
+    ]
+    return "\n".join(lines)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("demo")
-    def demo(state_dir: Annotated[Path | None, typer.Option(help="Keep state here (default: a temp dir).")] = None) -> None:
+    def demo(state_dir: Annotated[Path | None, typer.Option(
+            help="Keep the demo's config, store and workspace here (default: a temporary "
+                 "directory, removed on exit).")] = None) -> None:
         """Run a short offline agent session end to end and show its transcript."""
         async def go() -> list[Any]:
             if state_dir is not None:
@@ -91,3 +124,9 @@ def register(app: typer.Typer) -> None:
             console.print("[red]demo turn failed[/]")
             raise typer.Exit(1)
         console.print("[green]demo complete[/]")
+        if state_dir is not None:
+            console.print(_kept_state_hint(state_dir), highlight=False, soft_wrap=True)
+        else:
+            console.print("That store was temporary and is gone now; run "
+                          "`clawharness demo --state-dir DIR` (or `bash scripts/demo.sh`, "
+                          "which keeps .demo/) to keep it.", highlight=False, soft_wrap=True)

@@ -12,20 +12,42 @@ import typer
 if TYPE_CHECKING:
     from clawharness.testing.model_server import ScriptedModelServer
 
-__all__ = ["register"]
+__all__ = ["register", "startup_lines"]
+
+# No square brackets before a letter here: rich would read them as markup.
+_HELP = """Serve scripted OpenAI (Responses, Chat Completions) and Anthropic Messages answers
+on loopback, offline, until Ctrl-C or SIGTERM.
+
+A script is {"responses": (items)}; each item answers one model request, in order:
+{"text": "hi"} | {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]} |
+{"error": {"status": 429, "message": "slow down"}} | {"cut": true}. An item with
+"match": "regex" answers the request whose latest user or tool-result text matches
+(once; always with "repeat": true). "delay_ms" and "usage" shape an answer; a top-level
+"exhausted": "text" (default) or "error" says what comes when the items run out.
+
+Point a provider at the baseUrl printed at start-up: the server URL plus /v1 (an
+"anthropic-messages" provider uses the URL without /v1). The whole format, with
+examples: docs/scripted-model.md.
+"""
+
+
+def startup_lines(url: str) -> list[str]:
+    """What the server prints once it listens: where, and the `baseUrl` providers need."""
+    return [f"listening on {url} (provider baseUrl: {url}/v1)",
+            f"an anthropic-messages provider uses baseUrl {url} (its SDK adds /v1 itself)"]
 
 
 def register(app: typer.Typer) -> None:
     """Add the `model-server` command to `app`."""
 
-    @app.command("model-server")
+    @app.command("model-server", help=_HELP)
     def model_server(
-        script: Path = typer.Option(..., "--script", help="JSON or YAML script file."),
+        script: Path = typer.Option(..., "--script", help="The script: a JSON or YAML file "
+                                    "(format above, in full in docs/scripted-model.md)."),
         host: str = typer.Option("127.0.0.1", "--host", help="A loopback address."),
         port: int = typer.Option(0, "--port", help="0 picks a free port."),
         log: Path | None = typer.Option(None, "--log", help="Append each request as JSON."),
     ) -> None:
-        """Serve scripted OpenAI (Responses, Chat) and Anthropic Messages answers offline."""
         # imported here so other commands do not pay for starlette/uvicorn at startup
         from clawharness.errors import ConfigError
         from clawharness.testing.model_server import ScriptedModelServer
@@ -49,7 +71,8 @@ async def _serve(server: ScriptedModelServer) -> None:
         loop.add_signal_handler(sig, stop.set)
     await server.start()
     try:
-        typer.echo(f"listening {server.url}")
+        for line in startup_lines(server.url):
+            typer.echo(line)
         await stop.wait()
     finally:
         await server.stop()

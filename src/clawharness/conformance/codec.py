@@ -1,6 +1,6 @@
 """Decode and encode the conformance vectors' value markers.
 
-See shared/conformance/README.md: one-key objects such as `{"$undefined": true}` stand in
+See tests/conformance/data/README.md: one-key objects such as `{"$undefined": true}` stand in
 for JavaScript values plain JSON cannot express. Decoding turns them into the Python
 shapes of `clawharness._jsvalue`; encoding turns results back, so results compare as
 JSON, key order included.

@@ -80,6 +80,12 @@ ENTRY_COLS = (
 )
 SEQ_LOCK = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
 MAX_SEQ = "SELECT coalesce(max(seq), 0) FROM transcript_entries WHERE session_id = %s"
+#: an append is the session's latest activity (only while that physical session is current;
+#: `greatest` keeps the time from going back when two hosts' clocks disagree)
+TOUCH_SESSION = (
+    "UPDATE sessions SET updated_at = greatest(updated_at, %s) "
+    "WHERE key = %s AND session_id = %s"
+)
 SELECT_BY_IDEM = (
     f"SELECT {ENTRY_COLS} FROM transcript_entries "
     "WHERE session_id = %s AND idempotency_key = ANY(%s)"
@@ -97,7 +103,9 @@ READ_ALL = (
     "ORDER BY seq"
 )
 
-# newest `window` matches first, then ts_rank over only those (`{where}`: session filter)
+# newest `window` matches first, then ts_rank over only those (`{where}`: session filter),
+# leaving out rows of a physical session their key has replaced (a reset keeps them
+# stored, unsearchable)
 SEARCH = """WITH m AS (
     SELECT e.id, e.session_key, e.session_id, e.seq, e.role, e.text, e.tsv
     FROM transcript_entries e
@@ -106,7 +114,10 @@ SEARCH = """WITH m AS (
 )
 SELECT m.session_key, m.session_id, m.seq, m.role, m.text,
        ts_rank(m.tsv, to_tsquery('simple', %(q)s)) AS score
-FROM m ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
+FROM m
+WHERE NOT EXISTS (SELECT 1 FROM sessions s
+                  WHERE s.key = m.session_key AND s.session_id <> m.session_id)
+ORDER BY score DESC, m.id DESC LIMIT %(limit)s"""
 
 _STATE_COLS = "namespace, key, value, generation, lease_token, lease_expires_at"
 STATE_GET = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = %s AND key = %s"

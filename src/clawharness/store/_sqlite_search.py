@@ -25,6 +25,14 @@ def session_token(session_key: str) -> str:
 
 #: the index lives in the search file, attached to every reading connection as `s`
 _MATCH = "SELECT rowid FROM s.transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid DESC"
+#: the matched rows a search may show: not those of a physical session its key has left
+#: behind (a reset keeps them stored, unsearchable; the index need not know)
+_CURRENT_ROWS = (
+    "SELECT t.id, t.session_key, t.session_id, t.seq, t.role, t.text "
+    "FROM transcript_entries t WHERE t.id IN ({marks}) AND NOT EXISTS ("
+    "SELECT 1 FROM sessions WHERE sessions.key = t.session_key "
+    "AND sessions.session_id <> t.session_id)"
+)
 
 
 class SearchPlan:
@@ -35,7 +43,8 @@ class SearchPlan:
     `window` matching rowids (cheap, FTS5 walks rowids backwards and stops); (2) a term
     found in at least `common_df` entries is "very common" (one bounded OFFSET probe);
     (3) BM25 is computed for the window with only the other terms, whose posting lists
-    are short. A query of only very common terms is ranked newest first.
+    are short. A query of only very common terms is ranked newest first. (4) The hits
+    are read best first, leaving out rows of a physical session their key has replaced.
     """
 
     def __init__(self, terms: Sequence[SearchTerm], session_key: str | None, limit: int,
@@ -76,12 +85,17 @@ class SearchPlan:
             for rowid, bm25 in conn.execute(sql, (text_expr(rare), window[-1])):
                 if rowid in inside:
                     scores[rowid] = -bm25
-        best = sorted(window, key=lambda r: (-scores.get(r, 0.0), -r))[: self.limit]
-        marks = ",".join("?" * len(best))
-        sql = ("SELECT id, session_key, session_id, seq, role, text FROM transcript_entries "
-               f"WHERE id IN ({marks})")
-        rows = {r[0]: r for r in conn.execute(sql, best)}
-        return [
-            SearchHit(r[1], r[2], r[3], r[4], r[5] or "", scores.get(rowid, 0.0))
-            for rowid in best if (r := rows.get(rowid)) is not None
-        ]
+        ranked = sorted(window, key=lambda r: (-scores.get(r, 0.0), -r))
+        hits: list[SearchHit] = []
+        # best first, a slice at a time: the first slice is usually all that is read
+        size, start = self.limit, 0
+        while start < len(ranked) and len(hits) < self.limit:
+            part = ranked[start:start + size]
+            start += size
+            size = min(size * 4, 500)
+            sql = _CURRENT_ROWS.format(marks=",".join("?" * len(part)))
+            rows = {r[0]: r for r in conn.execute(sql, part)}
+            hits.extend(
+                SearchHit(r[1], r[2], r[3], r[4], r[5] or "", scores.get(rowid, 0.0))
+                for rowid in part if (r := rows.get(rowid)) is not None)
+        return hits[: self.limit]

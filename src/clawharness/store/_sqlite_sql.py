@@ -119,6 +119,11 @@ INSERT_ENTRY_ONCE = INSERT_ENTRY + (
     " ON CONFLICT (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING"
 )
 MAX_SEQ = "SELECT max(seq) FROM transcript_entries WHERE session_id = ?"
+#: an append is the session's latest activity (only while that physical session is current;
+#: `max` keeps the time from going back when clocks of two processes disagree)
+TOUCH_SESSION = (
+    "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE key = ? AND session_id = ?"
+)
 #: [session_id, ...] as JSON -> (session_id, max seq): one index seek each
 MAX_SEQ_MANY = (
     "SELECT value, (SELECT max(seq) FROM transcript_entries WHERE session_id = value) "
@@ -253,6 +258,8 @@ def make_append_group(writer: Writer) -> GroupFn:
             seqs[sid] = seq
             results.append((now, marks))
         conn.executemany(INSERT_ENTRY, values)
+        touched = dict.fromkeys((v[0], v[1]) for v in values)
+        conn.executemany(TOUCH_SESSION, [(now, skey, sid) for skey, sid in touched])
         writer.unindexed += len(values)
         return results
 

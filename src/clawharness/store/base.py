@@ -179,7 +179,10 @@ class Store(SyncPluginStateView, Protocol):
 
         One outcome per entry, in order. A new entry's `seq` is one more than the highest
         stored for `session_id`. Content that is not JSON, or an empty role, fails the
-        whole call with StoreError and stores none of it. The session row is not touched.
+        whole call with StoreError and stores none of it. An append is the session's
+        latest activity: the row under `session_key`, while its session id is still
+        `session_id`, gets `updated_at` = now (in the same transaction; nothing else of
+        the row changes, and no row is created).
         """
 
     async def read_entries(
@@ -202,7 +205,10 @@ class Store(SyncPluginStateView, Protocol):
         (AND); a term ending in `*` matches as a prefix. Ranking is BM25-like over the
         newest few thousand matches, so very common terms stay fast (SQLite leaves very
         common terms out of the ranking; a query of only such terms comes newest first).
-        Every entry whose append returned before the call is searchable.
+        Every entry whose append returned before the call is searchable, except the
+        entries of a physical session its key has replaced (a reset: `update_session`
+        with a new `session_id`): those stay stored, readable by their session id, and
+        are never found again. Entries under a key with no session row are found.
         """
 
     # plugin state ----------------------------------------------------------------

@@ -291,6 +291,7 @@ class PostgresStore:
             if rows:
                 async with conn.cursor() as c:
                     await c.executemany(q.INSERT_ENTRY, rows)
+                await conn.execute(q.TOUCH_SESSION, (now, session_key, session_id))
             return out
 
         result: list[AppendOutcome] = await self._run("append_entries", fn)

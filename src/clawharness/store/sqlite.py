@@ -391,6 +391,8 @@ class SqliteStore:
                     continue
                 marks.append(seq)
             seqs[session_id] = seq
+            if any(isinstance(m, int) for m in marks):
+                conn.execute(q.TOUCH_SESSION, (now, session_key, session_id))
             writer.unindexed += len(rows)
             return now, marks
 

@@ -56,7 +56,7 @@ def caps(tmp_path: Path, gate: Gate | None, policy: AskEverything | None = None
 
 def command_params(**extra: Any) -> dict[str, Any]:
     return {"threadId": "th", "turnId": "tu", "itemId": "call_1", "command": "touch x",
-            "cwd": "/work/ws", "reason": "need", **extra}
+            "cwd": "/srv/ws", "reason": "need", **extra}
 
 
 async def decide(tmp_path: Path, gate: Gate | None, method: str, params: dict[str, Any],
