@@ -39,7 +39,7 @@ def test_a_base_url_without_v1_is_pointed_out(tmp_path: Path) -> None:
 
 
 def test_a_turn_timeout_names_the_budget_provider_and_url(tmp_path: Path) -> None:
-    slow = {"responses": [{"match": ".", "text": "late", "delay_ms": 5000}]}
+    slow = {"responses": [{"match": ".", "text": "late", "delay_ms": 3000, "repeat": True}]}
     with scripted_config(tmp_path, slow) as config:
         out = invoke("agent", "--config", str(config), "-m", "hi", "--timeout", "0.5")
         data = json.loads(invoke("agent", "--config", str(config), "-m", "hi", "--timeout",

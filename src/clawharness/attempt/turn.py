@@ -470,7 +470,7 @@ class TurnRunner:
             extra["fallbacks"] = fallbacks
             extra["model"] = str(ref)
         model = attempt.params.model
-        failure = describe_failure(
+        failure = None if result.terminal.kind == "ok" else describe_failure(
             result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),
             runtime=decision.selected_harness_id, builtin=decision.builtin,
             timeout_seconds=timeout)
