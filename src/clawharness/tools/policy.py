@@ -141,7 +141,7 @@ def _merge_also_allow(allow: Sequence[str] | None, also: Sequence[str]) -> tuple
 def _layers(config: ToolsConfig, agent: ToolsConfig | None,
             agent_id: str | None = None) -> list[PolicyLayer]:
     layers: list[PolicyLayer] = []
-    agent_key = f"agents.entries.{agent_id}.tools" if agent_id else "the agent's tools"
+    agent_key = f"agents.entries.{agent_id or '<agent>'}.tools"
     agent_profile = agent.profile if agent and agent.profile else None
     profile = agent_profile or config.profile
     profile_allow = TOOL_PROFILES.get(profile) if profile else None
