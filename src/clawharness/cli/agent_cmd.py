@@ -20,6 +20,7 @@ from clawharness.cli.common import (
     run_async,
 )
 from clawharness.cli.status_cmd import session_explanation
+from clawharness.errors import ClawHarnessError
 from clawharness.harness.explain import explain_selection
 from clawharness.host import Host
 
@@ -78,9 +79,14 @@ def register(app: typer.Typer) -> None:
                 result = await host.run_turn(session, message, opts)
                 why = None
                 if not as_json and result.pinned_harness_id is not None:
-                    # what the config alone would select, to say why the pin decided
-                    report = await host.status(result.session_key)
-                    why = session_explanation(report.sessions[0]) if report.sessions else None
+                    # what the config alone would select, to say why the pin decided; the
+                    # turn is done, so a failure here only shortens the explanation
+                    try:
+                        report = await host.status(result.session_key)
+                    except ClawHarnessError:
+                        report = None
+                    if report is not None and report.sessions:
+                        why = session_explanation(report.sessions[0])
                 if why is None:
                     why = explain_selection(result.runtime, result.selected_reason,
                                             pinned=result.pinned_harness_id,
