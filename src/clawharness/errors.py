@@ -2,6 +2,7 @@
 
     ClawHarnessError
     ├── ConfigError                      config file unreadable, malformed or invalid
+    ├── ConfirmationRequiredError        a destructive command got no yes (no terminal to ask)
     ├── ModelRefError                    a model ref that names no configured model
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
@@ -25,12 +26,15 @@
     │   ├── ProviderRateLimitError
     │   ├── ProviderContextOverflowError
     │   └── ProviderServerError
+    │       ├── ProviderConnectionError  the model server could not be reached
+    │       └── ProviderTimeoutError     the model server did not answer in time
     └── ToolError
         ├── ToolPolicyDeniedError
         ├── ToolApprovalRefusedError
         └── WorkspacePathEscapeError
 
-Every error carries a human message that says what was wrong and where.
+Every error carries a human message that says what was wrong and where; `hint`, when
+set, says what to do about it.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ __all__ = [
     "ClawHarnessError",
     "ConditionalWriteConflict",
     "ConfigError",
+    "ConfirmationRequiredError",
     "HarnessError",
     "InvalidSessionKeyError",
     "MissingAgentHarnessError",
@@ -57,10 +62,12 @@ __all__ = [
     "PluginApiFloorError",
     "PluginError",
     "ProviderAuthError",
+    "ProviderConnectionError",
     "ProviderContextOverflowError",
     "ProviderError",
     "ProviderRateLimitError",
     "ProviderServerError",
+    "ProviderTimeoutError",
     "RuntimeArtifactMismatchError",
     "SessionBusyError",
     "SessionError",
@@ -80,6 +87,8 @@ class ClawHarnessError(Exception):
 
     #: a stable machine-readable name, used in `--json` error output
     code: str = "error"
+    #: what to do about it, when that is known (the CLI shows it under the message)
+    hint: str | None = None
 
 
 class ConfigError(ClawHarnessError):
@@ -112,6 +121,14 @@ class ConfigError(ClawHarnessError):
         self.key_path = key_path if key_path is not None else (found[0].key_path or None)
         super().__init__(render_problems(found, source))
         self.detail = found[0].message
+
+
+class ConfirmationRequiredError(ClawHarnessError):
+    code = "confirmation_required"
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 class ModelRefError(ClawHarnessError):
@@ -156,6 +173,9 @@ class AgentHarnessNotRegisteredError(HarnessError):
     def __init__(self, harness_id: str):
         super().__init__(f'Requested agent harness "{harness_id}" is not registered.')
         self.harness_id = harness_id
+        self.hint = (f'install and enable the plugin that provides "{harness_id}" '
+                     f"(plugins.entries.<plugin>.enabled: true); `clawharness status` lists "
+                     "the registered harnesses")
 
 
 MissingAgentHarnessError = AgentHarnessNotRegisteredError
@@ -221,11 +241,19 @@ class PluginApiFloorError(PluginError):
 
 
 class ProviderError(ClawHarnessError):
+    """A model transport failed. `provider`, `model` and `url` say which endpoint, once
+    known (`clawharness.providers.diagnostics.locate_provider_error` fills them in)."""
+
     code = "provider_error"
 
-    def __init__(self, message: str, *, status: int | None = None):
+    def __init__(self, message: str, *, status: int | None = None, provider: str | None = None,
+                 model: str | None = None, url: str | None = None, hint: str | None = None):
         super().__init__(message)
         self.status = status
+        self.provider = provider
+        self.model = model
+        self.url = url
+        self.hint = hint
 
 
 class ProviderAuthError(ProviderError):
@@ -244,12 +272,25 @@ class ProviderServerError(ProviderError):
     code = "server_error"
 
 
+class ProviderConnectionError(ProviderServerError):
+    code = "provider_unreachable"
+
+
+class ProviderTimeoutError(ProviderServerError):
+    code = "provider_timeout"
+
+
 class ToolError(ClawHarnessError):
     code = "tool_error"
 
 
 class ToolPolicyDeniedError(ToolError):
     code = "tool_denied"
+
+    def __init__(self, message: str, *, rule: str | None = None):
+        super().__init__(message)
+        #: the config key path of the rule that refused the tool
+        self.rule = rule
 
 
 class ToolApprovalRefusedError(ToolError):

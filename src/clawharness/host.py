@@ -30,6 +30,7 @@ from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEn
 
 if TYPE_CHECKING:
     from clawharness.harness.status import SessionPin, StatusReport
+    from clawharness.models.catalog import ModelCatalog
 
 __all__ = ["Host", "TurnResult"]
 
@@ -198,6 +199,16 @@ class Host:
                          for p in self.plugins.load().failed)
         return StatusReport(report.agents, report.sessions, report.harnesses,
                             report.warnings + problems + tuple(self.loaded.warnings))
+
+    async def model_catalog(self, agent_id: str | None = None) -> ModelCatalog:
+        """The configured models as `agent_id` (else the default agent) sees them, each
+        with its effective runtime (`clawharness models list`)."""
+        from clawharness.models.catalog import build_model_catalog
+
+        return build_model_catalog(
+            self.config, self.plugins.registry, agent_id=agent_id or self.default_agent_id(),
+            env=self.env, provider_routes=self.plugins.registrations.provider_routes(),
+            extra_providers=tuple(self.plugins.providers))
 
     async def session_pins(self) -> list[SessionPin]:
         """Every session's persisted runtime ownership (for doctor's stale-pin check)."""

@@ -75,9 +75,9 @@ def test_sessions_reset_and_delete(config_file: Path) -> None:
     invoke("agent", "--config", str(config_file), "--session", "gone", "-m", "hello")
     reset = json.loads(invoke("sessions", "reset", "gone", "--config", str(config_file), "--json").stdout)
     assert reset["sessionKey"] == "agent:main:gone"
-    deleted = invoke("sessions", "delete", "gone", "--config", str(config_file), "--json")
-    assert json.loads(deleted.stdout) == {"deleted": True}
-    again = invoke("sessions", "delete", "gone", "--config", str(config_file))
+    deleted = invoke("sessions", "delete", "gone", "--config", str(config_file), "--json", "--yes")
+    assert json.loads(deleted.stdout) == {"deleted": True, "sessionKey": "agent:main:gone"}
+    again = invoke("sessions", "delete", "gone", "--config", str(config_file), "--yes")
     assert again.exit_code == 1
 
 

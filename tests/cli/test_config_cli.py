@@ -183,7 +183,7 @@ def test_config_set_refuses_an_invalid_value_and_changes_nothing(tmp_path: Path)
     assert refused["ok"] is False and refused["written"] is False
     assert refused["problems"][0]["keyPath"] == "tools.profile"
     text = invoke("config", "set", "gateway.port", "99999", "-c", str(path))
-    assert text.exit_code == 1 and "refused" in text.stderr and "gateway.port" in text.stderr
+    assert text.exit_code == 1 and "was not changed" in text.stderr and "gateway.port" in text.stderr
     through = invoke("config", "set", "tools.profile.x", "1", "-c", str(path))
     assert through.exit_code == 1 and "not an object" in through.stderr
     assert path.read_text() == original
@@ -265,8 +265,9 @@ def test_exec_is_refused_under_minimal_and_a_misspelled_profile_refuses_to_start
     minimal = agent_config(tmp_path, exec_server, "minimal")
     ran = invoke("agent", "--config", str(minimal), "--json", "-m", "run it")
     assert ran.exit_code == 0, everything(ran)
-    assert json.loads(ran.stdout.strip().splitlines()[-1])["toolCalls"] == [
-        {"name": "exec", "ok": False}]
+    [call] = json.loads(ran.stdout.strip().splitlines()[-1])["toolCalls"]
+    assert call["name"] == "exec" and call["ok"] is False
+    assert '"minimal"' in call["error"] and "tools.profile" in call["error"]
     misspelled = agent_config(tmp_path, exec_server, "minimall")
     refused = invoke("agent", "--config", str(misspelled), "--json", "-m", "run it")
     assert refused.exit_code == 1

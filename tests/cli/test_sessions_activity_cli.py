@@ -79,6 +79,6 @@ def test_after_reset_search_no_longer_finds_the_old_transcript(config_file: Path
 def test_after_delete_search_finds_nothing_under_the_key(config_file: Path) -> None:
     turn(config_file, "work", "buy milk")
     turn(config_file, "home", "milk at home")
-    assert run_json(config_file, "sessions", "delete", "work") == {"deleted": True}
+    assert run_json(config_file, "sessions", "delete", "work", "--yes") == {"deleted": True, "sessionKey": "agent:main:work"}
     hits = run_json(config_file, "transcript", "search", "milk")
     assert hits and {h["sessionKey"] for h in hits} == {"agent:main:home"}

@@ -97,7 +97,9 @@ def test_status_json_shape() -> None:
         "legacyRef": False, "error": None,
     }
     session = data["sessions"][0]
-    assert set(session) == {"sessionKey", "agentId", "pinnedHarnessId", "runtimeOverride", "model"}
+    assert set(session) == {"sessionKey", "agentId", "pinnedHarnessId", "runtimeOverride", "model",
+                            "withoutPin"}
+    assert session["withoutPin"] is None  # no pin, so nothing differs from `model`
 
 
 def test_agents_filter_and_unparseable_refs() -> None:

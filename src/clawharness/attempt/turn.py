@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._ids import new_id
 from clawharness._jsvalue import UNDEFINED
+from clawharness.attempt.failure import describe_failure
 from clawharness.attempt.finalize import (
     IncompleteTurnError,
     SettledTurnFinalized,
@@ -32,6 +33,8 @@ from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, 
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.providers.diagnostics import endpoint_url
+from clawharness.providers.registry import resolve_api
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror
 from clawharness.store.base import SessionRecord, Store
@@ -84,21 +87,37 @@ class TurnResult:
     #: what the user should know about how the turn ran (e.g. a native session was gone)
     warnings: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: what else is known about `error`, JSON-keyed: `type`, `provider`, `model`, `url`,
+    #: `runtime`, `hint`, ... (see `clawharness.attempt.failure`)
+    error_details: Mapping[str, Any] | None = None
+    #: the harness the session was pinned to when the turn started (None on its first)
+    pinned_harness_id: str | None = None
+
+    @property
+    def error_type(self) -> str | None:
+        """The failure's stable code (`provider_unreachable`, `timeout`, ...)."""
+        if self.error is None:
+            return None
+        return str((self.error_details or {}).get("type") or "turn_failed")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "sessionKey": self.session_key,
             "sessionId": self.session_id,
             "runId": self.run_id,
             "runtime": self.runtime,
             "selectedReason": self.selected_reason,
+            "pinnedHarnessId": self.pinned_harness_id,
             "terminal": self.terminal,
             "text": self.text,
             "toolCalls": list(self.tool_calls),
             "usage": self.usage,
-            **({"error": self.error} if self.error else {}),
             **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
+        if self.error is not None:
+            details = {k: v for k, v in (self.error_details or {}).items() if k != "type"}
+            out["error"] = {"type": self.error_type, "message": self.error, **details}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +322,7 @@ class TurnRunner:
                     break
             assert attempt is not None and record is not None
             return await self._conclude(attempt, record, session_key, key.agent_id, message,
-                                        started, fallbacks)
+                                        started, fallbacks, pinned=pinned, timeout=timeout)
 
     async def _attempt(self, index: int, agent_id: str, session_key: str,
                        record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
@@ -423,7 +442,8 @@ class TurnRunner:
 
     async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
                         agent_id: str, message: str, started: float,
-                        fallbacks: list[dict[str, Any]]) -> TurnResult:
+                        fallbacks: list[dict[str, Any]], *, pinned: str | None,
+                        timeout: float | None) -> TurnResult:
         """Pin, finalize when needed, start side effects, and shape the turn's result."""
         plugins = self._host.plugins
         decision, result, ref = attempt.decision, attempt.result, attempt.ref
@@ -439,7 +459,9 @@ class TurnRunner:
                                                  attempt.observer, attempt.mirror)
         silent = plugins.is_silent(text)
         tool_calls = tuple(
-            {"name": m.get("toolName"), "ok": not m.get("isError")} for m in result.tool_metas
+            {"name": m.get("toolName"), "ok": not m.get("isError"),
+             **({"error": m["error"]} if m.get("isError") and m.get("error") else {})}
+            for m in result.tool_metas
         )
         run_id = attempt.params.run_id
         plugins.after_turn({
@@ -456,14 +478,21 @@ class TurnRunner:
         if fallbacks:
             extra["fallbacks"] = fallbacks
             extra["model"] = str(ref)
+        model = attempt.params.model
+        failure = None if result.terminal.kind == "ok" else describe_failure(
+            result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),
+            runtime=decision.selected_harness_id, builtin=decision.builtin,
+            timeout_seconds=timeout)
         return TurnResult(
             session_key=session_key, session_id=record.session_id, run_id=run_id,
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
-            tool_calls=tool_calls, usage=result.attempt_usage, error=result.terminal.error,
+            tool_calls=tool_calls, usage=result.attempt_usage,
+            error=failure.message if failure else result.terminal.error,
             payloads=() if silent or not text else ({"text": text},),
             duration_ms=(time.perf_counter() - started) * 1000,
             warnings=tuple(result.warnings), extra=extra,
+            error_details=failure.details if failure else None, pinned_harness_id=pinned,
         )
 
     async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,

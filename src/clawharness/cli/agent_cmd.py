@@ -13,6 +13,7 @@ from rich.markup import escape
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.cli.common import (
     ConfigOption,
+    ErrorReport,
     JsonOption,
     console,
     err_console,
@@ -20,19 +21,35 @@ from clawharness.cli.common import (
     print_json,
     run_async,
 )
+from clawharness.cli.status_cmd import session_explanation
+from clawharness.errors import ClawHarnessError
+from clawharness.harness.explain import explain_selection
 from clawharness.host import Host
 
-__all__ = ["register"]
+__all__ = ["register", "turn_error"]
+
+
+def turn_error(result: TurnResult) -> ErrorReport | None:
+    """The error envelope of a turn that did not end `ok` (None when it did)."""
+    if result.terminal == "ok":
+        return None
+    details = {k: v for k, v in (result.error_details or {}).items() if k != "type"}
+    return ErrorReport(result.error_type or result.terminal,
+                       result.error or f"the turn ended {result.terminal}", details)
 
 
 def register(app: typer.Typer) -> None:
     @app.command("agent")
     def agent(
-        message: Annotated[str, typer.Option("--message", "-m", help="The user message.")],
+        message: Annotated[str, typer.Option("--message", "-m", metavar="TEXT",
+                                             help="The user message.")],
         config: ConfigOption = None,
-        session: Annotated[str | None, typer.Option("--session", "-s", help="Session key or name.")] = None,
-        model: Annotated[str | None, typer.Option("--model", help="Model ref, e.g. openai/gpt-5.")] = None,
-        timeout: Annotated[float | None, typer.Option(help="Give up after N seconds.")] = None,
+        session: Annotated[str | None, typer.Option("--session", "-s", metavar="KEY",
+                                                    help="Session key or name.")] = None,
+        model: Annotated[str | None, typer.Option("--model", metavar="REF",
+                                                  help="Model ref, e.g. openai/gpt-5.")] = None,
+        timeout: Annotated[float | None, typer.Option(metavar="SECONDS",
+                                                      help="Give up after N seconds.")] = None,
         as_json: JsonOption = False,
     ) -> None:
         """Run one agent turn. Continuing the same --session continues the conversation."""
@@ -47,7 +64,7 @@ def register(app: typer.Typer) -> None:
                     sys.stdout.flush()
                 streamed[:] = [text]
 
-        async def go() -> TurnResult:
+        async def go() -> tuple[TurnResult, str]:
             from clawharness.harness.user_input_delivery import TerminalUserInputChannel
             from clawharness.tools.approvals import TerminalApprovalGate
 
@@ -61,17 +78,29 @@ def register(app: typer.Typer) -> None:
                 opts = TurnOptions(model=model, on_partial_reply=on_partial, abort=abort,
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())
-                return await host.run_turn(session, message, opts)
+                result = await host.run_turn(session, message, opts)
+                why = None
+                if not as_json and result.pinned_harness_id is not None:
+                    # what the config alone would select, to say why the pin decided; the
+                    # turn is done, so a failure here only shortens the explanation
+                    try:
+                        report = await host.status(result.session_key)
+                    except ClawHarnessError:
+                        report = None
+                    if report is not None and report.sessions:
+                        why = session_explanation(report.sessions[0])
+                if why is None:
+                    why = explain_selection(result.runtime, result.selected_reason,
+                                            pinned=result.pinned_harness_id,
+                                            session_key=result.session_key)
+                return result, why
 
-        result = run_async(go, as_json=as_json)
+        result, why = run_async(go, as_json=as_json)
+        error = turn_error(result)
         if as_json:
-            if result.terminal == "failed":
-                print_json({"error": {"type": "turn_failed", "message": result.error or "failed"},
-                            **result.to_json()})
-                raise typer.Exit(1)
+            if error is not None:
+                raise fail(error, as_json=True, extra=result.to_json())
             print_json(result.to_json())
-            if result.terminal != "ok":
-                raise typer.Exit(1)
             return
         if streamed:
             sys.stdout.write("\n")
@@ -80,9 +109,12 @@ def register(app: typer.Typer) -> None:
         for call in result.tool_calls:
             mark = "[green]ok[/]" if call["ok"] else "[red]failed[/]"
             console.print(f"[dim]tool[/] {call['name']} {mark}", highlight=False)
+            if not call["ok"] and call.get("error"):
+                console.print(f"  [dim]{escape(str(call['error']))}[/]", highlight=False)
         for warning in result.warnings:
             err_console.print("[yellow]warning[/] " + escape(warning), highlight=False)
-        console.print(f"[dim]{result.session_key} · runtime {result.runtime} ({result.selected_reason}) · "
-                      f"{result.terminal} · {result.duration_ms:.0f} ms[/]", highlight=False)
-        if result.terminal != "ok":
-            raise fail(RuntimeError(result.error or result.terminal), as_json=False)
+        console.print(f"[dim]{result.session_key} · {result.terminal} · "
+                      f"{result.duration_ms:.0f} ms[/]", highlight=False)
+        console.print(f"[dim]{escape(why)}[/]", highlight=False)
+        if error is not None:
+            raise fail(error, as_json=False)

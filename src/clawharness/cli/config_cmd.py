@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from clawharness.cli.common import ConfigOption, JsonOption, console, err_console, fail, print_json
+from clawharness.cli.common import (
+    ConfigOption,
+    ErrorReport,
+    JsonOption,
+    console,
+    err_console,
+    fail,
+    print_json,
+)
 from clawharness.config.editing import (
     ConfigEditRefused,
     describe_value_for_cli,
@@ -67,21 +75,37 @@ def _validate(config: str | None, as_json: bool) -> None:
     report = validate_config(decoded.raw, source=str(path), scan=decoded.scan, env=os.environ)
     errors, warnings = report.errors, report.warnings
     if as_json:
-        print_json({"ok": not errors, "path": str(path),
-                    "problems": [p.as_json() for p in errors],
-                    "warnings": [p.as_json() for p in warnings]})
+        body = {"ok": not errors, "path": str(path),
+                "problems": [p.as_json() for p in errors],
+                "warnings": [p.as_json() for p in warnings]}
+        if errors:
+            raise fail(_invalid_report(errors, path), as_json=True, extra=body)
+        print_json(body)
     else:
         _print_problems([*errors, *warnings], str(path))
         if errors:
-            err_console.print(f"[bold red]invalid[/] {escape(str(path))}: "
-                              f"{_count(errors, 'error')}, {_count(warnings, 'warning')}",
-                              highlight=False, soft_wrap=True)
+            raise fail(_invalid_report(errors, path), as_json=False)
         else:
             console.print(f"[green]valid[/] {escape(str(path))}"
                           + (f" ({_count(warnings, 'warning')})" if warnings else ""),
                           highlight=False, soft_wrap=True)
     if errors:
         raise typer.Exit(1)
+
+
+def _invalid_report(problems: Sequence[ConfigProblem], path: Path,
+                    refused: str | None = None) -> ErrorReport:
+    """The CLI-wide error envelope for a config with errors; the list rides beside it."""
+    first = problems[0] if problems else None
+    head = f"{path}: {_count(problems, 'error')}"
+    if first is not None:
+        head += f"; first: {first.key_path or '(top level)'}: {first.message}"
+    if refused is not None:
+        head = f"{refused} was not changed ({path} is as it was); {head}"
+    details: dict[str, Any] = {"file": str(path)}
+    if first is not None and first.key_path:
+        details["keyPath"] = first.key_path
+    return ErrorReport("config_invalid", head, details)
 
 
 def _target(config: str | None) -> Path:
@@ -127,13 +151,14 @@ def register(app: typer.Typer) -> None:
             outcome = edit_config(target, key_path, parsed)
         except ConfigEditRefused as exc:
             if as_json:
-                print_json({"ok": False, "path": str(target), "written": False,
-                            "problems": [p.as_json() for p in exc.problems], "warnings": []})
+                raise fail(_invalid_report(exc.problems, target, refused=key_path), as_json=True,
+                           extra={"ok": False, "path": str(target), "written": False,
+                                  "problems": [p.as_json() for p in exc.problems],
+                                  "warnings": []}) from None
             else:
                 _print_problems(exc.problems, str(target))
-                err_console.print(f"[bold red]refused[/]: {escape(key_path)} was not changed; "
-                                  f"{escape(str(target))} is as it was", highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from None
+                raise fail(_invalid_report(exc.problems, target, refused=key_path),
+                           as_json=False) from None
         except ConfigError as exc:
             raise fail(exc, as_json=as_json) from None
         if as_json:

@@ -8,9 +8,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from clawharness.cli.common import ConfigOption, JsonOption, console, fail, print_json
+from clawharness.cli.common import ConfigOption, JsonOption, console, fail, new_table, print_json
 from clawharness.config.doctor import (
     Finding,
     apply_fixes,
@@ -89,9 +88,7 @@ def _render(outcome: DoctorOutcome) -> None:
     if not outcome.findings:
         console.print("[green]no problems found[/]")
         return
-    table = Table(title="doctor findings")
-    for column in ("Severity", "Code", "Where", "Problem", "Fix"):
-        table.add_column(column)
+    table = new_table("Severity", "Code", "Where", "Problem", "Fix", title="doctor findings")
     colors = {"error": "red", "warning": "yellow", "info": "blue"}
     for f in outcome.findings:
         table.add_row(f"[{colors[f.severity]}]{f.severity}[/]", f.code, f.path, f.message,

@@ -7,10 +7,12 @@ assembles them. Every command reaches the core through `clawharness.host.Host`.
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
+from typing import Annotated
 
 import typer
 
-__all__ = ["app"]
+__all__ = ["app", "version_text"]
 
 app = typer.Typer(
     name="clawharness",
@@ -18,7 +20,33 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # every command and group inherits these from the root context
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def version_text() -> str:
+    """`clawharness X.Y.Z`: the installed distribution's version."""
+    try:
+        version = metadata.version("clawharness")
+    except metadata.PackageNotFoundError:  # running from a source tree, not installed
+        from clawharness import __version__ as version
+    return f"clawharness {version}"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", is_eager=True, callback=_print_version,
+        help="Print the version and exit.")] = False,
+) -> None:
+    pass
 
 #: command modules, each with `register(app: typer.Typer) -> None`
 COMMAND_MODULES = (
@@ -26,6 +54,7 @@ COMMAND_MODULES = (
     "clawharness.cli.sessions_cmd",
     "clawharness.cli.agent_cmd",
     "clawharness.cli.status_cmd",
+    "clawharness.cli.models_cmd",
     "clawharness.cli.doctor_cmd",
     "clawharness.cli.model_server_cmd",
     "clawharness.cli.conformance_cmd",

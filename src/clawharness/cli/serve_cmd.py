@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         """Serve the gateway protocol so `openclaw agent`, `openclaw tui` ... can drive turns."""
         import asyncio
 
-        from clawharness.cli.common import err_console
+        from clawharness.cli.common import err_console, fail
         from clawharness.errors import ClawHarnessError
         from clawharness.gateway.run import serve_gateway
 
@@ -41,8 +41,7 @@ def register(app: typer.Typer) -> None:
                                       tick_interval_ms=tick_interval_ms,
                                       announce=lambda line: typer.echo(line)))
         except ClawHarnessError as exc:
-            err_console.print(f"[bold red]error[/]: {exc}", highlight=False)
-            raise typer.Exit(1) from None
+            raise fail(exc, as_json=False) from None
         except OSError as exc:
             err_console.print(f"[bold red]error[/]: cannot listen: {exc.strerror or exc}",
                               highlight=False)

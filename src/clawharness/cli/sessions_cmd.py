@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
+from clawharness.cli.common import (
+    ConfigOption,
+    JsonOption,
+    console,
+    new_table,
+    print_json,
+    run_async,
+)
+from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
 from clawharness.store.base import SessionRecord, TranscriptEntry
 
 __all__ = ["register"]
+
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+
+#: how much of a hit's text a search table shows
+SNIPPET_CHARS = 100
+
+
+def _snippet(text: str | None) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS - 1] + "…"
 
 
 def _when(ts: float) -> str:
@@ -48,7 +66,10 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json([session_json(r) for r in records])
             return
-        table = Table("session key", "session id", "model", "runtime", "updated")
+        if not records:
+            console.print("no sessions yet: `clawharness agent -m TEXT` starts one")
+            return
+        table = new_table("session key", "session id", "model", "runtime", "updated")
         for r in records:
             table.add_row(r.key, r.session_id[:8], r.model_ref or "-", r.agent_harness_id or "-", _when(r.updated_at))
         console.print(table)
@@ -81,18 +102,34 @@ def register(app: typer.Typer) -> None:
             console.print(f"[green]reset[/] {record.key} -> new session id {record.session_id}", highlight=False)
 
     @sessions.command("delete")
-    def delete_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False) -> None:
-        """Delete a session and its transcript."""
-        async def go() -> bool:
+    def delete_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False,
+                   yes: YesOption = False) -> None:
+        """Delete a session and its transcript (asks first; --yes skips the question)."""
+        def confirmed(record: SessionRecord) -> bool:
+            if yes:
+                return True
+            if not sys.stdin.isatty():
+                raise ConfirmationRequiredError(
+                    f"not deleting {record.key}: stdin is not a terminal, so nobody can "
+                    "confirm", hint=f"pass --yes to delete it: clawharness sessions delete "
+                    f"{key} --yes")
+            return typer.confirm(f"Delete session {record.key} and its transcript?",
+                                 default=False, err=True)
+
+        async def go() -> tuple[SessionRecord, bool]:
             async with Host.from_config(config) as host:
-                return await host.delete_session(key)
-        deleted = run_async(go, as_json=as_json)
+                record = await host.get_session(key)
+                if not confirmed(record):
+                    return record, False
+                return record, await host.delete_session(record.key)
+        record, deleted = run_async(go, as_json=as_json)
         if as_json:
-            print_json({"deleted": deleted})
+            print_json({"deleted": deleted, "sessionKey": record.key})
         elif deleted:
-            console.print(f"[green]deleted[/] {key}", highlight=False)
+            console.print(f"[green]deleted[/] {record.key}", highlight=False)
         else:
-            console.print(f"[yellow]no such session[/] {key}", highlight=False)
+            console.print(f"[yellow]kept[/] {record.key}", highlight=False)
+        if not deleted:
             raise typer.Exit(1)
 
     @transcript.command("search")
@@ -108,9 +145,13 @@ def register(app: typer.Typer) -> None:
             print_json([{"sessionKey": h.session_key, "sessionId": h.session_id, "seq": h.seq,
                          "role": h.role, "text": h.text, "score": h.score} for h in hits])
             return
-        table = Table("session key", "seq", "role", "text")
+        if not hits:
+            where = f" in {session}" if session else ""
+            console.print(f"no matches for {query!r}{where}", highlight=False)
+            return
+        table = new_table("session key", "seq", "role", "text")
         for h in hits:
-            table.add_row(h.session_key, str(h.seq), h.role, (h.text or "").replace("\n", " ")[:100])
+            table.add_row(h.session_key, str(h.seq), h.role, _snippet(h.text))
         console.print(table)
 
     app.add_typer(sessions, name="sessions")

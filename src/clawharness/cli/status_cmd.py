@@ -6,14 +6,22 @@ import asyncio
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from clawharness.cli.common import ConfigOption, JsonOption, console, err_console, fail, print_json
+from clawharness.cli.common import (
+    ConfigOption,
+    JsonOption,
+    console,
+    err_console,
+    fail,
+    new_table,
+    print_json,
+)
 from clawharness.errors import ClawHarnessError
-from clawharness.harness.status import StatusReport
+from clawharness.harness.explain import UnpinnedSelection, explain_selection
+from clawharness.harness.status import SessionStatus, StatusReport
 from clawharness.host import Host
 
-__all__ = ["register", "status_report"]
+__all__ = ["register", "session_explanation", "status_report"]
 
 SessionOption = Annotated[
     str | None, typer.Option("--session", help="Also show this session key's runtime.")
@@ -28,10 +36,21 @@ def status_report(config_path: str | None, session: str | None) -> StatusReport:
     return asyncio.run(go())
 
 
+def session_explanation(session: SessionStatus) -> str | None:
+    """Why the session runs where it does, in words (None when selection fails)."""
+    row = session.model
+    if row is None or row.runtime is None or row.reason is None:
+        return None
+    free = session.without_pin
+    unpinned = (UnpinnedSelection(free.runtime, free.reason)
+                if free is not None and free.runtime and free.reason else None)
+    return explain_selection(row.runtime, row.reason, pinned=session.pinned_harness_id,
+                             session_key=session.session_key, unpinned=unpinned)
+
+
 def _render(report: StatusReport) -> None:
-    table = Table(title="Runtime per agent and model", show_lines=False)
-    for column in ("Agent", "Model", "Role", "Runtime", "Reason", "Policy"):
-        table.add_column(column)
+    table = new_table("Agent", "Model", "Role", "Runtime", "Reason", "Policy",
+                      title="Runtime per agent and model")
     for agent in report.agents:
         name = agent.agent_id + (" (default)" if agent.default else "")
         if not agent.models:
@@ -48,6 +67,9 @@ def _render(report: StatusReport) -> None:
         what = (f"[red]error[/]: {row.error}" if row and row.error else
                 f"{row.runtime_label} ({row.reason})" if row else "no model")
         console.print(f"Session {session.session_key}: Runtime: {what}", highlight=False)
+        why = session_explanation(session) if session.pinned_harness_id else None
+        if why:
+            console.print(f"  [dim]{why}[/]", highlight=False)
     if report.harnesses:
         console.print("Harnesses: " + ", ".join(f"{h.id} [dim]({h.owner_plugin_id})[/]"
                                                for h in report.harnesses))

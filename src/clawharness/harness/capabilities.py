@@ -118,6 +118,13 @@ class HostCapabilities:
         self._bound = allowed
         return allowed
 
+    def unavailable_tool_reason(self, tool_name: str) -> str:
+        """Why `tool_name` is not on this attempt's tool surface, naming the rule that
+        refused it (or how to turn it on). Pure; usable after the attempt settled."""
+        from clawharness.tools.builtin import absent_tool_reason
+
+        return self._policy.check(tool_name) or absent_tool_reason(tool_name)
+
     def _normalize_cwd(self, native_operation: Mapping[str, Any] | None) -> str:
         raw = (native_operation or {}).get("cwd")
         if not raw:

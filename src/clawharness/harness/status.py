@@ -31,6 +31,7 @@ __all__ = [
     "SessionStatus",
     "StatusReport",
     "build_status",
+    "runtime_for_ref",
 ]
 
 STATUS_JSON_VERSION = 1
@@ -109,12 +110,15 @@ class SessionStatus:
     pinned_harness_id: str | None
     runtime_override: str | None
     model: ModelStatus | None
+    #: the same model's selection from the config alone, when a pin decides `model`
+    without_pin: ModelStatus | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"sessionKey": self.session_key, "agentId": self.agent_id,
                 "pinnedHarnessId": self.pinned_harness_id,
                 "runtimeOverride": self.runtime_override,
-                "model": self.model.as_dict() if self.model else None}
+                "model": self.model.as_dict() if self.model else None,
+                "withoutPin": self.without_pin.as_dict() if self.without_pin else None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +242,16 @@ def _model_status(
     )
 
 
+def runtime_for_ref(
+    config: ClawConfig, registry: HarnessRegistry, ref: str, agent_id: str, *,
+    env: Mapping[str, str] | None = None,
+    provider_routes: Mapping[str, Sequence[ProviderRoute]] | None = None,
+) -> ModelStatus:
+    """The effective runtime a turn of `agent_id` on `ref` would run on (no session pin)."""
+    return _model_status(config, registry, ref, "configured", agent_id,
+                         os.environ if env is None else env, provider_routes)
+
+
 def _pin_free(pin: SessionPin | None) -> bool:
     """True when no session pin or override decides the runtime."""
     return pin is None or (pin.agent_harness_id is None and pin.runtime_override is None)
@@ -273,8 +287,10 @@ def build_status(
         ref = pin.model_ref or (setting.primary if setting is not None else None)
         model = (_model_status(config, registry, ref, "session", agent_id, env, provider_routes,
                                pin) if ref else None)
+        without_pin = (_model_status(config, registry, ref, "session", agent_id, env,
+                                     provider_routes) if ref and not _pin_free(pin) else None)
         session_rows.append(SessionStatus(pin.session_key, agent_id, pin.agent_harness_id,
-                                          pin.runtime_override, model))
+                                          pin.runtime_override, model, without_pin))
     harnesses = tuple(HarnessInfo(e.harness.id, e.harness.label,
                                   e.owner_plugin_id or CORE_OWNER_ID) for e in registry.list())
     warnings: list[str] = []

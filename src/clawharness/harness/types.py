@@ -243,6 +243,10 @@ class AttemptTerminal:
     source: str | None = None
     error: str | None = None
     phase: str | None = None
+    #: what the host can tell the user about a failure besides `error`, JSON-keyed:
+    #: `type` (a stable code such as "provider_unreachable"), `provider`, `model`, `url`,
+    #: `status`, `rule`, `hint` (what to do); see `ProviderError`
+    details: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
     @staticmethod
     def ok() -> AttemptTerminal:

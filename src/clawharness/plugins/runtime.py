@@ -128,7 +128,7 @@ class PluginRuntime:
         policy = self._policies.get(agent_id)
         if policy is None:
             policy = EffectiveToolPolicy(self.config.tools, agent=self._agent_tools(agent_id),
-                                         workspace_dir=workspace_dir)
+                                         agent_id=agent_id, workspace_dir=workspace_dir)
             self._policies[agent_id] = policy
         return policy
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from clawharness.errors import (
     ProviderAuthError,
+    ProviderConnectionError,
     ProviderContextOverflowError,
     ProviderError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderTimeoutError,
 )
 from clawharness.providers.base import (
     STREAM_CUT_MESSAGE,
@@ -26,6 +28,7 @@ from clawharness.providers.base import (
     map_provider_error,
 )
 from clawharness.providers.credentials import resolve_api_key
+from clawharness.providers.diagnostics import locate_provider_error, provider_failure_details
 from clawharness.providers.registry import resolve_api, transport_for
 
 __all__ = [
@@ -34,17 +37,21 @@ __all__ = [
     "ModelRequest",
     "ModelTransport",
     "ProviderAuthError",
+    "ProviderConnectionError",
     "ProviderContextOverflowError",
     "ProviderError",
     "ProviderRateLimitError",
     "ProviderServerError",
+    "ProviderTimeoutError",
     "StreamEvent",
     "TextDelta",
     "ThinkingDelta",
     "ToolCall",
     "ToolSchema",
     "Usage",
+    "locate_provider_error",
     "map_provider_error",
+    "provider_failure_details",
     "resolve_api",
     "resolve_api_key",
     "transport_for",

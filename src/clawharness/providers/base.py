@@ -18,10 +18,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import (
     ProviderAuthError,
+    ProviderConnectionError,
     ProviderContextOverflowError,
     ProviderError,
     ProviderRateLimitError,
     ProviderServerError,
+    ProviderTimeoutError,
 )
 
 __all__ = [
@@ -237,7 +239,11 @@ def map_provider_error(exc: BaseException, *, streaming: bool = False) -> Provid
     if "Connection" in name or "Timeout" in name or module.startswith(("httpx", "httpcore")):
         if streaming:
             return ProviderServerError(STREAM_CUT_MESSAGE)
-        return ProviderServerError(f"connection to the model server failed: {_plain_message(exc)}")
+        if "Timeout" in name:
+            return ProviderTimeoutError(f"the model server did not answer in time: "
+                                        f"{_plain_message(exc)}")
+        return ProviderConnectionError(f"connection to the model server failed: "
+                                       f"{_plain_message(exc)}")
     return ProviderError(f"{name}: {_plain_message(exc)}")
 
 

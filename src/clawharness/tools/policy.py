@@ -66,18 +66,22 @@ def _compile(entries: Iterable[str]) -> tuple[frozenset[str], tuple[re.Pattern[s
 
 @dataclass(frozen=True, slots=True)
 class PolicyLayer:
-    """One `{allow, deny}` layer; `label` names where it came from, for denial reasons."""
+    """One `{allow, deny}` layer. `label` is the config key path it came from
+    (`tools`, `agents.entries.<id>.tools`, or a profile's `...tools.profile`), so a
+    refusal names the rule; `profile` is set on a profile's layer."""
 
     label: str
     allow: tuple[str, ...] | None = None
     deny: tuple[str, ...] = ()
+    profile: str | None = None
 
     def matcher(self) -> Callable[[str], str | None]:
         """A function from a normalized tool name to None (allowed) or the refusal reason."""
-        deny = _compile(self.deny)
+        # one matcher per deny entry, so a refusal can name the entry that matched
+        deny = [(entry, _compile([entry])) for entry in self.deny]
         allow = _compile(self.allow or ())
         allow_empty = not (allow[0] or allow[1] or allow[2])
-        label = self.label
+        label, profile = self.label, self.profile
 
         def hit(
             name: str, compiled: tuple[frozenset[str], tuple[re.Pattern[str], ...], bool]
@@ -86,11 +90,17 @@ class PolicyLayer:
             return any_name or name in exact or any(g.match(name) for g in globs)
 
         def check(name: str) -> str | None:
-            if hit(name, deny) or (name == "apply_patch" and hit("write", deny)):
-                return f'tool "{name}" is denied by {label} deny list'
+            for entry, compiled in deny:
+                if hit(name, compiled) or (name == "apply_patch" and hit("write", compiled)):
+                    return f'tool "{name}" is denied by the {label}.deny list (entry "{entry}")'
             if allow_empty or hit(name, allow) or (name == "apply_patch" and hit("write", allow)):
                 return None
-            return f'tool "{name}" is not in the {label} allow list'
+            if profile is not None:
+                also = label.removesuffix(".profile") + ".alsoAllow"
+                return (f'tool "{name}" is not in the allow list of tool profile "{profile}" '
+                        f"({label}); add it to {also} or choose another profile")
+            return (f'tool "{name}" is not in the {label}.allow list; add it there '
+                    f"(or to {label}.alsoAllow)")
 
         return check
 
@@ -102,18 +112,22 @@ def _merge_also_allow(allow: Sequence[str] | None, also: Sequence[str]) -> tuple
     return tuple(dict.fromkeys([*base, *also]))
 
 
-def _layers(config: ToolsConfig, agent: ToolsConfig | None) -> list[PolicyLayer]:
+def _layers(config: ToolsConfig, agent: ToolsConfig | None,
+            agent_id: str | None = None) -> list[PolicyLayer]:
     layers: list[PolicyLayer] = []
-    profile = (agent.profile if agent and agent.profile else None) or config.profile
+    agent_key = f"agents.entries.{agent_id or '<agent>'}.tools"
+    agent_profile = agent.profile if agent and agent.profile else None
+    profile = agent_profile or config.profile
     profile_allow = TOOL_PROFILES.get(profile) if profile else None
     if profile and profile not in TOOL_PROFILES:
         # config validation refuses an unknown profile; one that got past it allows nothing
-        layers.append(PolicyLayer(f"tools.profile ({profile}: unknown)", deny=("*",)))
-    if profile_allow is not None:
+        where = f"{agent_key}.profile" if agent_profile else "tools.profile"
+        layers.append(PolicyLayer(where, deny=("*",), profile=f"{profile} (unknown)"))
+    if profile is not None and profile_allow is not None:
         also = [*config.also_allow, *(agent.also_allow if agent else [])]
-        layers.append(
-            PolicyLayer(f"tools.profile ({profile})", tuple(dict.fromkeys([*profile_allow, *also])))
-        )
+        where = f"{agent_key}.profile" if agent_profile else "tools.profile"
+        layers.append(PolicyLayer(where, tuple(dict.fromkeys([*profile_allow, *also])),
+                                  profile=profile))
     if config.allow is not None or config.deny or config.also_allow:
         layers.append(
             PolicyLayer(
@@ -123,7 +137,7 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None) -> list[PolicyLayer]
     if agent is not None and (agent.allow is not None or agent.deny or agent.also_allow):
         layers.append(
             PolicyLayer(
-                "agent tools", _merge_also_allow(agent.allow, agent.also_allow), tuple(agent.deny)
+                agent_key, _merge_also_allow(agent.allow, agent.also_allow), tuple(agent.deny)
             )
         )
     return layers
@@ -289,6 +303,7 @@ class EffectiveToolPolicy:
         config: ToolsConfig | None = None,
         *,
         agent: ToolsConfig | None = None,
+        agent_id: str | None = None,
         workspace_dir: str | None = None,
         which: Callable[[str], str | None] = shutil.which,
     ) -> None:
@@ -296,7 +311,7 @@ class EffectiveToolPolicy:
         self.workspace_dir = workspace_dir
         exec_source = agent if agent is not None and "exec" in agent.model_fields_set else None
         self.exec = (exec_source or self.config).exec
-        self.layers = tuple(_layers(self.config, agent))
+        self.layers = tuple(_layers(self.config, agent, agent_id))
         self._matchers = tuple(layer.matcher() for layer in self.layers)
         self._which = which
         self._memo: dict[str, str | None] = {}

@@ -17,7 +17,13 @@ from clawharness.plugin_sdk.agent_harness import (
     Supported,
     SupportResult,
 )
-from clawharness.providers import ModelTransport, ProviderError, resolve_api_key, transport_for
+from clawharness.providers import (
+    ModelTransport,
+    ProviderError,
+    provider_failure_details,
+    resolve_api_key,
+    transport_for,
+)
 
 __all__ = ["HARNESS_LABEL", "OpenClawHarness", "TransportFactory"]
 
@@ -47,7 +53,11 @@ class OpenClawHarness:
                 api_key = resolve_api_key(api_key)
             transport = self._factory(params.model, api_key)
         except ProviderError as exc:
-            return await _precheck_failure(params, str(exc))
+            model = params.model
+            details = {"type": exc.code, "provider": model.provider,
+                       "model": f"{model.provider}/{model.model_id}",
+                       **provider_failure_details(exc)}
+            return await _precheck_failure(params, str(exc), details)
         try:
             return await EmbeddedAttempt(params, transport).run()
         finally:
@@ -65,12 +75,13 @@ class OpenClawHarness:
             await transport.aclose()
 
 
-async def _precheck_failure(params: AttemptParams, error: str) -> AttemptResult:
+async def _precheck_failure(params: AttemptParams, error: str,
+                            details: dict[str, Any]) -> AttemptResult:
     message = user_message(params.prompt, params.images)
     if params.mirror is not None:
         await params.mirror([message])
     return AttemptResult(
-        terminal=AttemptTerminal("failed", source="precheck", error=error),
+        terminal=AttemptTerminal("failed", source="precheck", error=error, details=details),
         session_id_used=params.session_id,
         messages_snapshot=[message],
         agent_harness_id=HARNESS_ID,

@@ -44,6 +44,8 @@ from clawharness.providers import (
     ToolCall,
     ToolSchema,
     Usage,
+    locate_provider_error,
+    provider_failure_details,
 )
 
 __all__ = ["HARNESS_ID", "EmbeddedAttempt"]
@@ -166,11 +168,13 @@ class EmbeddedAttempt:
                 self.phase = "prompt"
                 try:
                     assistant = await self.model_turn()
-                except ProviderError as exc:
+                except ProviderError as raw:
+                    exc = locate_provider_error(raw, self.p.model, self.transport.api)
                     builder = self.builder or self.new_builder()
                     self.builder = None
                     await self.settle(builder.message("error", error=str(exc)))
-                    return AttemptTerminal("failed", source="prompt", error=str(exc))
+                    return AttemptTerminal("failed", source="prompt", error=str(exc),
+                                           details=provider_failure_details(exc))
                 await self.settle(assistant)
                 calls = [b for b in assistant["content"] if b["type"] == "toolCall"]
                 if not calls:
@@ -274,7 +278,8 @@ class EmbeddedAttempt:
         result: dict[str, Any] | None = None
         spec = self.tools.get(name)
         if spec is None:
-            error = f"Tool {name!r} is not available in this session."
+            reason = self.p.host_capabilities.unavailable_tool_reason(name)
+            error = f"Tool {name!r} is not available in this session: {reason}."
         elif call_id in self.arg_errors:
             error = f"Tool {name!r} was not run: {self.arg_errors[call_id]}"
         else:
@@ -333,7 +338,10 @@ class EmbeddedAttempt:
             content = result.get("content")
             if not isinstance(content, list):
                 content = [{"type": "text", "text": "" if content is None else str(content)}]
-        self.tool_metas.append({"toolName": name, "toolCallId": call_id, "isError": is_error})
+        meta: dict[str, Any] = {"toolName": name, "toolCallId": call_id, "isError": is_error}
+        if is_error:
+            meta["error"] = error or _text_of(content)
+        self.tool_metas.append(meta)
         self.resolved.add(call_id)
         await self.settle(tool_result_message(call_id, name, content, is_error=is_error,
                                               details=result.get("details")))
