@@ -2,6 +2,7 @@
 
     ClawHarnessError
     ├── ConfigError                      config file unreadable, malformed or invalid
+    ├── InputLimitError                  a parsed input over its size or nesting limit
     ├── ModelRefError                    a model ref that names no configured model
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
@@ -47,6 +48,7 @@ __all__ = [
     "ConditionalWriteConflict",
     "ConfigError",
     "HarnessError",
+    "InputLimitError",
     "InvalidSessionKeyError",
     "MissingAgentHarnessError",
     "ModelRefError",
@@ -91,6 +93,13 @@ class ConfigError(ClawHarnessError):
         self.path = path
         self.key_path = key_path
         self.detail = message
+
+
+class InputLimitError(ClawHarnessError, ValueError):
+    """An input (a JSON-RPC frame, tool arguments, a script) is larger or nested deeper
+    than its limit. Also a ValueError, so a reader that drops malformed input drops it."""
+
+    code = "input_too_large"
 
 
 class ModelRefError(ClawHarnessError):
