@@ -24,13 +24,12 @@ async def test_the_audits_wrapper_breaks_run_nothing_outside_the_allowlist(
     host, _ = await scripted_host(
         {"responses": [calls(f"env touch {outside}/y1",
                              f"git -c alias.x='!touch {outside}/y2' x",
-                             f"LD_PRELOAD={outside}/x.so ls",
-                             "ls"),
+                             f"LD_PRELOAD={outside}/x.so ls"),
                        {"text": "done"}]},
         tools={"exec": {"security": "allowlist", "ask": "off",
                         "allowlist": ["ls", "git", "env"]}})
     result = await host.run_turn("agent:main:audit", "try them")
-    assert [c["ok"] for c in result.tool_calls] == [False, False, False, True]
+    assert [c["ok"] for c in result.tool_calls] == [False, False, False]
     assert not (outside / "y1").exists() and not (outside / "y2").exists()
     texts = await tool_texts(host, "agent:main:audit")
     assert '"touch" (run by env) is not in tools.exec.allowlist' in texts[0]

@@ -239,6 +239,37 @@ def test_env_refuses_an_exported_function_whatever_its_name() -> None:
     assert reason is not None and "BASH_FUNC_ls%%" in reason
 
 
+@pytest.mark.parametrize(("command", "expansion"), [
+    # a file named `-c` and one named `alias.x=!touch y` in the directory make `git *`
+    # run `git -c alias.x=... x`: the words the analysis saw are not the words git gets
+    ("git *", "*"),
+    ("git log {a,b}", "{a,b}"),
+    ("find . *", "*"),
+    ("find . -name *.py -exec grep x {} +", "*"),
+    ("sed -n p *.txt", "*"),  # GNU sed takes options after operands too
+    ("nice git *", "*"),
+    ("timeout $T ls", "$"),  # T="5 rm" runs rm
+    ("nice -n $N ls", "$"),
+    ("sh -c \"ls $1\" _ x", "$"),  # the script itself is built at run time
+    ("awk \"{print $1}\" f", "$"),
+    ("find . -exec sh -c \"echo $X\" ';'", "$"),
+])
+def test_a_shell_expansion_that_could_change_what_runs_is_refused(command: str,
+                                                                  expansion: str) -> None:
+    reason = miss(command)
+    assert reason is not None and f"unquoted {expansion!r}" in reason and "quote it" in reason
+
+
+@pytest.mark.parametrize("command", [
+    "ls *.py", "grep foo *.py", "nice ls *.py", "timeout 5 grep x *.txt",
+    "find . -name '*.py' -exec grep x {} +", "sh -c 'ls *.py'", "sh -c 'ls $1' _ x",
+    "git commit -m \"fix $thing\"", "awk '{print $1}' f", "xargs -I{} grep x {}",
+    "env ls \"$HOME\"",
+])
+def test_expansions_that_cannot_change_what_runs_are_fine(command: str) -> None:
+    assert miss(command) is None
+
+
 def test_the_policy_refuses_or_asks_with_the_reason() -> None:
     config = ToolsConfig.model_validate(
         {"exec": {"security": "allowlist", "ask": "off", "allowlist": ["ls", "git", "env"]}})

@@ -34,6 +34,7 @@ from clawharness.tools.exec_env_names import is_loader_or_interpreter_variable
 from clawharness.tools.exec_program_rules import PROGRAM_RULES
 from clawharness.tools.exec_wrappers import (
     INTERPRETER_RULES,
+    SHELLS,
     WRAPPER_RULES,
     program_name,
     xargs_input_mode,
@@ -138,6 +139,51 @@ def split_segments(command: str) -> list[str] | str:
     return segments
 
 
+_BRACE_EXPANSION = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+
+
+def unquoted_expansion(raw: str, *, in_double_quotes: bool = False) -> str | None:
+    """The first shell expansion outside quotes in `raw` (`*`, `?`, `[`, `$`, a brace
+    list), or None. Such an expansion can turn into any words, options included. With
+    `in_double_quotes`, a `$` inside double quotes counts too: it still changes the text
+    (what matters where the text is code)."""
+    unquoted: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(raw):
+        char = raw[i]
+        if quote:
+            if char == quote:
+                quote = ""
+            elif char == "\\" and quote == '"':
+                i += 1
+            elif char == "$" and quote == '"' and in_double_quotes:
+                return "$"
+            unquoted.append(" ")
+        elif char == "\\":
+            i += 1
+            unquoted.append(" ")
+        elif char in ("'", '"'):
+            quote = char
+            unquoted.append(" ")
+        else:
+            unquoted.append(char)
+        i += 1
+    text = "".join(unquoted)
+    for char in "*?[$":
+        if char in text:
+            return char
+    found = _BRACE_EXPANSION.search(text)
+    return found.group(0) if found else None
+
+
+def has_rule(name: str) -> bool:
+    """Whether `name`'s arguments decide what else runs (a wrapper, shell, interpreter or
+    a program with an option that starts one)."""
+    return name in WRAPPER_RULES or name in PROGRAM_RULES or any(
+        pattern.fullmatch(name) for pattern, _ in INTERPRETER_RULES)
+
+
 def _literal_problem(word: str) -> str | None:
     if any(c in word for c in "$*?[{`") or "~" in word.removeprefix("~/"):
         return f"the program {word!r} is not a literal name (the shell would decide it)"
@@ -221,6 +267,9 @@ class _Walk:
         carried = what_it_runs(argv)
         if carried.refusal is not None:
             return carried.refusal
+        problem = _expansion_problem(name, argv, raw, carried)
+        if problem is not None:
+            return problem
         if input_mode is not None:
             problem = _input_problem(carried, input_mode, name)
             if problem is not None:
@@ -240,6 +289,43 @@ class _Walk:
             if problem is not None:
                 return problem
         return None
+
+
+#: programs whose arguments are code: an expansion inside double quotes rewrites it
+_CODE_CARRIERS = frozenset({*SHELLS, "eval", "watch", "awk", "gawk", "mawk", "nawk", "sed",
+                            "gsed"})
+#: wrappers whose options end at their command (getopt "+"): an expansion in the
+#: command's own words cannot reach the wrapper's options
+_DISPATCHERS = frozenset({"env", "nice", "nohup", "stdbuf", "time", "timeout", "setsid",
+                          "ionice", "taskset", "flock", "xargs", "command", "exec", "builtin",
+                          "busybox", "toybox"})
+
+
+def _expansion_problem(name: str, argv: Sequence[str], raw: str,
+                       carried: Carried) -> str | None:
+    """A shell expansion that could change what a rule-bearing program runs.
+
+    `git *` with a file named `-c` in the directory, or `timeout $T ls` with T="5 rm",
+    hand the program words the analysis never saw. A wrapper's own words are checked
+    (their quoting is gone, so any expansion character counts); for other programs with
+    rules, any unquoted expansion in the command is refused.
+    """
+    if not has_rule(name):
+        return None
+    if name in _DISPATCHERS and len(carried.commands) == 1 and not carried.scripts:
+        inner = carried.commands[0]
+        own = argv[1 : len(argv) - len(inner)] if tuple(argv[-len(inner):]) == inner else argv
+        expansion = next((c for word in own for c in "$*?[`" if c in word), None)
+        if expansion is None:
+            braces = next((b for word in own if (b := _BRACE_EXPANSION.search(word))), None)
+            expansion = braces.group(0) if braces else None
+    else:
+        expansion = unquoted_expansion(raw, in_double_quotes=name in _CODE_CARRIERS
+                                        or bool(carried.scripts or carried.code))
+    if expansion is None:
+        return None
+    return (f"{name}: the unquoted {expansion!r} lets the shell expand words into {name}'s "
+            "arguments, which decide what it runs; quote it")
 
 
 def _input_problem(carried: Carried, input_mode: str, name: str) -> str | None:
