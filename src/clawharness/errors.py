@@ -3,6 +3,7 @@
     ClawHarnessError
     ├── ConfigError                      config file unreadable, malformed or invalid
     ├── ConfirmationRequiredError        a destructive command got no yes (no terminal to ask)
+    ├── InputLimitError                  a parsed input over its size or nesting limit
     ├── ModelRefError                    a model ref that names no configured model
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
@@ -56,6 +57,7 @@ __all__ = [
     "ConfigError",
     "ConfirmationRequiredError",
     "HarnessError",
+    "InputLimitError",
     "InvalidSessionKeyError",
     "MissingAgentHarnessError",
     "ModelRefError",
@@ -129,6 +131,13 @@ class ConfirmationRequiredError(ClawHarnessError):
     def __init__(self, message: str, *, hint: str | None = None):
         super().__init__(message)
         self.hint = hint
+
+
+class InputLimitError(ClawHarnessError, ValueError):
+    """An input (a JSON-RPC frame, tool arguments, a script) is larger or nested deeper
+    than its limit. Also a ValueError, so a reader that drops malformed input drops it."""
+
+    code = "input_too_large"
 
 
 class ModelRefError(ClawHarnessError):

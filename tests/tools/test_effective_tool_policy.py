@@ -197,17 +197,82 @@ def test_analysis_splits_segments() -> None:
     assert not analyze_command("echo 'unterminated").ok
 
 
-async def test_through_host_capabilities_allow_always_sticks(tmp_path: Any) -> None:
-    gate = ScriptedApprovalGate(["allow-always"])
+async def test_allow_always_covers_the_programs_of_the_command_not_every_command(
+        tmp_path: Any) -> None:
+    gate = ScriptedApprovalGate(["allow-always", "deny"])
     caps = HostCapabilities(run_id="r", session_key="s", workspace_dir=str(tmp_path),
-                            policy=exec_policy(security="full", ask="always"), approvals=gate)
-    first = await caps.run_before_tool_call("exec", {"command": "ls"}, tool_call_id="c1")
-    second = await caps.run_before_tool_call("exec", {"command": "pwd"}, tool_call_id="c2")
+                            policy=exec_policy(security="allowlist", ask="on-miss"),
+                            approvals=gate)
+    first = await caps.run_before_tool_call("exec", {"command": "git status"}, tool_call_id="c1")
+    again = await caps.run_before_tool_call("exec", {"command": "git log"}, tool_call_id="c2")
+    other = await caps.run_before_tool_call("exec", {"command": "rm -rf x"}, tool_call_id="c3")
     assert (first.allowed, first.approval) == (True, "approved-session")
-    assert (second.allowed, second.approval) == (True, "approved-session")
-    assert len(gate.requests) == 1
+    assert (again.allowed, again.approval) == (True, "approved-session")
+    # approving git for the session is not approving rm
+    assert (other.allowed, other.approval) == (False, "denied")
+    assert [r.arguments["command"] for r in gate.requests] == ["git status", "rm -rf x"]
+    assert gate.requests[0].subject.programs == ("/fake/usr/bin/git",)
     denied = await HostCapabilities(
         run_id="r", session_key="s", workspace_dir=str(tmp_path),
         policy=policy({"deny": ["exec"]}), approvals=gate,
     ).run_before_tool_call("exec", {"command": "ls"})
     assert denied.allowed is False and denied.approval == "denied"
+
+
+async def test_allow_always_under_ask_always_covers_only_that_call(tmp_path: Any) -> None:
+    # the original: a durable "always" does not silence prompts when ask is "always"
+    gate = ScriptedApprovalGate(["allow-always", "allow-once"])
+    caps = HostCapabilities(run_id="r", session_key="s", workspace_dir=str(tmp_path),
+                            policy=exec_policy(security="full", ask="always"), approvals=gate)
+    first = await caps.run_before_tool_call("exec", {"command": "ls"}, tool_call_id="c1")
+    second = await caps.run_before_tool_call("exec", {"command": "ls"}, tool_call_id="c2")
+    assert (first.allowed, first.approval) == (True, "approved-once")
+    assert (second.allowed, second.approval) == (True, "approved-once")
+    assert len(gate.requests) == 2
+
+
+async def test_a_command_the_analysis_refuses_is_granted_only_as_its_exact_text(
+        tmp_path: Any) -> None:
+    gate = ScriptedApprovalGate(["allow-always"])
+    caps = HostCapabilities(run_id="r", session_key="s", workspace_dir=str(tmp_path),
+                            policy=exec_policy(security="allowlist", ask="on-miss"),
+                            approvals=gate)
+    command = "git status > out.txt"
+    assert (await caps.run_before_tool_call("exec", {"command": command})).allowed
+    assert (await caps.run_before_tool_call("exec", {"command": command})).approval == \
+        "approved-session"
+    later = await caps.run_before_tool_call("exec", {"command": "git status > other.txt"})
+    assert later.allowed is False and later.approval == "unavailable"  # the gate ran dry
+
+
+# --- the default for a config with no exec settings ----------------------------------
+
+
+def test_a_fresh_config_asks_before_any_shell_command() -> None:
+    # item 9 of issue 14: with no tools.exec config, `echo hi` ran unasked
+    fresh = policy()
+    reason = fresh.needs_approval("exec", {"command": "echo hi"})
+    assert reason is not None
+    assert "tools.exec.allowlist" in reason and '"on-miss"' in reason
+
+
+async def test_a_fresh_config_without_an_approver_refuses_the_command(tmp_path: Any) -> None:
+    caps = HostCapabilities(run_id="r", session_key="s", workspace_dir=str(tmp_path),
+                            policy=policy(), approvals=None)
+    decision = await caps.run_before_tool_call("exec", {"command": "echo hi"})
+    assert decision.allowed is False and decision.approval == "unavailable"
+    assert "no approver is available" in (decision.reason or "")
+
+
+def test_full_security_must_be_chosen_to_run_commands_unasked() -> None:
+    assert exec_policy(security="full").needs_approval("exec", {"command": "echo hi"}) is None
+
+
+def test_a_bare_name_entry_does_not_allow_a_same_named_file_elsewhere() -> None:
+    p = exec_policy(security="allowlist", ask="off", allowlist=["ls"])
+    assert p.needs_approval("exec", {"command": "ls -la"}) is None
+    for command in ("./ls", "/tmp/ls -la", "bin/ls"):
+        with pytest.raises(ToolPolicyDeniedError, match=r"not in tools\.exec\.allowlist"):
+            p.needs_approval("exec", {"command": command})
+    by_path = exec_policy(security="allowlist", ask="off", allowlist=["/fake/bin/ls"])
+    assert by_path.needs_approval("exec", {"command": "/fake/bin/ls"}) is None

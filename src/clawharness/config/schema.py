@@ -164,8 +164,8 @@ class PluginsConfig(_Node):
 
 
 class ExecToolConfig(_Node):
-    security: Literal["deny", "allowlist", "full"] = "full"
-    ask: Literal["off", "on-miss", "always"] = "off"
+    security: Literal["deny", "allowlist", "full"] = "allowlist"
+    ask: Literal["off", "on-miss", "always"] = "on-miss"
     allowlist: list[str] = Field(default_factory=list)
     timeout_sec: PositiveSeconds = Field(default=60.0, alias="timeoutSec")
     max_output_chars: PositiveInt = Field(default=20_000, alias="maxOutputChars")

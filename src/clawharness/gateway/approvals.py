@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from clawharness.gateway.protocol import GatewayError
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+from clawharness.tools.approvals import visible
 
 __all__ = ["ALLOWED_DECISIONS", "ApprovalBroker", "GatewayApprovalGate"]
 
@@ -59,8 +60,10 @@ def _describe(request: ApprovalRequest) -> str:
             detail = json.dumps(dict(args), ensure_ascii=False, default=str)
         except (TypeError, ValueError):
             detail = str(args)
-    detail = detail if len(detail) <= 400 else detail[:399] + "…"
-    return f"{request.reason}: {detail}" if request.reason else detail
+    detail = visible(detail if len(detail) <= 400 else detail[:399] + "…")
+    if request.subject.programs:
+        detail += f" (runs {visible(', '.join(request.subject.programs))})"
+    return f"{visible(request.reason)}: {detail}" if request.reason else detail
 
 
 class ApprovalBroker:

@@ -19,6 +19,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clawharness.limits import loads_bounded
+
 __all__ = [
     "AUTH_TOKEN_MISMATCH",
     "CLOSE_INVALID_HANDSHAKE",
@@ -195,8 +197,9 @@ def encode(frame: dict[str, Any]) -> str:
 
 
 def decode_json(text: str | bytes) -> Any:
-    """Parse a frame; raises ValueError on malformed JSON."""
-    return json.loads(text)
+    """Parse a frame; raises ValueError on malformed JSON, and `InputLimitError` (a
+    ValueError too) on a frame nested deeper than `MAX_JSON_DEPTH`."""
+    return loads_bounded(text, what="gateway frame", max_size=MAX_PAYLOAD_BYTES)
 
 
 def response_frame(req_id: str, ok: bool, payload: Any = None,

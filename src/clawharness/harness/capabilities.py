@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.types import ToolSpec
@@ -22,6 +22,8 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalGate",
     "ApprovalRequest",
+    "ApprovalSubject",
+    "ApprovalSubjectPolicy",
     "BeforeToolCallDecision",
     "HostCapabilities",
     "ToolPolicyCheck",
@@ -44,6 +46,29 @@ class ToolPolicyCheck(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalSubject:
+    """What an approval is about, beyond the call itself.
+
+    `programs`: what an exec command would run (resolved paths), for the person asked.
+    `grant_keys`: what an allow-always answer covers for the rest of the session (a later
+    call is granted when all its keys are); None when it cannot cover more than this call.
+    `grant_label` says the same for a person ("git, ls").
+    """
+
+    programs: tuple[str, ...] = ()
+    grant_keys: frozenset[str] | None = None
+    grant_label: str | None = None
+
+
+@runtime_checkable
+class ApprovalSubjectPolicy(Protocol):
+    """A policy that can say what an approval covers (the host's own policy does)."""
+
+    def approval_subject(self, tool_name: str, arguments: Mapping[str, Any]) -> ApprovalSubject:
+        """The subject of an approval for this call."""
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     run_id: str
     session_key: str
@@ -52,6 +77,7 @@ class ApprovalRequest:
     reason: str
     cwd: str
     tool_call_id: str | None = None
+    subject: ApprovalSubject = field(default_factory=ApprovalSubject)
 
 
 class ApprovalGate(Protocol):
@@ -93,6 +119,7 @@ class HostCapabilities:
         self._policy = policy
         self._approvals = approvals
         self._settled = False
+        #: what allow-always answers granted for the rest of the attempt's session
         self._session_grants: set[str] = set()
         self._bound: tuple[ToolSpec, ...] | None = None
 
@@ -134,6 +161,13 @@ class HostCapabilities:
             cwd = os.path.join(self._workspace_dir, cwd)
         return os.path.realpath(cwd)
 
+    def _subject(self, tool_name: str, arguments: Mapping[str, Any]) -> ApprovalSubject:
+        if isinstance(self._policy, ApprovalSubjectPolicy):
+            return self._policy.approval_subject(tool_name, arguments)
+        # a policy that cannot say more: allow-always covers the tool
+        return ApprovalSubject(grant_keys=frozenset({f"tool:{tool_name}"}),
+                               grant_label=f"the {tool_name} tool")
+
     async def run_before_tool_call(
         self,
         tool_name: str,
@@ -156,7 +190,9 @@ class HostCapabilities:
             return BeforeToolCallDecision(False, str(exc), "denied", arguments, cwd)
         if ask_reason is None:
             return BeforeToolCallDecision(True, None, "not-required", arguments, cwd)
-        if tool_name in self._session_grants:
+        subject = self._subject(tool_name, arguments)
+        keys = subject.grant_keys
+        if keys and keys <= self._session_grants:
             return BeforeToolCallDecision(True, None, "approved-session", arguments, cwd)
         if self._approvals is None:
             return BeforeToolCallDecision(
@@ -164,12 +200,14 @@ class HostCapabilities:
                 "unavailable", arguments, cwd,
             )
         request = ApprovalRequest(self._run_id, self._session_key, tool_name, arguments,
-                                  ask_reason, cwd, tool_call_id)
+                                  ask_reason, cwd, tool_call_id, subject)
         decision = await self._approvals.decide(request)
         # the attempt may have settled while we waited for a person
         self._assert_live("run_before_tool_call")
         if decision == "allow-always":
-            self._session_grants.add(tool_name)
+            if not keys:  # e.g. ask "always": the answer covers this call only
+                return BeforeToolCallDecision(True, None, "approved-once", arguments, cwd)
+            self._session_grants |= keys
             return BeforeToolCallDecision(True, None, "approved-session", arguments, cwd)
         if decision == "allow-once":
             return BeforeToolCallDecision(True, None, "approved-once", arguments, cwd)

@@ -17,6 +17,8 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from clawharness.limits import MAX_NATIVE_FRAME_BYTES
+
 __all__ = [
     "ChildProcess",
     "descendants",
@@ -191,9 +193,10 @@ async def spawn(
     *,
     env: Mapping[str, str],
     cwd: str,
-    limit: int = 1 << 24,
+    limit: int = MAX_NATIVE_FRAME_BYTES,
 ) -> ChildProcess:
-    """Start `argv` in a new session (its own process group) with exactly `env`."""
+    """Start `argv` in a new session (its own process group) with exactly `env`; its
+    stdout reads lines of up to `limit` bytes (a longer one is an error, not a buffer)."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import (
+    InputLimitError,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderContextOverflowError,
@@ -25,6 +25,7 @@ from clawharness.errors import (
     ProviderServerError,
     ProviderTimeoutError,
 )
+from clawharness.limits import MAX_TOOL_ARGUMENTS_CHARS, loads_bounded
 
 __all__ = [
     "STREAM_CUT_MESSAGE",
@@ -162,11 +163,17 @@ def message_text(content: Any) -> str:
 
 
 def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
-    """Parse a tool call's JSON arguments: (arguments, error or None)."""
+    """Parse a tool call's JSON arguments: (arguments, error or None).
+
+    Arguments over `MAX_TOOL_ARGUMENTS_CHARS` or nested deeper than `MAX_JSON_DEPTH`
+    are an error the model reads, like malformed JSON; the tool does not run.
+    """
     if raw is None or not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        value = loads_bounded(raw, what="tool arguments", max_size=MAX_TOOL_ARGUMENTS_CHARS)
+    except InputLimitError as exc:
+        return {}, str(exc)
     except ValueError as exc:
         return {}, f"tool arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):

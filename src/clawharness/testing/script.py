@@ -44,7 +44,13 @@ from typing import Any, Literal, Protocol
 
 import yaml
 
-from clawharness.errors import ConfigError
+from clawharness.errors import ConfigError, InputLimitError
+from clawharness.limits import (
+    MAX_JSON_DEPTH,
+    MAX_SCRIPT_BYTES,
+    loads_bounded,
+    value_nesting_exceeds,
+)
 
 __all__ = [
     "EXHAUSTED_TEXT",
@@ -188,22 +194,52 @@ class ScriptPlayer:
             return frozenset(self._used)
 
 
+class _ScriptYamlLoader(yaml.SafeLoader):
+    """Safe YAML without aliases: `*name` references let a small file stand for an
+    exponentially large value (the "billion laughs"), and a script never needs them."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in a script", event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def load_script(path: str | os.PathLike[str]) -> Script:
-    """Read and validate a JSON or YAML script file; problems raise `ConfigError`."""
+    """Read and validate a JSON or YAML script file; problems raise `ConfigError`.
+
+    A script over `MAX_SCRIPT_BYTES`, nested deeper than `MAX_JSON_DEPTH` levels or
+    using YAML aliases is refused before it is played.
+    """
     file = Path(path)
     try:
+        size = file.stat().st_size
+        if size > MAX_SCRIPT_BYTES:
+            raise ConfigError(f"the script is {size:,} bytes, over the limit of "
+                              f"{MAX_SCRIPT_BYTES:,} bytes", path=str(file))
         raw = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read script: {exc.strerror or exc}", path=str(file)) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the script is not UTF-8 text: {exc}", path=str(file)) from exc
     suffix = file.suffix.lower()
     try:
         if suffix == ".json":
-            data = json.loads(raw)
+            data = loads_bounded(raw, what="the script", max_size=MAX_SCRIPT_BYTES)
         else:
             # YAML is a superset of JSON, so anything else is read as YAML
-            data = yaml.safe_load(raw)
+            data = yaml.load(raw, Loader=_ScriptYamlLoader)
+    except InputLimitError as exc:
+        raise ConfigError(str(exc), path=str(file)) from exc
+    except RecursionError:
+        raise ConfigError(f"the script is nested deeper than {MAX_JSON_DEPTH} levels",
+                          path=str(file)) from None
     except (ValueError, yaml.YAMLError) as exc:
         raise ConfigError(f"not valid {suffix[1:] or 'YAML'}: {exc}", path=str(file)) from exc
+    if value_nesting_exceeds(data):
+        raise ConfigError(f"the script is nested deeper than {MAX_JSON_DEPTH} levels",
+                          path=str(file))
     return parse_script(data, source=str(file))
 
 

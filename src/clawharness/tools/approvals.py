@@ -2,6 +2,11 @@
 
 `TerminalApprovalGate` asks on the terminal when stdin is a TTY and answers None (so the
 call is refused) when there is none. `ScriptedApprovalGate` answers from a list, for tests.
+
+The prompt shows what is asked about as it is: the command (control and invisible
+characters shown escaped, so a command cannot erase or disguise itself on the screen),
+the programs it would run, the working directory, the rule that asked, and what
+"always" would cover.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
@@ -18,7 +24,16 @@ from rich.panel import Panel
 
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 
-__all__ = ["ScriptedApprovalGate", "TerminalApprovalGate", "approval_answer", "describe_request"]
+__all__ = [
+    "ScriptedApprovalGate",
+    "TerminalApprovalGate",
+    "approval_answer",
+    "describe_request",
+    "visible",
+]
+
+#: the most of a request's arguments a prompt shows
+_SHOWN_CHARS = 2000
 
 _CHOICES: dict[str, ApprovalDecision] = {
     "o": "allow-once",
@@ -34,15 +49,35 @@ _CHOICES: dict[str, ApprovalDecision] = {
 }
 
 
+def visible(text: str) -> str:
+    """`text` with control, format and separator characters written as escapes
+    (`\\x1b`, `\\u202e`); newlines and tabs stay."""
+    out: list[str] = []
+    for char in text:
+        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Zl", "Zp", "Co",
+                                                                "Cs", "Cn"):
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
 def describe_request(request: ApprovalRequest) -> str:
-    """A short human description of what would run."""
+    """What would run, as a person should read it (escaped, at most 2000 characters)."""
     command = request.arguments.get("command")
     if request.tool_name == "exec" and isinstance(command, str):
-        return command
-    try:
-        return json.dumps(dict(request.arguments), ensure_ascii=False, default=str)[:2000]
-    except (TypeError, ValueError):
-        return repr(request.arguments)[:2000]
+        text = command
+    else:
+        try:
+            text = json.dumps(dict(request.arguments), ensure_ascii=False, default=str,
+                              indent=1)
+        except (TypeError, ValueError):
+            text = repr(request.arguments)
+    if len(text) > _SHOWN_CHARS:
+        text = text[:_SHOWN_CHARS] + f"… [{len(text) - _SHOWN_CHARS} more characters]"
+    return visible(text)
 
 
 def approval_answer(text: str) -> ApprovalDecision:
@@ -75,14 +110,22 @@ class TerminalApprovalGate:
             return False
 
     def _ask(self, request: ApprovalRequest) -> ApprovalDecision | None:
-        body = (
-            f"[bold]{escape(request.tool_name)}[/bold] wants to run:\n\n"
-            f"  {escape(describe_request(request))}\n\n"
-            f"[dim]cwd: {escape(request.cwd)}\nwhy: {escape(request.reason)}[/dim]"
-        )
-        self._console.print(Panel(body, title="approval needed", expand=False))
-        self._console.print("Allow? [o]nce / [a]lways this session / [d]eny (default d): ",
-                            end="", markup=False)
+        subject = request.subject
+        what = "wants to run" if request.tool_name == "exec" else "wants to call"
+        shown = describe_request(request).replace("\n", "\n  ")
+        lines = [f"[bold]{escape(visible(request.tool_name))}[/bold] {what}:", "",
+                 f"  {escape(shown)}", ""]
+        if subject.programs:
+            lines.append(f"programs: {escape(visible(', '.join(subject.programs)))}")
+        lines.append(f"cwd:      {escape(visible(request.cwd))}")
+        lines.append(f"why:      {escape(visible(request.reason))}")
+        self._console.print(Panel("\n".join(lines), title="approval needed", expand=False))
+        if subject.grant_keys:
+            always = f"[a]lways for this session ({visible(subject.grant_label or 'this')}) / "
+        else:
+            always = ""
+        self._console.print(f"Allow? [o]nce / {always}[d]eny (default d): ",
+                            end="", markup=False, highlight=False)
         stream = self._stdin or sys.stdin
         try:
             line = stream.readline()
@@ -90,7 +133,10 @@ class TerminalApprovalGate:
             return None
         if not line:
             return None  # end of input: no one is there to answer
-        return _CHOICES.get(line.strip().lower(), "deny")
+        choice = _CHOICES.get(line.strip().lower(), "deny")
+        if choice == "allow-always" and not subject.grant_keys:
+            return "allow-once"  # "always" was not offered: it covers this call only
+        return choice
 
     async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
         """The operator's answer, or None when no terminal can ask."""

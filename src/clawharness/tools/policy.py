@@ -12,21 +12,26 @@ Exec approvals follow `requiresExecApproval`:
     security=deny       exec is refused outright, whatever `ask` says
     ask=always          every command asks
     security=full       otherwise runs unasked
-    security=allowlist  a command whose every segment's executable matches the allowlist
-                        runs unasked; otherwise ask=on-miss asks and ask=off refuses
+    security=allowlist  a command every program of which matches the allowlist runs
+                        unasked; otherwise ask=on-miss asks and ask=off refuses
 
-Allowlist entries: `*` (any parsed command), a path glob (`/usr/bin/git`, `~/bin/*`,
-`/opt/**`) matched against the executable resolved on PATH, or a bare name glob
-(`git`, `python3*`) matched against the executable's name. A command the analysis cannot
-vouch for (redirections, subshells, command substitution, backgrounding) is a miss.
-Everything here is pure and synchronous except the PATH lookup, which is injectable.
+"Every program" is what `exec_analysis` finds the command would run: wrappers (`env`,
+`nice`, `timeout`, `xargs`, `sh -c`, `find -exec`, ...) are seen through to the command
+they run, and what it cannot see through (`sudo`, inline interpreter code, `git -c
+alias.*`, loader variables such as `LD_PRELOAD=`) is a miss, as is a command the analysis
+cannot vouch for (redirections, subshells, command substitution, backgrounding).
+
+Allowlist entries: `*` (any analysed command), a path glob (`/usr/bin/git`, `~/bin/*`,
+`/opt/**`) matched against the program resolved on PATH, or a bare name glob (`git`,
+`python3*`) matched against a program named by its bare name (so `./ls` or `/tmp/ls`
+needs a path entry). Everything here is pure and synchronous except the PATH lookup,
+which is injectable.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +39,8 @@ from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
+from clawharness.harness.capabilities import ApprovalSubject
+from clawharness.tools.exec_analysis import CommandAnalysis, CommandSegment, analyze_command
 from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
 from clawharness.tools.profiles import TOOL_PROFILES
 
@@ -143,113 +150,7 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None,
     return layers
 
 
-# --- exec command analysis ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CommandSegment:
-    """One simple command of a pipeline or chain."""
-
-    raw: str
-    argv: tuple[str, ...]
-    executable: str
-    resolved_path: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class CommandAnalysis:
-    """A command split into segments, or why it could not be vouched for."""
-
-    ok: bool
-    segments: tuple[CommandSegment, ...] = ()
-    reason: str | None = None
-
-
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _split_segments(command: str) -> list[str] | str:
-    """Top-level segments split on ; && || | (or the reason the command is refused)."""
-    segments: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    i, n = 0, len(command)
-    while i < n:
-        ch = command[i]
-        if quote == "'":
-            if ch == "'":
-                quote = None
-            current.append(ch)
-        elif ch == "\\" and i + 1 < n:
-            if command[i + 1] == "\n":
-                return "line continuation"
-            current.append(command[i : i + 2])
-            i += 1
-        elif quote == '"':
-            if ch == "`" or command.startswith("$(", i):
-                return "command substitution"
-            if ch == '"':
-                quote = None
-            current.append(ch)
-        elif ch in ("'", '"'):
-            quote = ch
-            current.append(ch)
-        elif ch == "`" or command.startswith("$(", i):
-            return "command substitution"
-        elif ch in "<>":
-            return "redirection"
-        elif ch in "()":
-            return "subshell"
-        elif ch in "\n\r":
-            return "multiple lines"
-        elif ch in ";|&":
-            two = command[i : i + 2]
-            if ch == "&" and two != "&&":
-                return "backgrounding"
-            segments.append("".join(current))
-            current = []
-            if two in ("&&", "||", "|&"):
-                i += 1
-        else:
-            current.append(ch)
-        i += 1
-    if quote is not None:
-        return "an unterminated quote"
-    segments.append("".join(current))
-    return segments
-
-
-def analyze_command(
-    command: str, *, cwd: str | None = None, which: Callable[[str], str | None] = shutil.which
-) -> CommandAnalysis:
-    """Split a shell command into simple commands and resolve each executable."""
-    parts = _split_segments(command)
-    if isinstance(parts, str):
-        return CommandAnalysis(False, reason=f"the command uses {parts}")
-    segments: list[CommandSegment] = []
-    for raw in parts:
-        try:
-            argv = shlex.split(raw)
-        except ValueError as exc:
-            return CommandAnalysis(False, reason=f"the command does not parse: {exc}")
-        while argv and _ASSIGNMENT.match(argv[0]):
-            argv = argv[1:]
-        if not argv:
-            return CommandAnalysis(False, reason="the command has an empty segment")
-        exe = argv[0]
-        if any(c in exe for c in "$*?[{") or "~" in exe.removeprefix("~/"):
-            return CommandAnalysis(False, reason=f"the executable {exe!r} is not a literal name")
-        resolved: str | None = None
-        if "/" in exe:
-            path = os.path.expanduser(exe)
-            if os.path.isabs(path) or cwd:
-                # with no known cwd a relative executable stays unresolved: only `*` fits it
-                resolved = os.path.realpath(os.path.join(cwd or "/", path))
-        else:
-            found = which(exe)
-            resolved = os.path.realpath(found) if found else None
-        segments.append(CommandSegment(raw.strip(), tuple(argv), exe, resolved))
-    return CommandAnalysis(True, tuple(segments))
+# --- exec allowlist matching ---------------------------------------------------------
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
@@ -279,7 +180,11 @@ def _entry_matches(entry: str, segment: CommandSegment) -> bool:
         if not any(c in expanded for c in "*?"):
             return os.path.realpath(expanded) == segment.resolved_path
         return _glob(expanded).match(segment.resolved_path) is not None
-    return _glob(pattern).match(os.path.basename(segment.executable)) is not None
+    if "/" in segment.executable:
+        # a bare name stands for the program PATH finds; `./ls` or `/tmp/ls` is another
+        # file that happens to share the name, and only a path entry can allow it
+        return False
+    return _glob(pattern).match(segment.executable) is not None
 
 
 def match_exec_allowlist(analysis: CommandAnalysis, allowlist: Sequence[str]) -> str | None:
@@ -288,7 +193,7 @@ def match_exec_allowlist(analysis: CommandAnalysis, allowlist: Sequence[str]) ->
         return analysis.reason or "the command could not be analysed"
     for segment in analysis.segments:
         if not any(_entry_matches(entry, segment) for entry in allowlist):
-            return f'"{segment.executable}" is not in tools.exec.allowlist'
+            return f"{segment.describe()} is not in tools.exec.allowlist"
     return None
 
 
@@ -356,6 +261,31 @@ class EffectiveToolPolicy:
         raise ToolPolicyDeniedError(
             f'exec refused: {miss} (tools.exec.security is "allowlist" and tools.exec.ask is "off")'
         )
+
+    def approval_subject(self, tool_name: str, arguments: Mapping[str, Any]) -> ApprovalSubject:
+        """What an approval of this call is about, and what allow-always would cover.
+
+        For exec, the programs the command runs: approving `git status` "always" lets
+        later commands that run only programs already approved through (as the original
+        adds the resolved program to the allowlist), never any command. A command the
+        analysis cannot vouch for is covered only as the exact text; with `ask: "always"`
+        an answer never covers more than its call.
+        """
+        name = normalize_tool_name(tool_name)
+        if name != "exec":
+            return ApprovalSubject(grant_keys=frozenset({f"tool:{name}"}),
+                                   grant_label=f"the {name} tool")
+        command = arguments.get("command")
+        shown = command if isinstance(command, str) else ""
+        analysis = self.analyze(shown, arguments)
+        programs = tuple(dict.fromkeys(
+            s.resolved_path or s.executable for s in analysis.segments)) if analysis.ok else ()
+        if self.exec.ask == "always":
+            return ApprovalSubject(programs)
+        if programs:
+            return ApprovalSubject(programs, frozenset(f"exec-program:{p}" for p in programs),
+                                   ", ".join(programs))
+        return ApprovalSubject((), frozenset({f"exec-command:{shown}"}), "this exact command")
 
     def analyze(self, command: str, arguments: Mapping[str, Any] | None = None) -> CommandAnalysis:
         """The allowlist analysis of `command`; a relative executable (`./run.sh`) resolves

@@ -11,9 +11,21 @@ import functools
 import os
 from pathlib import Path
 
-from clawharness.errors import WorkspacePathEscapeError
+from clawharness.errors import ToolError, WorkspacePathEscapeError
 
-__all__ = ["display_path", "open_workspace_file", "real_workspace_root", "resolve_workspace_path"]
+__all__ = [
+    "InvalidWorkspacePathError",
+    "display_path",
+    "open_workspace_file",
+    "real_workspace_root",
+    "resolve_workspace_path",
+]
+
+
+class InvalidWorkspacePathError(ToolError, ValueError):
+    """A path that is not a path at all (empty, blank, not a string): the model's to fix."""
+
+    code = "tool_input"
 
 #: where the kernel names the file behind an open descriptor (Linux)
 _FD_LINKS = "/proc/self/fd"
@@ -47,7 +59,7 @@ def real_workspace_root(workspace_dir: str | os.PathLike[str]) -> str:
 def _lexical_path(workspace_dir: str | os.PathLike[str], user_path: str) -> tuple[str, str]:
     """(root_real, the normalized path) or WorkspacePathEscapeError for `..` and outside paths."""
     if not isinstance(user_path, str) or not user_path.strip():
-        raise ValueError("path must be a non-empty string")
+        raise InvalidWorkspacePathError(f"path must be a non-empty string, not {user_path!r}")
     if "\x00" in user_path:
         raise WorkspacePathEscapeError(f"path {user_path!r} contains a NUL byte")
     root_lexical, root_real = _roots(workspace_dir)

@@ -111,7 +111,9 @@ async def test_one_process_serves_the_binding_across_turns(rig: Rig) -> None:
 async def test_permission_allowed_answers_with_the_host_arguments(rig: Rig) -> None:
     harness = rig.harness()
     rec = Recorder()
-    result = await rig.run(harness, rig.params("tool ls -la", rec))
+    # a fresh config asks before any shell command; this one lets the command run unasked
+    unasked = ToolsConfig.model_validate({"exec": {"security": "full", "ask": "off"}})
+    result = await rig.run(harness, rig.params("tool ls -la", rec, tools=unasked))
     assert result.terminal.kind == "ok"
     [seen] = rec.observations
     assert seen["toolName"] == "exec" and seen["executionStarted"] is True

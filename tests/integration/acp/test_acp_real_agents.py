@@ -17,6 +17,7 @@ from clawharness.config.schema import ToolsConfig
 from clawharness.testing import ScriptedModelServer
 
 pytestmark = pytest.mark.integration
+UNASKED_EXEC = ToolsConfig.model_validate({"exec": {"security": "full", "ask": "off"}})
 
 
 @pytest.fixture
@@ -127,7 +128,8 @@ async def test_acp_cancel_mid_tool_stops_the_prompt_and_its_processes(rigs) -> N
         harness = rig.harness({"claude": rig.claude_agent()})
         abort = asyncio.Event()
         rec = Recorder()
-        params = rig.params("run the slow thing", rec, abort=abort)
+        # the Bash tool runs unasked here: a fresh config asks first (and no one is there)
+        params = rig.params("run the slow thing", rec, abort=abort, tools=UNASKED_EXEC)
 
         async def abort_once_started() -> None:
             assert await wait_until(lambda: bool(processes_matching("sleep 48.73")), 40)

@@ -17,6 +17,7 @@ from clawharness.testing import ScriptedModelServer
 from clawharness.tools.approvals import ScriptedApprovalGate
 
 pytestmark = [pytest.mark.integration, requires_claude]
+UNASKED_EXEC = ToolsConfig.model_validate({"exec": {"security": "full", "ask": "off"}})
 
 
 def _server(responses: list[dict[str, object]]) -> ScriptedModelServer:
@@ -140,7 +141,8 @@ async def test_cancel_mid_tool_interrupts_and_leaves_no_stray_process(rig_factor
         harness = rig.harness()
         abort = asyncio.Event()
         rec = Recorder()
-        params = rig.params("run the slow thing", rec, abort=abort)
+        # the Bash tool runs unasked here: a fresh config asks first (and no one is there)
+        params = rig.params("run the slow thing", rec, abort=abort, tools=UNASKED_EXEC)
 
         async def abort_once_started() -> None:
             assert await wait_until(lambda: (rig.workspace / "started.txt").exists(), 30)

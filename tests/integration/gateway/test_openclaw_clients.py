@@ -28,7 +28,10 @@ SCRIPT = {"responses": [
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayProcess]:
-    with gateway_process(tmp_path_factory.mktemp("gateway"), SCRIPT) as running:
+    # the tool turn runs `echo` unasked: a fresh config would ask first (no one is there)
+    unasked_exec = {"exec": {"security": "full", "ask": "off"}}
+    with gateway_process(tmp_path_factory.mktemp("gateway"), SCRIPT,
+                         tools=unasked_exec) as running:
         yield running
 
 

@@ -149,3 +149,54 @@ async def test_read_checks_the_file_it_opened_through_a_link_inside(workspace: P
     result = await call("read", {"path": "alias.txt"}, workspace)
     assert text(result) == "inside"
     assert result["details"]["path"] == "real.txt"
+
+
+# --- one bad entry does not hide a directory (issue 14, item 5) -------------------------
+
+
+@pytest.fixture
+def tangled(workspace: Path) -> Path:
+    """A workspace with a symlink loop, a self-loop, a dangling link and good entries."""
+    (workspace / "loop_a").symlink_to(workspace / "loop_b")
+    (workspace / "loop_b").symlink_to(workspace / "loop_a")
+    (workspace / "self").symlink_to(workspace / "self")
+    (workspace / "dangling").symlink_to(workspace / "nothing-here")
+    (workspace / "src").mkdir()
+    (workspace / "notes.md").write_text("x")
+    return workspace
+
+
+async def test_ls_lists_what_it_can_and_marks_unreadable_entries(tangled: Path) -> None:
+    result = await call("ls", {}, tangled)
+    lines = text(result).splitlines()
+    assert "src/" in lines and "notes.md" in lines and "escape" in lines
+    loops = [line for line in lines if line.startswith(("loop_a", "loop_b", "self"))]
+    assert len(loops) == 3
+    assert all("[unreadable: a symbolic link loop" in line for line in loops)
+    assert "dangling  [broken symbolic link]" in lines
+    assert result["details"]["entries"] == 7
+    assert result["details"]["unreadable"] == 4
+    assert not result.get("isError")
+
+
+async def test_ls_of_a_loop_says_so(tangled: Path) -> None:
+    with pytest.raises(ToolError, match="cannot list loop_a: a symbolic link loop"):
+        await call("ls", {"path": "loop_a"}, tangled)
+
+
+async def test_write_and_edit_through_a_loop_name_the_loop(tangled: Path) -> None:
+    with pytest.raises(ToolError, match="cannot write self: a symbolic link loop"):
+        await call("write", {"path": "self", "content": "x"}, tangled)
+    with pytest.raises(ToolError, match="cannot read self: a symbolic link loop"):
+        await call("edit", {"path": "self", "oldText": "a", "newText": "b"}, tangled)
+    with pytest.raises(ToolError, match="cannot read loop_a: a symbolic link loop"):
+        await call("read", {"path": "loop_a"}, tangled)
+
+
+async def test_apply_patch_on_a_loop_or_a_binary_file_is_a_patch_error(tangled: Path) -> None:
+    (tangled / "blob.bin").write_bytes(b"\xff\xfe\x00\x01")
+    update = "*** Begin Patch\n*** Update File: {}\n@@\n-a\n+b\n*** End Patch"
+    with pytest.raises(ToolError, match="cannot read self"):
+        await call("apply_patch", {"input": update.format("self")}, tangled)
+    with pytest.raises(ToolError, match=r"blob\.bin is not UTF-8 text"):
+        await call("apply_patch", {"input": update.format("blob.bin")}, tangled)

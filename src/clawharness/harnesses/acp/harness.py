@@ -81,7 +81,12 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
-from clawharness.plugin_sdk.agent_harness_process import ChildProcess, kill_stray_groups, spawn
+from clawharness.plugin_sdk.agent_harness_process import (
+    BoundedLineReader,
+    ChildProcess,
+    kill_stray_groups,
+    spawn,
+)
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
            "canonical_tool_name", "load_refused_as_gone"]
@@ -276,6 +281,12 @@ class _Live:
     #: a session made by `session/new` for this turn: its first prompt carries the
     #: host transcript
     fresh: bool = False
+    #: the agent's stdout, read within the frame limits
+    lines: BoundedLineReader | None = None
+
+    def stopped_reading(self) -> str | None:
+        """Why the agent's output stopped being read (a frame past a limit), if it did."""
+        return self.lines.problem if self.lines is not None else None
 
 
 # --- the harness ---------------------------------------------------------------------------
@@ -336,6 +347,8 @@ class AcpHarness:
         if conn is not None:
             with contextlib.suppress(Exception):
                 await conn.close()
+        if live.lines is not None:
+            await live.lines.aclose()
 
     async def dispose(self) -> None:
         for key in list(self._live):
@@ -420,7 +433,9 @@ class AcpHarness:
             # terminals and elicitation are not offered (capabilities), so `_Client` serves
             # only the fs / permission / update part of `acp.Client`
             client = cast(Client, _Client(live))
-            live.conn = ClientSideConnection(client, process.stdin, process.stdout)
+            live.lines = BoundedLineReader(process.stdout, what=f"ACP agent {agent.name!r}")
+            live.conn = ClientSideConnection(client, process.stdin,
+                                             cast(asyncio.StreamReader, live.lines))
             init = await self._guard(live, live.conn.initialize(
                 protocol_version=ACP_PROTOCOL_VERSION,
                 client_capabilities=ClientCapabilities(
@@ -469,6 +484,8 @@ class AcpHarness:
         try:
             done, _ = await asyncio.wait({task, exited}, return_when=asyncio.FIRST_COMPLETED)
             if task in done:
+                if isinstance(task.exception(), ConnectionError) and live.stopped_reading():
+                    raise AcpHarnessError(str(live.stopped_reading()))
                 return task.result()
             raise AcpHarnessError(
                 f"ACP agent {live.agent.name!r} exited (code {live.child.process.returncode})"
@@ -633,6 +650,10 @@ class _Turn:
                         response = task.result()
                     except RequestError as exc:
                         return None, f"ACP agent error: {exc}"
+                    except ConnectionError:
+                        if live.stopped_reading():
+                            return None, live.stopped_reading()
+                        raise
                     return str(response.stop_reason), None
                 if exited in done:
                     tail = live.child.stderr_text()

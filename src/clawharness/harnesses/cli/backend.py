@@ -60,7 +60,14 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
-from clawharness.plugin_sdk.agent_harness_process import ChildProcess, kill_stray_groups, spawn
+from clawharness.plugin_sdk.agent_harness_process import (
+    ChildProcess,
+    InputLimitError,
+    decode_json_frame,
+    kill_stray_groups,
+    read_frame_line,
+    spawn,
+)
 
 __all__ = [
     "AssistantMessage",
@@ -813,11 +820,12 @@ class _Turn:
         assert self.live is not None
         stdout = self.live.child.process.stdout
         assert stdout is not None
+        what = f"the {self.spec.id} CLI's output"
         while True:
             try:
-                line = await stdout.readline()
-            except (ValueError, asyncio.LimitOverrunError) as exc:
-                raise _Stop(f"unreadable output: {exc}") from exc
+                line = await read_frame_line(stdout, what=what)
+            except InputLimitError as exc:
+                raise _Stop(str(exc)) from exc
             if not line:
                 raise _Stop("the process closed its output" if not self.killed
                             else "the process was killed")
@@ -825,7 +833,9 @@ class _Turn:
             if not text:
                 continue
             try:
-                obj = json.loads(text)
+                obj = decode_json_frame(text, what=what)
+            except InputLimitError as exc:
+                raise _Stop(str(exc)) from exc
             except ValueError:
                 log.debug("%s: non-JSON output: %s", self.spec.id, text[:200])
                 continue

@@ -43,6 +43,11 @@ from clawharness.harnesses.codex.protocol import (
     encode,
     initialize_params,
 )
+from clawharness.plugin_sdk.agent_harness_process import (
+    MAX_NATIVE_FRAME_BYTES,
+    InputLimitError,
+    read_frame_line,
+)
 
 __all__ = [
     "NO_RESPONSE",
@@ -66,7 +71,7 @@ NO_RESPONSE: Final = _NoResponse()
 RequestHandler = Callable[[Request], Awaitable[Any]]
 
 #: lines up to this size are read whole (thread/resume answers carry whole histories)
-STREAM_LIMIT = 64 * 1024 * 1024
+STREAM_LIMIT = MAX_NATIVE_FRAME_BYTES
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
 #: set in every app-server's environment; its children inherit it, even the ones that
@@ -258,25 +263,26 @@ class AppServerClient:
     async def _read_stdout(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
+        why = "stdout closed"
         try:
             while True:
                 try:
-                    line = await stdout.readline()
-                except ValueError:  # a line over STREAM_LIMIT: the stream is unusable
-                    log.error("%s: an app-server line exceeded %d bytes", self.label,
-                              STREAM_LIMIT)
-                    break
-                if not line:
-                    break
-                try:
+                    line = await read_frame_line(stdout, what="the Codex app-server's output",
+                                                 max_bytes=STREAM_LIMIT)
+                    if not line:
+                        break
                     message = decode_line(line)
+                except InputLimitError as exc:  # the stream is unusable past a limit
+                    log.error("%s: %s", self.label, exc)
+                    why = str(exc)
+                    break
                 except ValueError:
                     log.warning("%s: ignoring a non-JSON line: %.200r", self.label, line)
                     continue
                 if message is not None:
                     self._dispatch(message)
         finally:
-            await self._gone("stdout closed")
+            await self._gone(why)
 
     async def _read_stderr(self) -> None:
         stderr = self.process.stderr

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clawharness.harnesses.codex.errors import CodexProtocolError, CodexVersionError
+from clawharness.plugin_sdk.agent_harness_process import decode_json_frame
 
 __all__ = [
     "CLIENT_NAME",
@@ -234,12 +235,13 @@ def encode(message: Mapping[str, Any]) -> bytes:
 def decode_line(line: bytes | str) -> Incoming | None:
     """Classify one line; None for a blank line or a shape that is none of the four.
 
-    Raises ValueError for a line that is not JSON at all.
+    Raises ValueError for a line that is not JSON at all, and `InputLimitError` (a
+    ValueError too) for one past the frame limits.
     """
     text = line.decode("utf-8") if isinstance(line, bytes) else line
     if not text.strip():
         return None
-    data = json.loads(text)
+    data = decode_json_frame(text, what="the Codex app-server's output")
     if not isinstance(data, dict):
         return None
     raw_params = data.get("params")

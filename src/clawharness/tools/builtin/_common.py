@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,7 +43,8 @@ def optional_int(
     value = args.get(key)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value)):
         raise ToolInputError(f"argument {key!r} must be an integer")
     if value < minimum:
         raise ToolInputError(f"argument {key!r} must be >= {minimum}")

@@ -4,11 +4,16 @@ Every path goes through `resolve_workspace_path` (or `open_workspace_file`, whic
 the file it opened). File work runs in a worker thread so a large file never stalls the
 event loop; `read` of a small file is done on the loop, where the thread hop would cost
 more than the read.
+
+A file system error is the model's to read, as a `ToolError` naming the path and what
+went wrong (a symlink loop, a permission); `ls` lists what it can and marks an entry it
+cannot read instead of failing the whole listing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import stat
 from collections.abc import Mapping
@@ -45,12 +50,22 @@ def _is_binary(sample: bytes) -> bool:
     return b"\x00" in sample
 
 
+def _problem(exc: OSError) -> str:
+    """What went wrong, in words (the OS's own, or a plainer one for a symlink loop)."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop (too many levels of symbolic links)"
+    return (exc.strerror or str(exc)).lower()
+
+
 def _read_text(path: Path, shown: str) -> str:
-    if not path.exists():
-        raise ToolError(f"file not found: {shown}")
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; use ls to list it")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory; use ls to list it") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
     if _is_binary(data[:8192]):
         raise ToolError(f"{shown} is a binary file ({len(data)} bytes); read shows text only")
     return data.decode("utf-8", errors="replace")
@@ -67,7 +82,7 @@ def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
         shown = display_path(workspace, resolve_workspace_path(workspace, raw_path))
         raise ToolError(f"file not found: {shown}") from None
     except OSError as exc:
-        raise ToolError(f"cannot read {raw_path}: {exc.strerror or exc}") from exc
+        raise ToolError(f"cannot read {raw_path}: {_problem(exc)}") from exc
     shown = display_path(workspace, path)
     mode, size = (st := os.fstat(fd)).st_mode, st.st_size
     if not stat.S_ISREG(mode):
@@ -157,9 +172,12 @@ def _write(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory")
     existed = path.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
-    path.write_bytes(data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
     return text_result(
         f"Successfully wrote {len(data)} bytes to {shown}",
         path=shown,
@@ -213,7 +231,10 @@ def _edit(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
         )
     index = text.index(old)
     updated = text[:index] + new + text[index + len(old) :]
-    path.write_text(updated, encoding="utf-8")
+    try:
+        path.write_text(updated, encoding="utf-8")
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
     first_line = text.count("\n", 0, index) + 1
     return text_result(
         f"Successfully replaced text in {shown}.", path=shown, firstChangedLine=first_line
@@ -255,21 +276,47 @@ def _ls(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     limit = optional_int(args, "limit", minimum=1, default=LS_DEFAULT_LIMIT) or LS_DEFAULT_LIMIT
     path = resolve_workspace_path(workspace, raw_path)
     shown = display_path(workspace, path)
-    if not path.exists():
-        raise ToolError(f"directory not found: {shown}")
-    if not path.is_dir():
-        raise ToolError(f"{shown} is not a directory")
     names: list[str] = []
-    with os.scandir(path) as entries:
-        for entry in entries:
-            names.append(entry.name + ("/" if entry.is_dir() else ""))
+    unreadable = 0
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                label, readable = _entry_label(entry)
+                names.append(label)
+                unreadable += not readable
+    except FileNotFoundError:
+        raise ToolError(f"directory not found: {shown}") from None
+    except NotADirectoryError:
+        raise ToolError(f"{shown} is not a directory") from None
+    except OSError as exc:
+        raise ToolError(f"cannot list {shown}: {_problem(exc)}") from exc
     names.sort(key=str.lower)
     total = len(names)
     shown_names = names[:limit]
     text = "\n".join(shown_names) if shown_names else "(empty directory)"
     if total > limit:
         text += f"\n\n[{total - limit} more entries not shown; raise limit to see them.]"
-    return text_result(text, path=shown, entries=total, truncated=total > limit)
+    return text_result(text, path=shown, entries=total, truncated=total > limit,
+                       unreadable=unreadable)
+
+
+def _entry_label(entry: os.DirEntry[str]) -> tuple[str, bool]:
+    """How `ls` shows one entry (directories end with `/`), and whether it could be read.
+
+    `is_dir()` follows a symlink, so a link into a loop, or to nothing, is told apart
+    here instead of failing the listing.
+    """
+    try:
+        if entry.is_dir():
+            return entry.name + "/", True
+    except OSError as exc:
+        return f"{entry.name}  [unreadable: {_problem(exc)}]", False
+    try:
+        if entry.is_symlink() and not os.path.exists(entry.path):
+            return f"{entry.name}  [broken symbolic link]", False
+    except OSError as exc:
+        return f"{entry.name}  [unreadable: {_problem(exc)}]", False
+    return entry.name, True
 
 
 async def _ls_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:

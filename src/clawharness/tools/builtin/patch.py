@@ -232,6 +232,28 @@ _NORMALIZERS: tuple[Callable[[str], str], ...] = (
 )
 
 
+def _find_run(haystack: list[str], needle: list[str], start: int) -> int | None:
+    """The first index >= `start` where `needle` occurs in `haystack`, in linear time
+    (Knuth-Morris-Pratt over lines: a file of repeated lines cannot make it quadratic)."""
+    fallback = [0] * len(needle)
+    k = 0
+    for i in range(1, len(needle)):
+        while k and needle[i] != needle[k]:
+            k = fallback[k - 1]
+        if needle[i] == needle[k]:
+            k += 1
+        fallback[i] = k
+    k = 0
+    for i in range(start, len(haystack)):
+        while k and haystack[i] != needle[k]:
+            k = fallback[k - 1]
+        if haystack[i] == needle[k]:
+            k += 1
+            if k == len(needle):
+                return i - k + 1
+    return None
+
+
 def _seek(lines: list[str], pattern: tuple[str, ...], start: int, eof: bool) -> int | None:
     if not pattern:
         return start
@@ -240,11 +262,12 @@ def _seek(lines: list[str], pattern: tuple[str, ...], start: int, eof: bool) -> 
         return None
     for norm in _NORMALIZERS:
         want = [norm(p) for p in pattern]
-        starts = [len(lines) - n] if eof else []
-        starts.extend(range(start, len(lines) - n + 1))
-        for s in starts:
-            if s >= 0 and all(norm(lines[s + k]) == want[k] for k in range(n)):
-                return s
+        have = [norm(line) for line in lines]
+        if eof and have[len(lines) - n :] == want:
+            return len(lines) - n
+        found = _find_run(have, want, max(start, 0))
+        if found is not None:
+            return found
     return None
 
 
@@ -296,9 +319,17 @@ def apply_patch_to_workspace(workspace: str, text: str) -> dict[str, Any]:
             if content is None:
                 raise PatchError(f"{shown} is deleted earlier in this patch")
             return content
-        if not path.is_file():
-            raise PatchError(f"file not found: {shown}")
-        return path.read_text(encoding="utf-8")
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise PatchError(f"file not found: {shown}") from None
+        except IsADirectoryError:
+            raise PatchError(f"{shown} is a directory, not a file") from None
+        except UnicodeDecodeError:
+            raise PatchError(f"{shown} is not UTF-8 text; apply_patch edits text files "
+                             "only") from None
+        except OSError as exc:
+            raise PatchError(f"cannot read {shown}: {exc.strerror or exc}") from exc
 
     for op in ops:
         path = resolve_workspace_path(workspace, op.path)
@@ -323,11 +354,16 @@ def apply_patch_to_workspace(workspace: str, text: str) -> dict[str, Any]:
                 staged[path] = updated
                 modified.append(shown)
     for path, content in staged.items():
-        if content is None:
-            path.unlink(missing_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
+        try:
+            if content is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            shown = display_path(workspace, path)
+            raise ToolError(f"cannot write {shown}: {exc.strerror or exc} (files before it "
+                            "in the patch were written)") from exc
     summary = ["Success. Updated the following files:"]
     summary += [f"A {p}" for p in added] + [f"M {p}" for p in modified]
     summary += [f"D {p}" for p in deleted]
