@@ -44,7 +44,9 @@ async def test_a_fresh_config_runs_no_shell_command_unasked(scripted_host: Any,
     host, _ = await scripted_host({"responses": [calls(f"touch {marker}"),
                                                  {"text": "ok"}]})
     result = await host.run_turn("agent:main:fresh", "run it")
-    assert result.tool_calls == ({"name": "exec", "ok": False},)
+    [call] = result.tool_calls
+    assert call["name"] == "exec" and call["ok"] is False
+    assert "no approver is available" in call["error"]
     assert not marker.exists()
     [text] = await tool_texts(host, "agent:main:fresh")
     assert "tools.exec.allowlist" in text and "no approver is available" in text

@@ -81,9 +81,14 @@ class PolicyLayer:
     allow: tuple[str, ...] | None = None
     deny: tuple[str, ...] = ()
     profile: str | None = None
+    #: set on a layer that allows nothing (an unknown profile): the reason every tool gets
+    refuses_all: str | None = None
 
     def matcher(self) -> Callable[[str], str | None]:
         """A function from a normalized tool name to None (allowed) or the refusal reason."""
+        if self.refuses_all is not None:
+            reason = self.refuses_all
+            return lambda name: f'tool "{name}" is refused: {reason}'
         # one matcher per deny entry, so a refusal can name the entry that matched
         deny = [(entry, _compile([entry])) for entry in self.deny]
         allow = _compile(self.allow or ())
@@ -129,7 +134,9 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None,
     if profile and profile not in TOOL_PROFILES:
         # config validation refuses an unknown profile; one that got past it allows nothing
         where = f"{agent_key}.profile" if agent_profile else "tools.profile"
-        layers.append(PolicyLayer(where, deny=("*",), profile=f"{profile} (unknown)"))
+        layers.append(PolicyLayer(where, deny=("*",), refuses_all=(
+            f'{where} "{profile}" is no known tool profile, so it allows nothing; '
+            f"choose one of {', '.join(TOOL_PROFILES)}")))
     if profile is not None and profile_allow is not None:
         also = [*config.also_allow, *(agent.also_allow if agent else [])]
         where = f"{agent_key}.profile" if agent_profile else "tools.profile"
