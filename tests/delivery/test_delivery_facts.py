@@ -22,15 +22,20 @@ def test_a_settled_complete_fact_keeps_its_source_reply_confirmation() -> None:
             "primaryPlatformMessageId": "m1",
         }
     )
-    assert fact is not None
-    assert fact.source_reply_delivered
-    assert list(fact.to_js()) == [
-        "status",
-        "sourceReplyDelivered",
-        "primaryPlatformMessageId",
-        "partialDelivery",
-        "createdThreadIds",
-    ]
+    assert fact == MessageDeliveryFact(
+        status="settled",
+        created_thread_ids=("t1",),
+        primary_platform_message_id="m1",
+        source_reply_delivered=True,
+    )
+
+
+def test_a_null_message_id_is_malformed_but_a_missing_one_is_fine() -> None:
+    base = {"status": "failed", "partialDelivery": False, "createdThreadIds": []}
+    assert read_embedded_message_delivery_fact(base) == MessageDeliveryFact(status="failed")
+    assert read_embedded_message_delivery_fact({**base, "primaryPlatformMessageId": None}) is None
+    empty_id = read_embedded_message_delivery_fact({**base, "primaryPlatformMessageId": ""})
+    assert empty_id == MessageDeliveryFact(status="failed")
 
 
 def test_a_partial_fact_drops_the_source_reply_confirmation() -> None:
@@ -77,15 +82,9 @@ def test_reported_recipients_become_delivered_targets() -> None:
         "ok": True,
         "result": {"messageId": " m7 ", "chatId": "C1", "receipt": {"parts": [{"roomId": "R2"}]}},
     }
-    fact = project_plugin_message_delivery_fact(payload)
-    assert fact is not None
-    assert fact.to_js() == {
-        "status": "settled",
-        "primaryPlatformMessageId": "m7",
-        "deliveredTargets": ["C1", "R2"],
-        "partialDelivery": False,
-        "createdThreadIds": [],
-    }
+    assert project_plugin_message_delivery_fact(payload) == MessageDeliveryFact(
+        status="settled", primary_platform_message_id="m7", delivered_targets=("C1", "R2")
+    )
 
 
 def test_a_receipt_part_that_was_not_sent_reports_no_recipient() -> None:
@@ -111,6 +110,22 @@ def test_json_text_content_is_read_as_an_envelope() -> None:
 
 def test_json_text_with_nan_is_not_parsed() -> None:
     assert project_plugin_message_delivery_fact({"text": '{"messageId": NaN}'}) is None
+
+
+def test_an_empty_error_object_still_reports_a_failure() -> None:
+    for error in ({}, [], "boom", 1):
+        fact = project_plugin_message_delivery_fact({"messageId": "m1", "error": error})
+        assert fact == MessageDeliveryFact(status="failed"), error
+    for no_error in (None, False, 0, "", float("nan")):
+        fact = project_plugin_message_delivery_fact({"messageId": "m1", "error": no_error})
+        assert fact == MessageDeliveryFact(status="settled", primary_platform_message_id="m1")
+
+
+def test_an_explicit_null_removed_is_a_no_op_but_a_missing_one_is_not() -> None:
+    assert project_plugin_message_delivery_fact({"removed": None}) == MessageDeliveryFact(
+        status="failed"
+    )
+    assert project_plugin_message_delivery_fact({"removed": 2}) is None
 
 
 def test_a_broadcast_needs_one_accepted_settled_entry() -> None:

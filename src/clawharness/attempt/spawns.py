@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.delivery._coerce import as_record, normalize_optional_string, opt_prop
+from clawharness.delivery._coerce import as_record, field_of, normalize_optional_string
 
 __all__ = [
     "AcceptedSessionSpawn",
@@ -44,7 +44,7 @@ def normalize_accepted_session_spawn_result(result: Any) -> AcceptedSessionSpawn
     Reads `details.status == "accepted"` (exactly), with trimmed non-empty `runId` and
     `childSessionKey`; a missing completion intent counts as False.
     """
-    details = as_record(opt_prop(as_record(result), "details"))
+    details = as_record(field_of(result, "details"))
     if details is None or details.get("status") != "accepted":
         return None
     run_id = normalize_optional_string(details.get("runId"))

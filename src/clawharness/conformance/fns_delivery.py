@@ -1,65 +1,35 @@
 """Conformance fragment: messaging delivery facts and accepted session spawns.
 
-Maps the original's export names to the Python implementations. Results that are
-dataclasses encode through their `to_js()`; "no fact" is JavaScript `undefined`.
+Maps the original's export names to their adapters (`adapters_delivery`), which decode
+the vectors' JavaScript values into the typed delivery API and encode results back.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt.spawns import normalize_accepted_session_spawn_result
-from clawharness.delivery.facts import (
-    project_plugin_message_delivery_fact,
-    read_embedded_message_delivery_fact,
-)
-from clawharness.delivery.messaging_tools import (
-    is_delivered_messaging_tool_result,
-    is_messaging_tool,
-    is_messaging_tool_send_action,
-)
-from clawharness.delivery.source_reply import (
-    extract_messaging_tool_source_reply_payload,
-    is_delivered_messaging_tool_send_to_current_source,
+from clawharness.conformance.adapters_delivery import (
+    extract_messaging_tool_source_reply_payload_js,
+    is_delivered_messaging_tool_result_js,
+    is_delivered_messaging_tool_send_to_current_source_js,
+    is_messaging_tool_js,
+    is_messaging_tool_send_action_js,
+    normalize_accepted_session_spawn_result_js,
+    project_plugin_message_delivery_fact_js,
+    read_embedded_message_delivery_fact_js,
 )
 
 __all__ = ["FUNCTIONS"]
 
-
-def _read_embedded_message_delivery_fact(value: Any = UNDEFINED) -> Any:
-    fact = read_embedded_message_delivery_fact(value)
-    return UNDEFINED if fact is None else fact
-
-
-def _project_plugin_message_delivery_fact(value: Any = UNDEFINED) -> Any:
-    fact = project_plugin_message_delivery_fact(value)
-    return UNDEFINED if fact is None else fact
-
-
-def _extract_messaging_tool_source_reply_payload(result: Any = UNDEFINED) -> Any:
-    payload = extract_messaging_tool_source_reply_payload(result)
-    return UNDEFINED if payload is None else payload
-
-
-def _is_messaging_tool_send_action(tool_name: Any = UNDEFINED, args: Any = UNDEFINED) -> bool:
-    return is_messaging_tool_send_action(tool_name, args)
-
-
-def _normalize_accepted_session_spawn_result(result: Any = UNDEFINED) -> Any:
-    # The original returns null (not undefined) for an unaccepted spawn.
-    return normalize_accepted_session_spawn_result(result)
-
-
 FUNCTIONS: dict[str, Any] = {
-    "readEmbeddedMessageDeliveryFact": _read_embedded_message_delivery_fact,
-    "isDeliveredMessagingToolResult": is_delivered_messaging_tool_result,
-    "projectPluginMessageDeliveryFact": _project_plugin_message_delivery_fact,
+    "readEmbeddedMessageDeliveryFact": read_embedded_message_delivery_fact_js,
+    "isDeliveredMessagingToolResult": is_delivered_messaging_tool_result_js,
+    "projectPluginMessageDeliveryFact": project_plugin_message_delivery_fact_js,
     "isDeliveredMessagingToolSendToCurrentSource": (
-        is_delivered_messaging_tool_send_to_current_source
+        is_delivered_messaging_tool_send_to_current_source_js
     ),
-    "extractMessagingToolSourceReplyPayload": _extract_messaging_tool_source_reply_payload,
-    "isMessagingTool": is_messaging_tool,
-    "isMessagingToolSendAction": _is_messaging_tool_send_action,
-    "normalizeAcceptedSessionSpawnResult": _normalize_accepted_session_spawn_result,
+    "extractMessagingToolSourceReplyPayload": extract_messaging_tool_source_reply_payload_js,
+    "isMessagingTool": is_messaging_tool_js,
+    "isMessagingToolSendAction": is_messaging_tool_send_action_js,
+    "normalizeAcceptedSessionSpawnResult": normalize_accepted_session_spawn_result_js,
 }

@@ -14,6 +14,7 @@ from clawharness import errors
 from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt._js import js_string
 from clawharness.attempt.runtime_plan import build_agent_runtime_plan
+from clawharness.conformance.adapters_delivery import ConformantRuntimePlan
 from clawharness.harness.user_input import (
     build_agent_harness_user_input_answers,
     empty_agent_harness_user_input_answers,
@@ -79,8 +80,13 @@ def _normalize_timeout(raw: Any = UNDEFINED) -> Any:
     return normalize_question_timeout_seconds(raw)
 
 
+def _build_agent_runtime_plan(*args: Any) -> ConformantRuntimePlan:
+    # `plan.delivery.isSilentPayload(payload)` receives the vectors' JavaScript payloads.
+    return ConformantRuntimePlan(build_agent_runtime_plan(*args))
+
+
 FUNCTIONS: dict[str, Any] = {
-    "buildAgentRuntimePlan": build_agent_runtime_plan,
+    "buildAgentRuntimePlan": _build_agent_runtime_plan,
     "buildAgentHarnessUserInputAnswers": build_agent_harness_user_input_answers,
     "emptyAgentHarnessUserInputAnswers": empty_agent_harness_user_input_answers,
     "normalizeAgentHarnessUserInputAnswer": normalize_agent_harness_user_input_answer,

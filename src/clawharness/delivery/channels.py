@@ -12,17 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from clawharness._json import JsonValue
 from clawharness.delivery._coerce import (
-    js_trim,
     normalize_optional_lowercase,
     normalize_optional_string,
+    strip_whitespace,
 )
 
 __all__ = [
     "DEFAULT_ACCOUNT_ID",
     "ChannelMessagingHooks",
+    "ToolContext",
     "clear_channel_hooks",
     "get_channel_hooks",
     "normalize_account_id",
@@ -40,6 +41,18 @@ _BLOCKED_OBJECT_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 
 
 @dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Where the current turn came from, as a channel sees it."""
+
+    current_channel_provider: str | None = None
+    current_channel_id: str | None = None
+    current_messaging_target: str | None = None
+    current_thread_ts: str | None = None
+    #: the message the turn answers (some channels give numeric ids)
+    current_message_id: str | int | float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ChannelMessagingHooks:
     """What one channel contributes to messaging-delivery decisions.
 
@@ -50,16 +63,20 @@ class ChannelMessagingHooks:
     aliases: tuple[str, ...] = ()
     #: the channel exposes message actions, so a tool named after it is a messaging tool
     has_actions: bool = False
-    #: `messaging.normalizeTarget(raw)`
+    #: a comparable form of a raw target (`messaging.normalizeTarget`), None for unusable
     normalize_target: Callable[[str], str | None] | None = None
-    #: `threading.matchesToolContextTarget({target, toolContext})`
-    matches_tool_context_target: Callable[[str, Mapping[str, Any]], bool] | None = None
-    #: `threading.resolveCurrentChannelId({to, threadId})`
+    #: does a requested target name the turn's own conversation
+    #: (`threading.matchesToolContextTarget`)
+    matches_tool_context_target: Callable[[str, ToolContext], bool] | None = None
+    #: the channel id a `(target, thread id)` pair resolves to
+    #: (`threading.resolveCurrentChannelId`)
     resolve_current_channel_id: Callable[[str, str], str | None] | None = None
-    #: `actions.extractToolSend({args})?.to`
-    extract_tool_send_target: Callable[[Mapping[str, Any]], Any] | None = None
-    #: `actions.isToolDeliveryAction({args})`
-    is_tool_delivery_action: Callable[[Mapping[str, Any]], bool] | None = None
+    #: the target a tool call's arguments send to, None when they send nowhere
+    #: (`actions.extractToolSend(...).to`)
+    extract_tool_send_target: Callable[[Mapping[str, JsonValue]], str | None] | None = None
+    #: does a tool call with these arguments deliver something visible
+    #: (`actions.isToolDeliveryAction`)
+    is_tool_delivery_action: Callable[[Mapping[str, JsonValue]], bool] | None = None
 
 
 _REGISTRY: dict[str, ChannelMessagingHooks] = {}
@@ -80,7 +97,7 @@ def clear_channel_hooks() -> None:
     _REGISTRY.clear()
 
 
-def normalize_channel_id(raw: Any) -> str | None:
+def normalize_channel_id(raw: str | None) -> str | None:
     """The registered channel id that `raw` names by id or alias, case-insensitively."""
     key = normalize_optional_lowercase(raw)
     if key is None:
@@ -94,16 +111,16 @@ def normalize_channel_id(raw: Any) -> str | None:
     return None
 
 
-def get_channel_hooks(channel_id: Any) -> ChannelMessagingHooks | None:
+def get_channel_hooks(channel_id: str | None) -> ChannelMessagingHooks | None:
     """The hooks registered under exactly this (trimmed) id."""
-    if not isinstance(channel_id, str):
+    if channel_id is None:
         return None
-    resolved = js_trim(channel_id)
+    resolved = strip_whitespace(channel_id)
     return _REGISTRY.get(resolved) if resolved else None
 
 
 def normalize_target_for_provider(
-    provider: Any, raw: Any, hooks: ChannelMessagingHooks | None = None
+    provider: str | None, raw: str | None, hooks: ChannelMessagingHooks | None = None
 ) -> str | None:
     """A comparable form of a delivery target: the channel's normalizer, else trimmed."""
     fallback = normalize_optional_string(raw)
@@ -114,13 +131,13 @@ def normalize_target_for_provider(
     if provider_id is not None:
         owner = hooks if hooks is not None else get_channel_hooks(provider_id)
         normalizer = owner.normalize_target if owner is not None else None
-    normalized = normalizer(raw) if normalizer is not None else None
+    normalized = normalizer(raw) if normalizer is not None and raw is not None else None
     return normalize_optional_string(normalized if normalized is not None else fallback)
 
 
-def normalize_account_id(value: Any) -> str:
+def normalize_account_id(value: str | None) -> str:
     """Canonical account id: lowercase, path-safe, `default` when blank or unusable."""
-    trimmed = js_trim(value) if isinstance(value, str) else ""
+    trimmed = strip_whitespace(value) if value is not None else ""
     if not trimmed:
         return DEFAULT_ACCOUNT_ID
     lowered = trimmed.lower()

@@ -8,22 +8,25 @@ normalization), and a thread placement that provably matches the current thread.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from clawharness._json import JsonObject, JsonValue
 from clawharness.delivery._coerce import (
+    as_list,
     as_record,
-    is_array,
+    field_of,
     is_finite_number,
-    js_trim,
     normalize_optional_lowercase,
     normalize_optional_string,
-    opt_prop,
     read_trimmed_string_alias,
+    strip_whitespace,
 )
 from clawharness.delivery.channels import (
+    ToolContext,
     get_channel_hooks,
     normalize_account_id,
     normalize_target_for_provider,
@@ -42,41 +45,22 @@ _TARGET_KIND_PREFIX = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-class ToolContext:
-    """Where the current turn came from."""
-
-    current_channel_provider: Any = None
-    current_channel_id: Any = None
-    current_messaging_target: Any = None
-    current_thread_ts: Any = None
-    current_message_id: Any = None
-
-    def to_js(self) -> dict[str, Any]:
-        """The original's tool-context object, as channel hooks receive it."""
-        return {
-            "currentChannelProvider": self.current_channel_provider,
-            "currentChannelId": self.current_channel_id,
-            "currentMessagingTarget": self.current_messaging_target,
-            "currentThreadTs": self.current_thread_ts,
-            "currentMessageId": self.current_message_id,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class SourceReplyRoute:
     """A delivered message action and the turn context to compare it against."""
 
     action: str
-    channel: Any
-    action_params: Mapping[str, Any]
+    channel: str | None
+    #: the message action's arguments (`target`, `threadId`, `topLevel`, ...)
+    action_params: Mapping[str, JsonValue]
     tool_context: ToolContext
-    account_id: Any = None
-    current_account_id: Any = None
-    session_key: Any = None
-    delivered_payload: Any = None
+    account_id: str | None = None
+    current_account_id: str | None = None
+    session_key: str | None = None
+    #: the plugin's delivery receipt, when the send returned one
+    delivered_payload: JsonValue = None
 
 
-def _message_id_value(value: Any) -> str | None:
+def _message_id_value(value: str | int | float | None) -> str | None:
     if is_finite_number(value):
         number = float(value)
         return str(int(number)) if number.is_integer() else repr(number)
@@ -87,11 +71,10 @@ def _current_thread_id(route: SourceReplyRoute) -> str | None:
     return normalize_optional_string(route.tool_context.current_thread_ts)
 
 
-def _delivery_receipt(route: SourceReplyRoute) -> dict[str, Any] | None:
-    payload = as_record(route.delivered_payload)
-    result = as_record(opt_prop(payload, "result"))
-    receipt = as_record(opt_prop(result, "receipt"))
-    return receipt if receipt is not None else as_record(opt_prop(payload, "receipt"))
+def _delivery_receipt(route: SourceReplyRoute) -> JsonObject | None:
+    payload = route.delivered_payload
+    receipt = as_record(field_of(field_of(payload, "result"), "receipt"))
+    return receipt if receipt is not None else as_record(field_of(payload, "receipt"))
 
 
 def _delivered_thread_placement(
@@ -151,7 +134,7 @@ def _current_targets(route: SourceReplyRoute) -> list[str]:
 
 
 def _matches_current_target(
-    route: SourceReplyRoute, params: Mapping[str, Any], placement: ThreadPlacement
+    route: SourceReplyRoute, params: Mapping[str, JsonValue], placement: ThreadPlacement
 ) -> bool:
     current = _current_targets(route)
     if not current:
@@ -167,7 +150,7 @@ def _matches_current_target(
         threaded = normalize_optional_string(resolved) or requested
     matcher = hooks.matches_tool_context_target if hooks is not None else None
     if placement == "match" and matcher is not None:
-        context = route.tool_context.to_js()
+        context = route.tool_context
         if matcher(requested, context) or (threaded != requested and matcher(threaded, context)):
             return True
     normalized = {
@@ -194,17 +177,17 @@ def _is_exact_current_source_conversation(route: SourceReplyRoute) -> bool:
     return _thread_placement(route) == "match" and _is_current_source_conversation(route)
 
 
-def _reported_thread_ids(receipt: dict[str, Any] | None) -> list[str]:
+def _reported_thread_ids(receipt: JsonObject | None) -> list[str]:
     if receipt is None:
         return []
     found: dict[str, None] = {}
     aggregate = normalize_optional_string(receipt.get("threadId"))
     if aggregate:
         found[aggregate] = None
-    parts = receipt.get("parts")
-    if is_array(parts):
+    parts = as_list(receipt.get("parts"))
+    if parts is not None:
         for part in parts:
-            thread = normalize_optional_string(opt_prop(as_record(part), "threadId"))
+            thread = normalize_optional_string(field_of(part, "threadId"))
             if thread:
                 found[thread] = None
     return list(found)
@@ -216,7 +199,7 @@ def _delivered_thread_matches(route: SourceReplyRoute) -> bool:
     reported = _reported_thread_ids(receipt)
     if reported:
         return bool(current_thread) and all(thread == current_thread for thread in reported)
-    reply_to = normalize_optional_string(opt_prop(receipt, "replyToId"))
+    reply_to = normalize_optional_string(receipt.get("replyToId") if receipt is not None else None)
     if reply_to:
         current_message = _message_id_value(route.tool_context.current_message_id)
         return reply_to in (current_thread, current_message)
@@ -224,20 +207,20 @@ def _delivered_thread_matches(route: SourceReplyRoute) -> bool:
     return not current_thread
 
 
-def _chat_identity(value: str, channel: Any) -> str:
-    trimmed = js_trim(value)
+def _chat_identity(value: str, channel: str | None) -> str:
+    trimmed = strip_whitespace(value)
     provider = normalize_optional_lowercase(channel)
     if provider and trimmed.lower().startswith(f"{provider}:"):
-        trimmed = js_trim(trimmed[len(provider) + 1 :])
-    without_kind = js_trim(_TARGET_KIND_PREFIX.sub("", trimmed, count=1))
-    return js_trim(_THREAD_IDENTITY_SUFFIX.sub("", without_kind, count=1)).lower()
+        trimmed = strip_whitespace(trimmed[len(provider) + 1 :])
+    without_kind = strip_whitespace(_TARGET_KIND_PREFIX.sub("", trimmed, count=1))
+    return strip_whitespace(_THREAD_IDENTITY_SUFFIX.sub("", without_kind, count=1)).lower()
 
 
 def _matches_delivered_target(route: SourceReplyRoute, target: str) -> bool:
     if _matches_current_target(route, {"target": target}, "match"):
         return True
     # A recipient that reports its own topic must match at full identity (above).
-    if _THREAD_IDENTITY_SUFFIX.search(js_trim(target)):
+    if _THREAD_IDENTITY_SUFFIX.search(strip_whitespace(target)):
         return False
     current = _current_targets(route)
     hooks = get_channel_hooks(route.channel)
@@ -272,19 +255,9 @@ def is_delivered_current_source_send(route: SourceReplyRoute) -> bool:
         return False
     if not _delivered_targets_agree(route, fact):
         return False
-    action = js_trim(route.action).lower()
+    action = strip_whitespace(route.action).lower()
     if action in ("react", "reply", "thread-reply"):
         return False
     if not (is_message_tool_send_action_name(route.action) or route.action == "poll"):
         return False
-    send_route = SourceReplyRoute(
-        action="send",
-        channel=route.channel,
-        action_params=route.action_params,
-        tool_context=route.tool_context,
-        account_id=route.account_id,
-        current_account_id=route.current_account_id,
-        session_key=route.session_key,
-        delivered_payload=route.delivered_payload,
-    )
-    return _is_exact_current_source_conversation(send_route)
+    return _is_exact_current_source_conversation(dataclasses.replace(route, action="send"))

@@ -9,22 +9,22 @@ signal, such as a dry run, a partial delivery or a platform message id.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
-from clawharness._jsvalue import UNDEFINED
+from clawharness._json import JsonObject, JsonValue
 from clawharness.delivery._coerce import (
+    as_list,
     as_record,
+    field_of,
     has_non_empty_string,
-    is_array,
     is_finite_number,
     is_number,
-    js_trim,
-    js_truthy,
     normalize_optional_string,
     normalize_status,
-    opt_prop,
     safe_parse_json_record,
+    strip_whitespace,
 )
 
 __all__ = [
@@ -49,7 +49,7 @@ PluginSignal = Literal[
     "deliveryId",
     "ok",
 ]
-Predicate = Callable[[dict[str, Any], str | None], bool]
+Predicate = Callable[[JsonObject, str | None], bool]
 
 #: message ids that a plugin reports when nothing was actually sent
 NON_DELIVERY_IDS = frozenset({"skipped", "suppressed"})
@@ -61,20 +61,21 @@ _ENVELOPE_KEYS = ("details", "payload", "result", "results", "sendResult", "tool
 _MAX_DEPTH = 4
 
 
-def delivery_id(value: Any) -> str | None:
+def delivery_id(value: JsonValue) -> str | None:
     """A trimmed platform id, unless it is a non-delivery placeholder such as `skipped`."""
-    identifier = js_trim(value) if isinstance(value, str) else ""
+    identifier = strip_whitespace(value) if isinstance(value, str) else ""
     if identifier and identifier.lower() not in NON_DELIVERY_IDS:
         return identifier
     return None
 
 
-def visit_plugin_envelope(value: Any, predicate: Predicate, depth: int = 0) -> bool:
+def visit_plugin_envelope(value: JsonValue, predicate: Predicate, depth: int = 0) -> bool:
     """True when `predicate` holds for any record reachable through the envelope shapes."""
     if depth > _MAX_DEPTH:
         return False
-    if is_array(value):
-        return any(visit_plugin_envelope(item, predicate, depth + 1) for item in value)
+    items = as_list(value)
+    if items is not None:
+        return any(visit_plugin_envelope(item, predicate, depth + 1) for item in items)
     record = as_record(value)
     if record is None:
         return False
@@ -88,24 +89,23 @@ def visit_plugin_envelope(value: Any, predicate: Predicate, depth: int = 0) -> b
         parsed = safe_parse_json_record(text)
         if parsed is not None and visit_plugin_envelope(parsed, predicate, depth + 1):
             return True
-    content = record.get("content")
-    if is_array(content) and any(
+    content = as_list(record.get("content"))
+    if content is not None and any(
         visit_plugin_envelope(item, predicate, depth + 1) for item in content
     ):
         return True
     return any(
-        visit_plugin_envelope(record.get(key, UNDEFINED), predicate, depth + 1)
-        for key in _ENVELOPE_KEYS
+        visit_plugin_envelope(record.get(key), predicate, depth + 1) for key in _ENVELOPE_KEYS
     )
 
 
-def is_strictly(record: dict[str, Any], key: str, expected: bool) -> bool:
+def is_strictly(record: JsonObject, key: str, expected: bool) -> bool:
     # Strict `=== true/false`: only real booleans count.
     value = record.get(key)
     return isinstance(value, bool) and value is expected
 
 
-def _dry_run(record: dict[str, Any], status: str | None) -> bool:
+def _dry_run(record: JsonObject, status: str | None) -> bool:
     return (
         is_strictly(record, "dryRun", True)
         or status == "dry_run"
@@ -113,10 +113,20 @@ def _dry_run(record: dict[str, Any], status: str | None) -> bool:
     )
 
 
-def _failure(record: dict[str, Any], status: str | None) -> bool:
+def _names_an_error(value: JsonValue) -> bool:
+    # Any `error` but null, false, 0, NaN or "" reports one: the original's rule, under
+    # which an empty list or object still counts as an error.
+    if value is None or value is False or value == "":
+        return False
+    if is_number(value):
+        return value != 0 and not math.isnan(value)
+    return True
+
+
+def _failure(record: JsonObject, status: str | None) -> bool:
     if any(is_strictly(record, key, False) for key in ("ok", "success", "delivered", "complete")):
         return True
-    if is_strictly(record, "isError", True) or js_truthy(record.get("error", UNDEFINED)):
+    if is_strictly(record, "isError", True) or _names_an_error(record.get("error")):
         return True
     for raw in (record.get("status"), record.get("deliveryStatus")):
         normalized = normalize_status(raw)
@@ -125,7 +135,7 @@ def _failure(record: dict[str, Any], status: str | None) -> bool:
     return False
 
 
-def _partial(record: dict[str, Any], status: str | None) -> bool:
+def _partial(record: JsonObject, status: str | None) -> bool:
     return (
         is_strictly(record, "sentBeforeError", True)
         or is_strictly(record, "visibleReplySent", True)
@@ -133,43 +143,40 @@ def _partial(record: dict[str, Any], status: str | None) -> bool:
     )
 
 
-def _conversation(record: dict[str, Any], status: str | None) -> bool:
+def _conversation(record: JsonObject, status: str | None) -> bool:
     candidates = (
         record.get("topicId"),
         record.get("threadId"),
         record.get("messageThreadId"),
-        opt_prop(as_record(record.get("thread")), "id"),
+        field_of(record.get("thread"), "id"),
     )
     return any(has_non_empty_string(item) or is_finite_number(item) for item in candidates)
 
 
-def _non_delivery(record: dict[str, Any], status: str | None) -> bool:
+def _non_delivery(record: JsonObject, status: str | None) -> bool:
     identifier = normalize_status(record.get("messageId"))
     return identifier in NON_DELIVERY_IDS or status in NON_DELIVERY_STATUSES
 
 
-def _no_op(record: dict[str, Any], status: str | None) -> bool:
-    removed = record.get("removed", UNDEFINED)
-    if removed is None or removed is False:
+def _no_op(record: JsonObject, status: str | None) -> bool:
+    removed = record.get("removed")
+    # An explicit `removed: null` (unlike a missing key) reports that nothing was removed.
+    if ("removed" in record and removed is None) or removed is False:
         return True
     if is_number(removed) and removed == 0:
         return True
-    if is_array(removed) and len(removed) == 0:
+    if isinstance(removed, list) and not removed:
         return True
     if any(is_strictly(record, key, False) for key in _NO_OP_FALSE_FLAGS):
         return True
     return status in _NO_OP_STATUSES
 
 
-def _delivery_ids(record: dict[str, Any]) -> tuple[Any, Any, Any]:
-    return (
-        record.get("messageId"),
-        record.get("pollId"),
-        opt_prop(as_record(record.get("message")), "id"),
-    )
+def _delivery_ids(record: JsonObject) -> tuple[JsonValue, JsonValue, JsonValue]:
+    return (record.get("messageId"), record.get("pollId"), field_of(record.get("message"), "id"))
 
 
-def _has_delivery_id(record: dict[str, Any], status: str | None) -> bool:
+def _has_delivery_id(record: JsonObject, status: str | None) -> bool:
     for raw in _delivery_ids(record):
         normalized = normalize_status(raw)
         if normalized and normalized not in NON_DELIVERY_IDS:
@@ -177,7 +184,7 @@ def _has_delivery_id(record: dict[str, Any], status: str | None) -> bool:
     return False
 
 
-def _delivery(record: dict[str, Any], status: str | None) -> bool:
+def _delivery(record: JsonObject, status: str | None) -> bool:
     return (
         _has_delivery_id(record, status)
         or status == "sent"
@@ -185,7 +192,7 @@ def _delivery(record: dict[str, Any], status: str | None) -> bool:
     )
 
 
-def _ok(record: dict[str, Any], status: str | None) -> bool:
+def _ok(record: JsonObject, status: str | None) -> bool:
     return is_strictly(record, "ok", True) or normalize_status(record.get("text")) == "ok"
 
 
@@ -202,12 +209,12 @@ _SIGNALS: dict[str, Predicate] = {
 }
 
 
-def plugin_envelope_has(value: Any, signal: PluginSignal) -> bool:
+def plugin_envelope_has(value: JsonValue, signal: PluginSignal) -> bool:
     """True when any record in the envelope carries `signal`."""
     return visit_plugin_envelope(value, _SIGNALS[signal])
 
 
-def first_delivery_id(record: dict[str, Any]) -> str | None:
+def first_delivery_id(record: JsonObject) -> str | None:
     """The first usable platform id among `messageId`, `pollId` and `message.id`."""
     for raw in _delivery_ids(record):
         identifier = delivery_id(raw)
@@ -216,28 +223,27 @@ def first_delivery_id(record: dict[str, Any]) -> str | None:
     return None
 
 
-def list_receipt_source_targets(value: Any) -> list[str]:
+def list_receipt_source_targets(value: JsonValue) -> list[str]:
     """Recipients a receipt reports, including every part of an aggregate receipt."""
     targets: dict[str, None] = {}
     seen: set[int] = set()
-    pending: list[Any] = [value]
+    pending: list[JsonValue] = [value]
     index = 0
     # The list grows while it is walked, breadth-first, as the original's for-of does.
     while index < len(pending):
         entry = pending[index]
         index += 1
-        if not isinstance(entry, (dict, list, tuple)) or id(entry) in seen:
+        if not isinstance(entry, (dict, list)) or id(entry) in seen:
             continue
         seen.add(id(entry))
-        if is_array(entry):
+        if isinstance(entry, list):
             pending.extend(entry)
             continue
-        record = as_record(entry)
-        if record is None or record.get("outcome") == "not_sent":
+        if entry.get("outcome") == "not_sent":
             continue
-        target = as_record(record.get("target"))
+        record = entry
         candidates = [
-            opt_prop(target, "id"),
+            field_of(record.get("target"), "id"),
             *(
                 record.get(key)
                 for key in ("chatId", "channelId", "roomId", "conversationId", "toJid")
@@ -247,11 +253,5 @@ def list_receipt_source_targets(value: Any) -> list[str]:
             normalized = normalize_optional_string(candidate)
             if normalized is not None:
                 targets[normalized] = None
-        pending.extend(
-            (
-                record.get("receipt", UNDEFINED),
-                record.get("raw", UNDEFINED),
-                record.get("parts", UNDEFINED),
-            )
-        )
+        pending.extend((record.get("receipt"), record.get("raw"), record.get("parts")))
     return list(targets)

@@ -9,10 +9,10 @@ records that something was sent even though the tool also reported an error.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypeGuard
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.delivery._coerce import as_record, is_array
+from clawharness._json import JsonObject, JsonValue
+from clawharness.delivery._coerce import as_list, as_record
 from clawharness.delivery.envelope import (
     first_delivery_id,
     is_strictly,
@@ -52,44 +52,39 @@ class MessageDeliveryFact:
         """True when the fact counts as a sent message."""
         return self.status == "settled"
 
-    def to_js(self) -> dict[str, Any]:
-        """The original's object shape, keys in its order, optional keys omitted."""
-        out: dict[str, Any] = {"status": self.status}
-        if self.source_reply_delivered:
-            out["sourceReplyDelivered"] = True
-        if self.primary_platform_message_id:
-            out["primaryPlatformMessageId"] = self.primary_platform_message_id
-        if self.delivered_targets:
-            out["deliveredTargets"] = list(self.delivered_targets)
-        out["partialDelivery"] = self.partial_delivery
-        out["createdThreadIds"] = list(self.created_thread_ids)
-        return out
+
+def _is_delivery_status(value: JsonValue) -> TypeGuard[DeliveryStatus]:
+    return isinstance(value, str) and value in DELIVERY_STATUSES
 
 
-def read_embedded_message_delivery_fact(value: Any) -> MessageDeliveryFact | None:
-    """Validate a stored `details.messageDelivery`; None unless every field is well formed."""
+def read_embedded_message_delivery_fact(value: JsonValue) -> MessageDeliveryFact | None:
+    """Validate a stored `details.messageDelivery`; None unless every field is well formed.
+
+    `primaryPlatformMessageId` may be missing, but when present it must be a string
+    (`null` is malformed); an empty id counts as none.
+    """
     fact = as_record(value)
     if fact is None:
         return None
     status = fact.get("status")
     partial = fact.get("partialDelivery")
-    raw_threads = fact.get("createdThreadIds")
-    primary = fact.get("primaryPlatformMessageId", UNDEFINED)
-    if not isinstance(status, str) or status not in DELIVERY_STATUSES:
+    raw_threads = as_list(fact.get("createdThreadIds"))
+    primary = fact.get("primaryPlatformMessageId")
+    if not _is_delivery_status(status):
         return None
-    if not isinstance(partial, bool) or not is_array(raw_threads):
+    if not isinstance(partial, bool) or raw_threads is None:
         return None
     thread_ids = tuple(item for item in raw_threads if isinstance(item, str))
     if len(thread_ids) != len(raw_threads):
         return None
-    if primary is not UNDEFINED and not isinstance(primary, str):
+    if "primaryPlatformMessageId" in fact and not isinstance(primary, str):
         return None
     # A source-reply confirmation only stands for a complete, settled delivery.
     confirmed = (
         status == "settled" and not partial and is_strictly(fact, "sourceReplyDelivered", True)
     )
     return MessageDeliveryFact(
-        status=status,  # type: ignore[arg-type]  # checked against DELIVERY_STATUSES
+        status=status,
         partial_delivery=partial,
         created_thread_ids=thread_ids,
         primary_platform_message_id=primary if isinstance(primary, str) and primary else None,
@@ -97,11 +92,11 @@ def read_embedded_message_delivery_fact(value: Any) -> MessageDeliveryFact | Non
     )
 
 
-def _read_plugin_delivery_identity(value: Any) -> tuple[str | None, tuple[str, ...] | None]:
+def _read_plugin_delivery_identity(value: JsonValue) -> tuple[str | None, tuple[str, ...] | None]:
     primary: list[str] = []
     targets: dict[str, None] = {}
 
-    def collect(record: dict[str, Any], status: str | None) -> bool:
+    def collect(record: JsonObject, status: str | None) -> bool:
         if not primary:
             identifier = first_delivery_id(record)
             if identifier is not None:
@@ -114,7 +109,7 @@ def _read_plugin_delivery_identity(value: Any) -> tuple[str | None, tuple[str, .
     return (primary[0] if primary else None), (tuple(targets) if targets else None)
 
 
-def project_plugin_message_delivery_fact(value: Any) -> MessageDeliveryFact | None:
+def project_plugin_message_delivery_fact(value: JsonValue) -> MessageDeliveryFact | None:
     """Read a legacy plugin result envelope into a delivery fact, or None when it says nothing.
 
     Precedence follows the original: a dry run wins, then partial delivery (something was
@@ -137,12 +132,12 @@ def project_plugin_message_delivery_fact(value: Any) -> MessageDeliveryFact | No
     )
 
 
-def plugin_broadcast_has_delivery(value: Any) -> bool:
+def plugin_broadcast_has_delivery(value: JsonValue) -> bool:
     """True when a broadcast result holds one accepted entry whose payload settled."""
 
-    def has_settled_entry(record: dict[str, Any], status: str | None) -> bool:
-        results = record.get("results")
-        if not is_array(results):
+    def has_settled_entry(record: JsonObject, status: str | None) -> bool:
+        results = as_list(record.get("results"))
+        if results is None:
             return False
         for item in results:
             entry = as_record(item)
@@ -150,7 +145,7 @@ def plugin_broadcast_has_delivery(value: Any) -> bool:
                 continue
             if plugin_envelope_has(entry, "nonDelivery"):
                 continue
-            for payload in (entry.get("payload", UNDEFINED), entry.get("toolResult", UNDEFINED)):
+            for payload in (entry.get("payload"), entry.get("toolResult")):
                 fact = project_plugin_message_delivery_fact(payload)
                 if fact is not None and fact.status == "settled":
                     return True

@@ -8,16 +8,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
 
-from clawharness._jsvalue import is_nullish
+from clawharness._json import JsonValue
 from clawharness.delivery._coerce import (
-    as_record,
-    js_truthy,
     normalize_optional_lowercase,
     normalize_optional_string,
     normalize_status,
-    prop,
 )
 from clawharness.delivery.channels import get_channel_hooks, normalize_channel_id
 from clawharness.delivery.envelope import PluginSignal, plugin_envelope_has
@@ -31,6 +28,7 @@ from clawharness.delivery.tool_results import (
 __all__ = [
     "CHANNEL_MESSAGE_ACTION_NAMES",
     "CORE_MESSAGING_TOOLS",
+    "MessagingToolCall",
     "is_delivered_messaging_tool_result",
     "is_message_tool_conversation_create_action_name",
     "is_message_tool_send_action_name",
@@ -133,17 +131,32 @@ _CONVERSATION_CREATE_ACTIONS = frozenset(
 )
 
 
-def is_message_tool_send_action_name(action: Any) -> bool:
+@dataclass(frozen=True, slots=True)
+class MessagingToolCall:
+    """A finished tool call, as the delivery fallback reads it."""
+
+    #: the tool's name; None stands for the `message` tool (as in the original)
+    tool_name: str | None = None
+    args: Mapping[str, JsonValue] = field(default_factory=dict)
+    result: JsonValue = None
+    #: a second result whose receipts count too (the original's `hookResult`)
+    hook_result: JsonValue = None
+    is_error: bool = False
+    #: count a plugin send only when it reports a platform message id
+    require_plugin_delivery_id: bool = False
+
+
+def is_message_tool_send_action_name(action: str | None) -> bool:
     """True when a `message` action sends or uploads user-visible content (case-sensitive)."""
     return (normalize_optional_string(action) or "") in _SEND_ACTIONS
 
 
-def is_message_tool_conversation_create_action_name(action: Any) -> bool:
+def is_message_tool_conversation_create_action_name(action: str | None) -> bool:
     """True when a `message` action creates a visible destination conversation."""
     return (normalize_optional_lowercase(action) or "") in _CONVERSATION_CREATE_ACTIONS
 
 
-def is_plugin_native_messaging_tool(tool_name: Any) -> bool:
+def is_plugin_native_messaging_tool(tool_name: str) -> bool:
     """`message`, or a tool named after a registered channel that exposes actions."""
     if tool_name == "message":
         return True
@@ -151,32 +164,33 @@ def is_plugin_native_messaging_tool(tool_name: Any) -> bool:
     return hooks is not None and hooks.has_actions
 
 
-def is_messaging_tool(tool_name: Any) -> bool:
+def is_messaging_tool(tool_name: str) -> bool:
     """True for the core messaging tools and channel-plugin messaging tools."""
-    if isinstance(tool_name, str) and tool_name in CORE_MESSAGING_TOOLS:
-        return True
-    return is_plugin_native_messaging_tool(tool_name)
+    return tool_name in CORE_MESSAGING_TOOLS or is_plugin_native_messaging_tool(tool_name)
 
 
-def _plugin_send_target(tool_name: Any, args: Mapping[str, Any]) -> bool:
+def _plugin_send_target(tool_name: str, args: Mapping[str, JsonValue]) -> bool:
     hooks = get_channel_hooks(normalize_channel_id(tool_name))
     if hooks is None or hooks.extract_tool_send_target is None:
         return False
-    return js_truthy(hooks.extract_tool_send_target(args))
+    return bool(hooks.extract_tool_send_target(args))
 
 
-def is_messaging_tool_send_action(tool_name: Any, args: Any) -> bool:
-    """True when this tool invocation is an outbound send."""
-    action = normalize_optional_string(prop(args, "action")) or ""
+def is_messaging_tool_send_action(tool_name: str, args: Mapping[str, JsonValue] | None) -> bool:
+    """True when this tool invocation is an outbound send.
+
+    `args` is None when the call's arguments were not an object: the core send tools
+    still send, a `message` call then names no action, and a channel tool sends nothing.
+    """
     if tool_name in ("sessions_send", "conversations_send", "conversations_turn"):
         return True
     if tool_name == "message":
-        return action in _SEND_ACTIONS
-    record = as_record(args)
-    return record is not None and _plugin_send_target(tool_name, record)
+        action = normalize_optional_string(args.get("action")) if args is not None else None
+        return (action or "") in _SEND_ACTIONS
+    return args is not None and _plugin_send_target(tool_name, args)
 
 
-def is_messaging_tool_delivery_action(tool_name: Any, args: Mapping[str, Any]) -> bool:
+def is_messaging_tool_delivery_action(tool_name: str, args: Mapping[str, JsonValue]) -> bool:
     """True when a messaging invocation can create visible outbound delivery."""
     if tool_name in _CONVERSATION_TOOLS:
         return True
@@ -192,20 +206,14 @@ def is_messaging_tool_delivery_action(tool_name: Any, args: Mapping[str, Any]) -
     return is_messaging_tool_send_action(tool_name, args)
 
 
-def is_delivered_messaging_tool_result(params: Any) -> bool:
-    """True only when a messaging tool result proves a real visible delivery.
-
-    `params` is the original's object: `toolName`, `args`, `result`, `hookResult`,
-    `isError` and `requirePluginDeliveryId`.
-    """
-    args = as_record(prop(params, "args")) or {}
+def is_delivered_messaging_tool_result(call: MessagingToolCall) -> bool:
+    """True only when a messaging tool call's result proves a real visible delivery."""
+    args = call.args
     if args.get("dryRun") is True:
         return False
-    tool_name = prop(params, "toolName")
-    tool = normalize_tool_policy_name("message" if is_nullish(tool_name) else tool_name)
-    result = prop(params, "result")
+    tool = normalize_tool_policy_name("message" if call.tool_name is None else call.tool_name)
     if tool in _CONVERSATION_TOOLS:
-        details = read_tool_result_details(result)
+        details = read_tool_result_details(call.result)
         status = details.get("status") if details is not None else None
         # Waiting for a peer reply can fail after the channel send has succeeded.
         return status == "sent" or (
@@ -214,14 +222,14 @@ def is_delivered_messaging_tool_result(params: Any) -> bool:
     if not is_plugin_native_messaging_tool(tool):
         return False
     action = normalize_status(args.get("action"))
-    results = (result, prop(params, "hookResult"))
+    results = (call.result, call.hook_result)
 
     def has(signal: PluginSignal) -> bool:
         return any(plugin_envelope_has(item, signal) for item in results)
 
     if has("dryRun"):
         return False
-    if js_truthy(prop(params, "requirePluginDeliveryId")) and not has("deliveryId"):
+    if call.require_plugin_delivery_id and not has("deliveryId"):
         return False
     if has("partial"):
         return True
@@ -229,7 +237,7 @@ def is_delivered_messaging_tool_result(params: Any) -> bool:
         return True
     if action == "broadcast" and any(plugin_broadcast_has_delivery(item) for item in results):
         return True
-    if js_truthy(prop(params, "isError")) or any(
+    if call.is_error or any(
         is_tool_result_error(item) or plugin_envelope_has(item, "failure") for item in results
     ):
         return False

@@ -1,17 +1,13 @@
 """Small readers for the generic tool-result shape (`{content, details}`).
 
-These mirror the original's tool-result error helpers closely enough for delivery
-classification: where `details` lives, and whether `details` says the call failed.
+Where `details` lives, what its status says, and the policy name of a tool, as delivery
+classification needs them.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from clawharness._jsvalue import JsMap
-from clawharness.delivery._coerce import (
-    normalize_optional_lowercase,
-)
+from clawharness._json import JsonObject, JsonValue
+from clawharness.delivery._coerce import as_record, normalize_optional_lowercase
 from clawharness.tools.results import is_tool_result_error
 
 __all__ = [
@@ -22,47 +18,21 @@ __all__ = [
 ]
 
 _TOOL_NAME_ALIASES = {"bash": "exec", "apply-patch": "apply_patch", "cron": "automations"}
-_FAILURE_STATUSES = frozenset(
-    {
-        "error",
-        "failed",
-        "failure",
-        "timeout",
-        "timed_out",
-        "blocked",
-        "denied",
-        "forbidden",
-        "disabled",
-        "approval-unavailable",
-        "unavailable",
-        "aborted",
-        "cancelled",
-        "canceled",
-        "killed",
-        "invalid",
-    }
-)
 
 
-def read_tool_result_details(result: Any) -> dict[str, Any] | None:
+def read_tool_result_details(result: JsonValue) -> JsonObject | None:
     """The result's `details` object, when it has one."""
-    if not isinstance(result, dict) or isinstance(result, JsMap):
-        return None
-    details = result.get("details")
-    if isinstance(details, dict) and not isinstance(details, JsMap):
-        return details
-    return None
+    record = as_record(result)
+    return as_record(record.get("details")) if record is not None else None
 
 
-def read_tool_result_status(result: Any) -> str | None:
+def read_tool_result_status(result: JsonValue) -> str | None:
     """`details.status`, trimmed and lowercased."""
     details = read_tool_result_details(result)
     return normalize_optional_lowercase(details.get("status")) if details is not None else None
 
 
-
-
-def normalize_tool_policy_name(name: Any) -> str:
+def normalize_tool_policy_name(name: str | None) -> str:
     """Lowercased, trimmed tool name with the policy aliases (`bash` -> `exec`) applied."""
     normalized = normalize_optional_lowercase(name) or ""
     return _TOOL_NAME_ALIASES.get(normalized, normalized)

@@ -97,6 +97,11 @@ LAZY_EXPORTS: LazyTable = {
     "is_delivered_messaging_tool_send_to_current_source": (
         "clawharness.delivery.source_reply", "is_delivered_messaging_tool_send_to_current_source"),
     "is_silent_payload": ("clawharness.delivery.silent", "is_silent_payload"),
+    # the typed inputs of the delivery helpers above
+    "MessagingToolCall": ("clawharness.delivery.messaging_tools", "MessagingToolCall"),
+    "MessagingToolSend": ("clawharness.delivery.source_reply", "MessagingToolSend"),
+    "TurnSource": ("clawharness.delivery.source_reply", "TurnSource"),
+    "ReplyPayload": ("clawharness.delivery.reply_content", "ReplyPayload"),
     # agent_end side effects
     "run_agent_end_side_effects": ("clawharness.attempt.side_effects", "run_agent_end_side_effects"),
     "await_agent_end_side_effects": ("clawharness.attempt.side_effects",
@@ -119,12 +124,16 @@ __all__ = [
     "EmbeddedRunAttemptParamsV2",
     "HarnessError",
     "HostCapabilities",
+    "MessagingToolCall",
+    "MessagingToolSend",
     "MissingAgentHarnessError",
+    "ReplyPayload",
     "RuntimeArtifact",
     "RuntimeArtifactMismatchError",
     "SettledTurnFinalizationRejectedError",
     "ToolPolicyRejectedError",
     "ToolTerminalObserver",
+    "TurnSource",
     "WorkspacePathEscapeError",
     "agent_harness_attempt_terminal",
     "assert_runtime_artifact",

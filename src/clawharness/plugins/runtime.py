@@ -18,6 +18,7 @@ from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runti
 from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
 from clawharness.attempt.validate import validate_attempt_result
 from clawharness.config.schema import ClawConfig, ToolsConfig
+from clawharness.delivery.reply_content import ReplyPayload
 from clawharness.delivery.silent import is_silent_payload
 from clawharness.harness.gates import ToolPolicyGate, ToolPolicyLayer, evaluate_tool_policy_gate
 from clawharness.harness.registry import HarnessRegistry
@@ -227,4 +228,4 @@ class PluginRuntime:
 
     @staticmethod
     def is_silent(text: str) -> bool:
-        return bool(text) and is_silent_payload({"text": text})
+        return bool(text) and is_silent_payload(ReplyPayload(text=text))
