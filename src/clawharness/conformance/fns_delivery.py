@@ -1,4 +1,4 @@
-"""Conformance fragment: messaging delivery facts and accepted session spawns.
+"""Conformance fragment: messaging delivery facts.
 
 Maps the original's export names to the Python implementations. Results that are
 dataclasses encode through their `to_js()`; "no fact" is JavaScript `undefined`.
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt.spawns import normalize_accepted_session_spawn_result
 from clawharness.delivery.facts import (
     project_plugin_message_delivery_fact,
     read_embedded_message_delivery_fact,
@@ -46,11 +45,6 @@ def _is_messaging_tool_send_action(tool_name: Any = UNDEFINED, args: Any = UNDEF
     return is_messaging_tool_send_action(tool_name, args)
 
 
-def _normalize_accepted_session_spawn_result(result: Any = UNDEFINED) -> Any:
-    # The original returns null (not undefined) for an unaccepted spawn.
-    return normalize_accepted_session_spawn_result(result)
-
-
 FUNCTIONS: dict[str, Any] = {
     "readEmbeddedMessageDeliveryFact": _read_embedded_message_delivery_fact,
     "isDeliveredMessagingToolResult": is_delivered_messaging_tool_result,
@@ -61,5 +55,4 @@ FUNCTIONS: dict[str, Any] = {
     "extractMessagingToolSourceReplyPayload": _extract_messaging_tool_source_reply_payload,
     "isMessagingTool": is_messaging_tool,
     "isMessagingToolSendAction": _is_messaging_tool_send_action,
-    "normalizeAcceptedSessionSpawnResult": _normalize_accepted_session_spawn_result,
 }

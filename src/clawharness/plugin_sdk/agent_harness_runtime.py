@@ -50,7 +50,7 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.attempt.finalize_projection",
         "project_settled_turn_finalization_attempt_result"),
     "SettledTurnFinalizationRejectedError": (
-        "clawharness.attempt.finalize_projection", "SettledTurnFinalizationRejectedError"),
+        "clawharness.attempt.finalize_result", "SettledTurnFinalizationRejectedError"),
     # user input
     "format_agent_harness_user_input_prompt": (
         "clawharness.harness.user_input", "format_agent_harness_user_input_prompt"),
