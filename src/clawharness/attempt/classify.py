@@ -310,15 +310,17 @@ def classify_embedded_agent_run_result_for_model_fallback(
         return harness
     error_text = "\n".join(p.text or "" for p in payloads if p.is_error)
     if not is_blank(error_text):
+        # Only a reason another model can cure advances the chain; any other error
+        # text is the answer the user sees.
         reason = classify_failover_reason(error_text, provider)
-        if reason in _PROVIDER_ERROR_REASONS:
-            return ModelFallbackClassification(
-                f"{provider}/{model} ended with a provider error: {error_text}",
-                reason or "",
-                "embedded_error_payload",
-                raw_error=error_text,
-            )
-        return None
+        if reason is None or reason not in _PROVIDER_ERROR_REASONS:
+            return None
+        return ModelFallbackClassification(
+            f"{provider}/{model} ended with a provider error: {error_text}",
+            reason,
+            "embedded_error_payload",
+            raw_error=error_text,
+        )
     if _has_deliberate_silent_reply(meta):
         return None
     if any(p.is_error and _has_non_text_visible_content(p) for p in payloads):

@@ -102,19 +102,18 @@ def _phase(value: JsonValue) -> str | None:
     return value if value in ("commentary", "final_answer") and isinstance(value, str) else None
 
 
-def _signature_phase(value: JsonValue) -> tuple[bool, str | None]:
-    """(whether the block has a readable signature, the phase it declares)."""
-    if not isinstance(value, str) or not trim(value):
-        return False, None
-    if not value.startswith("{"):
-        return True, None  # a bare id
+def _signature_phase(value: JsonValue) -> str | None:
+    """The phase a block's text signature declares (a v1 JSON signature may; a bare id,
+    a malformed or an unknown signature does not)."""
+    if not isinstance(value, str) or not value.startswith("{"):
+        return None
     try:
         parsed = json.loads(value)
     except ValueError:
-        return False, None
+        return None
     if not isinstance(parsed, dict) or parsed.get("v") != 1:
-        return False, None
-    return True, _phase(parsed.get("phase"))
+        return None
+    return _phase(parsed.get("phase"))
 
 
 def _extract_for_phase(message: Mapping[str, JsonValue], phase: str | None) -> tuple[str, bool]:
@@ -126,17 +125,18 @@ def _extract_for_phase(message: Mapping[str, JsonValue], phase: str | None) -> t
     if not isinstance(content, list):
         return ("", False)
     blocks = [
-        (block["text"], _signature_phase(block.get("textSignature"))[1])
+        (text, _signature_phase(block.get("textSignature")))
         for block in content
         if isinstance(block, dict) and block.get("type") in _TEXT_BLOCK_TYPES
-        and isinstance(block.get("text"), str)
+        and isinstance(text := block.get("text"), str)
     ]
+    # Once any block declares its phase, undeclared blocks no longer inherit the message's.
     explicit = any(block_phase for _, block_phase in blocks)
     parts: list[str] = []
     requested = False
     for text, block_phase in blocks:
         resolved = block_phase or (None if explicit else message_phase)
-        if resolved != phase or not isinstance(text, str):
+        if resolved != phase:
             continue
         requested = True
         cleaned = _sanitize_text(text)

@@ -8,7 +8,7 @@ These records are those facts, parsed once; `classify` decides on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from clawharness._json import JsonValue
@@ -148,4 +148,4 @@ class ModelFallbackClassification:
     raw_error: str | None = None
     #: keep this run's result when every fallback fails, ranked by priority
     preserve_result_on_exhaustion: bool = False
-    preserve_result_priority: int | None = field(default=None)
+    preserve_result_priority: int | None = None
