@@ -6,8 +6,9 @@ timeoutObservation?, error?, settlementWarning?}`) and legacy flag objects into
 order. The original returns an input object itself when nothing changes, so a terminal
 or failure the core returns unchanged encodes as the very object it was decoded from;
 one the core built keeps the key order of the input it was spread from (the one input
-of the same kind; a failed terminal made from a failure spreads that failure), new keys
-following in the order the original's constructors write them (`_CANONICAL`).
+of the same kind; a failed terminal made from a failure spreads that failure), with
+that input's keys the kind never has carried over as they were, and new keys following
+in the order the original's constructors write them (`_CANONICAL`).
 """
 
 from __future__ import annotations
@@ -107,19 +108,22 @@ class TerminalCodec:
             present["source"] = _undefined_if_none(terminal.source)
         if terminal.failure is not None:
             present["failure"] = self.encode_failure(terminal.failure)
-        keys = [k for k in base if k in present]
+        # A spread keeps the base's keys this kind never has (the core does not hold them).
+        raw_base = base[1] if base else {}
+        carried = {k: raw_base[k] for k in raw_base if k not in _CANONICAL[terminal.kind]}
+        keys = [k for k in (base[0] if base else []) if k in present or k in carried]
         keys += [k for k in _CANONICAL[terminal.kind] if k in present and k not in keys]
         keys += [k for k in present if k not in keys]
-        return {key: present[key] for key in keys}
+        return {key: present[key] if key in present else carried[key] for key in keys}
 
-    def _spread_base(self, terminal: Terminal) -> list[str]:
-        """The keys, in order, of the input object the original spread this terminal from."""
+    def _spread_base(self, terminal: Terminal) -> tuple[list[str], dict[str, Any]] | None:
+        """The key order, and the object, the original spread this terminal from."""
         spread = self._raw_of(self.spread_failure) if self.spread_failure is not None else None
         if terminal.kind == "failed" and spread is not None:
-            return ["kind", *spread]  # `{kind: "failed", ...failure}`
+            return ["kind", *spread], {}  # `{kind: "failed", ...failure}`
         terminals = [raw for value, raw in self._decoded.values()
                      if isinstance(value, Terminal) and value.kind == terminal.kind]
-        return list(terminals[0]) if len(terminals) == 1 else []
+        return (list(terminals[0]), terminals[0]) if len(terminals) == 1 else None
 
 
 def _error(value: Any) -> object:
@@ -199,7 +203,12 @@ def _normalize(legacy: Any = UNDEFINED) -> Any:
 
 
 def _project(terminal: Any = UNDEFINED) -> Any:
-    return encode_legacy_flags(project_attempt_terminal(TerminalCodec().terminal(terminal)))
+    decoded = TerminalCodec().terminal(terminal)
+    flags = encode_legacy_flags(project_attempt_terminal(decoded))
+    detail = terminal if decoded.kind == "failed" else get(terminal, "failure")
+    if flags["failed"] and flags["promptError"] is None and get(detail, "error") is UNDEFINED:
+        flags["promptError"] = UNDEFINED  # a failure that names no error reports `undefined`
+    return flags
 
 
 def _set_failure(terminal: Any = UNDEFINED, failure: Any = UNDEFINED) -> Any:
