@@ -1,8 +1,8 @@
-"""The type of a JSON value, for the places where the core reads genuinely arbitrary JSON.
+"""The JSON value types: what arrives where the wire content is genuinely arbitrary.
 
-Tool arguments, tool results and plugin receipts are whatever a plugin produced; the core
-reads them with explicit checks (`isinstance(value, str) and value.strip()`) rather than
-modelling them. Everywhere else values are typed (dataclasses, pydantic models).
+Tool arguments, tool result content, transcript messages and the opaque details a
+harness attaches are JSON. Code that reads them checks types explicitly
+(`isinstance(value, str) and value.strip()`) instead of assuming a shape.
 """
 
 from __future__ import annotations
@@ -11,5 +11,7 @@ from typing import TypeAlias
 
 __all__ = ["JsonObject", "JsonValue"]
 
+#: any JSON value (a decoded document, or a part of one)
 JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+#: a JSON object
 JsonObject: TypeAlias = "dict[str, JsonValue]"

@@ -20,16 +20,11 @@ def test_an_accepted_spawn_is_trimmed_and_keeps_completion_intent() -> None:
     }
     spawn = normalize_accepted_session_spawn_result(result)
     assert spawn == AcceptedSessionSpawn("run-1", "agent:main:subagent:a", True)
-    assert spawn.to_js() == {
-        "runId": "run-1",
-        "childSessionKey": "agent:main:subagent:a",
-        "expectsCompletionMessage": True,
-    }
 
 
 def test_missing_or_loose_completion_intent_counts_as_false() -> None:
     for intent in (None, "true", 1):
-        details = {"status": "accepted", "runId": "r", "childSessionKey": "k"}
+        details: dict[str, object] = {"status": "accepted", "runId": "r", "childSessionKey": "k"}
         if intent is not None:
             details["expectsCompletionMessage"] = intent
         spawn = normalize_accepted_session_spawn_result({"details": details})
@@ -42,6 +37,13 @@ def test_unaccepted_or_incomplete_receipts_are_none() -> None:
     assert normalize_accepted_session_spawn_result({"details": {"status": "Accepted"}}) is None
     blank = {"details": {"status": "accepted", "runId": "  ", "childSessionKey": "k"}}
     assert normalize_accepted_session_spawn_result(blank) is None
+    # The receipt must sit under `details`; a bare one proves nothing.
+    bare = {"status": "accepted", "runId": "r", "childSessionKey": "k"}
+    assert normalize_accepted_session_spawn_result(bare) is None
+    # U+FEFF is blank around an id, as the original trims.
+    bom = {"details": {"status": "accepted", "runId": "\ufeffr\ufeff", "childSessionKey": "k"}}
+    spawn = normalize_accepted_session_spawn_result(bom)
+    assert spawn is not None and spawn.run_id == "r"
 
 
 def test_a_collection_reports_whether_it_holds_a_spawn() -> None:

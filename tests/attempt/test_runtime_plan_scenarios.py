@@ -8,13 +8,25 @@ from typing import Any
 
 import pytest
 
-from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
+from clawharness.attempt.run_result import (
+    EmbeddedRunClassificationParams,
+    EmbeddedRunResult,
+    ModelFallbackClassification,
+    RunMeta,
+    RunPayload,
+)
+from clawharness.attempt.runtime_plan import (
+    AgentRuntimeAuthPlan,
+    AgentRuntimeObservability,
+    AgentRuntimePlan,
+    build_agent_runtime_plan,
+)
 from clawharness.delivery.silent import is_silent_payload
 
 
 @pytest.fixture
 def plan() -> AgentRuntimePlan:
-    return build_agent_runtime_plan(provider="openai", model_id="gpt-x", config={})
+    return build_agent_runtime_plan(provider="openai", model_id="gpt-x")
 
 
 @pytest.mark.parametrize(
@@ -48,19 +60,12 @@ def test_scenario_27_resolved_ref_is_provider_slash_model_with_and_without_harne
     # openclaw@2026.9.6 keeps it out of the string and reports it as its own field.
     with_harness = build_agent_runtime_plan(provider="openai", model_id="gpt-x", harness_id="codex")
     without = build_agent_runtime_plan(provider="openai", model_id="gpt-x")
-    assert with_harness.observability.resolved_ref == "openai/gpt-x"
-    assert with_harness.observability.harness_id == "codex"
-    assert with_harness.observability.to_js() == {
-        "resolvedRef": "openai/gpt-x",
-        "provider": "openai",
-        "modelId": "gpt-x",
-        "harnessId": "codex",
-    }
-    assert without.observability.to_js() == {
-        "resolvedRef": "openai/gpt-x",
-        "provider": "openai",
-        "modelId": "gpt-x",
-    }
+    assert with_harness.observability == AgentRuntimeObservability(
+        resolved_ref="openai/gpt-x", provider="openai", model_id="gpt-x", harness_id="codex"
+    )
+    assert without.observability == AgentRuntimeObservability(
+        resolved_ref="openai/gpt-x", provider="openai", model_id="gpt-x"
+    )
 
 
 def test_forwarded_auth_profile_appears_in_observability_when_providers_match() -> None:
@@ -76,7 +81,42 @@ def test_forwarded_auth_profile_appears_in_observability_when_providers_match() 
         session_auth_profile_id="anthropic:work",
     )
     assert other.auth.forwards_profile is False
-    assert "authProfileId" not in other.observability.to_js()
+    assert other.observability.auth_profile_id is None
+
+
+def test_the_codex_harness_forwards_an_openai_api_key_profile() -> None:
+    plan = build_agent_runtime_plan(
+        provider="openai", model_id="gpt-x", harness_id="codex-app-server",
+        auth_profile_mode="api_key", session_auth_profile_id="openai:key",
+    )
+    assert plan.auth.harness_auth_provider == "openai"
+    assert plan.auth.forwards_profile is True
+    refused = build_agent_runtime_plan(
+        provider="openai", model_id="gpt-x", harness_id="codex",
+        allow_harness_auth_profile_forwarding=False, session_auth_profile_id="openai:key",
+    )
+    assert refused.auth.forwards_profile is False
+
+
+def test_a_prepared_auth_plan_is_used_as_given() -> None:
+    prepared = AgentRuntimeAuthPlan(provider_for_auth="anthropic",
+                                    auth_profile_provider_for_auth="anthropic",
+                                    forwards_profile=True, forwarded_auth_profile_id="a:1")
+    plan = build_agent_runtime_plan(provider="openai", model_id="gpt-x",
+                                    prepared_auth_plan=prepared)
+    assert plan.auth is prepared
+    assert plan.observability.auth_profile_id == "a:1"
+
+
+def test_configured_model_params_and_overrides_reach_the_transport() -> None:
+    plan = build_agent_runtime_plan(
+        provider="openai", model_id="gpt-x", model_params={"temperature": 0.2, "top_p": 1},
+        extra_params_override={"top_p": 0.5}, thinking_level="high",
+    )
+    assert dict(plan.transport.base) == {"temperature": 0.2, "top_p": 1}
+    assert dict(plan.transport.extra_params) == {"temperature": 0.2, "top_p": 0.5,
+                                                 "thinking": "high"}
+    assert plan.transport.resolve_extra_params(thinking_level="low")["thinking"] == "low"
 
 
 def test_the_plan_is_read_only(plan: AgentRuntimePlan) -> None:
@@ -88,31 +128,25 @@ def test_the_plan_is_read_only(plan: AgentRuntimePlan) -> None:
         plan.transport.extra_params["temperature"] = 0  # type: ignore[index]
 
 
+def _run(*payloads: RunPayload) -> EmbeddedRunClassificationParams:
+    return EmbeddedRunClassificationParams(
+        provider="openai", model="gpt-x", result=EmbeddedRunResult(RunMeta(), payloads))
+
+
 def test_outcome_plan_classifies_an_empty_run_for_fallback(plan: AgentRuntimePlan) -> None:
-    empty = {"payloads": [], "meta": {"durationMs": 1}}
-    assert plan.outcome.classify_run_result(
-        {"provider": "openai", "model": "gpt-x", "result": empty}
-    ) == {
-        "message": "openai/gpt-x ended without a visible assistant reply",
-        "reason": "format",
-        "code": "empty_result",
-    }
-    delivered = {"payloads": [{"text": "hello"}], "meta": {"durationMs": 1}}
-    assert (
-        plan.outcome.classify_run_result(
-            {"provider": "openai", "model": "gpt-x", "result": delivered}
-        )
-        is None
+    assert plan.outcome.classify_run_result(_run()) == ModelFallbackClassification(
+        "openai/gpt-x ended without a visible assistant reply", "format", "empty_result"
     )
+    assert plan.outcome.classify_run_result(_run(RunPayload(text="hello"))) is None
 
 
 def test_provider_error_payloads_advance_fallback_with_their_reason(plan: AgentRuntimePlan) -> None:
-    result = {"payloads": [{"text": "429 Too Many Requests", "isError": True}], "meta": {}}
     classified = plan.outcome.classify_run_result(
-        {"provider": "openai", "model": "gpt-x", "result": result}
-    )
-    assert classified["reason"] == "rate_limit"
-    assert classified["code"] == "embedded_error_payload"
+        _run(RunPayload(text="429 Too Many Requests", is_error=True)))
+    assert classified is not None
+    assert classified.reason == "rate_limit"
+    assert classified.code == "embedded_error_payload"
+    assert classified.raw_error == "429 Too Many Requests"
 
 
 def test_transcript_policy_depends_on_the_model_api() -> None:
@@ -126,8 +160,9 @@ def test_transcript_policy_depends_on_the_model_api() -> None:
     )
     assert anthropic.transcript.policy.sanitize_mode == "full"
     assert anthropic.transcript.policy.validate_anthropic_turns is True
-    google = anthropic.transcript.resolve_policy({"modelApi": "google-generative-ai"})
+    google = anthropic.transcript.resolve_policy(model_api="google-generative-ai")
     assert google.validate_gemini_turns is True
+    assert anthropic.transcript.resolve_policy() is anthropic.transcript.policy
 
 
 def test_tool_schemas_are_cleaned_only_for_google_apis() -> None:
@@ -152,3 +187,6 @@ def test_tool_schemas_are_cleaned_only_for_google_apis() -> None:
         "properties": {"default": {"type": "string"}},
     }
     assert tool["parameters"]["additionalProperties"] is False  # the input is not mutated
+    # A model switch inside the plan cleans for the overriding API.
+    [switched] = openai.tools.normalize([tool], model_api="google-vertex")
+    assert "additionalProperties" not in switched["parameters"]

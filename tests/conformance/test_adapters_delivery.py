@@ -13,7 +13,7 @@ import pytest
 
 from clawharness._jsvalue import UNDEFINED, JsMap, JsSet
 from clawharness.conformance.adapters_delivery import encode_message_delivery_fact
-from clawharness.conformance.jsrules import OpaqueJsValue, js_truthy, to_json
+from clawharness.conformance.jsrules import OpaqueJsValue, js_truthy, to_json_keeping_opaque
 from clawharness.conformance.runner import run_case
 from clawharness.delivery.facts import MessageDeliveryFact
 
@@ -182,12 +182,12 @@ def test_an_unaccepted_spawn_is_null_not_undefined() -> None:
 
 
 def test_undefined_members_are_dropped_and_undefined_items_become_none() -> None:
-    assert to_json({"a": UNDEFINED, "b": [UNDEFINED, 1], "c": None}) == {"b": [None, 1], "c": None}
-    assert to_json(UNDEFINED) is None
+    assert to_json_keeping_opaque({"a": UNDEFINED, "b": [UNDEFINED, 1], "c": None}) == {"b": [None, 1], "c": None}
+    assert to_json_keeping_opaque(UNDEFINED) is None
 
 
 def test_values_json_cannot_express_become_opaque() -> None:
-    converted = to_json({"m": JsMap({"a": 1}), "s": JsSet([1])})
+    converted = to_json_keeping_opaque({"m": JsMap({"a": 1}), "s": JsSet([1])})
     assert isinstance(converted, dict)
     assert all(isinstance(value, OpaqueJsValue) for value in converted.values())
     assert converted["m"].to_js() == {"a": 1}  # type: ignore[union-attr]
@@ -197,7 +197,7 @@ def test_shared_objects_and_cycles_keep_their_shape() -> None:
     shared: dict[str, Any] = {"x": 1}
     cyclic: dict[str, Any] = {"shared": shared, "again": shared}
     cyclic["self"] = cyclic
-    converted = to_json(cyclic)
+    converted = to_json_keeping_opaque(cyclic)
     assert isinstance(converted, dict)
     assert converted["self"] is converted
     assert converted["shared"] is converted["again"]

@@ -39,6 +39,9 @@ RUNTIME_EAGER = {
 
 RUNTIME_LAZY = {
     "MessagingToolCall", "MessagingToolSend", "ReplyPayload", "TurnSource",
+    "EmbeddedRunClassificationParams", "EmbeddedRunResult", "FinalizationAttemptFacts",
+    "HarnessTurnOutcome", "LegacyTerminalFlags", "RunMeta", "RunPayload", "Terminal",
+    "TerminalFailure", "UserInputPromptOptions", "UserInputQuestion",
     "AgentRuntimePlan", "SettledTurnFinalizationRejectedError", "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
     "ToolTerminalObserver", "agent_harness_attempt_terminal",
     "assign_mcp_catalog_safe_server_names", "await_agent_end_side_effects",

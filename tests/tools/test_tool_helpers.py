@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt.usage import normalize_usage
-from clawharness.sessions.subagent import is_subagent_session_key
 from clawharness.tools._js import js_number_to_string, slice_utf16_safe
 from clawharness.tools.groups import TOOL_GROUPS, expand_tool_groups
 from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
@@ -75,31 +72,6 @@ def test_bind_spec_keeps_windows_drive_in_host_path() -> None:
     assert spec is not None
     assert (spec.host, spec.container, spec.options) == ("C:\\data", "/data", "ro")
     assert split_sandbox_bind_spec("no-separator") is None
-
-
-def test_openai_cached_tokens_are_taken_out_of_input() -> None:
-    usage = normalize_usage(
-        {
-            "prompt_tokens": 100,
-            "prompt_tokens_details": {"cached_tokens": 30},
-            "completion_tokens": 5,
-            "cost": {"total": 0, "input": 0.5, "output": 0},
-        }
-    )
-    assert usage == {
-        "input": 70,
-        "output": 5,
-        "cacheRead": 30,
-        "cacheWrite": UNDEFINED,
-        "cost": {"total": 0, "input": 0.5},
-        "total": UNDEFINED,
-    }
-
-
-def test_subagent_keys_are_recognized_with_or_without_agent_prefix() -> None:
-    assert is_subagent_session_key("SubAgent:x")
-    assert is_subagent_session_key("agent:ops: subagent:x")
-    assert not is_subagent_session_key("agent::subagent:x")
 
 
 def test_js_number_formatting_and_utf16_slicing() -> None:

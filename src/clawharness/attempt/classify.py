@@ -13,21 +13,22 @@ Two decisions live here:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import math
+from dataclasses import replace
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt._js import (
-    get,
-    is_js_number,
-    is_record,
-    js_string,
-    js_trim,
-    js_truthy,
-    non_empty_string,
+from clawharness._json import JsonValue
+from clawharness._text import is_blank, trim
+from clawharness.attempt.run_result import (
+    EmbeddedRunClassificationParams,
+    EmbeddedRunResult,
+    HarnessTurnOutcome,
+    ModelFallbackClassification,
+    RunMeta,
+    RunPayload,
+    TerminalClassification,
 )
-from clawharness.attempt.failover_text import classify_failover_reason
 from clawharness.delivery.silent import is_silent_reply_payload_text
+from clawharness.providers.failover import classify_failover_reason
 
 __all__ = [
     "GENERIC_EXTERNAL_RUN_FAILURE_TEXT",
@@ -53,320 +54,278 @@ _PROVIDER_ERROR_REASONS = (
     "overloaded",
     "timeout",
 )
+_MEDIA_KEYS = ("mediaUrl", "mediaUrls", "path", "url", "filePath")
 
 
-def classify_agent_harness_terminal_outcome(params: Mapping[str, Any]) -> Any:
-    """`empty`, `reasoning-only`, `planning-only`, or `undefined` when the turn is not one."""
-    texts = get(params, "assistantTexts")
-    has_visible = isinstance(texts, list) and any(
-        isinstance(text, str) and len(js_trim(text)) > 0 for text in texts
-    )
-    prompt_error = get(params, "promptError")
-    if (
-        not js_truthy(get(params, "turnCompleted"))
-        or prompt_error not in (None, UNDEFINED)
-        or has_visible
-    ):
-        return UNDEFINED
-    if _trimmed_truthy(get(params, "planText")):
+def _has_text(value: str | None) -> bool:
+    return value is not None and not is_blank(value)
+
+
+def classify_agent_harness_terminal_outcome(
+    outcome: HarnessTurnOutcome,
+) -> TerminalClassification | None:
+    """`empty`, `reasoning-only`, `planning-only`, or None when the turn is not one."""
+    has_visible = any(not is_blank(text) for text in outcome.assistant_texts)
+    if not outcome.turn_completed or outcome.prompt_error is not None or has_visible:
+        return None
+    if _has_text(outcome.plan_text):
         return "planning-only"
-    if _trimmed_truthy(get(params, "reasoningText")):
+    if _has_text(outcome.reasoning_text):
         return "reasoning-only"
     return "empty"
-
-
-def _trimmed_truthy(value: Any) -> bool:
-    return isinstance(value, str) and len(js_trim(value)) > 0
 
 
 # --- payload visibility ---------------------------------------------------------------
 
 
-def _string_list(value: Any) -> list[str]:
+def _names_media(value: JsonValue) -> bool:
     if isinstance(value, str):
-        trimmed = js_trim(value)
-        return [trimmed] if trimmed else []
-    if isinstance(value, list):
-        return [js_trim(v) for v in value if isinstance(v, str) and js_trim(v)]
-    return []
+        return not is_blank(value)
+    return isinstance(value, list) and any(
+        isinstance(item, str) and not is_blank(item) for item in value
+    )
 
 
-def _has_media_reference(record: Mapping[str, Any], seen: set[int]) -> bool:
-    if id(record) in seen:
+def _attachment_has_media(entry: JsonValue, seen: set[int]) -> bool:
+    # Attachments may nest (an album of files); a shared record is looked at once.
+    if not isinstance(entry, dict) or id(entry) in seen:
         return False
-    seen.add(id(record))
-    if any(
-        _string_list(record.get(key))
-        for key in ("mediaUrl", "mediaUrls", "path", "url", "filePath")
-    ):
+    seen.add(id(entry))
+    if any(_names_media(entry.get(key)) for key in _MEDIA_KEYS):
         return True
-    attachments = record.get("attachments")
-    return isinstance(attachments, list) and any(
-        is_record(entry) and _has_media_reference(entry, seen) for entry in attachments
-    )
+    nested = entry.get("attachments")
+    return isinstance(nested, list) and any(_attachment_has_media(item, seen) for item in nested)
 
 
-def _has_any_non_empty_string(value: Any) -> bool:
-    return isinstance(value, list) and any(non_empty_string(entry) for entry in value)
+def _has_media(payload: RunPayload) -> bool:
+    return _has_text(payload.media_url) or any(not is_blank(url) for url in payload.media_urls)
 
 
-def is_reply_payload_terminal_content(payload: Mapping[str, Any]) -> bool:
+def is_reply_payload_terminal_content(payload: RunPayload) -> bool:
     """False for reasoning, commentary, status notices and TTS supplements of shown text."""
-    if get(payload, "isReasoning") is True or get(payload, "isCommentary") is True:
+    if payload.is_reasoning or payload.is_commentary:
         return False
-    if any(
-        js_truthy(get(payload, key))
-        for key in ("isCompactionNotice", "isFallbackNotice", "isStatusNotice")
-    ):
+    if payload.is_compaction_notice or payload.is_fallback_notice or payload.is_status_notice:
         return False
-    supplement = get(payload, "ttsSupplement")
-    has_media = non_empty_string(get(payload, "mediaUrl")) or _has_any_non_empty_string(
-        get(payload, "mediaUrls")
-    )
+    supplement = payload.tts_supplement
     is_supplement = (
-        is_record(supplement) and non_empty_string(supplement.get("spokenText")) and has_media
+        supplement is not None and _has_text(supplement.spoken_text) and _has_media(payload)
     )
-    return not (is_supplement and supplement.get("visibleTextAlreadyDelivered") is True)
+    return not (is_supplement and supplement is not None
+                and supplement.visible_text_already_delivered)
+
+
+def _is_visible(payload: RunPayload, *, include_silent_reply_payloads: bool) -> bool:
+    text = payload.text
+    visible_text = text is not None and not is_blank(text) and (
+        include_silent_reply_payloads or not is_silent_reply_payload_text(text)
+    )
+    seen: set[int] = set()
+    return (
+        visible_text
+        or _has_media(payload)
+        or (payload.attachments is not None
+            and any(_attachment_has_media(entry, seen) for entry in payload.attachments))
+        or payload.visible is True
+        or payload.has_presentation
+        or payload.has_interactive
+        or payload.has_channel_data
+    )
 
 
 def has_visible_agent_payload(
-    result: Any,
+    payloads: tuple[RunPayload, ...],
     *,
     include_error_payloads: bool = True,
     include_reasoning_payloads: bool = True,
     include_silent_reply_payloads: bool = True,
     require_terminal_content: bool = False,
 ) -> bool:
-    """True when the result's payloads contain user-visible content."""
-    payloads = get(result, "payloads")
-    if not isinstance(payloads, list):
-        return False
+    """True when the payloads contain user-visible content."""
     for payload in payloads:
-        if not isinstance(payload, Mapping):
-            continue
         if require_terminal_content and (
-            payload.get("visible") is False or not is_reply_payload_terminal_content(payload)
+            payload.visible is False or not is_reply_payload_terminal_content(payload)
         ):
             continue
-        if not include_error_payloads and payload.get("isError") is True:
+        if not include_error_payloads and payload.is_error:
             continue
-        if not include_reasoning_payloads and payload.get("isReasoning") is True:
+        if not include_reasoning_payloads and payload.is_reasoning:
             continue
-        text = payload.get("text")
-        visible_text = non_empty_string(text) and (
-            include_silent_reply_payloads or not is_silent_reply_payload_text(text)
-        )
-        attachments = payload.get("attachments")
-        if (
-            visible_text
-            or non_empty_string(payload.get("mediaUrl"))
-            or _has_any_non_empty_string(payload.get("mediaUrls"))
-            or (
-                isinstance(attachments, list)
-                and _has_media_reference({"attachments": attachments}, set())
-            )
-            or payload.get("visible") is True
-            or js_truthy(payload.get("presentation", UNDEFINED))
-            or js_truthy(payload.get("interactive", UNDEFINED))
-            or js_truthy(payload.get("channelData", UNDEFINED))
-        ):
+        if _is_visible(payload, include_silent_reply_payloads=include_silent_reply_payloads):
             return True
     return False
 
 
-def _positive_number(value: Any) -> bool:
-    return is_js_number(value) and value == value and value > 0 and value != float("inf")
-
-
-def has_committed_outbound_delivery_evidence(result: Mapping[str, Any]) -> bool:
+def has_committed_outbound_delivery_evidence(result: EmbeddedRunResult) -> bool:
     """True when a message was sent, a child session accepted or a cron job added."""
-    targets = get(result, "messagingToolSentTargets")
-    spawns = get(result, "acceptedSessionSpawns")
     return (
-        get(result, "didSendViaMessagingTool") is True
-        or _has_any_non_empty_string(get(result, "messagingToolSentTexts"))
-        or _has_any_non_empty_string(get(result, "messagingToolSentMediaUrls"))
-        or (isinstance(targets, list) and len(targets) > 0)
-        or (
-            isinstance(spawns, list)
-            and any(
-                is_record(spawn)
-                and non_empty_string(spawn.get("runId"))
-                and non_empty_string(spawn.get("childSessionKey"))
-                for spawn in spawns
-            )
-        )
-        or _positive_number(get(result, "successfulCronAdds"))
+        result.did_send_via_messaging_tool
+        or any(not is_blank(text) for text in result.messaging_tool_sent_texts)
+        or any(not is_blank(url) for url in result.messaging_tool_sent_media_urls)
+        or len(result.messaging_tool_sent_targets) > 0
+        or len(result.accepted_session_spawns) > 0
+        or 0 < result.successful_cron_adds < math.inf
     )
 
 
 # --- model-fallback classification ----------------------------------------------------
 
 
-def _has_deliberate_silent_reply(meta: Any) -> bool:
-    if get(get(meta, "error"), "kind") == "hook_block":
+def _has_deliberate_silent_reply(meta: RunMeta) -> bool:
+    if meta.error is not None and meta.error.kind == "hook_block":
         return True
     return any(
-        isinstance(text, str) and is_silent_reply_payload_text(text)
-        for text in (get(meta, "finalAssistantRawText"), get(meta, "finalAssistantVisibleText"))
+        text is not None and is_silent_reply_payload_text(text)
+        for text in (meta.final_assistant_raw_text, meta.final_assistant_visible_text)
     )
 
 
-def _has_deliverable_payload(result: Mapping[str, Any]) -> bool:
-    final_text = get(get(result, "meta"), "finalAssistantVisibleText")
-    if non_empty_string(final_text) and not is_silent_reply_payload_text(final_text):
+def _has_deliverable_payload(payloads: tuple[RunPayload, ...], meta: RunMeta | None) -> bool:
+    final_text = meta.final_assistant_visible_text if meta is not None else None
+    if _has_text(final_text) and not is_silent_reply_payload_text(final_text or ""):
         return True
     return has_visible_agent_payload(
-        result,
+        payloads,
         include_error_payloads=False,
         include_reasoning_payloads=False,
         require_terminal_content=True,
     )
 
 
-def _has_non_text_visible_content(payload: Mapping[str, Any]) -> bool:
-    rest = {k: v for k, v in payload.items() if k not in ("isError", "text")}
-    return _has_deliverable_payload({"payloads": [rest]})
+def _has_non_text_visible_content(payload: RunPayload) -> bool:
+    return _has_deliverable_payload((replace(payload, text=None, is_error=False),), None)
 
 
-def _fallback(provider: str, model: str, tail: str, code: str, **extra: Any) -> dict[str, Any]:
-    return {"message": f"{provider}/{model} {tail}", "reason": "format", "code": code, **extra}
+def _fallback(provider: str, model: str, tail: str, code: str) -> ModelFallbackClassification:
+    return ModelFallbackClassification(f"{provider}/{model} {tail}", "format", code)
 
 
-def _generic_external_failure(provider: str, model: str, payloads: Any) -> Any:
-    if not isinstance(payloads, list) or len(payloads) != 1:
+def _generic_external_failure(
+    provider: str, model: str, payloads: tuple[RunPayload, ...]
+) -> ModelFallbackClassification | None:
+    if len(payloads) != 1:
         return None
     payload = payloads[0]
-    text = get(payload, "text")
+    text = payload.text
     if (
-        get(payload, "isError") is True
-        or get(payload, "isReasoning") is True
-        or not isinstance(text, str)
-        or js_trim(text) != GENERIC_EXTERNAL_RUN_FAILURE_TEXT
-        or not isinstance(payload, Mapping)
+        payload.is_error
+        or payload.is_reasoning
+        or text is None
+        or trim(text) != GENERIC_EXTERNAL_RUN_FAILURE_TEXT
         or _has_non_text_visible_content(payload)
     ):
         return None
-    return {
-        "message": f"{provider}/{model} ended with a generic external runner failure: {text}",
-        "reason": "format",
-        "code": "generic_external_run_failure",
-        "rawError": text,
-    }
+    return ModelFallbackClassification(
+        f"{provider}/{model} ended with a generic external runner failure: {text}",
+        "format",
+        "generic_external_run_failure",
+        raw_error=text,
+    )
 
 
-def _harness_classification(provider: str, model: str, meta: Any) -> Any:
-    kind = get(meta, "agentHarnessResultClassification")
+def _harness_classification(
+    provider: str, model: str, meta: RunMeta
+) -> ModelFallbackClassification | None:
+    kind = meta.agent_harness_result_classification
     if kind == "empty":
         return _fallback(provider, model, "ended without a visible assistant reply", "empty_result")
     if kind == "reasoning-only":
         return _fallback(provider, model, "ended with reasoning only", "reasoning_only_result")
     if kind == "planning-only":
-        return _fallback(
-            provider,
-            model,
-            "ended with a structured plan but no final answer",
-            "planning_only_result",
-        )
+        return _fallback(provider, model, "ended with a structured plan but no final answer",
+                         "planning_only_result")
     return None
 
 
-def _is_cyber_refusal(provider: str, meta: Any) -> bool:
-    agent_meta = get(meta, "agentMeta")
-    refusal = get(agent_meta, "providerRefusal")
+def _is_cyber_refusal(provider: str, meta: RunMeta) -> bool:
+    refusal = meta.provider_refusal
     return (
         provider == "openai"
-        and get(agent_meta, "agentHarnessId") == "openclaw"
-        and get(meta, "replayInvalid") is not True
-        and get(refusal, "provider") == "openai"
-        and get(refusal, "category") == "cyber"
+        and meta.agent_harness_id == "openclaw"
+        and not meta.replay_invalid
+        and refusal is not None
+        and refusal.provider == "openai"
+        and refusal.category == "cyber"
     )
 
 
-def classify_embedded_agent_run_result_for_model_fallback(params: Mapping[str, Any]) -> Any:
+def classify_embedded_agent_run_result_for_model_fallback(
+    params: EmbeddedRunClassificationParams,
+) -> ModelFallbackClassification | None:
     """A model-fallback classification for a run result, or None when fallback must not run."""
-    result = get(params, "result")
-    meta = get(result, "meta")
-    if not isinstance(result, Mapping) or not isinstance(meta, (Mapping, list)):
+    result = params.result
+    if result is None:
         return None
-    provider = js_string(get(params, "provider"))
-    model = js_string(get(params, "model"))
-    error = get(meta, "error")
-    if get(get(get(meta, "agentMeta"), "providerRefusal"), "category") == "misalignment":
+    meta = result.meta
+    provider, model = params.provider, params.model
+    error = meta.error
+    if meta.provider_refusal is not None and meta.provider_refusal.category == "misalignment":
         return None
     if (
-        get(meta, "intentionalTerminalCompletion") == "tool-batch"
-        or js_truthy(get(meta, "aborted"))
-        or get(params, "hasDirectlySentBlockReply") is True
-        or get(params, "hasBlockReplyPipelineOutput") is True
+        meta.intentional_terminal_completion == "tool-batch"
+        or meta.aborted
+        or params.has_directly_sent_block_reply
+        or params.has_block_reply_pipeline_output
     ):
         return None
-    incomplete = get(error, "kind") == "incomplete_turn"
-    fallback_safe = incomplete and get(error, "fallbackSafe") is True
-    if get(meta, "replayInvalid") is True and not fallback_safe:
+    incomplete = error is not None and error.kind == "incomplete_turn"
+    fallback_safe = incomplete and error is not None and error.fallback_safe
+    if meta.replay_invalid and not fallback_safe:
         return None
-    if has_committed_outbound_delivery_evidence(result) or get(error, "kind") == "hook_block":
+    if has_committed_outbound_delivery_evidence(result) or (
+        error is not None and error.kind == "hook_block"
+    ):
         return None
     if _is_cyber_refusal(provider, meta):
-        return {
-            "message": f"{provider}/{model} was refused by OpenAI cyber policy",
-            "reason": "unknown",
-            "code": _CYBER_FAILOVER_CODE,
-            "preserveResultOnExhaustion": True,
-            "preserveResultPriority": 100,
-        }
+        return ModelFallbackClassification(
+            f"{provider}/{model} was refused by OpenAI cyber policy",
+            "unknown",
+            _CYBER_FAILOVER_CODE,
+            preserve_result_on_exhaustion=True,
+            preserve_result_priority=100,
+        )
     if incomplete and not fallback_safe:
         return None
-    raw_payloads = get(result, "payloads")
-    payloads: list[Any] = raw_payloads if isinstance(raw_payloads, list) else []
-    generic = _generic_external_failure(provider, model, raw_payloads)
-    if generic:
+    payloads = result.payloads
+    generic = _generic_external_failure(provider, model, payloads)
+    if generic is not None:
         return generic
-    if _has_deliverable_payload(result):
+    if _has_deliverable_payload(payloads, meta):
         return None
     if fallback_safe:
         terminal_text = next(
-            (
-                p["text"]
-                for p in payloads
-                if get(p, "isError") is True and isinstance(get(p, "text"), str)
-            ),
-            None,
+            (p.text for p in payloads if p.is_error and p.text is not None), None
         )
-        return {
-            "message": terminal_text
-            if terminal_text is not None
+        presented = error is not None and error.terminal_presentation
+        return ModelFallbackClassification(
+            terminal_text if terminal_text is not None
             else f"{provider}/{model} ended with an incomplete terminal response",
-            "reason": "format",
-            "code": "incomplete_result",
-            "preserveResultOnExhaustion": True,
-            "preserveResultPriority": 1 if get(error, "terminalPresentation") is True else 0,
-        }
+            "format",
+            "incomplete_result",
+            preserve_result_on_exhaustion=True,
+            preserve_result_priority=1 if presented else 0,
+        )
     harness = _harness_classification(provider, model, meta)
-    if harness:
+    if harness is not None:
         return harness
-    error_text = "\n".join(
-        (p["text"] if isinstance(get(p, "text"), str) else "")
-        for p in payloads
-        if get(p, "isError") is True
-    )
-    if js_trim(error_text):
+    error_text = "\n".join(p.text or "" for p in payloads if p.is_error)
+    if not is_blank(error_text):
+        # Only a reason another model can cure advances the chain; any other error
+        # text is the answer the user sees.
         reason = classify_failover_reason(error_text, provider)
-        if reason in _PROVIDER_ERROR_REASONS:
-            return {
-                "message": f"{provider}/{model} ended with a provider error: {error_text}",
-                "reason": reason,
-                "code": "embedded_error_payload",
-                "rawError": error_text,
-            }
-    if _has_deliberate_silent_reply(meta) or js_trim(error_text):
+        if reason is None or reason not in _PROVIDER_ERROR_REASONS:
+            return None
+        return ModelFallbackClassification(
+            f"{provider}/{model} ended with a provider error: {error_text}",
+            reason,
+            "embedded_error_payload",
+            raw_error=error_text,
+        )
+    if _has_deliberate_silent_reply(meta):
         return None
-    if any(
-        get(p, "isError") is True and isinstance(p, Mapping) and _has_non_text_visible_content(p)
-        for p in payloads
-    ):
+    if any(p.is_error and _has_non_text_visible_content(p) for p in payloads):
         return None
-    assistant_payloads = [p for p in payloads if get(p, "isError") is not True]
-    if assistant_payloads and all(get(p, "isReasoning") is True for p in assistant_payloads):
+    assistant_payloads = [p for p in payloads if not p.is_error]
+    if assistant_payloads and all(p.is_reasoning for p in assistant_payloads):
         return _fallback(provider, model, "ended with reasoning only", "reasoning_only_result")
     return _fallback(provider, model, "ended without a visible assistant reply", "empty_result")

@@ -24,11 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from clawharness.attempt.finalize_projection import (
+from clawharness.attempt.finalize_result import (
     EmptySettledTurnFinalizationError,
     SettledTurnFinalizationRejectedError,
-    assert_settled_turn_finalization_result,
+    SettledTurnFinalizationResult,
     extract_assistant_visible_text,
+    parse_settled_turn_finalization_result,
     resolve_settled_turn_finalization_text,
 )
 from clawharness.attempt.mutation import is_likely_mutating_tool_name
@@ -96,7 +97,7 @@ class SettledTurnFinalized:
     """A validated finalization: the answer text and the narrow result it came from."""
 
     text: str
-    result: Mapping[str, Any]
+    result: SettledTurnFinalizationResult
 
 
 FinalizationOutcome = SettledTurnFinalized | IncompleteTurnWarning
@@ -319,7 +320,7 @@ async def run_settled_turn_finalization(
     if not isinstance(raw, Mapping):
         return fail("result-rejected", "finalizer did not return a result object")
     try:
-        validated = assert_settled_turn_finalization_result(raw)
+        validated = parse_settled_turn_finalization_result(raw)
         text = resolve_settled_turn_finalization_text(validated)
     except EmptySettledTurnFinalizationError as exc:
         return fail("empty", str(exc))
@@ -327,4 +328,4 @@ async def run_settled_turn_finalization(
         return fail("result-rejected", str(exc))
     except Exception as exc:  # a malformed shape is a contract break, not a host crash
         return fail("result-rejected", f"{type(exc).__name__}: {exc}")
-    return SettledTurnFinalized(text=text, result=dict(validated))
+    return SettledTurnFinalized(text=text, result=validated)

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
-from clawharness.attempt.failover_text import classify_failover_reason
 from clawharness.errors import HarnessError
 from clawharness.harness.types import PreparedAuth, ResolvedModel
+from clawharness.providers.failover import classify_failover_reason
 
 __all__ = [
     "HarnessAuthorization",

@@ -85,8 +85,8 @@ class FileTarget:
     oldpath: str | None = None
     expected: Literal["present", "absent", "unknown"] | None = None
 
-    def to_js(self) -> dict[str, Any]:
-        """The JS-shaped object, absent fields omitted."""
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form in tool summaries, absent fields omitted."""
         out: dict[str, Any] = {}
         if self.path is not None:
             out["path"] = self.path
@@ -97,7 +97,7 @@ class FileTarget:
         return out
 
     @staticmethod
-    def from_js(value: Any) -> FileTarget | None:
+    def from_json(value: Any) -> FileTarget | None:
         """Read a `{path, oldpath}` mapping back; None for anything else."""
         if isinstance(value, FileTarget):
             return value
@@ -131,7 +131,7 @@ class ToolActionRef:
     file_target: FileTarget | None = None
 
 
-# --- small coercions (JavaScript semantics where they matter) -------------------------
+# --- small coercions -------------------------------------------------------------------
 
 
 def _record(value: Any) -> Mapping[str, Any] | None:
@@ -149,8 +149,9 @@ def _action_name(value: Any) -> str | None:
     return normalized or None
 
 
-def _js_number_text(value: int | float) -> str:
-    # String(1.0) is "1" in JavaScript; keep fingerprints identical across runtimes
+def _number_text(value: int | float) -> str:
+    # A whole float prints without ".0", so `1` and `1.0` name the same action and a
+    # fingerprint matches the one the original runtime wrote for the same call.
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return str(int(value))
     return str(value).lower()
@@ -163,7 +164,7 @@ def _fingerprint_value(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return _js_number_text(value)
+        return _number_text(value)
     return None
 
 

@@ -109,7 +109,7 @@ def _ref_of(summary: Mapping[str, Any]) -> ToolActionRef:
         tool_name=str(summary.get("toolName", "")),
         meta=meta if isinstance(meta, str) else None,
         action_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
-        file_target=FileTarget.from_js(summary.get("fileTarget")),
+        file_target=FileTarget.from_json(summary.get("fileTarget")),
     )
 
 
@@ -393,6 +393,6 @@ class ToolTerminalObserver:
         for target in targets:
             entry = dict(summary)
             if target is not None:
-                entry["fileTarget"] = target.to_js()
+                entry["fileTarget"] = target.to_json()
             state = self._errors.record_failure(entry)
         return state

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import copy
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt._js import get, is_nullish, is_record, js_string, js_truthy
+from clawharness._json import JsonObject, JsonValue
 from clawharness.attempt.classify import classify_embedded_agent_run_result_for_model_fallback
+from clawharness.attempt.run_result import (
+    EmbeddedRunClassificationParams,
+    ModelFallbackClassification,
+)
 from clawharness.attempt.transcript_policy import (
     TranscriptPolicy,
     normalize_provider_id,
@@ -67,13 +68,15 @@ _GOOGLE_UNSUPPORTED_SCHEMA_KEYS = frozenset(
         "unevaluatedProperties",
     }
 )
-_CAMEL = re.compile(r"_([a-z])")
+_SCHEMA_KEYS = ("parameters", "inputSchema", "input_schema")
+# Provider ids that share another provider's credentials (bundled plugin manifests).
+_PROVIDER_AUTH_ALIASES = {"openai-codex": "openai"}
 
 
-def normalize_embedded_agent_runtime(value: Any) -> Any:
+def normalize_embedded_agent_runtime(value: str | None) -> str | None:
     """Normalise a runtime id: `pi`/empty -> `openclaw`, `codex-app-server` -> `codex`."""
-    if not isinstance(value, str):
-        return UNDEFINED
+    if value is None:
+        return None
     normalized = value.strip().lower()
     if normalized in ("", "pi", "openclaw"):
         return "openclaw"
@@ -82,41 +85,18 @@ def normalize_embedded_agent_runtime(value: Any) -> Any:
     return normalized
 
 
-def _present(entries: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    # Mirrors `...(value ? { key: value } : {})`: only truthy optional fields appear.
-    return {key: value for key, value in entries if js_truthy(value)}
-
-
 @dataclass(frozen=True, slots=True)
 class ResolvedRef:
     """The provider/model (and harness, transport) this attempt resolved to."""
 
-    provider: Any
-    model_id: Any
-    model_api: Any = None
-    harness_id: Any = None
-    transport: Any = None
-
-    def to_js(self) -> dict[str, Any]:
-        """The wire shape: `{provider, modelId, modelApi?, harnessId?, transport?}`."""
-        return {
-            "provider": self.provider,
-            "modelId": self.model_id,
-            **_present(
-                [
-                    ("modelApi", self.model_api),
-                    ("harnessId", self.harness_id),
-                    ("transport", self.transport),
-                ]
-            ),
-        }
+    provider: str
+    model_id: str
+    model_api: str | None = None
+    harness_id: str | None = None
+    transport: str | None = None
 
 
-# Provider ids that share another provider's credentials (bundled plugin manifests).
-_PROVIDER_AUTH_ALIASES = {"openai-codex": "openai"}
-
-
-def _provider_for_auth(provider: Any) -> str:
+def _provider_for_auth(provider: str | None) -> str:
     normalized = normalize_provider_id(provider)
     return _PROVIDER_AUTH_ALIASES.get(normalized, normalized)
 
@@ -129,59 +109,39 @@ class AgentRuntimeAuthPlan:
     auth_profile_provider_for_auth: str
     harness_auth_provider: str | None = None
     forwards_profile: bool = False
-    forwarded_auth_profile_id: Any = UNDEFINED
-    forwarded_auth_profile_candidate_ids: tuple[Any, ...] = ()
-
-    def to_js(self) -> dict[str, Any]:
-        """The wire shape of the auth plan."""
-        out: dict[str, Any] = {
-            "providerForAuth": self.provider_for_auth,
-            "authProfileProviderForAuth": self.auth_profile_provider_for_auth,
-        }
-        if self.harness_auth_provider:
-            out["harnessAuthProvider"] = self.harness_auth_provider
-        if self.forwards_profile:
-            out["forwardedAuthProfileId"] = self.forwarded_auth_profile_id
-            if self.forwarded_auth_profile_candidate_ids:
-                out["forwardedAuthProfileCandidateIds"] = list(
-                    self.forwarded_auth_profile_candidate_ids
-                )
-        return out
+    forwarded_auth_profile_id: str | None = None
+    forwarded_auth_profile_candidate_ids: tuple[str, ...] = ()
 
 
-def _build_auth_plan(params: Mapping[str, Any]) -> AgentRuntimeAuthPlan:
-    prepared = get(params, "preparedAuthPlan")
-    if is_record(prepared):
-        candidates = prepared.get("forwardedAuthProfileCandidateIds")
-        return AgentRuntimeAuthPlan(
-            provider_for_auth=js_string(prepared.get("providerForAuth")),
-            auth_profile_provider_for_auth=js_string(prepared.get("authProfileProviderForAuth")),
-            harness_auth_provider=prepared.get("harnessAuthProvider") or None,
-            forwards_profile="forwardedAuthProfileId" in prepared,
-            forwarded_auth_profile_id=prepared.get("forwardedAuthProfileId", UNDEFINED),
-            forwarded_auth_profile_candidate_ids=tuple(candidates)
-            if isinstance(candidates, list)
-            else (),
-        )
-    provider_for_auth = _provider_for_auth(get(params, "provider"))
-    profile_provider = get(params, "authProfileProvider")
+def _build_auth_plan(
+    *,
+    provider: str,
+    auth_profile_provider: str | None,
+    harness_id: str | None,
+    harness_runtime: str | None,
+    allow_harness_auth_profile_forwarding: bool,
+    auth_profile_mode: str | None,
+    session_auth_profile_id: str | None,
+    session_auth_profile_candidate_ids: tuple[str, ...],
+) -> AgentRuntimeAuthPlan:
+    provider_for_auth = _provider_for_auth(provider)
     profile_provider_for_auth = _provider_for_auth(
-        get(params, "provider") if is_nullish(profile_provider) else profile_provider
+        provider if auth_profile_provider is None else auth_profile_provider
     )
     codex = "codex" in (
-        normalize_embedded_agent_runtime(get(params, "harnessId")),
-        normalize_embedded_agent_runtime(get(params, "harnessRuntime")),
+        normalize_embedded_agent_runtime(harness_id),
+        normalize_embedded_agent_runtime(harness_runtime),
     )
     harness_provider = _provider_for_auth(_CODEX_HARNESS_AUTH_PROVIDER) if codex else None
     harness_can_forward = (
-        get(params, "allowHarnessAuthProfileForwarding") is not False
+        allow_harness_auth_profile_forwarding
         and bool(harness_provider)
         and (
             harness_provider == profile_provider_for_auth
             or (
                 harness_provider == _CODEX_HARNESS_AUTH_PROVIDER
                 and profile_provider_for_auth == "openai"
-                and get(params, "authProfileMode") == "api_key"
+                and auth_profile_mode == "api_key"
             )
         )
     )
@@ -189,16 +149,13 @@ def _build_auth_plan(params: Mapping[str, Any]) -> AgentRuntimeAuthPlan:
     forwards = (not harness_provider and provider_for_auth == profile_provider_for_auth) or (
         harness_can_forward
     )
-    candidates = get(params, "sessionAuthProfileCandidateIds")
     return AgentRuntimeAuthPlan(
         provider_for_auth=provider_for_auth,
         auth_profile_provider_for_auth=profile_provider_for_auth,
         harness_auth_provider=harness_provider,
         forwards_profile=forwards,
-        forwarded_auth_profile_id=get(params, "sessionAuthProfileId"),
-        forwarded_auth_profile_candidate_ids=tuple(candidates)
-        if isinstance(candidates, list)
-        else (),
+        forwarded_auth_profile_id=session_auth_profile_id,
+        forwarded_auth_profile_candidate_ids=session_auth_profile_candidate_ids,
     )
 
 
@@ -206,29 +163,27 @@ def _build_auth_plan(params: Mapping[str, Any]) -> AgentRuntimeAuthPlan:
 class AgentRuntimePromptPlan:
     """Provider-owned system-prompt contributions (none without provider plugins)."""
 
-    provider: Any
-    model_id: Any
+    provider: str
+    model_id: str
     text_transforms: tuple[Callable[[str], str], ...] = ()
 
-    def resolve_system_prompt_contribution(self, context: Mapping[str, Any]) -> Any:
-        """Extra system-prompt text the provider contributes; `undefined` when none."""
-        del context
-        return UNDEFINED
+    def resolve_system_prompt_contribution(self) -> str | None:
+        """Extra system-prompt text the provider contributes; None when none."""
+        return None
 
-    def transform_system_prompt(self, context: Mapping[str, Any]) -> Any:
+    def transform_system_prompt(self, system_prompt: str) -> str:
         """The system prompt after provider transforms (unchanged without any)."""
-        prompt = get(context, "systemPrompt")
         for transform in self.text_transforms:
-            prompt = transform(prompt)
-        return prompt
+            system_prompt = transform(system_prompt)
+        return system_prompt
 
 
-def _clean_google_schema(schema: Any) -> Any:
+def _clean_google_schema(schema: JsonValue) -> JsonValue:
     if isinstance(schema, list):
         return [_clean_google_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    cleaned: dict[str, Any] = {}
+    cleaned: JsonObject = {}
     for key, value in schema.items():
         if key in _GOOGLE_UNSUPPORTED_SCHEMA_KEYS:
             continue
@@ -240,80 +195,71 @@ def _clean_google_schema(schema: Any) -> Any:
     return cleaned
 
 
-def _schema_of(tool: Any) -> tuple[str | None, Any]:
-    if isinstance(tool, Mapping):
-        for key in ("parameters", "inputSchema", "input_schema"):
-            if key in tool:
-                return key, tool[key]
-    return None, None
+def _schema_key(tool: Mapping[str, JsonValue]) -> str | None:
+    return next((key for key in _SCHEMA_KEYS if key in tool), None)
 
 
 @dataclass(frozen=True, slots=True)
 class AgentRuntimeToolsPlan:
     """Provider-aware tool schema normalisation and diagnostics."""
 
-    provider: Any
-    model_id: Any
-    model_api: Any
-    workspace_dir: Any = None
-
-    def _api(self, overrides: Mapping[str, Any] | None) -> Any:
-        api = get(overrides, "modelApi") if overrides else UNDEFINED
-        if api is UNDEFINED and overrides and get(overrides, "model") is not UNDEFINED:
-            api = get(get(overrides, "model"), "api")
-        return self.model_api if api is UNDEFINED else api
+    provider: str
+    model_id: str
+    model_api: str | None
+    workspace_dir: str | None = None
 
     def normalize(
-        self, tools: Sequence[Any], overrides: Mapping[str, Any] | None = None
-    ) -> list[Any]:
-        """Tools with schemas the provider accepts (unchanged for most providers)."""
-        if self._api(overrides) not in _GOOGLE_APIS:
+        self, tools: Sequence[JsonValue], *, model_api: str | None = None
+    ) -> list[JsonValue]:
+        """Tool definitions with schemas the provider accepts (unchanged for most).
+
+        `model_api` overrides the attempt's own API (a model switch inside the plan).
+        """
+        if (model_api or self.model_api) not in _GOOGLE_APIS:
             return list(tools)
-        normalized: list[Any] = []
+        normalized: list[JsonValue] = []
         for tool in tools:
-            key, schema = _schema_of(tool)
-            if key is None:
+            key = _schema_key(tool) if isinstance(tool, dict) else None
+            if key is None or not isinstance(tool, dict):
                 normalized.append(tool)
                 continue
             cleaned = dict(tool)
-            cleaned[key] = _clean_google_schema(copy.deepcopy(schema))
+            cleaned[key] = _clean_google_schema(copy.deepcopy(tool[key]))
             normalized.append(cleaned)
         return normalized
 
-    def log_diagnostics(
-        self, tools: Sequence[Any], overrides: Mapping[str, Any] | None = None
-    ) -> None:
+    def log_diagnostics(self, tools: Sequence[JsonValue], *, model_api: str | None = None) -> None:
         """Log tools whose schema the provider would reject as given."""
-        api = self._api(overrides)
+        api = model_api or self.model_api
         for tool in tools:
-            key, schema = _schema_of(tool)
-            name = get(tool, "name")
-            if key is not None and not isinstance(schema, Mapping):
-                _log.warning("tool %s has a non-object %s schema", js_string(name), key)
-            elif api in _GOOGLE_APIS and isinstance(schema, Mapping):
+            if not isinstance(tool, dict):
+                continue
+            key = _schema_key(tool)
+            name = tool.get("name")
+            schema = tool.get(key) if key is not None else None
+            if key is not None and not isinstance(schema, dict):
+                _log.warning("tool %s has a non-object %s schema", name, key)
+            elif api in _GOOGLE_APIS and isinstance(schema, dict):
                 dropped = sorted(_GOOGLE_UNSUPPORTED_SCHEMA_KEYS & set(schema))
                 if dropped:
-                    _log.debug("tool %s: %s drops schema keys %s", js_string(name), api, dropped)
+                    _log.debug("tool %s: %s drops schema keys %s", name, api, dropped)
 
 
 @dataclass(frozen=True, slots=True)
 class AgentRuntimeTranscriptPlan:
     """The transcript repair policy for this attempt, and how to resolve it for overrides."""
 
-    provider: Any
-    model_id: Any
-    model_api: Any
+    provider: str
+    model_id: str
+    model_api: str | None
     policy: TranscriptPolicy
 
-    def resolve_policy(self, overrides: Mapping[str, Any] | None = None) -> TranscriptPolicy:
-        """The policy for an overridden model API or model (the attempt's own otherwise)."""
-        api = get(overrides, "modelApi") if overrides else UNDEFINED
-        if is_nullish(api) and overrides and not is_nullish(get(overrides, "model")):
-            api = get(get(overrides, "model"), "api")
-        if is_nullish(api):
+    def resolve_policy(self, *, model_api: str | None = None) -> TranscriptPolicy:
+        """The policy for an overridden model API (the attempt's own otherwise)."""
+        if model_api is None:
             return self.policy
         return resolve_transcript_policy(
-            provider=self.provider, model_id=self.model_id, model_api=api
+            provider=self.provider, model_id=self.model_id, model_api=model_api
         )
 
 
@@ -321,61 +267,48 @@ class AgentRuntimeTranscriptPlan:
 class AgentRuntimeDeliveryPlan:
     """Delivery decisions shared with the host: silent-reply suppression and follow-ups."""
 
-    provider: Any
-    model_id: Any
+    provider: str
+    model_id: str
 
-    def is_silent_payload(self, payload: Mapping[str, Any]) -> bool:
+    def is_silent_payload(self, payload: Mapping[str, JsonValue]) -> bool:
         """True when the payload is a silent reply with nothing else to send."""
         return is_silent_payload(payload)
 
-    def resolve_followup_route(self, params: Mapping[str, Any]) -> Any:
-        """A provider-specific follow-up route; `undefined` lets the host decide."""
-        del params
-        return UNDEFINED
+    def resolve_followup_route(self) -> str | None:
+        """A provider-specific follow-up route; None lets the host decide."""
+        return None
 
 
 @dataclass(frozen=True, slots=True)
 class AgentRuntimeOutcomePlan:
     """Model-fallback classification of a finished run."""
 
-    def classify_run_result(self, params: Mapping[str, Any]) -> Any:
+    def classify_run_result(
+        self, params: EmbeddedRunClassificationParams
+    ) -> ModelFallbackClassification | None:
         """Classify a run result for model fallback (None: no fallback)."""
         return classify_embedded_agent_run_result_for_model_fallback(params)
-
-
-def _model_params(config: Any, provider: Any, model_id: Any, agent_id: Any) -> dict[str, Any]:
-    key = f"{js_string(provider)}/{js_string(model_id)}"
-    merged: dict[str, Any] = {}
-    agents = get(config, "agents")
-    sources = [get(get(get(agents, "defaults"), "models"), key)]
-    entries = get(agents, "list")
-    if isinstance(entries, list) and isinstance(agent_id, str):
-        for entry in entries:
-            if get(entry, "id") == agent_id:
-                sources.append(get(get(entry, "models"), key))
-    for source in sources:
-        params = get(source, "params")
-        if is_record(params):
-            merged.update(params)
-    return merged
 
 
 @dataclass(frozen=True, slots=True)
 class AgentRuntimeTransportPlan:
     """Request parameters for the model transport: configured model params plus overrides."""
 
-    base: Mapping[str, Any]
-    extra_params: Mapping[str, Any]
+    base: Mapping[str, JsonValue]
+    extra_params: Mapping[str, JsonValue]
 
-    def resolve_extra_params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def resolve_extra_params(
+        self,
+        *,
+        extra_params_override: Mapping[str, JsonValue] | None = None,
+        thinking_level: str | None = None,
+    ) -> dict[str, JsonValue]:
         """The extra params with per-call overrides applied."""
         merged = dict(self.extra_params)
-        override = get(overrides, "extraParamsOverride") if overrides else UNDEFINED
-        if is_record(override):
-            merged.update(override)
-        thinking = get(overrides, "thinkingLevel") if overrides else UNDEFINED
-        if isinstance(thinking, str):
-            merged["thinking"] = thinking
+        if extra_params_override is not None:
+            merged.update(extra_params_override)
+        if thinking_level is not None:
+            merged["thinking"] = thinking_level
         return merged
 
 
@@ -384,28 +317,12 @@ class AgentRuntimeObservability:
     """Resolved provider/model/harness facts for logs and diagnostics."""
 
     resolved_ref: str
-    provider: Any
-    model_id: Any
-    model_api: Any = None
-    harness_id: Any = None
-    auth_profile_id: Any = None
-    transport: Any = None
-
-    def to_js(self) -> dict[str, Any]:
-        """The wire shape, with optional fields present only when set."""
-        return {
-            "resolvedRef": self.resolved_ref,
-            "provider": self.provider,
-            "modelId": self.model_id,
-            **_present(
-                [
-                    ("modelApi", self.model_api),
-                    ("harnessId", self.harness_id),
-                    ("authProfileId", self.auth_profile_id),
-                    ("transport", self.transport),
-                ]
-            ),
-        }
+    provider: str
+    model_id: str
+    model_api: str | None = None
+    harness_id: str | None = None
+    auth_profile_id: str | None = None
+    transport: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,54 +338,58 @@ class AgentRuntimePlan:
     outcome: AgentRuntimeOutcomePlan
     transport: AgentRuntimeTransportPlan
     observability: AgentRuntimeObservability
-    provider_runtime_handle: Any = field(default=None)
-
-
-def _camel(name: str) -> str:
-    return _CAMEL.sub(lambda m: m.group(1).upper(), name)
+    provider_runtime_handle: object = field(default=None)
 
 
 def build_agent_runtime_plan(
-    params: Mapping[str, Any] | None = None, /, **fields: Any
+    *,
+    provider: str,
+    model_id: str,
+    model_api: str | None = None,
+    harness_id: str | None = None,
+    harness_runtime: str | None = None,
+    resolved_transport: str | None = None,
+    workspace_dir: str | None = None,
+    model_params: Mapping[str, JsonValue] | None = None,
+    extra_params_override: Mapping[str, JsonValue] | None = None,
+    thinking_level: str | None = None,
+    prepared_auth_plan: AgentRuntimeAuthPlan | None = None,
+    auth_profile_provider: str | None = None,
+    allow_harness_auth_profile_forwarding: bool = True,
+    auth_profile_mode: str | None = None,
+    session_auth_profile_id: str | None = None,
+    session_auth_profile_candidate_ids: Sequence[str] = (),
+    provider_runtime_handle: object = None,
 ) -> AgentRuntimePlan:
     """Build the runtime plan from the attempt's resolved facts.
 
-    Accepts the wire-shaped mapping (`provider`, `modelId`, `config`, `modelApi`, `model`,
-    `harnessId`, `resolvedTransport`, `sessionAuthProfileId`, ...) and/or the same
-    fields as snake_case keyword arguments.
+    `model_params` are the configured params of this provider/model (agent defaults
+    merged with the agent's own); `prepared_auth_plan`, when the host prepared one, is
+    used as is instead of deriving the auth plan.
     """
-    merged: dict[str, Any] = dict(params or {})
-    merged.update({_camel(key): value for key, value in fields.items()})
-    provider = get(merged, "provider")
-    model_id = get(merged, "modelId")
-    model = get(merged, "model")
-    model_api = get(merged, "modelApi")
-    if is_nullish(model_api):
-        model_api = get(model, "api")
-    if is_nullish(model_api):
-        model_api = UNDEFINED
-    transport = get(merged, "resolvedTransport")
-    harness_id = get(merged, "harnessId")
-    config = get(merged, "config") if is_record(get(merged, "config")) else UNDEFINED
-    auth = _build_auth_plan(merged)
-    base_params = MappingProxyType(
-        _model_params(config, provider, model_id, get(merged, "agentId"))
+    auth = prepared_auth_plan or _build_auth_plan(
+        provider=provider,
+        auth_profile_provider=auth_profile_provider,
+        harness_id=harness_id,
+        harness_runtime=harness_runtime,
+        allow_harness_auth_profile_forwarding=allow_harness_auth_profile_forwarding,
+        auth_profile_mode=auth_profile_mode,
+        session_auth_profile_id=session_auth_profile_id,
+        session_auth_profile_candidate_ids=tuple(session_auth_profile_candidate_ids),
     )
+    base_params = MappingProxyType(dict(model_params or {}))
     seed = AgentRuntimeTransportPlan(base=base_params, extra_params=base_params)
     resolved_params = seed.resolve_extra_params(
-        {
-            "extraParamsOverride": get(merged, "extraParamsOverride"),
-            "thinkingLevel": get(merged, "thinkingLevel"),
-        }
+        extra_params_override=extra_params_override, thinking_level=thinking_level
     )
     transport_plan = AgentRuntimeTransportPlan(
         base=base_params, extra_params=MappingProxyType(resolved_params)
     )
     return AgentRuntimePlan(
-        resolved_ref=ResolvedRef(provider, model_id, model_api, harness_id, transport),
+        resolved_ref=ResolvedRef(provider, model_id, model_api, harness_id, resolved_transport),
         auth=auth,
         prompt=AgentRuntimePromptPlan(provider, model_id),
-        tools=AgentRuntimeToolsPlan(provider, model_id, model_api, get(merged, "workspaceDir")),
+        tools=AgentRuntimeToolsPlan(provider, model_id, model_api, workspace_dir),
         transcript=AgentRuntimeTranscriptPlan(
             provider,
             model_id,
@@ -479,13 +400,13 @@ def build_agent_runtime_plan(
         outcome=AgentRuntimeOutcomePlan(),
         transport=transport_plan,
         observability=AgentRuntimeObservability(
-            resolved_ref=f"{js_string(provider)}/{js_string(model_id)}",
+            resolved_ref=f"{provider}/{model_id}",
             provider=provider,
             model_id=model_id,
             model_api=model_api,
             harness_id=harness_id,
             auth_profile_id=auth.forwarded_auth_profile_id if auth.forwards_profile else None,
-            transport=transport,
+            transport=resolved_transport,
         ),
-        provider_runtime_handle=get(merged, "providerRuntimeHandle"),
+        provider_runtime_handle=provider_runtime_handle,
     )

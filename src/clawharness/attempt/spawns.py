@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from clawharness.delivery._coerce import as_record, field_of, normalize_optional_string
+from clawharness._json import JsonValue
+from clawharness._text import trim
 
 __all__ = [
     "AcceptedSessionSpawn",
@@ -29,27 +29,23 @@ class AcceptedSessionSpawn:
     #: True only when this child owns a terminal completion for its requester
     expects_completion_message: bool = False
 
-    def to_js(self) -> dict[str, Any]:
-        """The original's object shape."""
-        return {
-            "runId": self.run_id,
-            "childSessionKey": self.child_session_key,
-            "expectsCompletionMessage": self.expects_completion_message,
-        }
+
+def _trimmed(value: JsonValue) -> str | None:
+    return (trim(value) or None) if isinstance(value, str) else None
 
 
-def normalize_accepted_session_spawn_result(result: Any) -> AcceptedSessionSpawn | None:
+def normalize_accepted_session_spawn_result(result: JsonValue) -> AcceptedSessionSpawn | None:
     """The spawn a tool result accepted, or None for an unaccepted or incomplete receipt.
 
     Reads `details.status == "accepted"` (exactly), with trimmed non-empty `runId` and
-    `childSessionKey`; a missing completion intent counts as False.
+    `childSessionKey`; a completion intent other than `true` counts as False.
     """
-    details = as_record(field_of(result, "details"))
-    if details is None or details.get("status") != "accepted":
+    details = result.get("details") if isinstance(result, dict) else None
+    if not isinstance(details, dict) or details.get("status") != "accepted":
         return None
-    run_id = normalize_optional_string(details.get("runId"))
-    child_session_key = normalize_optional_string(details.get("childSessionKey"))
-    if not run_id or not child_session_key:
+    run_id = _trimmed(details.get("runId"))
+    child_session_key = _trimmed(details.get("childSessionKey"))
+    if run_id is None or child_session_key is None:
         return None
     return AcceptedSessionSpawn(
         run_id=run_id,

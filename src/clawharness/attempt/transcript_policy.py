@@ -9,11 +9,13 @@ pure function of provider, model id and model API.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
-
-__all__ = ["TranscriptPolicy", "normalize_provider_id", "resolve_transcript_policy"]
+__all__ = [
+    "ThoughtSignaturePolicy",
+    "TranscriptPolicy",
+    "normalize_provider_id",
+    "resolve_transcript_policy",
+]
 
 _MISTRAL_HINTS = (
     "mistral",
@@ -34,9 +36,17 @@ _GOOGLE_APIS = frozenset(
 )
 
 
-def normalize_provider_id(provider: Any) -> str:
+def normalize_provider_id(provider: str | None) -> str:
     """A provider id compared case-insensitively and without surrounding space."""
-    return provider.strip().lower() if isinstance(provider, str) else ""
+    return provider.strip().lower() if provider is not None else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtSignaturePolicy:
+    """How Gemini thought signatures in replayed history are sanitised."""
+
+    allow_base64_only: bool
+    include_camel_case: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +59,7 @@ class TranscriptPolicy:
     preserve_native_anthropic_tool_use_ids: bool
     repair_tool_use_result_pairing: bool
     preserve_signatures: bool
-    sanitize_thought_signatures: dict[str, bool] | None
+    sanitize_thought_signatures: ThoughtSignaturePolicy | None
     sanitize_thinking_signatures: bool
     drop_thinking_blocks: bool
     apply_google_turn_ordering: bool
@@ -57,36 +67,14 @@ class TranscriptPolicy:
     validate_anthropic_turns: bool
     allow_synthetic_tool_results: bool
 
-    def to_js(self) -> dict[str, Any]:
-        """The policy in the wire shape (camelCase, optional fields as `undefined`)."""
-        return {
-            "sanitizeMode": self.sanitize_mode,
-            "sanitizeToolCallIds": self.sanitize_tool_call_ids,
-            "toolCallIdMode": UNDEFINED
-            if self.tool_call_id_mode is None
-            else self.tool_call_id_mode,
-            "preserveNativeAnthropicToolUseIds": self.preserve_native_anthropic_tool_use_ids,
-            "repairToolUseResultPairing": self.repair_tool_use_result_pairing,
-            "preserveSignatures": self.preserve_signatures,
-            "sanitizeThoughtSignatures": UNDEFINED
-            if self.sanitize_thought_signatures is None
-            else dict(self.sanitize_thought_signatures),
-            "sanitizeThinkingSignatures": self.sanitize_thinking_signatures,
-            "dropThinkingBlocks": self.drop_thinking_blocks,
-            "applyGoogleTurnOrdering": self.apply_google_turn_ordering,
-            "validateGeminiTurns": self.validate_gemini_turns,
-            "validateAnthropicTurns": self.validate_anthropic_turns,
-            "allowSyntheticToolResults": self.allow_synthetic_tool_results,
-        }
-
 
 def resolve_transcript_policy(
-    *, provider: Any, model_id: Any = None, model_api: Any = None
+    *, provider: str | None, model_id: str | None = None, model_api: str | None = None
 ) -> TranscriptPolicy:
     """The transcript policy for one provider/model/API combination."""
     provider_id = normalize_provider_id(provider)
-    model = model_id.lower() if isinstance(model_id, str) else ""
-    api = model_api if isinstance(model_api, str) else None
+    model = model_id.lower() if model_id is not None else ""
+    api = model_api
     is_google = api in _GOOGLE_APIS
     is_anthropic = api in ("anthropic-messages", "bedrock-converse-stream") or provider_id in (
         "anthropic",
@@ -103,7 +91,8 @@ def resolve_transcript_policy(
     needs_full_sanitize = is_google or is_anthropic or is_mistral or routed_gemini
     sanitize_ids = is_google or is_mistral or is_anthropic or is_minimax
     thought_signatures = (
-        {"allowBase64Only": True, "includeCamelCase": True} if routed_gemini or is_google else None
+        ThoughtSignaturePolicy(allow_base64_only=True, include_camel_case=True)
+        if routed_gemini or is_google else None
     )
     return TranscriptPolicy(
         sanitize_mode="images-only" if is_openai or not needs_full_sanitize else "full",

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawharness._ids import new_id
-from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.failure import describe_failure
 from clawharness.attempt.finalize import (
     IncompleteTurnError,
@@ -158,12 +157,12 @@ def _user_input_requester(channel: UserInputChannel | None, run_id: str,
     """Bind the turn's user-input channel for the harness (formatting and parsing are the
     shared helpers', so every front presents questions alike)."""
 
-    async def request(questions: Sequence[Mapping[str, Any]],
-                      timeout_seconds: Any = UNDEFINED) -> Mapping[str, Any]:
+    async def request(questions: Sequence[Any],
+                      timeout_seconds: Any = None) -> Mapping[str, Any]:
         delivery = await deliver_user_input_request(
             channel, questions, timeout_seconds=timeout_seconds, run_id=run_id,
             session_key=session_key)
-        return delivery.answers
+        return delivery.answers.to_wire()
 
     return request
 
@@ -504,9 +503,8 @@ class TurnRunner:
         except IncompleteTurnError as exc:
             return exc.warning.text, exc.warning.text
         if isinstance(outcome, SettledTurnFinalized):
-            assistant = outcome.result.get("assistant")
-            if isinstance(assistant, dict) and not outcome.result.get("assistantTranscriptOwned"):
-                await mirror([assistant])
+            if not outcome.result.assistant_transcript_owned:
+                await mirror([outcome.result.assistant])
                 await mirror.flush()
             return outcome.text, None
         return outcome.text, outcome.text

@@ -1,203 +1,195 @@
 """Normalize provider token-usage payloads into one shape.
 
 Providers report usage under many names (`input_tokens`, `prompt_tokens`,
-`cache_read_input_tokens`, `prompt_tokens_details.cached_tokens`, …). The normalized
-record has `input`, `output`, `cacheRead`, `cacheWrite` and `total`, plus `cacheWrite1h`,
-`cost`, `contextUsage` and `reasoningTokens` when known. When a provider counts cached
-tokens inside its input figure, they are subtracted so `input` means uncached input.
+`cache_read_input_tokens`, `prompt_tokens_details.cached_tokens`, …). `NormalizedUsage`
+has `input`, `output`, `cache_read`, `cache_write` and `total`, plus `cache_write_1h`,
+`cost`, `context_usage` and `reasoning_tokens` when known. When a provider counts
+cached tokens inside its input figure, they are subtracted so `input` means uncached
+input. The payload is arbitrary JSON: every field is read with an explicit check.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Final, Literal
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.tools._js import is_js_number, js_get, js_truthy
+from clawharness._json import JsonValue
 
-__all__ = ["normalize_usage"]
+__all__ = ["ContextUsage", "NormalizedUsage", "UsageCost", "normalize_usage"]
 
-_MAX_SAFE_INTEGER = 2**53 - 1
-_COST_COMPONENTS = ("input", "output", "cacheRead", "cacheWrite")
+#: token counts are capped at the largest integer every JSON reader holds exactly
+_MAX_EXACT_JSON_INTEGER: Final = 2**53 - 1
+_Path = tuple[str, ...]
 
 
-def _get(value: Any, *path: str) -> Any:
-    current = value
+@dataclass(frozen=True, slots=True)
+class ContextUsage:
+    """How much of the context window the request used, when the provider says."""
+
+    state: Literal["available", "unavailable"]
+    prompt_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageCost:
+    """The cost a provider reported. With a zero total, the non-zero parts are kept."""
+
+    total: float
+    #: "provider-billed" when the provider's bill, not an estimate, is the source
+    total_origin: Literal["provider-billed"] | None = None
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedUsage:
+    """Token usage in one shape; None where the provider did not report a figure."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    total: int | None = None
+    cache_write_1h: int | None = None
+    cost: UsageCost | None = None
+    context_usage: ContextUsage | None = None
+    reasoning_tokens: int | None = None
+
+
+def _get(value: JsonValue, path: _Path) -> JsonValue:
     for key in path:
-        if current is None or current is UNDEFINED:
-            return UNDEFINED
-        current = js_get(current, key)
-    return current
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
-def _first(value: Any, *paths: tuple[str, ...]) -> Any:
-    """`a ?? b ?? c` over property paths."""
+def _present(value: JsonValue, path: _Path) -> bool:
+    """True when the path names a field, even one set to null."""
+    for key in path[:-1]:
+        if not isinstance(value, dict):
+            return False
+        value = value.get(key)
+    return isinstance(value, dict) and path[-1] in value
+
+
+def _first(value: JsonValue, *paths: _Path) -> JsonValue:
+    """The first path with a non-null value."""
     for path in paths:
-        found = _get(value, *path)
-        if found is not None and found is not UNDEFINED:
+        found = _get(value, path)
+        if found is not None:
             return found
-    return UNDEFINED
-
-
-def _finite(value: Any) -> float | int | None:
-    if is_js_number(value) and math.isfinite(value):
-        return value  # type: ignore[no-any-return]
     return None
 
 
-def _token_count(value: Any) -> Any:
+def _finite(value: JsonValue) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _token_count(value: JsonValue) -> int | None:
     numeric = _finite(value)
     if numeric is None:
-        return UNDEFINED
+        return None
     if numeric <= 0:
         return 0
-    return min(math.trunc(numeric), _MAX_SAFE_INTEGER)
+    return min(math.trunc(numeric), _MAX_EXACT_JSON_INTEGER)
 
 
-def _present(value: Any, *path: str) -> bool:
-    return _get(value, *path) is not UNDEFINED
-
-
-def normalize_usage(raw: Any) -> Any:
-    """The normalized usage record, or UNDEFINED when nothing usable was reported."""
-    if not js_truthy(raw):
-        return UNDEFINED
-    cache_read = _token_count(
-        _first(
-            raw,
-            ("cacheRead",),
-            ("cache_read",),
-            ("cache_read_input_tokens",),
-            ("cached_input_tokens",),
-            ("cached",),
-            ("cached_tokens",),
-            ("input_tokens_details", "cached_tokens"),
-            ("prompt_tokens_details", "cached_tokens"),
-        )
-    )
-    cache_write = _token_count(
-        _first(
-            raw,
-            ("cacheWrite",),
-            ("cache_write",),
-            ("cache_creation_input_tokens",),
-            ("cache_write_input_tokens",),
-            ("input_tokens_details", "cache_write_tokens"),
-            ("prompt_tokens_details", "cache_write_tokens"),
-            ("prompt_tokens_details", "cache_creation_input_tokens"),
-        )
-    )
-    cache_write_1h = _token_count(_get(raw, "cacheWrite1h"))
-    direct_input = _finite(_get(raw, "input"))
-    raw_input = _finite(
-        _first(
-            raw,
-            ("input",),
-            ("inputTokens",),
-            ("input_tokens",),
-            ("promptTokens",),
-            ("prompt_tokens",),
-            ("prompt_n",),
-            ("timings", "prompt_n"),
-        )
-    )
-    cli_cache_in_input = _present(raw, "cached_input_tokens") or _present(raw, "cached")
-    openai_cache_in_input = (
-        _present(raw, "cached_tokens")
-        or _present(raw, "input_tokens_details", "cached_tokens")
-        or _present(raw, "prompt_tokens_details", "cached_tokens")
-    )
-    write_in_input = (
-        _present(raw, "cache_write_input_tokens")
-        or _present(raw, "input_tokens_details", "cache_write_tokens")
-        or _present(raw, "prompt_tokens_details", "cache_write_tokens")
-        or _present(raw, "prompt_tokens_details", "cache_creation_input_tokens")
-    )
-    normalized_input: Any = UNDEFINED
+def normalize_usage(raw: JsonValue) -> NormalizedUsage | None:
+    """The normalized usage, or None when nothing usable was reported."""
+    if not isinstance(raw, dict):
+        return None
+    cache_read = _token_count(_first(
+        raw, ("cacheRead",), ("cache_read",), ("cache_read_input_tokens",),
+        ("cached_input_tokens",), ("cached",), ("cached_tokens",),
+        ("input_tokens_details", "cached_tokens"), ("prompt_tokens_details", "cached_tokens"),
+    ))
+    cache_write = _token_count(_first(
+        raw, ("cacheWrite",), ("cache_write",), ("cache_creation_input_tokens",),
+        ("cache_write_input_tokens",), ("input_tokens_details", "cache_write_tokens"),
+        ("prompt_tokens_details", "cache_write_tokens"),
+        ("prompt_tokens_details", "cache_creation_input_tokens"),
+    ))
+    direct_input = _finite(raw.get("input"))
+    raw_input = _finite(_first(
+        raw, ("input",), ("inputTokens",), ("input_tokens",), ("promptTokens",),
+        ("prompt_tokens",), ("prompt_n",), ("timings", "prompt_n"),
+    ))
+    # CLIs report cached tokens inside their input; OpenAI-style details always do.
+    cli_cache_in_input = _present(raw, ("cached_input_tokens",)) or _present(raw, ("cached",))
+    openai_cache_in_input = any(_present(raw, path) for path in (
+        ("cached_tokens",), ("input_tokens_details", "cached_tokens"),
+        ("prompt_tokens_details", "cached_tokens"),
+    ))
+    write_in_input = any(_present(raw, path) for path in (
+        ("cache_write_input_tokens",), ("input_tokens_details", "cache_write_tokens"),
+        ("prompt_tokens_details", "cache_write_tokens"),
+        ("prompt_tokens_details", "cache_creation_input_tokens"),
+    ))
+    input_tokens: int | None = None
     if raw_input is not None:
-        read_part = (
-            _or_zero(cache_read)
-            if openai_cache_in_input or (direct_input is None and cli_cache_in_input)
-            else 0
-        )
-        write_part = _or_zero(cache_write) if direct_input is None and write_in_input else 0
-        normalized_input = raw_input - read_part - write_part
-    input_tokens = _token_count(normalized_input)
-    output = _token_count(
-        _first(
-            raw,
-            ("output",),
-            ("outputTokens",),
-            ("output_tokens",),
-            ("completionTokens",),
-            ("completion_tokens",),
-            ("predicted_n",),
-            ("timings", "predicted_n"),
-        )
-    )
-    context_usage = _context_usage(raw)
-    reasoning = _token_count(
-        _first(
-            raw,
-            ("reasoningTokens",),
-            ("reasoning_tokens",),
+        read_in_input = openai_cache_in_input or (direct_input is None and cli_cache_in_input)
+        read_part = (cache_read or 0) if read_in_input else 0
+        write_part = (cache_write or 0) if direct_input is None and write_in_input else 0
+        input_tokens = _token_count(raw_input - read_part - write_part)
+    usage = NormalizedUsage(
+        input=input_tokens,
+        output=_token_count(_first(
+            raw, ("output",), ("outputTokens",), ("output_tokens",), ("completionTokens",),
+            ("completion_tokens",), ("predicted_n",), ("timings", "predicted_n"),
+        )),
+        cache_read=cache_read,
+        cache_write=cache_write,
+        total=_token_count(_first(raw, ("total",), ("totalTokens",), ("total_tokens",))),
+        cache_write_1h=_token_count(raw.get("cacheWrite1h")),
+        cost=_cost(raw.get("cost")),
+        context_usage=_context_usage(raw.get("contextUsage")),
+        reasoning_tokens=_token_count(_first(
+            raw, ("reasoningTokens",), ("reasoning_tokens",),
             ("completion_tokens_details", "reasoning_tokens"),
             ("output_tokens_details", "reasoning_tokens"),
             ("output_tokens_details", "thinking_tokens"),
-        )
+        )),
     )
-    total = _token_count(_first(raw, ("total",), ("totalTokens",), ("total_tokens",)))
-    cost = _cost(raw)
-    values = (input_tokens, output, cache_read, cache_write, context_usage, reasoning, total, cost)
-    if all(v is UNDEFINED for v in values):
-        return UNDEFINED
-    out: dict[str, Any] = {
-        "input": input_tokens,
-        "output": output,
-        "cacheRead": cache_read,
-        "cacheWrite": cache_write,
-    }
-    if cache_write_1h is not UNDEFINED:
-        out["cacheWrite1h"] = cache_write_1h
-    if cost is not UNDEFINED:
-        out["cost"] = cost
-    if context_usage is not UNDEFINED:
-        out["contextUsage"] = context_usage
-    if reasoning is not UNDEFINED:
-        out["reasoningTokens"] = reasoning
-    out["total"] = total
-    return out
+    reported = (usage.input, usage.output, usage.cache_read, usage.cache_write,
+                usage.context_usage, usage.reasoning_tokens, usage.total, usage.cost)
+    return None if all(value is None for value in reported) else usage
 
 
-def _or_zero(value: Any) -> Any:
-    return 0 if value is UNDEFINED else value
-
-
-def _context_usage(raw: Any) -> Any:
-    context = _get(raw, "contextUsage")
-    state = _get(context, "state")
+def _context_usage(context: JsonValue) -> ContextUsage | None:
+    state = _get(context, ("state",))
     if state == "unavailable":
-        return {"state": "unavailable"}
+        return ContextUsage("unavailable")
     if state != "available":
-        return UNDEFINED
-    prompt = _token_count(_get(context, "promptTokens"))
-    total = _token_count(_get(context, "totalTokens"))
-    if prompt is UNDEFINED or total is UNDEFINED or total < prompt:
-        return UNDEFINED
-    return {"state": "available", "promptTokens": prompt, "totalTokens": total}
+        return None
+    prompt = _token_count(_get(context, ("promptTokens",)))
+    total = _token_count(_get(context, ("totalTokens",)))
+    if prompt is None or total is None or total < prompt:
+        return None
+    return ContextUsage("available", prompt, total)
 
 
-def _cost(raw: Any) -> Any:
-    cost = _get(raw, "cost")
-    total = _finite(_get(cost, "total"))
+def _cost(cost: JsonValue) -> UsageCost | None:
+    total = _finite(_get(cost, ("total",)))
     if total is None or total < 0:
-        return UNDEFINED
-    out: dict[str, Any] = {"total": total}
-    if _get(cost, "totalOrigin") == "provider-billed":
-        out["totalOrigin"] = "provider-billed"
+        return None
+    billed = _get(cost, ("totalOrigin",)) == "provider-billed"
+    parts: dict[str, float | None] = {}
     if total == 0:
-        for key in _COST_COMPONENTS:
-            component = _finite(_get(cost, key))
-            if component is not None and component != 0:
-                out[key] = component
-    return out
+        for key in ("input", "output", "cacheRead", "cacheWrite"):
+            component = _finite(_get(cost, (key,)))
+            parts[key] = component if component is not None and component != 0 else None
+    return UsageCost(
+        total=total,
+        total_origin="provider-billed" if billed else None,
+        input=parts.get("input"),
+        output=parts.get("output"),
+        cache_read=parts.get("cacheRead"),
+        cache_write=parts.get("cacheWrite"),
+    )

@@ -14,13 +14,12 @@ from typing import Any
 
 from clawharness._json import JsonValue
 from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt.spawns import normalize_accepted_session_spawn_result
 from clawharness.conformance.jsrules import (
     is_plain_object,
     js_get,
     js_optional_get,
     js_truthy,
-    to_json,
+    to_json_keeping_opaque,
 )
 from clawharness.delivery._coerce import as_record
 from clawharness.delivery.facts import (
@@ -57,7 +56,6 @@ from clawharness.delivery.source_reply import (
 )
 
 __all__ = [
-    "ConformantRuntimePlan",
     "decode_reply_payload",
     "encode_message_delivery_fact",
     "encode_message_presentation",
@@ -68,7 +66,6 @@ __all__ = [
     "is_messaging_tool_js",
     "is_messaging_tool_send_action_js",
     "is_silent_payload_js",
-    "normalize_accepted_session_spawn_result_js",
     "project_plugin_message_delivery_fact_js",
     "read_embedded_message_delivery_fact_js",
 ]
@@ -98,11 +95,11 @@ def encode_message_delivery_fact(fact: MessageDeliveryFact | None) -> Any:
 
 
 def read_embedded_message_delivery_fact_js(value: Any = UNDEFINED) -> Any:
-    return encode_message_delivery_fact(read_embedded_message_delivery_fact(to_json(value)))
+    return encode_message_delivery_fact(read_embedded_message_delivery_fact(to_json_keeping_opaque(value)))
 
 
 def project_plugin_message_delivery_fact_js(value: Any = UNDEFINED) -> Any:
-    return encode_message_delivery_fact(project_plugin_message_delivery_fact(to_json(value)))
+    return encode_message_delivery_fact(project_plugin_message_delivery_fact(to_json_keeping_opaque(value)))
 
 
 # --- messaging tools ------------------------------------------------------------------
@@ -116,7 +113,7 @@ def is_messaging_tool_send_action_js(tool_name: Any = UNDEFINED, args: Any = UND
     js_get(args, "action")  # the original reads `args.action` first, whatever the tool
     if not isinstance(tool_name, str):
         return False
-    return is_messaging_tool_send_action(tool_name, as_record(to_json(args)))
+    return is_messaging_tool_send_action(tool_name, as_record(to_json_keeping_opaque(args)))
 
 
 def _tool_name(value: Any) -> str | None:
@@ -130,9 +127,9 @@ def is_delivered_messaging_tool_result_js(params: Any = UNDEFINED) -> bool:
     args = js_get(params, "args")
     call = MessagingToolCall(
         tool_name=_tool_name(js_get(params, "toolName")),
-        args=as_record(to_json(args)) or {},
-        result=to_json(js_get(params, "result")),
-        hook_result=to_json(js_get(params, "hookResult")),
+        args=as_record(to_json_keeping_opaque(args)) or {},
+        result=to_json_keeping_opaque(js_get(params, "result")),
+        hook_result=to_json_keeping_opaque(js_get(params, "hookResult")),
         is_error=js_truthy(js_get(params, "isError")),
         require_plugin_delivery_id=js_truthy(js_get(params, "requirePluginDeliveryId")),
     )
@@ -161,7 +158,7 @@ def is_delivered_messaging_tool_send_to_current_source_js(params: Any = UNDEFINE
         thread_id=_string(js_get(params, "currentThreadId")),
         session_key=_string(js_get(params, "sessionKey")),
     )
-    delivered = to_json(js_get(params, "deliveredPayload"))
+    delivered = to_json_keeping_opaque(js_get(params, "deliveredPayload"))
     return is_delivered_messaging_tool_send_to_current_source(decoded_send, source, delivered)
 
 
@@ -281,7 +278,7 @@ def encode_source_reply_payload(payload: SourceReplyPayload, result: Any) -> dic
 
 
 def extract_messaging_tool_source_reply_payload_js(result: Any = UNDEFINED) -> Any:
-    payload = extract_messaging_tool_source_reply_payload(to_json(result))
+    payload = extract_messaging_tool_source_reply_payload(to_json_keeping_opaque(result))
     return UNDEFINED if payload is None else encode_source_reply_payload(payload, result)
 
 
@@ -292,15 +289,15 @@ def _key_counting_channel_data(value: Any) -> JsonValue:
     # The core asks only whether channel data has members; the original counts members
     # holding `undefined` too, which the JSON view drops, so they are kept as `None`.
     if not is_plain_object(value):
-        return to_json(value)
-    return {key: None if item is UNDEFINED else to_json(item) for key, item in value.items()}
+        return to_json_keeping_opaque(value)
+    return {key: None if item is UNDEFINED else to_json_keeping_opaque(item) for key, item in value.items()}
 
 
 def decode_reply_payload(payload: Any) -> ReplyPayload | None:
     """The typed reply payload for a JavaScript payload object, None for a non-object."""
     if not is_plain_object(payload):
         return None
-    record = as_record(to_json(payload)) or {}
+    record = as_record(to_json_keeping_opaque(payload)) or {}
     channel_data = _key_counting_channel_data(payload.get("channelData", UNDEFINED))
     return dataclasses.replace(parse_reply_payload(record), channel_data=channel_data)
 
@@ -309,41 +306,3 @@ def is_silent_payload_js(payload: Any = UNDEFINED) -> bool:
     reply = decode_reply_payload(payload)
     return reply is not None and is_silent_payload(reply)
 
-
-class _ConformantDeliveryPlan:
-    """A plan's delivery part whose `is_silent_payload` takes a JavaScript payload."""
-
-    def __init__(self, delivery: Any) -> None:
-        self._delivery = delivery
-
-    def is_silent_payload(self, payload: Any = UNDEFINED) -> bool:
-        return is_silent_payload_js(payload)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._delivery, name)
-
-
-class ConformantRuntimePlan:
-    """A runtime plan as the vectors call it: `plan.delivery.isSilentPayload(jsPayload)`."""
-
-    def __init__(self, plan: Any) -> None:
-        self._plan = plan
-        self.delivery = _ConformantDeliveryPlan(plan.delivery)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._plan, name)
-
-
-# --- accepted session spawns ----------------------------------------------------------
-
-
-def normalize_accepted_session_spawn_result_js(result: Any = UNDEFINED) -> Any:
-    """`{runId, childSessionKey, expectsCompletionMessage}`, or `null` (not `undefined`)."""
-    spawn = normalize_accepted_session_spawn_result(to_json(result))
-    if spawn is None:
-        return None
-    return {
-        "runId": spawn.run_id,
-        "childSessionKey": spawn.child_session_key,
-        "expectsCompletionMessage": spawn.expects_completion_message,
-    }

@@ -1,7 +1,9 @@
-"""Conformance fragment: attempt terminals, terminal classification, finalization, user turns.
+"""Conformance fragment: attempt terminals, terminal classification, finalization, user
+turns, accepted spawns, usage and sub-agent session keys.
 
-Maps the original's export names to the Python implementations. Values are JS-shaped
-(camelCase mappings, `UNDEFINED` for `undefined`), exactly as the vectors carry them.
+Maps the original's export names to adapters: each decodes the vector's JavaScript
+arguments into the core's typed values, calls the core, and encodes the result back
+(camelCase, the original's key order, `undefined` where the original returns it).
 """
 
 from __future__ import annotations
@@ -9,29 +11,67 @@ from __future__ import annotations
 from typing import Any
 
 from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt.classify import (
-    classify_agent_harness_terminal_outcome,
-    classify_embedded_agent_run_result_for_model_fallback,
+from clawharness.attempt.spawns import normalize_accepted_session_spawn_result
+from clawharness.attempt.usage import normalize_usage
+from clawharness.conformance.js_finalize import project_finalization
+from clawharness.conformance.js_run_result import classify_embedded_run, classify_terminal_outcome
+from clawharness.conformance.js_terminal import TERMINAL_NAMESPACE
+from clawharness.conformance.js_usage import encode_usage
+from clawharness.conformance.jsrules import get, is_record, js_truthy, to_json
+from clawharness.sessions.subagent import is_subagent_session_key
+from clawharness.sessions.user_turn import (
+    normalize_input_provenance,
+    restore_prepared_user_turn_operational_meta_for_runtime,
 )
-from clawharness.attempt.finalize_projection import project_settled_turn_finalization_attempt_result
-from clawharness.attempt.terminal import agent_harness_attempt_terminal
-from clawharness.sessions.user_turn import restore_prepared_user_turn_operational_meta_for_runtime
 
 __all__ = ["FUNCTIONS"]
 
+_PROVENANCE_FIELDS = ("kind", "originSessionId", "sourceSessionKey", "originChannel", "sourceTool")
 
-def _classify_embedded(params: Any = UNDEFINED) -> Any:
-    return classify_embedded_agent_run_result_for_model_fallback(
-        params if isinstance(params, dict) else {}
-    )
+
+def _restore_user_turn(params: Any = UNDEFINED) -> Any:
+    runtime = get(params, "runtimeMessage")
+    prepared = get(params, "preparedMessage")
+    if not js_truthy(prepared) or get(runtime, "role") != "user":
+        return runtime  # unchanged, whatever it is
+    # A truthy non-object snapshot has no fields to restore from: it reads as `{}`.
+    snapshot = to_json(prepared) if is_record(prepared) else {}
+    restored: dict[str, Any] = dict(
+        restore_prepared_user_turn_operational_meta_for_runtime(to_json(runtime), snapshot))
+    provenance = restored.get("provenance")
+    if isinstance(provenance, dict) and normalize_input_provenance(
+            snapshot.get("provenance")) is not None:
+        # The original's provenance object names every field, `undefined` when not given.
+        restored["provenance"] = {key: provenance.get(key, UNDEFINED) for key in _PROVENANCE_FIELDS}
+    return restored
+
+
+def _normalize_accepted_session_spawn(result: Any = UNDEFINED) -> Any:
+    spawn = normalize_accepted_session_spawn_result(to_json(result) if is_record(result) else None)
+    if spawn is None:
+        return None  # the original returns null (not undefined) for an unaccepted spawn
+    return {
+        "runId": spawn.run_id,
+        "childSessionKey": spawn.child_session_key,
+        "expectsCompletionMessage": spawn.expects_completion_message,
+    }
+
+
+def _normalize_usage(raw: Any = UNDEFINED) -> Any:
+    return encode_usage(normalize_usage(to_json(raw)) if js_truthy(raw) else None)
+
+
+def _is_subagent_session_key(session_key: Any = UNDEFINED) -> bool:
+    return isinstance(session_key, str) and is_subagent_session_key(session_key)
 
 
 FUNCTIONS: dict[str, Any] = {
-    "agentHarnessAttemptTerminal": agent_harness_attempt_terminal,
-    "classifyAgentHarnessTerminalOutcome": classify_agent_harness_terminal_outcome,
-    "classifyEmbeddedAgentRunResultForModelFallback": _classify_embedded,
-    "projectSettledTurnFinalizationAttemptResult": project_settled_turn_finalization_attempt_result,
-    "restorePreparedUserTurnOperationalMetaForRuntime": (
-        restore_prepared_user_turn_operational_meta_for_runtime
-    ),
+    "agentHarnessAttemptTerminal": TERMINAL_NAMESPACE,
+    "classifyAgentHarnessTerminalOutcome": classify_terminal_outcome,
+    "classifyEmbeddedAgentRunResultForModelFallback": classify_embedded_run,
+    "projectSettledTurnFinalizationAttemptResult": project_finalization,
+    "restorePreparedUserTurnOperationalMetaForRuntime": _restore_user_turn,
+    "normalizeAcceptedSessionSpawnResult": _normalize_accepted_session_spawn,
+    "normalizeUsage": _normalize_usage,
+    "isSubagentSessionKey": _is_subagent_session_key,
 }

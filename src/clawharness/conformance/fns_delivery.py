@@ -1,4 +1,4 @@
-"""Conformance fragment: messaging delivery facts and accepted session spawns.
+"""Conformance fragment: messaging delivery facts.
 
 Maps the original's export names to their adapters (`adapters_delivery`), which decode
 the vectors' JavaScript values into the typed delivery API and encode results back.
@@ -14,7 +14,6 @@ from clawharness.conformance.adapters_delivery import (
     is_delivered_messaging_tool_send_to_current_source_js,
     is_messaging_tool_js,
     is_messaging_tool_send_action_js,
-    normalize_accepted_session_spawn_result_js,
     project_plugin_message_delivery_fact_js,
     read_embedded_message_delivery_fact_js,
 )
@@ -31,5 +30,4 @@ FUNCTIONS: dict[str, Any] = {
     "extractMessagingToolSourceReplyPayload": extract_messaging_tool_source_reply_payload_js,
     "isMessagingTool": is_messaging_tool_js,
     "isMessagingToolSendAction": is_messaging_tool_send_action_js,
-    "normalizeAcceptedSessionSpawnResult": normalize_accepted_session_spawn_result_js,
 }

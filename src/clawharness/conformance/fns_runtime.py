@@ -1,8 +1,9 @@
 """Conformance fragment: runtime plan, user-input helpers, harness preflight errors.
 
-Maps the original's export names to the Python implementations. The two error classes
-subclass the project's error tree and add the JavaScript `name`/own-field shape the
-vectors record (see `props`).
+Maps the original's export names to adapters that decode the vectors' JavaScript
+arguments into the core's typed values (`js_runtime_plan`, `js_user_input`). The two
+error classes subclass the project's error tree and add the JavaScript `name`/own-field
+shape the vectors record (see `props`).
 """
 
 from __future__ import annotations
@@ -12,16 +13,9 @@ from typing import Any
 
 from clawharness import errors
 from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt._js import js_string
-from clawharness.attempt.runtime_plan import build_agent_runtime_plan
-from clawharness.conformance.adapters_delivery import ConformantRuntimePlan
-from clawharness.harness.user_input import (
-    build_agent_harness_user_input_answers,
-    empty_agent_harness_user_input_answers,
-    format_agent_harness_user_input_prompt,
-    normalize_agent_harness_user_input_answer,
-    normalize_question_timeout_seconds,
-)
+from clawharness.conformance import js_user_input
+from clawharness.conformance.js_runtime_plan import build_runtime_plan_view
+from clawharness.conformance.jsrules import js_string
 
 __all__ = [
     "FUNCTIONS",
@@ -76,22 +70,9 @@ class ConformantAgentHarnessSessionSupersededError(errors.AgentHarnessSessionSup
         return {"cause": self._options["cause"]} if "cause" in self._options else None
 
 
-def _normalize_timeout(raw: Any = UNDEFINED) -> Any:
-    return normalize_question_timeout_seconds(raw)
-
-
-def _build_agent_runtime_plan(*args: Any) -> ConformantRuntimePlan:
-    # `plan.delivery.isSilentPayload(payload)` receives the vectors' JavaScript payloads.
-    return ConformantRuntimePlan(build_agent_runtime_plan(*args))
-
-
 FUNCTIONS: dict[str, Any] = {
-    "buildAgentRuntimePlan": _build_agent_runtime_plan,
-    "buildAgentHarnessUserInputAnswers": build_agent_harness_user_input_answers,
-    "emptyAgentHarnessUserInputAnswers": empty_agent_harness_user_input_answers,
-    "normalizeAgentHarnessUserInputAnswer": normalize_agent_harness_user_input_answer,
-    "formatAgentHarnessUserInputPrompt": format_agent_harness_user_input_prompt,
-    "normalizeQuestionTimeoutSeconds": _normalize_timeout,
+    "buildAgentRuntimePlan": build_runtime_plan_view,
+    **js_user_input.FUNCTIONS,
     "AgentHarnessPreflightError": ConformantAgentHarnessPreflightError,
     "AgentHarnessSessionSupersededError": ConformantAgentHarnessSessionSupersededError,
 }

@@ -9,8 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from clawharness._jsvalue import UNDEFINED, JsError
-from clawharness.attempt.usage import normalize_usage
-from clawharness.sessions.subagent import is_subagent_session_key
 from clawharness.tools._js import is_js_object, js_get
 from clawharness.tools.groups import expand_tool_groups
 from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
@@ -80,7 +78,5 @@ FUNCTIONS: dict[str, Any] = {
     "isReplaySafeToolCall": is_replay_safe_tool_call,
     "toolPolicy": {"expandToolGroups": _expand_tool_groups},
     "splitSandboxBindSpec": _split_sandbox_bind_spec,
-    "isSubagentSessionKey": is_subagent_session_key,
-    "normalizeUsage": normalize_usage,
     "assignMcpCatalogSafeServerNames": assign_mcp_catalog_safe_server_names,
 }

@@ -4,6 +4,9 @@ A native runtime may pause to ask the user something (pick an option, enter a na
 The harness renders the questions as plain text for any channel, then turns the user's
 free-form reply back into per-question answers: by option number or label, by
 `key: value` lines, or by position, one line per question.
+
+Questions arrive as JSON from the native runtime; `parse_user_input_questions` reads
+them once into `UserInputQuestion` records.
 """
 
 from __future__ import annotations
@@ -11,22 +14,29 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Final
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt._js import get, is_js_number, js_regex, js_string, js_trim, js_truthy
+from clawharness._json import JsonObject, JsonValue
+from clawharness._text import BLANK_CLASS, trim
 from clawharness.errors import ToolError
 
 __all__ = [
     "DEFAULT_QUESTION_TIMEOUT_SECONDS",
     "MAX_QUESTION_TIMEOUT_SECONDS",
     "MIN_QUESTION_TIMEOUT_SECONDS",
+    "QUESTION_TIMEOUT_NOT_INTEGER",
     "ToolInputError",
+    "UserInputAnswers",
+    "UserInputOption",
+    "UserInputPromptOptions",
+    "UserInputQuestion",
     "build_agent_harness_user_input_answers",
     "empty_agent_harness_user_input_answers",
     "format_agent_harness_user_input_prompt",
     "normalize_agent_harness_user_input_answer",
     "normalize_question_timeout_seconds",
+    "parse_user_input_questions",
 ]
 
 #: how long a human question waits when the caller names no timeout
@@ -35,119 +45,173 @@ DEFAULT_QUESTION_TIMEOUT_SECONDS = 900
 MIN_QUESTION_TIMEOUT_SECONDS = 30
 #: the longest wait a caller may ask for
 MAX_QUESTION_TIMEOUT_SECONDS = 3600
+#: the refusal of a timeout that is not an integer number of seconds
+QUESTION_TIMEOUT_NOT_INTEGER: Final = "timeoutSeconds must be an integer"
 
 _DEFAULT_INTRO = "Agent needs input:"
 _DEFAULT_SECRET_WARNING = "This channel may show your reply to other participants."
 _DEFAULT_OTHER_LABEL = "Other: reply with your own answer."
-_KEYED_LINE = js_regex(r"^\s*([^:=-]+?)\s*[:=-]\s*(.+?)\s*$")
+_S = BLANK_CLASS
+# `key: value` (or `=`, `-`); the value stops at no line terminator of any kind
+_KEYED_LINE = re.compile(f"^{_S}*([^:=-]+?){_S}*[:=-]{_S}*([^\\n\\r\\u2028\\u2029]+?){_S}*\\Z",
+                         re.ASCII)
 _DIGITS = re.compile(r"^[0-9]+\Z")
 _LINE_BREAK = re.compile(r"\r?\n")
 _LIST_SEPARATOR = re.compile(r"[,;\n]")
-_ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)\Z")
 
 
 class ToolInputError(ToolError):
     """A tool or question request carried invalid input (HTTP status 400)."""
 
     code = "tool_input_invalid"
-    js_name = "ToolInputError"
     status = 400
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
-    @property
-    def props(self) -> dict[str, Any]:
-        """The error's extra own fields, as the original attaches them."""
-        return {"status": self.status}
+@dataclass(frozen=True, slots=True)
+class UserInputOption:
+    """One choice a question offers. `label` is None when the runtime sent none."""
+
+    label: str | None
+    description: str | None = None
 
 
-def empty_agent_harness_user_input_answers() -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class UserInputQuestion:
+    """One question: free text, or a pick from `options` (several with `multi_select`)."""
+
+    id: str
+    header: str = ""
+    question: str = ""
+    options: tuple[UserInputOption, ...] = ()
+    multi_select: bool = False
+    #: free text is accepted besides the options
+    is_other: bool = False
+    #: the answer is sensitive (a PIN, a token)
+    is_secret: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UserInputPromptOptions:
+    """How a prompt is rendered; None keeps the default copy."""
+
+    intro: str | None = None
+    secret_warning: str | None = None
+    other_label: str | None = None
+    #: applied to every header, question, label and description (e.g. channel escaping)
+    format_text: Callable[[str], str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserInputAnswers:
+    """The parsed answers: question id -> the answers picked or typed, in order."""
+
+    answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def to_wire(self) -> JsonObject:
+        """The native runtimes' shape: `{"answers": {id: {"answers": [...]}}}`."""
+        return {"answers": {qid: {"answers": list(values)} for qid, values in self.answers.items()}}
+
+
+def _text(value: JsonValue, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _option(value: JsonValue) -> UserInputOption:
+    if not isinstance(value, dict):
+        return UserInputOption(None)
+    label = value.get("label")
+    description = value.get("description")
+    return UserInputOption(label if isinstance(label, str) else None,
+                           description if isinstance(description, str) and description else None)
+
+
+def parse_user_input_questions(raw: Sequence[JsonValue]) -> tuple[UserInputQuestion, ...]:
+    """Read a runtime's question list (`{id, header, question, options, multiSelect, isOther,
+    isSecret}` objects); entries that are not objects are skipped."""
+    questions: list[UserInputQuestion] = []
+    for entry in raw:
+        if not isinstance(entry, dict):
+            continue
+        options = entry.get("options")
+        questions.append(UserInputQuestion(
+            id=_text(entry.get("id")),
+            header=_text(entry.get("header")),
+            question=_text(entry.get("question")),
+            options=tuple(_option(o) for o in options) if isinstance(options, list) else (),
+            multi_select=entry.get("multiSelect") is True,
+            is_other=entry.get("isOther") is True,
+            is_secret=entry.get("isSecret") is True,
+        ))
+    return tuple(questions)
+
+
+def empty_agent_harness_user_input_answers() -> UserInputAnswers:
     """An answer set with no answers."""
-    return {"answers": {}}
-
-
-def _join(lines: Sequence[Any]) -> str:
-    # Array.join renders null and undefined as empty strings.
-    return "\n".join("" if line is None or line is UNDEFINED else js_string(line) for line in lines)
+    return UserInputAnswers()
 
 
 def format_agent_harness_user_input_prompt(
-    questions: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
+    questions: Sequence[UserInputQuestion], options: UserInputPromptOptions | None = None
 ) -> str:
     """Render questions as plain text: numbered when several, options listed per question."""
-    opts: Mapping[str, Any] = options or {}
-    custom_format = get(opts, "formatText")
-    format_text: Callable[[Any], Any] = custom_format if callable(custom_format) else (lambda t: t)
-    intro = get(opts, "intro")
-    lines: list[Any] = [_DEFAULT_INTRO if intro is UNDEFINED or intro is None else intro]
+    opts = options or UserInputPromptOptions()
+    fmt: Callable[[str], str] = opts.format_text or (lambda text: text)
+    lines: list[str] = [_DEFAULT_INTRO if opts.intro is None else opts.intro]
     for index, question in enumerate(questions):
-        header = format_text(get(question, "header"))
-        body = format_text(get(question, "question"))
-        if len(questions) > 1:
-            lines.extend(["", f"{index + 1}. {js_string(header)}", body])
-        else:
-            lines.extend(["", header, body])
-        if js_truthy(get(question, "isSecret")):
-            warning = get(opts, "secretWarning")
-            lines.append(_DEFAULT_SECRET_WARNING if warning in (None, UNDEFINED) else warning)
-        choices = get(question, "options")
-        for option_index, option in enumerate(choices if isinstance(choices, list) else []):
-            description = get(option, "description")
-            suffix = f" - {js_string(format_text(description))}" if js_truthy(description) else ""
-            lines.append(
-                f"{option_index + 1}. {js_string(format_text(get(option, 'label')))}{suffix}"
-            )
-        if js_truthy(get(question, "isOther")):
-            other = get(opts, "otherLabel")
-            lines.append(_DEFAULT_OTHER_LABEL if other in (None, UNDEFINED) else other)
-    return _join(lines)
+        header = fmt(question.header)
+        lines.append("")
+        lines.append(f"{index + 1}. {header}" if len(questions) > 1 else header)
+        lines.append(fmt(question.question))
+        if question.is_secret:
+            lines.append(_DEFAULT_SECRET_WARNING if opts.secret_warning is None
+                         else opts.secret_warning)
+        for option_index, option in enumerate(question.options):
+            suffix = f" - {fmt(option.description)}" if option.description else ""
+            lines.append(f"{option_index + 1}. {fmt(option.label or '')}{suffix}")
+        if question.is_other:
+            lines.append(_DEFAULT_OTHER_LABEL if opts.other_label is None else opts.other_label)
+    return "\n".join(lines)
 
 
-def _declared_option(answer: str, question: Mapping[str, Any]) -> Any:
-    trimmed = js_trim(answer)
-    choices = get(question, "options")
-    options = choices if isinstance(choices, list) else []
+def _declared_option(answer: str, question: UserInputQuestion) -> str | None:
+    trimmed = trim(answer)
+    options = question.options
     # Replies number options from one, as the prompt does.
     index = int(trimmed) - 1 if _DIGITS.match(trimmed) else -1
-    indexed = options[index] if 0 <= index < len(options) else UNDEFINED
-    if js_truthy(indexed):
-        return get(indexed, "label")
+    if 0 <= index < len(options):
+        return options[index].label or None
     wanted = trimmed.lower()
     for option in options:
-        label = get(option, "label")
-        if isinstance(label, str) and label.lower() == wanted:
-            return label
-    return UNDEFINED
+        if option.label is not None and option.label.lower() == wanted:
+            return option.label or None
+    return None
 
 
-def normalize_agent_harness_user_input_answer(answer: str, question: Mapping[str, Any]) -> Any:
-    """The declared option an answer names, the free text when allowed, else `undefined`."""
-    trimmed = js_trim(answer)
+def normalize_agent_harness_user_input_answer(answer: str, question: UserInputQuestion) -> str | None:
+    """The declared option an answer names, the free text when allowed, else None."""
+    trimmed = trim(answer)
     declared = _declared_option(trimmed, question)
-    if js_truthy(declared):
+    if declared:
         return declared
-    choices = get(question, "options")
-    if isinstance(choices, list) and len(choices) > 0 and not js_truthy(get(question, "isOther")):
-        return UNDEFINED
-    return trimmed if trimmed else UNDEFINED
+    if question.options and not question.is_other:
+        return None
+    return trimmed or None
 
 
-def _normalize_answers(answer: str, question: Mapping[str, Any]) -> list[Any]:
-    if not js_truthy(get(question, "multiSelect")):
+def _normalize_answers(answer: str, question: UserInputQuestion) -> tuple[str, ...]:
+    if not question.multi_select:
         normalized = normalize_agent_harness_user_input_answer(answer, question)
-        return [normalized] if js_truthy(normalized) else []
+        return (normalized,) if normalized else ()
     # A declared label may itself contain a list separator, so match it whole first.
     declared = _declared_option(answer, question)
-    if js_truthy(declared):
-        return [declared]
-    picked: list[Any] = []
+    if declared:
+        return (declared,)
+    picked: list[str] = []
     for part in _LIST_SEPARATOR.split(answer):
         normalized = normalize_agent_harness_user_input_answer(part, question)
-        if js_truthy(normalized) and normalized not in picked:
+        if normalized and normalized not in picked:
             picked.append(normalized)
-    return picked
+    return tuple(picked)
 
 
 def _keyed_answers(input_text: str) -> dict[str, str]:
@@ -156,66 +220,50 @@ def _keyed_answers(input_text: str) -> dict[str, str]:
         match = _KEYED_LINE.match(line)
         if not match:
             continue
-        key = js_trim(match.group(1)).lower()
-        value = js_trim(match.group(2))
+        key = trim(match.group(1)).lower()
+        value = trim(match.group(2))
         if key and value:
             answers[key] = value
     return answers
 
 
-def _js_key_order(record: dict[str, Any]) -> dict[str, Any]:
-    # JavaScript objects list array-index keys first, ascending, then the rest in order.
-    index_keys = sorted(
-        (k for k in record if _ARRAY_INDEX.match(k) and int(k) < 2**32 - 1), key=int
-    )
-    ordered = {key: record[key] for key in index_keys}
-    ordered.update({k: v for k, v in record.items() if k not in ordered})
-    return ordered
-
-
 def build_agent_harness_user_input_answers(
-    questions: Sequence[Mapping[str, Any]], input_text: str
-) -> dict[str, Any]:
-    """Parse a user's reply into `{"answers": {question_id: {"answers": [...]}}}`."""
-    answers: dict[str, Any] = {}
+    questions: Sequence[UserInputQuestion], input_text: str
+) -> UserInputAnswers:
+    """Parse a user's reply into per-question answers."""
     if len(questions) == 1:
         question = questions[0]
-        if js_truthy(question):
-            answers[js_string(get(question, "id"))] = {
-                "answers": _normalize_answers(input_text, question)
-            }
-        return {"answers": _js_key_order(answers)}
+        return UserInputAnswers({question.id: _normalize_answers(input_text, question)})
+    answers: dict[str, tuple[str, ...]] = {}
     keyed = _keyed_answers(input_text)
     # Unkeyed replies are positional; blank lines keep later answers on their questions.
-    fallback_lines = [js_trim(line) for line in _LINE_BREAK.split(input_text)]
+    fallback_lines = [trim(line) for line in _LINE_BREAK.split(input_text)]
     for index, question in enumerate(questions):
-        answer: Any = UNDEFINED
-        for candidate in (
-            js_string(get(question, "id")).lower(),
-            js_string(get(question, "header")).lower(),
-            js_string(get(question, "question")).lower(),
-            str(index + 1),
-        ):
+        answer: str | None = None
+        for candidate in (question.id.lower(), question.header.lower(),
+                          question.question.lower(), str(index + 1)):
             if candidate in keyed:
                 answer = keyed[candidate]
                 break
-        if answer is UNDEFINED:
+        if answer is None:
             answer = fallback_lines[index] if index < len(fallback_lines) else ""
-        answers[js_string(get(question, "id"))] = {
-            "answers": _normalize_answers(answer, question) if answer else []
-        }
-    return {"answers": _js_key_order(answers)}
+        answers[question.id] = _normalize_answers(answer, question) if answer else ()
+    return UserInputAnswers(answers)
 
 
-def normalize_question_timeout_seconds(raw_timeout_seconds: Any = UNDEFINED) -> int | float:
-    """Clamp a question's wait to 30..3600 seconds; 900 when none is given."""
-    if raw_timeout_seconds is UNDEFINED:
+def normalize_question_timeout_seconds(raw_timeout_seconds: JsonValue = None) -> int:
+    """Clamp a question's wait to 30..3600 seconds; 900 when none is given (None).
+
+    Raises `ToolInputError` for anything but an integer number (1.5, "10", true).
+    """
+    if raw_timeout_seconds is None:
         return DEFAULT_QUESTION_TIMEOUT_SECONDS
+    value = raw_timeout_seconds
     if (
-        not is_js_number(raw_timeout_seconds)
-        or not math.isfinite(raw_timeout_seconds)
-        or not float(raw_timeout_seconds).is_integer()
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not float(value).is_integer()
     ):
-        raise ToolInputError("timeoutSeconds must be an integer")
-    seconds: int | float = raw_timeout_seconds
-    return min(MAX_QUESTION_TIMEOUT_SECONDS, max(MIN_QUESTION_TIMEOUT_SECONDS, seconds))
+        raise ToolInputError(QUESTION_TIMEOUT_NOT_INTEGER)
+    return int(min(MAX_QUESTION_TIMEOUT_SECONDS, max(MIN_QUESTION_TIMEOUT_SECONDS, value)))

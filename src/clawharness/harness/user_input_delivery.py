@@ -4,7 +4,8 @@ A native runtime may pause a turn to ask the user something. The harness keeps i
 protocol parsing and pending-request lifecycle; the host renders the questions
 (`format_agent_harness_user_input_prompt`), asks through a `UserInputChannel`, waits at
 most the normalised question timeout, and parses the reply back into per-question
-answers (`build_agent_harness_user_input_answers`).
+answers (`build_agent_harness_user_input_answers`). The runtime's question JSON is read
+once, here, into `UserInputQuestion` records.
 
 Two channels ship here: `TerminalUserInputChannel` (a rich prompt; without a TTY it
 answers None at once) and `PendingQuestions` (for an embedding application: the
@@ -16,19 +17,23 @@ from __future__ import annotations
 import asyncio
 import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TextIO, runtime_checkable
+from typing import Literal, Protocol, TextIO, runtime_checkable
 
 from rich.console import Console
 from rich.prompt import Prompt
 
-from clawharness._jsvalue import UNDEFINED
+from clawharness._json import JsonValue
 from clawharness.harness.user_input import (
+    UserInputAnswers,
+    UserInputPromptOptions,
+    UserInputQuestion,
     build_agent_harness_user_input_answers,
     empty_agent_harness_user_input_answers,
     format_agent_harness_user_input_prompt,
     normalize_question_timeout_seconds,
+    parse_user_input_questions,
 )
 
 __all__ = [
@@ -47,7 +52,7 @@ class UserInputPrompt:
 
     question_id: str
     text: str
-    questions: tuple[Mapping[str, Any], ...]
+    questions: tuple[UserInputQuestion, ...]
     timeout_seconds: float
     run_id: str | None = None
     session_key: str | None = None
@@ -62,36 +67,37 @@ class UserInputChannel(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class UserInputDelivery:
-    """The outcome: `answers` is `{"answers": {question_id: {"answers": [...]}}}`."""
+    """The outcome; `answers.to_wire()` is what a native runtime expects back."""
 
     status: Literal["answered", "timeout", "unavailable"]
-    answers: dict[str, Any]
+    answers: UserInputAnswers
     reply_text: str | None = None
 
 
 async def deliver_user_input_request(
     channel: UserInputChannel | None,
-    questions: Sequence[Mapping[str, Any]],
+    questions: Sequence[JsonValue],
     *,
-    timeout_seconds: Any = UNDEFINED,
-    format_options: Mapping[str, Any] | None = None,
+    timeout_seconds: JsonValue = None,
+    format_options: UserInputPromptOptions | None = None,
     run_id: str | None = None,
     session_key: str | None = None,
     question_id: str | None = None,
 ) -> UserInputDelivery:
-    """Ask `questions` through `channel` and parse the reply.
+    """Ask `questions` (the runtime's question JSON) through `channel` and parse the reply.
 
     `timeout_seconds` follows the shared question contract (integer, clamped to
-    30..3600, 900 when omitted; a non-integer raises `ToolInputError`). No channel, no
+    30..3600, 900 when None; a non-integer raises `ToolInputError`). No channel, no
     answer or a timeout all yield empty answers, so the harness can resume its runtime.
     """
     timeout = normalize_question_timeout_seconds(timeout_seconds)
     if channel is None:
         return UserInputDelivery("unavailable", empty_agent_harness_user_input_answers())
+    parsed = parse_user_input_questions(questions)
     prompt = UserInputPrompt(
         question_id=question_id or f"q-{uuid.uuid4().hex[:12]}",
-        text=format_agent_harness_user_input_prompt(list(questions), format_options),
-        questions=tuple(questions),
+        text=format_agent_harness_user_input_prompt(parsed, format_options),
+        questions=parsed,
         timeout_seconds=float(timeout),
         run_id=run_id,
         session_key=session_key,
@@ -103,7 +109,7 @@ async def deliver_user_input_request(
         return UserInputDelivery("timeout", empty_agent_harness_user_input_answers())
     if reply is None:
         return UserInputDelivery("unavailable", empty_agent_harness_user_input_answers())
-    answers = build_agent_harness_user_input_answers(list(questions), reply)
+    answers = build_agent_harness_user_input_answers(parsed, reply)
     return UserInputDelivery("answered", answers, reply)
 
 

@@ -63,7 +63,6 @@ class PluginRuntime:
         self._policies: dict[str, EffectiveToolPolicy] = {}
         self._plans: dict[tuple[Any, ...], AgentRuntimePlan] = {}
         self._gates: dict[tuple[int, bool, str], tuple[Any, ToolPolicyGate]] = {}
-        self._config_wire: dict[str, Any] | None = None
 
     # loading ---------------------------------------------------------------------------
 
@@ -180,15 +179,25 @@ class PluginRuntime:
         key = (route.model.provider, route.model.model_id, route.model.api, harness_id, agent_id)
         plan = self._plans.get(key)
         if plan is None:
-            if self._config_wire is None:
-                self._config_wire = self.config.model_dump(by_alias=True, exclude_none=True)
             plan = build_agent_runtime_plan(
                 provider=route.model.provider, model_id=route.model.model_id,
-                model_api=route.model.api, harness_id=harness_id, agent_id=agent_id,
-                config=self._config_wire,
+                model_api=route.model.api, harness_id=harness_id,
+                model_params=self._model_params(route, agent_id),
             )
             self._plans[key] = plan
         return plan
+
+    def _model_params(self, route: Route, agent_id: str) -> dict[str, Any]:
+        """`agents.defaults.models["provider/model"].params`, then the agent's own."""
+        key = f"{route.model.provider}/{route.model.model_id}"
+        agents = self.config.agents
+        merged: dict[str, Any] = {}
+        entry = agents.entries.get(agent_id)
+        for models in (agents.defaults.models, entry.models if entry is not None else {}):
+            params = models[key].params if key in models else None
+            if params:
+                merged.update(params)
+        return merged
 
     # results -----------------------------------------------------------------------------
 

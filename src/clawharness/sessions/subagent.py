@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from clawharness.tools._js import js_trim, normalize_optional_string
+from clawharness._text import trim
 
 __all__ = ["is_subagent_session_key", "parse_agent_session_key"]
 
@@ -16,16 +14,16 @@ def parse_agent_session_key(session_key: str) -> tuple[str, str] | None:
     end = session_key.find(":", 6)
     if end == -1:
         return None
-    agent_id = js_trim(session_key[6:end])
+    agent_id = trim(session_key[6:end])
     rest = session_key[end + 1 :]
     if not agent_id or not rest or rest.startswith(":"):
         return None
     return agent_id, rest
 
 
-def is_subagent_session_key(session_key: Any) -> bool:
+def is_subagent_session_key(session_key: str) -> bool:
     """True for keys naming a sub-agent session, case-insensitively."""
-    raw = normalize_optional_string(session_key)
+    raw = trim(session_key)
     if not raw:
         return False
     if raw.lower().startswith("subagent:"):
@@ -33,4 +31,4 @@ def is_subagent_session_key(session_key: Any) -> bool:
     parsed = parse_agent_session_key(raw.lower())
     if parsed is None:
         return False
-    return js_trim(parsed[1]).startswith("subagent:")
+    return trim(parsed[1]).startswith("subagent:")

@@ -9,117 +9,171 @@ independent snapshot of the host-prepared message.
 
 Facts tied to the submitted bytes (the human's selected mentions, the work context the
 message described) survive only while the content is exactly what was submitted.
+
+Messages are transcript JSON objects; their fields are checked explicitly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Final, Literal
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.attempt._js import get, is_record, js_trim, js_truthy, strict_deep_equal
+from clawharness._json import JsonObject, JsonValue
+from clawharness._text import trim
 
 __all__ = [
     "INPUT_PROVENANCE_KINDS",
+    "InputProvenance",
     "normalize_input_provenance",
     "normalize_persisted_steer_target_run_id",
     "restore_prepared_user_turn_operational_meta_for_runtime",
 ]
 
+InputProvenanceKind = Literal["external_user", "inter_session", "internal_system"]
 #: provenance kinds a user message may carry
-INPUT_PROVENANCE_KINDS = ("external_user", "inter_session", "internal_system")
-_STEER_TARGET_RUN_ID_MAX_CHARS = 512
-_META = "__openclaw"
+INPUT_PROVENANCE_KINDS: Final[tuple[InputProvenanceKind, ...]] = (
+    "external_user", "inter_session", "internal_system")
+#: the longest steer target run id kept; transcripts the original writes measure it in
+#: UTF-16 code units, so it is measured the same way here
+_STEER_TARGET_RUN_ID_MAX_UNITS: Final = 512
+_META: Final = "__openclaw"
 
 
-def _optional_string(value: Any) -> Any:
-    if not isinstance(value, str):
-        return UNDEFINED
-    trimmed = js_trim(value)
-    return trimmed if trimmed else UNDEFINED
+@dataclass(frozen=True, slots=True)
+class InputProvenance:
+    """Where a user message came from."""
+
+    kind: InputProvenanceKind
+    origin_session_id: str | None = None
+    source_session_key: str | None = None
+    origin_channel: str | None = None
+    source_tool: str | None = None
+
+    def to_json(self) -> JsonObject:
+        """The transcript form (camelCase; absent fields left out)."""
+        fields: dict[str, JsonValue] = {
+            "kind": self.kind,
+            "originSessionId": self.origin_session_id,
+            "sourceSessionKey": self.source_session_key,
+            "originChannel": self.origin_channel,
+            "sourceTool": self.source_tool,
+        }
+        return {key: value for key, value in fields.items() if value is not None}
 
 
-def _utf16_length(text: str) -> int:
-    # JavaScript measures strings in UTF-16 code units.
+def _optional_string(value: JsonValue) -> str | None:
+    return (trim(value) or None) if isinstance(value, str) else None
+
+
+def _utf16_units(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def normalize_persisted_steer_target_run_id(value: Any) -> Any:
-    """A trimmed run id of at most 512 characters, else `undefined`."""
+def _is_set(value: JsonValue) -> bool:
+    # An intent is kept when given: anything but null, false, 0 and "" (an empty list or
+    # object still counts as given, as in transcripts the original wrote).
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0 and value == value  # NaN is not a given value either
+    return True
+
+
+def _same_json(left: JsonValue, right: JsonValue) -> bool:
+    """Equal JSON, where a boolean never equals a number (`True == 1` is not equality)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            _same_json(a, b) for a, b in zip(left, right, strict=True))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same_json(left[k], right[k]) for k in left)
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
+def _same_content(runtime: Mapping[str, JsonValue], prepared: Mapping[str, JsonValue]) -> bool:
+    if ("content" in runtime) != ("content" in prepared):
+        return False
+    return _same_json(runtime.get("content"), prepared.get("content"))
+
+
+def normalize_persisted_steer_target_run_id(value: JsonValue) -> str | None:
+    """A trimmed run id of at most 512 UTF-16 code units, else None."""
     normalized = _optional_string(value)
-    if isinstance(normalized, str) and _utf16_length(normalized) <= _STEER_TARGET_RUN_ID_MAX_CHARS:
+    if normalized is not None and _utf16_units(normalized) <= _STEER_TARGET_RUN_ID_MAX_UNITS:
         return normalized
-    return UNDEFINED
+    return None
 
 
-def normalize_input_provenance(value: Any) -> Any:
+def normalize_input_provenance(value: JsonValue) -> InputProvenance | None:
     """A provenance record of a known kind, with its optional strings normalised."""
-    if not is_record(value) or value.get("kind") not in INPUT_PROVENANCE_KINDS:
-        return UNDEFINED
-    origin_channel = _optional_string(value.get("originChannel"))
-    if origin_channel is UNDEFINED:
-        # Records persisted before the rename spell it `sourceChannel`.
-        origin_channel = _optional_string(value.get("sourceChannel"))
-    return {
-        "kind": value["kind"],
-        "originSessionId": _optional_string(value.get("originSessionId")),
-        "sourceSessionKey": _optional_string(value.get("sourceSessionKey")),
-        "originChannel": origin_channel,
-        "sourceTool": _optional_string(value.get("sourceTool")),
-    }
+    if not isinstance(value, dict):
+        return None
+    kind = next((known for known in INPUT_PROVENANCE_KINDS if value.get("kind") == known), None)
+    if kind is not None:
+        origin_channel = _optional_string(value.get("originChannel"))
+        if origin_channel is None:
+            # Records persisted before the rename spell it `sourceChannel`.
+            origin_channel = _optional_string(value.get("sourceChannel"))
+        return InputProvenance(
+            kind=kind,
+            origin_session_id=_optional_string(value.get("originSessionId")),
+            source_session_key=_optional_string(value.get("sourceSessionKey")),
+            origin_channel=origin_channel,
+            source_tool=_optional_string(value.get("sourceTool")),
+        )
+    return None
 
 
 def restore_prepared_user_turn_operational_meta_for_runtime(
-    params: Mapping[str, Any] | None = None,
-    /,
-    *,
-    runtime_message: Any = UNDEFINED,
-    prepared_message: Any = UNDEFINED,
-) -> Any:
-    """Return the runtime message with the prepared message's operational facts restored.
+    runtime_message: JsonObject, prepared_message: Mapping[str, JsonValue] | None
+) -> JsonObject:
+    """The runtime message with the prepared message's operational facts restored.
 
-    Pass `{"runtimeMessage", "preparedMessage"}` (the wire shape) or the keywords
-    `runtime_message` (what the hook produced) and `prepared_message` (the host's trusted
-    snapshot). Non-user runtime messages, or a missing snapshot, come back unchanged.
+    `runtime_message` is what the hook produced; `prepared_message` is the host's trusted
+    snapshot. A non-user runtime message, or no snapshot, comes back unchanged (the same
+    object); otherwise the result is a new message and the input is not modified.
     """
-    runtime = get(params, "runtimeMessage") if params is not None else runtime_message
-    prepared = get(params, "preparedMessage") if params is not None else prepared_message
-    if not js_truthy(prepared) or get(runtime, "role") != "user":
-        return runtime
-    prepared_meta = get(prepared, _META)
-    sender_is_owner = get(prepared_meta, "senderIsOwner")
-    steer_target = normalize_persisted_steer_target_run_id(get(prepared_meta, "steerTargetRunId"))
-    message: dict[str, Any] = dict(runtime)
-    provenance = normalize_input_provenance(get(prepared, "provenance"))
-    if provenance is not UNDEFINED:
-        message["provenance"] = provenance
-    if get(prepared, "display") is False:
+    if prepared_message is None or runtime_message.get("role") != "user":
+        return runtime_message
+    raw_meta = prepared_message.get(_META)
+    prepared_meta: Mapping[str, JsonValue] = raw_meta if isinstance(raw_meta, dict) else {}
+    message: JsonObject = dict(runtime_message)
+    provenance = normalize_input_provenance(prepared_message.get("provenance"))
+    if provenance is not None:
+        message["provenance"] = provenance.to_json()
+    if prepared_message.get("display") is False:
         message["display"] = False
-    existing = message.get(_META, UNDEFINED)
-    meta: dict[str, Any] = dict(existing) if isinstance(existing, Mapping) else {}
+    existing = message.get(_META)
+    meta: JsonObject = dict(existing) if isinstance(existing, dict) else {}
 
     meta.pop("intent", None)
-    intent = get(prepared_meta, "intent")
-    if js_truthy(intent):
+    intent = prepared_meta.get("intent")
+    if _is_set(intent):
         meta["intent"] = intent
     meta.pop("steerTargetRunId", None)
-    if steer_target is not UNDEFINED:
+    steer_target = normalize_persisted_steer_target_run_id(prepared_meta.get("steerTargetRunId"))
+    if steer_target is not None:
         meta["steerTargetRunId"] = steer_target
+    sender_is_owner = prepared_meta.get("senderIsOwner")
     if isinstance(sender_is_owner, bool):
         meta["senderIsOwner"] = sender_is_owner
-    auto_steer = get(prepared_meta, "autoSteer")
-    if "autoSteer" in meta or auto_steer is not UNDEFINED:
+    if "autoSteer" in meta or "autoSteer" in prepared_meta:
         # Producer advice is host-authored: a hook can neither forge nor drop it.
         meta.pop("autoSteer", None)
-        if is_record(auto_steer):
+        auto_steer = prepared_meta.get("autoSteer")
+        if isinstance(auto_steer, dict):
             meta["autoSteer"] = auto_steer
 
-    same_content = strict_deep_equal(get(runtime, "content"), get(prepared, "content"))
+    same_content = _same_content(runtime_message, prepared_message)
     # Selections and work context describe the submitted bytes, not a hook's rewrite.
     meta.pop("humanMentions", None)
-    mentions = get(prepared_meta, "humanMentions")
-    if mentions is not UNDEFINED and same_content:
-        meta["humanMentions"] = mentions
+    if "humanMentions" in prepared_meta and same_content:
+        meta["humanMentions"] = prepared_meta["humanMentions"]
     if not same_content:
         meta.pop("workContext", None)
 

@@ -1,12 +1,14 @@
 """Classify provider error text into a model-failover reason.
 
-A run result can carry a provider failure only as an error payload's text. These rules
-decide whether that text is an auth problem, a billing denial, a rate limit, an
-overload, a server error or a transport timeout, so model fallback can advance.
+A provider failure often reaches the host only as text: an error payload of a run
+result, or the error message of an assistant turn that stopped with an error. These
+rules decide whether that text is an auth problem, a billing denial, a rate limit, an
+overload, a server error or a transport timeout, so model fallback (and isolated
+completion's profile loop) can advance.
 
-This ports the original's message-pattern tables and its HTTP-status precedence. The
-provider-plugin hooks and the full context-overflow tables are not part of it: such
-text classifies as a reason the caller does not fall back on anyway.
+The message tables are in `providers.failover_patterns`; the HTTP-status precedence is
+here. Provider-plugin hooks and the full context-overflow tables are not modelled:
+such text classifies as a reason no caller falls back on anyway.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Literal
 
-from clawharness.attempt._js import JS_WS, js_trim
-from clawharness.attempt.failover_patterns import (
+from clawharness._text import trim
+from clawharness.providers.failover_patterns import (
     API_ERROR_TRANSIENT,
     AUTH,
     AUTH_PERMANENT,
@@ -34,6 +36,8 @@ from clawharness.attempt.failover_patterns import (
     HTTP_5XX,
     LEADING_402_WRAPPER,
     LEADING_STATUS,
+    MODEL_NOT_FOUND,
+    NO_BODY,
     OVERLOADED,
     PERIODIC_USAGE_LIMIT,
     RATE_LIMIT,
@@ -45,13 +49,18 @@ from clawharness.attempt.failover_patterns import (
     STATUS_ISE_500,
     TIMEOUT,
     TRANSIENT_STATUS,
+    UNKNOWN_ERROR_ONLY,
     Pattern,
 )
 
-__all__ = ["classify_failover_reason"]
+__all__ = ["FailoverReason", "classify_failover_reason"]
 
-_F = re.IGNORECASE | re.ASCII
-_W = JS_WS
+FailoverReason = Literal[
+    "auth", "auth_permanent", "billing", "rate_limit", "overloaded", "server_error", "timeout",
+    "format", "context_overflow", "session_expired", "model_not_found", "no_error_details",
+]
+#: a text holding several markdown sections is a document, not a billing notice
+_MARKDOWN_SECTION = re.compile(r"(?:^|\n)##\s+\S")
 
 
 _KEEP_ON_410 = ("session_expired", "billing", "auth_permanent", "auth")
@@ -66,7 +75,7 @@ _KEEP_ON_404 = (
 
 
 def _lower(raw: str) -> str:
-    return js_trim(raw).lower()
+    return trim(raw).lower()
 
 
 def _matches(raw: str, patterns: Iterable[Pattern]) -> bool:
@@ -78,7 +87,7 @@ def _matches(raw: str, patterns: Iterable[Pattern]) -> bool:
 
 def _is_billing(raw: str) -> bool:
     value = _lower(raw)
-    if not value or len(re.findall(r"(?:^|\n)##\s+\S", raw)) > 1:
+    if not value or len(_MARKDOWN_SECTION.findall(raw)) > 1:
         return False
     if _matches(value, BILLING):
         return True
@@ -96,7 +105,7 @@ def _is_server_error(raw: str) -> bool:
         return False
     if STATUS_ISE_500.search(value) or HTTP_5XX.search(value):
         return True
-    scrubbed = js_trim(STATUS_ISE.sub("", value, count=1))
+    scrubbed = trim(STATUS_ISE.sub("", value, count=1))
     return scrubbed == "" or _matches(scrubbed, SERVER_ERROR)
 
 
@@ -104,15 +113,15 @@ def _leading_status(raw: str) -> tuple[int, str] | None:
     match = LEADING_STATUS.match(raw)
     if not match:
         return None
-    return int(match.group(1)), js_trim(match.group(2) or "")
+    return int(match.group(1)), trim(match.group(2) or "")
 
 
 def _api_error_type(raw: str) -> str | None:
-    candidate = ERROR_PREFIX.sub("", js_trim(raw), count=1)
+    candidate = ERROR_PREFIX.sub("", trim(raw), count=1)
     if not (candidate.startswith("{") and candidate.endswith("}")):
         return None
     try:
-        parsed: Any = json.loads(candidate)
+        parsed: object = json.loads(candidate)
     except ValueError:
         return None
     if not isinstance(parsed, dict):
@@ -122,8 +131,8 @@ def _api_error_type(raw: str) -> str | None:
     return kind.lower() if isinstance(kind, str) else None
 
 
-def _classify_402(message: str) -> str:
-    text = js_trim(LEADING_402_WRAPPER.sub("", _lower(message), count=1))
+def _classify_402(message: str) -> FailoverReason:
+    text = trim(LEADING_402_WRAPPER.sub("", _lower(message), count=1))
     if not text:
         return "billing"
     if "subscription quota limit" in text and (
@@ -161,25 +170,25 @@ def _classify_402(message: str) -> str:
     return "rate_limit" if retryable else "billing"
 
 
-def _reason_from_402_text(raw: str) -> str | None:
+def _reason_from_402_text(raw: str) -> FailoverReason | None:
     if RAW_402.search(raw):
         return _classify_402(raw)
     return None
 
 
-def _classify_message(raw: str) -> str | None:
+def _classify_message(raw: str) -> FailoverReason | None:
     if SESSION_EXPIRED.search(_lower(raw)):
         return "session_expired"
-    if re.search(r"model(?:[_\-\s])?not(?:[_\-\s])?found|unknown model|not_found_error", raw, _F):
+    if MODEL_NOT_FOUND.search(raw):
         return "model_not_found"
-    if CONTEXT_OVERFLOW.search(js_trim(raw)):
+    if CONTEXT_OVERFLOW.search(trim(raw)):
         return "context_overflow"
     if REPLAY_INVALID.search(raw):
         return "format"
     from_402 = _reason_from_402_text(raw)
     if from_402:
         return from_402
-    leading = _leading_status(js_trim(raw))
+    leading = _leading_status(trim(raw))
     if (leading is None or leading[0] != 429) and _is_billing(raw):
         return "billing"
     if PERIODIC_USAGE_LIMIT.search(raw):
@@ -209,7 +218,7 @@ def _classify_message(raw: str) -> str | None:
         return "auth_permanent"
     if auth:
         return "auth"
-    if re.match(f"^{_W}*an unknown error occurred\\.?{_W}*\\Z", raw, _F):
+    if UNKNOWN_ERROR_ONLY.match(raw):
         return "timeout"
     if _is_server_error(raw):
         return "timeout"
@@ -231,7 +240,8 @@ def _classify_message(raw: str) -> str | None:
     return None
 
 
-def _classify_status(status: int, message: str, message_reason: str | None) -> str | None:
+def _classify_status(status: int, message: str,
+                     message_reason: FailoverReason | None) -> FailoverReason | None:
     if status == 402:
         return _reason_from_402_text(message) or message_reason
     if status == 429:
@@ -255,20 +265,17 @@ def _classify_status(status: int, message: str, message_reason: str | None) -> s
     if status in (400, 422):
         if message_reason and message_reason != "server_error":
             return message_reason
-        rest = _leading_status(ERROR_PREFIX.sub("", js_trim(message), count=1))
-        no_body = re.compile(
-            r"^(?:no body(?: response)?|no response body|status code \(no body\))\Z", _F
-        )
-        if rest is None or not rest[1] or no_body.match(rest[1]):
+        rest = _leading_status(ERROR_PREFIX.sub("", trim(message), count=1))
+        if rest is None or not rest[1] or NO_BODY.match(rest[1]):
             return None
         return "format"
     return None
 
 
-def classify_failover_reason(raw: str, provider: str | None = None) -> str | None:
+def classify_failover_reason(raw: str, provider: str | None = None) -> FailoverReason | None:
     """The failover reason a provider error text signals, or None when it is unclassified."""
     del provider  # provider-specific plugin rules are not modelled here
-    trimmed = js_trim(raw)
+    trimmed = trim(raw)
     if not trimmed:
         return None
     leading = _leading_status(ERROR_PREFIX.sub("", trimmed, count=1))
