@@ -23,6 +23,8 @@ def test_an_empty_error_object_still_reports_a_failure() -> None:
     assert is_tool_result_error({"details": {"error": {}}})
     assert not is_tool_result_error({"details": {"error": ""}})
     assert not is_tool_result_error({"details": {"error": 0}})
+    assert not is_tool_result_error({"details": {"error": float("nan")}})
+    assert is_tool_result_error({"details": {"error": "disk full"}})
 
 
 def test_an_explicit_success_outweighs_an_error_like_status() -> None:

@@ -102,15 +102,13 @@ def _finite_number(value: JsonValue) -> float | None:
 
 
 def _says_something(value: JsonValue) -> bool:
-    """Whether an `error` value reports a failure: anything but null, false, 0, NaN and
-    "" (an empty object or array does count, as it does in the original)."""
-    if value is None or value is False:
+    """Whether an `error` value reports a failure: what is true in Python, except that an
+    empty object or array does count (as in the original) and NaN does not."""
+    if isinstance(value, list | Mapping):
+        return True
+    if isinstance(value, float) and math.isnan(value):
         return False
-    if isinstance(value, str):
-        return value != ""
-    if isinstance(value, int | float):
-        return not (value == 0 or math.isnan(value))
-    return True
+    return bool(value)
 
 
 def _first_line(text: str) -> str:
