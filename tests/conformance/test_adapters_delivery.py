@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from clawharness._jsvalue import UNDEFINED, JsMap, JsSet
 from clawharness.conformance.adapters_delivery import encode_message_delivery_fact
 from clawharness.conformance.jsrules import OpaqueJsValue, js_truthy, to_json_keeping_opaque
+from clawharness.conformance.jsvalue import UNDEFINED, JsMap, JsSet
 from clawharness.conformance.runner import run_case
 from clawharness.delivery.facts import MessageDeliveryFact
 

@@ -57,7 +57,7 @@ async def test_the_catalog_is_bounded_to_configured_servers_with_safe_names() ->
     assert [(t.server_name, t.tool_name) for t in catalog.tools] == [("my-server", "Search Docs!")]
     assert catalog.tools[0].safe_server_name == "my-server-2"
     assert catalog.servers["my-server"].extra == {"pluginId": "x"}
-    assert "secret-internal" not in catalog.to_js()["servers"]
+    assert "secret-internal" not in catalog.to_json()["servers"]
 
 
 async def test_session_denied_tools_are_retained_apart_from_visible_tools() -> None:
@@ -66,7 +66,7 @@ async def test_session_denied_tools_are_retained_apart_from_visible_tools() -> N
     denied = {(t.server_name, t.tool_name) for t in catalog.session_denied_tools}
     assert denied == {("my-server", "delete_all"), ("My Server", "run")}
     assert all(t.denied_by_session for t in catalog.session_denied_tools)
-    js = catalog.to_js()
+    js = catalog.to_json()
     assert {t["toolName"] for t in js["sessionDeniedTools"]} == {"delete_all", "run"}
     assert catalog.servers["my-server"].tool_count == 2
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from clawharness.harness.types import AgentEvent, EventSink
-from clawharness.tools.redact import redact_tool_payload_text
+from clawharness.redaction import redact_tool_payload_text
 
 __all__ = ["PREVIEW_CHARS", "ToolResultPreviews", "tool_result_preview"]
 

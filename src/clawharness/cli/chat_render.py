@@ -18,8 +18,8 @@ from rich.markup import escape
 
 from clawharness.attempt.turn import TurnResult
 from clawharness.harness.types import AgentEvent
-from clawharness.tools.meta import infer_tool_meta_from_args
-from clawharness.tools.redact import redact_tool_detail
+from clawharness.redaction import redact_tool_detail
+from clawharness.tool_display import infer_tool_meta_from_args
 
 __all__ = ["TurnView", "tool_call_summary"]
 

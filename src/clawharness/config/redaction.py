@@ -6,7 +6,7 @@ Two rules, applied where every config problem is made (`ConfigProblem`):
   any `env`, `auth.profiles`, ...) is never shown: a message names the key and the kind
   of value found (`a list`), not the value;
 - every message text passes the project's secret redactor for free text
-  (`clawharness.tools.redact`), which also masks URL userinfo (`user:***@host`), so a
+  (`clawharness.redaction`), which also masks URL userinfo (`user:***@host`), so a
   secret that reaches a message some other way is masked too.
 """
 
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from clawharness.tools.redact import is_sensitive_field_key, redact_tool_payload_text
+from clawharness.redaction import is_sensitive_field_key, redact_tool_payload_text
 
 __all__ = ["describe_value", "is_secret_key_path", "redact_config_text"]
 

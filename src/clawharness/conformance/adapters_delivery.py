@@ -13,7 +13,6 @@ import dataclasses
 from typing import Any
 
 from clawharness._json import JsonValue
-from clawharness._jsvalue import UNDEFINED
 from clawharness.conformance.jsrules import (
     is_plain_object,
     js_get,
@@ -21,6 +20,7 @@ from clawharness.conformance.jsrules import (
     js_truthy,
     to_json_keeping_opaque,
 )
+from clawharness.conformance.jsvalue import UNDEFINED
 from clawharness.delivery._coerce import as_record
 from clawharness.delivery.facts import (
     MessageDeliveryFact,

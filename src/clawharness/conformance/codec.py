@@ -2,7 +2,7 @@
 
 See tests/conformance/data/README.md: one-key objects such as `{"$undefined": true}` stand in
 for JavaScript values plain JSON cannot express. Decoding turns them into the Python
-shapes of `clawharness._jsvalue`; encoding turns results back, so results compare as
+shapes of `clawharness.conformance.jsvalue`; encoding turns results back, so results compare as
 JSON, key order included.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED, JsError, JsMap, JsSet, Undefined
+from clawharness.conformance.jsvalue import UNDEFINED, JsError, JsMap, JsSet, Undefined
 
 __all__ = ["JsErrorValue", "decode", "encode", "error_marker"]
 

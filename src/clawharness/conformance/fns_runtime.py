@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from clawharness import errors
-from clawharness._jsvalue import UNDEFINED
 from clawharness.conformance import js_user_input
 from clawharness.conformance.js_runtime_plan import build_runtime_plan_view
 from clawharness.conformance.jsrules import js_string
+from clawharness.conformance.jsvalue import UNDEFINED
 
 __all__ = [
     "FUNCTIONS",

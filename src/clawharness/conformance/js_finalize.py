@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED, JsError
 from clawharness.attempt.finalize_projection import (
     FinalizationAttemptFacts,
     FinalizationToolMeta,
@@ -36,6 +35,7 @@ from clawharness.conformance.jsrules import (
     js_truthy,
     to_json,
 )
+from clawharness.conformance.jsvalue import UNDEFINED, JsError
 
 __all__ = ["encode_finalization_result", "project_finalization"]
 

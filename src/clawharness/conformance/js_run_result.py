@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.classify import (
     classify_agent_harness_terminal_outcome,
     classify_embedded_agent_run_result_for_model_fallback,
@@ -42,6 +41,7 @@ from clawharness.conformance.jsrules import (
     strings,
     to_json,
 )
+from clawharness.conformance.jsvalue import UNDEFINED
 
 __all__ = [
     "classify_embedded_run",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.runtime_plan import (
     AgentRuntimeAuthPlan,
     AgentRuntimePlan,
@@ -31,6 +30,7 @@ from clawharness.conformance.jsrules import (
     string_or_none,
     to_json,
 )
+from clawharness.conformance.jsvalue import UNDEFINED
 
 __all__ = ["build_runtime_plan_view", "encode_transcript_policy"]
 

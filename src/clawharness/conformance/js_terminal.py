@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.terminal import (
     LegacyTerminalFlags,
     Terminal,
@@ -27,6 +26,7 @@ from clawharness.attempt.terminal import (
     set_attempt_terminal_failure,
 )
 from clawharness.conformance.jsrules import get, is_nullish, is_record, js_truthy
+from clawharness.conformance.jsvalue import UNDEFINED
 
 __all__ = ["TERMINAL_NAMESPACE", "TerminalCodec", "decode_legacy_flags", "decode_terminal"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
 from clawharness.attempt.usage import ContextUsage, NormalizedUsage, UsageCost
+from clawharness.conformance.jsvalue import UNDEFINED
 
 __all__ = ["encode_usage"]
 

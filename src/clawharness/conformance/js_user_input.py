@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from clawharness._jsvalue import UNDEFINED, JsError
 from clawharness.conformance.jsrules import get, is_js_number, is_nullish, js_string, js_truthy
+from clawharness.conformance.jsvalue import UNDEFINED, JsError
 from clawharness.harness.user_input import (
     QUESTION_TIMEOUT_NOT_INTEGER,
     ToolInputError,

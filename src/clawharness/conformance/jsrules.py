@@ -9,25 +9,25 @@ these helpers are those coercions. The core never imports this module.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from clawharness._json import JsonValue
-from clawharness._jsvalue import UNDEFINED, JsError, JsMap, JsSet
+from clawharness.conformance.jsvalue import UNDEFINED, JsError, JsMap, JsSet
 
 __all__ = [
     "JS_WS",
     "OpaqueJsValue",
     "get",
     "is_js_number",
+    "is_js_object",
     "is_nullish",
     "is_plain_object",
     "is_record",
     "is_true",
     "js_get",
     "js_optional_get",
-    "js_regex",
+    "js_property",
     "js_string",
     "js_trim",
     "js_trim_start",
@@ -50,52 +50,6 @@ _WS_CHARS = (
 JS_WS = (
     "[\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
 )
-
-
-_JS_DOT = "[^\\n\\r\\u2028\\u2029]"
-
-
-def js_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """Compile a JavaScript (non-unicode) regex source with JavaScript's meaning.
-
-    `\\s` becomes JavaScript's whitespace set, `.` stops at every line terminator, and
-    `$` means end of input (Python's `$` also matches before a final newline). Case
-    folding under `/i` is ASCII-only, as without the `u` flag.
-    """
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\" and i + 1 < len(source):
-            pair = source[i : i + 2]
-            if pair == "\\s":
-                out.append(JS_WS[1:-1] if in_class else JS_WS)
-            else:
-                out.append(pair)
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-            out.append(char)
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            if source[i + 1 : i + 2] == "^":
-                out.append("^")
-                i += 1
-            if source[i + 1 : i + 2] == "]":
-                out.append("\\]")
-                i += 1
-        elif char == ".":
-            out.append(_JS_DOT)
-        elif char == "$":
-            out.append("\\Z")
-        else:
-            out.append(char)
-        i += 1
-    flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
-    return re.compile("".join(out), flags)
 
 
 def js_trim(text: str) -> str:
@@ -312,3 +266,38 @@ def js_get(owner: Any, key: str) -> Any:
 def js_optional_get(owner: Any, key: str) -> Any:
     """`owner?.[key]`: `undefined` when the owner is `null` or `undefined`."""
     return UNDEFINED if is_nullish(owner) else js_get(owner, key)
+
+
+def is_js_object(value: Any) -> bool:
+    """`value && typeof value === "object"`: dicts, arrays, maps, sets and errors."""
+    if value is None or value is UNDEFINED:
+        return False
+    if isinstance(value, (dict, list, tuple, JsMap, JsSet, BaseException)):
+        return True
+    return hasattr(value, "__dict__") and not callable(value)
+
+
+def js_property(value: Any, key: str) -> Any:
+    """`value[key]` on any JavaScript value (arrays' `length` and indices, an `Error`'s
+    fields); UNDEFINED when absent. Unlike `js_get`, never throws."""
+    if isinstance(value, JsMap):
+        return UNDEFINED
+    if isinstance(value, dict):
+        return value.get(key, UNDEFINED)
+    if isinstance(value, (list, tuple, str)):
+        if key == "length":
+            return len(value)
+        if key.isdigit() and (key == "0" or not key.startswith("0")):
+            index = int(key)
+            return value[index] if index < len(value) else UNDEFINED
+        return UNDEFINED
+    if isinstance(value, BaseException):
+        if key in ("name", "message"):
+            return getattr(value, key, UNDEFINED)
+        props = getattr(value, "props", None)
+        if isinstance(props, dict):
+            return props.get(key, UNDEFINED)
+        return UNDEFINED
+    if value is None or value is UNDEFINED:
+        return UNDEFINED
+    return getattr(value, key, UNDEFINED)

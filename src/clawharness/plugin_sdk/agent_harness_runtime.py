@@ -81,7 +81,7 @@ LAZY_EXPORTS: LazyTable = {
         "restore_prepared_user_turn_operational_meta_for_runtime"),
     "is_subagent_session_key": ("clawharness.sessions.subagent", "is_subagent_session_key"),
     # tool metadata, results and sanitizing
-    "infer_tool_meta_from_args": ("clawharness.tools.meta", "infer_tool_meta_from_args"),
+    "infer_tool_meta_from_args": ("clawharness.tool_display", "infer_tool_meta_from_args"),
     "format_tool_progress_output": ("clawharness.tools.results", "format_tool_progress_output"),
     "TOOL_PROGRESS_OUTPUT_MAX_CHARS": ("clawharness.tools.results",
                                        "TOOL_PROGRESS_OUTPUT_MAX_CHARS"),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Final
 
-from clawharness.tools._js import lower_or_empty
+from clawharness._text import trim
 
 __all__ = ["TOOL_GROUPS", "TOOL_NAME_ALIASES", "expand_tool_groups", "normalize_tool_name"]
 
@@ -103,13 +103,16 @@ TOOL_NAME_ALIASES: Final[Mapping[str, str]] = MappingProxyType(
 )
 
 
-def normalize_tool_name(name: Any) -> str:
-    """Policy id for a tool name: trimmed, lower-cased, alias resolved ('' for non-strings)."""
-    normalized = lower_or_empty(name)
+def normalize_tool_name(name: str) -> str:
+    """Policy id for a tool name: trimmed, lower-cased, alias resolved.
+
+    A value that is not a string (a plugin's malformed matcher, say) names no tool: "".
+    """
+    normalized = trim(name).lower() if isinstance(name, str) else ""
     return TOOL_NAME_ALIASES.get(normalized, normalized)
 
 
-def expand_tool_groups(names: Iterable[Any] | None) -> list[str]:
+def expand_tool_groups(names: Iterable[str] | None) -> list[str]:
     """Concrete tool ids for a policy list; unknown names pass through normalized."""
     if not names:
         return []

@@ -44,8 +44,8 @@ class McpServerCatalog:
     tool_count: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_js(self) -> dict[str, Any]:
-        """The original's object shape."""
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape control surfaces show (camelCase, as the native runtimes send it)."""
         return {**self.extra, "serverName": self.server_name,
                 "safeServerName": self.safe_server_name,
                 "launchSummary": self.launch_summary, "toolCount": self.tool_count}
@@ -65,8 +65,8 @@ class McpCatalogTool:
     denied_by_session: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_js(self) -> dict[str, Any]:
-        """The original's object shape, absent optionals omitted."""
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape, absent optionals omitted."""
         out: dict[str, Any] = {**self.extra, "serverName": self.server_name,
                                "safeServerName": self.safe_server_name,
                                "toolName": self.tool_name, "inputSchema": dict(self.input_schema),
@@ -91,16 +91,16 @@ class McpToolCatalog:
     session_denied_tools: tuple[McpCatalogTool, ...] = ()
     diagnostics: tuple[Mapping[str, Any], ...] = ()
 
-    def to_js(self) -> dict[str, Any]:
-        """The original's object shape (`generatedAt` in epoch milliseconds)."""
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape (`generatedAt` in epoch milliseconds)."""
         out: dict[str, Any] = {
             "version": self.version,
             "generatedAt": int(self.generated_at * 1000),
-            "servers": {name: server.to_js() for name, server in self.servers.items()},
-            "tools": [tool.to_js() for tool in self.tools],
+            "servers": {name: server.to_json() for name, server in self.servers.items()},
+            "tools": [tool.to_json() for tool in self.tools],
         }
         if self.session_denied_tools:
-            out["sessionDeniedTools"] = [tool.to_js() for tool in self.session_denied_tools]
+            out["sessionDeniedTools"] = [tool.to_json() for tool in self.session_denied_tools]
         if self.diagnostics:
             out["diagnostics"] = [dict(d) for d in self.diagnostics]
         return out
@@ -226,7 +226,7 @@ def bound_mcp_catalog(raw: Any, mcp_server_names: Sequence[str]) -> McpToolCatal
     servers: dict[str, McpServerCatalog] = {}
     for name in reported:
         entry = catalog.servers.get(name)
-        record = entry.to_js() if isinstance(entry, McpServerCatalog) else entry
+        record = entry.to_json() if isinstance(entry, McpServerCatalog) else entry
         fields = record if isinstance(record, Mapping) else {}
         servers[name] = McpServerCatalog(
             server_name=name, safe_server_name=safe_names[name],

@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from clawharness._jsvalue import JsMap
-from clawharness.tools._js import js_trim, lower_or_empty
+from clawharness._text import trim
 
 __all__ = ["SERVER_NAME_MAX_CHARS", "assign_mcp_catalog_safe_server_names", "sanitize_server_name"]
 
@@ -24,7 +23,7 @@ _STARTS_WITH_LETTER_RE = re.compile(r"[A-Za-z]")
 
 
 def _sanitize_fragment(raw: str, fallback: str, max_chars: int) -> str:
-    normalized = _UNSAFE_RE.sub("-", js_trim(raw)) or fallback
+    normalized = _UNSAFE_RE.sub("-", trim(raw)) or fallback
     safe = normalized if _STARTS_WITH_LETTER_RE.match(normalized) else f"{fallback}-{normalized}"
     return safe[:max_chars] if max_chars and len(safe) > max_chars else safe
 
@@ -34,18 +33,21 @@ def sanitize_server_name(raw: str, used_names: set[str]) -> str:
     base = _sanitize_fragment(raw, "mcp", SERVER_NAME_MAX_CHARS)
     candidate = base
     counter = 2
-    while lower_or_empty(candidate) in used_names:
+    while candidate.lower() in used_names:
         suffix = f"-{counter}"
         candidate = f"{base[: max(1, SERVER_NAME_MAX_CHARS - len(suffix))]}{suffix}"
         counter += 1
-    used_names.add(lower_or_empty(candidate))
+    used_names.add(candidate.lower())
     return candidate
 
 
-def assign_mcp_catalog_safe_server_names(server_names: Iterable[str]) -> JsMap:
-    """Map each declared server name to its safe name, in declaration order."""
+def assign_mcp_catalog_safe_server_names(server_names: Iterable[str]) -> dict[str, str]:
+    """Map each declared server name to its safe name, in declaration order.
+
+    A name declared twice keeps its first position and gets the later assignment.
+    """
     used: set[str] = set()
-    assignments = JsMap()
+    assignments: dict[str, str] = {}
     for name in server_names:
         assignments[name] = sanitize_server_name(name, used)
     return assignments

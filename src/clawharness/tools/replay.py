@@ -8,18 +8,12 @@ tools never qualify for replay, however harmless the command looks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+import re
+from collections.abc import Callable, Mapping
+from typing import Final, TypeAlias
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.tools._js import (
-    JS_WS_CHARS,
-    as_object,
-    js_get,
-    js_regex,
-    lower_or_empty,
-    normalize_optional_lower,
-)
+from clawharness._json import JsonValue
+from clawharness._text import BLANK, BLANK_CLASS, trim
 from clawharness.tools.groups import normalize_tool_name
 
 __all__ = [
@@ -145,14 +139,23 @@ _GH_ISSUE_READ_ONLY: Final = frozenset({"list", "status", "view"})
 _UNSAFE_RG_FLAGS: Final = frozenset({"--hostname-bin", "--pre", "--pre-glob", "--search-zip", "-z"})
 _UNSAFE_RG_VALUE_FLAGS: Final = ("--hostname-bin", "--pre", "--pre-glob")
 _SHELL_EXPANSION: Final = "$*?[]{}~"
-_SPACE_DASH_RE: Final = js_regex(r"[\s-]+", "g")
-_SED_PRINT_RE: Final = js_regex(r"^(\d+|\$)(,(\d+|\$))?p$")
-_SHELL_META_RE: Final = js_regex(r"[;&|<>\n\r`]")
-_WEB_FLAG_RE: Final = js_regex(r"^-[a-z]*w[a-z]*(?:=.*)?$")
+_SPACE_DASH_RE: Final = re.compile(rf"[{BLANK_CLASS[1:-1]}-]+", re.ASCII)
+_SED_PRINT_RE: Final = re.compile(r"^(\d+|\$)(,(\d+|\$))?p\Z", re.ASCII)
+_SHELL_META_RE: Final = re.compile(r"[;&|<>\n\r`]", re.ASCII)
+_WEB_FLAG_RE: Final = re.compile(r"^-[a-z]*w[a-z]*(?:=[^\n\r\u2028\u2029]*)?\Z", re.ASCII)
+
+Record: TypeAlias = "Mapping[str, JsonValue]"
+#: tool-call arguments as JSON; any mapping is read like the JSON object it stands for
+ToolArgs: TypeAlias = "JsonValue | Record"
 
 
-def _action_name(value: Any) -> str | None:
-    normalized = normalize_optional_lower(value)
+def _lower(value: JsonValue) -> str:
+    """A string trimmed and lower-cased; "" for other values."""
+    return trim(value).lower() if isinstance(value, str) else ""
+
+
+def _action_name(value: JsonValue) -> str | None:
+    normalized = _lower(value)
     return (_SPACE_DASH_RE.sub("_", normalized) or None) if normalized else None
 
 
@@ -160,17 +163,19 @@ def _is_automations(name: str) -> bool:
     return name in ("automations", "cron")
 
 
-def _is_computer_observation(action: str | None, dialog_action: Any) -> bool:
+def _is_computer_observation(action: str | None, dialog_action: JsonValue) -> bool:
     return action is not None and (
         action in _COMPUTER_OBSERVATIONS
         or (action == "browser_dialog" and dialog_action == "inspect")
     )
 
 
-def _shell_command(record: Any) -> str | None:
-    command = js_get(record, "command") if record is not None else UNDEFINED
-    if command is None or command is UNDEFINED:
-        command = js_get(record, "cmd") if record is not None else UNDEFINED
+def _shell_command(record: Record | None) -> str | None:
+    if record is None:
+        return None
+    command = record.get("command")
+    if command is None:
+        command = record.get("cmd")
     if not isinstance(command, str):
         return None
     return command.strip() or None
@@ -194,7 +199,7 @@ def _tokenize_simple(command: str) -> list[str] | None:
         if char in ("'", '"'):
             quote = char
             continue
-        if char in JS_WS_CHARS:
+        if char in BLANK:
             if current:
                 tokens.append(current)
                 current = ""
@@ -232,11 +237,11 @@ def _is_read_only_sed(tokens: list[str]) -> bool:
 
 def _is_read_only_gh(tokens: list[str]) -> bool:
     for token in tokens:
-        lowered = lower_or_empty(token)
+        lowered = _lower(token)
         if lowered == "--web" or lowered.startswith("--web=") or _WEB_FLAG_RE.search(lowered):
             return False
-    area = lower_or_empty(tokens[1] if len(tokens) > 1 else None)
-    action = lower_or_empty(tokens[2] if len(tokens) > 2 else None)
+    area = _lower(tokens[1] if len(tokens) > 1 else None)
+    action = _lower(tokens[2] if len(tokens) > 2 else None)
     if area == "search":
         return len(action) > 0
     if area == "pr":
@@ -253,10 +258,10 @@ def is_plain_read_only_shell_command(command: str | None) -> bool:
     tokens = _tokenize_simple(command)
     if not tokens:
         return False
-    executable = lower_or_empty(tokens[0])
+    executable = _lower(tokens[0])
     if executable == "rg" and any(
-        lower_or_empty(t) in _UNSAFE_RG_FLAGS
-        or any(lower_or_empty(t).startswith(f"{flag}=") for flag in _UNSAFE_RG_VALUE_FLAGS)
+        _lower(t) in _UNSAFE_RG_FLAGS
+        or any(_lower(t).startswith(f"{flag}=") for flag in _UNSAFE_RG_VALUE_FLAGS)
         for t in tokens
     ):
         return False
@@ -269,15 +274,19 @@ def is_plain_read_only_shell_command(command: str | None) -> bool:
     return False
 
 
-def _args_view(args: Any) -> tuple[Any, str | None]:
-    record = as_object(args)
-    action = _action_name(js_get(record, "action")) if record is not None else None
+def _args_view(args: ToolArgs) -> tuple[Record | None, str | None]:
+    record = args if isinstance(args, Mapping) else None
+    action = _action_name(record.get("action")) if record is not None else None
     return record, action
 
 
-def is_mutating_tool_call(tool_name: Any, args: Any) -> bool:
+def _dialog_action(record: Record | None) -> JsonValue:
+    return record.get("dialogAction") if record is not None else None
+
+
+def is_mutating_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True when the call may change state (writes, sends, non-read-only shell, …)."""
-    name = lower_or_empty(tool_name)
+    name = _lower(tool_name)
     record, action = _args_view(args)
     if name in (
         "write",
@@ -297,11 +306,7 @@ def is_mutating_tool_call(tool_name: Any, args: Any) -> bool:
         "process": lambda: action is not None and action in _PROCESS_MUTATING,
         "message": lambda: action is None or action not in _MESSAGE_READ_ONLY,
         "sessions": lambda: action != "group_list",
-        "computer": lambda: (
-            not _is_computer_observation(
-                action, js_get(record, "dialogAction") if record is not None else UNDEFINED
-            )
-        ),
+        "computer": lambda: not _is_computer_observation(action, _dialog_action(record)),
         "mobile_ui": lambda: action is None or action not in _MOBILE_UI_SAFE,
         "subagents": lambda: action in ("cancel", "kill", "steer"),
         "session_status": lambda: _has_model(record),
@@ -317,14 +322,14 @@ def is_mutating_tool_call(tool_name: Any, args: Any) -> bool:
     return name.startswith("message_") or "send" in name
 
 
-def _has_model(record: Any) -> bool:
-    model = js_get(record, "model") if record is not None else UNDEFINED
+def _has_model(record: Record | None) -> bool:
+    model = record.get("model") if record is not None else None
     return isinstance(model, str) and len(model.strip()) > 0
 
 
-def is_replay_safe_tool_call(tool_name: Any, args: Any) -> bool:
+def is_replay_safe_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True only for calls whose structured contract proves they are read-only."""
-    name = lower_or_empty(tool_name)
+    name = _lower(tool_name)
     record, action = _args_view(args)
     if name in _CALL_SAFE_TOOL_NAMES:
         return True
@@ -337,9 +342,7 @@ def is_replay_safe_tool_call(tool_name: Any, args: Any) -> bool:
         "sessions": lambda: action == "group_list",
         "session_status": lambda: not is_mutating_tool_call(name, args),
         "browser": lambda: action is not None and action in _BROWSER_READ_ONLY,
-        "computer": lambda: _is_computer_observation(
-            action, js_get(record, "dialogAction") if record is not None else UNDEFINED
-        ),
+        "computer": lambda: _is_computer_observation(action, _dialog_action(record)),
         "mobile_ui": lambda: action is not None and action in _MOBILE_UI_SAFE,
         "skill_workshop": lambda: action in ("list", "inspect", "read"),
         "transcripts": lambda: action == "status",
@@ -356,15 +359,14 @@ def is_replay_safe_tool_call(tool_name: Any, args: Any) -> bool:
 
 
 def is_agent_tool_replay_safe(
-    tool: Any, declared_replay_safe: Callable[[Any], Any] | None = None
+    tool: object, declared_replay_safe: Callable[[object], bool | None] | None = None
 ) -> bool:
-    """Whether a concrete tool instance is on the audited replay-safe list.
+    """Whether a concrete tool (a mapping or an object with a `name`, such as a
+    `ToolSpec`) is on the audited replay-safe list.
 
     `declared_replay_safe` lets the owner veto: returning False excludes the tool.
     """
     if declared_replay_safe is not None and declared_replay_safe(tool) is False:
         return False
-    name = js_get(tool, "name")
-    if name is None or name is UNDEFINED:
-        name = ""
-    return normalize_tool_name(name) in REPLAY_SAFE_TOOL_NAMES
+    name = tool.get("name") if isinstance(tool, Mapping) else getattr(tool, "name", None)
+    return normalize_tool_name(name if isinstance(name, str) else "") in REPLAY_SAFE_TOOL_NAMES

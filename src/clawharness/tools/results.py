@@ -1,35 +1,25 @@
 """Classify tool results and extract their errors and text for users and the model.
 
-A tool result is JSON-shaped (`{"content": [...], "details": {...}}`). It is an error
-when its details say so (`ok: false`, an error-like `status`, `timedOut`, an `error`
-value, a non-zero `exitCode`). `extract_tool_error_message` finds the one-line message
-to show, and `format_tool_progress_output` prepares verbose output for progress updates.
+A tool result is JSON (`{"content": [...], "details": {...}}`). It is an error when
+its details say so (`ok: false`, an error-like `status`, `timedOut`, an `error` value,
+a non-zero `exitCode`). `extract_tool_error_message` finds the one-line message to
+show, and `format_tool_progress_output` prepares verbose output for progress updates.
+Lengths are counted in UTF-16 code units (see `clawharness._utf16`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Final
+import re
+from collections.abc import Mapping
+from typing import Final, TypeAlias
 
-from clawharness._jsvalue import UNDEFINED, JsError, JsSet
-from clawharness.tools._js import (
-    is_js_number,
-    is_js_object,
-    is_record,
-    js_get,
-    js_len,
-    js_number_to_string,
-    js_regex,
-    js_split_first_line,
-    js_trim,
-    js_trim_start,
-    js_truthy,
-    normalize_optional_lower,
-    normalize_optional_string,
-    truncate_utf16_safe,
-)
-from clawharness.tools.redact import (
+from clawharness._json import JsonValue
+from clawharness._numbers import format_number
+from clawharness._text import BLANK_CLASS, trim, trim_start
+from clawharness._utf16 import utf16_len, utf16_truncate
+from clawharness.redaction import (
     redact_model_visible_tool_payload_text,
     redact_sensitive_field_value,
     redact_tool_detail,
@@ -39,11 +29,12 @@ from clawharness.tools.sanitize import truncate_tool_text
 __all__ = [
     "TOOL_ERROR_MAX_CHARS",
     "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
+    "ToolResultJson",
+    "compact_json",
     "extract_tool_error_message",
     "extract_tool_result_text",
     "format_tool_progress_output",
     "is_tool_result_error",
-    "js_json_stringify",
     "read_tool_result_details",
     "read_tool_result_status",
 ]
@@ -53,7 +44,7 @@ TOOL_PROGRESS_OUTPUT_MAX_CHARS: Final = 8000
 #: cap for a one-line tool error message
 TOOL_ERROR_MAX_CHARS: Final = 400
 
-_ERROR_STATUSES = frozenset(
+_ERROR_STATUSES: Final = frozenset(
     [
         "error",
         "failed",
@@ -73,128 +64,148 @@ _ERROR_STATUSES = frozenset(
         "invalid",
     ]
 )
-_ERROR_LIKE_RE = js_regex(r"error|fail|timeout|timed[_\s-]?out|denied|cancel|invalid|forbidden")
-_SENSITIVE_HEADER_FIELDS = frozenset(
+_NON_ERROR_STATUSES: Final = frozenset({"0", "ok", "success", "completed", "running"})
+_BM = BLANK_CLASS[1:-1]
+_ERROR_LIKE_RE: Final = re.compile(
+    rf"error|fail|timeout|timed[_{_BM}-]?out|denied|cancel|invalid|forbidden", re.ASCII
+)
+_SENSITIVE_HEADER_FIELDS: Final = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"}
 )
-_OPAQUE_FIELDS = frozenset({"encrypted_content", "encrypted_stdout"})
-_DATA_URI_RE = js_regex(
-    r"^data:(?:[a-z][a-z0-9.+-]*\/[a-z0-9.+-]+)?(?:;[a-z0-9.+-]+(?:=[^,;\"'\s]+)?)*,", "i"
+_OPAQUE_FIELDS: Final = frozenset({"encrypted_content", "encrypted_stdout"})
+_DATA_URI_RE: Final = re.compile(
+    rf"^data:(?:[a-z][a-z0-9.+-]*/[a-z0-9.+-]+)?(?:;[a-z0-9.+-]+(?:=[^,;\"'{_BM}]+)?)*,",
+    re.IGNORECASE | re.ASCII,
 )
 
+Record: TypeAlias = "Mapping[str, JsonValue]"
+#: a tool result as JSON; any mapping is read like the JSON object it stands for
+ToolResultJson: TypeAlias = "JsonValue | Record"
 
-def _field(value: Any, key: str) -> Any:
-    """`key in value ? value[key] : undefined` for object values."""
-    return js_get(value, key) if is_js_object(value) else UNDEFINED
+
+def _get(value: ToolResultJson, key: str) -> JsonValue:
+    """`value[key]` for a JSON object, else None (arrays and scalars have no fields)."""
+    return value.get(key) if isinstance(value, Mapping) else None
 
 
-def read_tool_result_details(result: Any) -> Any:
-    """The result's `details` object (not an array), or None."""
-    if not is_js_object(result):
+def _lower(value: JsonValue) -> str | None:
+    """A string value trimmed and lower-cased, or None for blanks and other values."""
+    if not isinstance(value, str):
         return None
-    details = _field(result, "details")
-    return details if is_record(details) else None
+    return trim(value).lower() or None
 
 
-def read_tool_result_status(result: Any) -> str | None:
+def _finite_number(value: JsonValue) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _says_something(value: JsonValue) -> bool:
+    """Whether an `error` value reports a failure: what is true in Python, except that an
+    empty object or array does count (as in the original) and NaN does not."""
+    if isinstance(value, list | Mapping):
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
+def _first_line(text: str) -> str:
+    head, _, _ = text.partition("\n")
+    return head.removesuffix("\r")
+
+
+def read_tool_result_details(result: ToolResultJson) -> Record | None:
+    """The result's `details` object (not an array), or None."""
+    details = _get(result, "details")
+    return details if isinstance(details, Mapping) else None
+
+
+def read_tool_result_status(result: ToolResultJson) -> str | None:
     """Lower-cased, trimmed `details.status`, or None."""
     details = read_tool_result_details(result)
-    return normalize_optional_lower(_field(details, "status")) if details is not None else None
+    return _lower(details.get("status")) if details is not None else None
 
 
-def is_tool_result_error(result: Any) -> bool:
+def is_tool_result_error(result: ToolResultJson) -> bool:
     """True when the result's details report failure."""
     details = read_tool_result_details(result)
-    status = read_tool_result_status(result)
-    ok = _field(details, "ok") if details is not None else UNDEFINED
-    success = _field(details, "success") if details is not None else UNDEFINED
-    explicitly_successful = ok is True or success is True
+    if details is None:
+        return False
+    status = _lower(details.get("status"))
+    ok, success = details.get("ok"), details.get("success")
     if ok is False or success is False:
         return True
-    if status in _ERROR_STATUSES and not explicitly_successful:
+    if status in _ERROR_STATUSES and not (ok is True or success is True):
         return True
-    timed_out = _field(details, "timedOut") if details is not None else UNDEFINED
-    error = _field(details, "error") if details is not None else UNDEFINED
-    if timed_out is True or js_truthy(error):
+    if details.get("timedOut") is True or _says_something(details.get("error")):
         return True
     if status == "completed":
         return False
-    exit_code = _field(details, "exitCode") if details is not None else UNDEFINED
-    return (
-        isinstance(exit_code, (int, float))
-        and is_js_number(exit_code)
-        and (math.isfinite(exit_code) and exit_code != 0)
-    )
+    exit_code = _finite_number(details.get("exitCode"))
+    return exit_code is not None and exit_code != 0
 
 
 def _normalize_error_text(text: str) -> str | None:
-    first_line = js_trim(js_split_first_line(js_trim_start(text)))
+    first_line = trim(_first_line(trim_start(text)))
     if not first_line:
         return None
-    if js_len(first_line) > TOOL_ERROR_MAX_CHARS:
-        return f"{truncate_utf16_safe(first_line, TOOL_ERROR_MAX_CHARS)}…"
+    if utf16_len(first_line) > TOOL_ERROR_MAX_CHARS:
+        return f"{utf16_truncate(first_line, TOOL_ERROR_MAX_CHARS)}…"
     return first_line
 
 
 def _is_error_like_status(status: str) -> bool:
-    normalized = normalize_optional_lower(status)
-    if not normalized or normalized in ("0", "ok", "success", "completed", "running"):
+    normalized = _lower(status)
+    if not normalized or normalized in _NON_ERROR_STATUSES:
         return False
     return _ERROR_LIKE_RE.search(normalized) is not None
 
 
-def _error_candidate(value: Any) -> str | None:
+def _error_candidate(value: JsonValue) -> str | None:
     if isinstance(value, str):
         return _normalize_error_text(value)
-    if not is_js_object(value):
-        return None
-    message = _field(value, "message")
+    message = _get(value, "message")
     if isinstance(message, str):
         return _normalize_error_text(message)
-    error = _field(value, "error")
+    error = _get(value, "error")
     if isinstance(error, str):
         return _normalize_error_text(error)
     return None
 
 
-def _direct_error(value: Any) -> str | None:
-    if not is_js_object(value):
+def _direct_error(value: ToolResultJson) -> str | None:
+    if not isinstance(value, Mapping):
         return None
     return (
-        _error_candidate(_field(value, "error"))
-        or _error_candidate(_field(value, "message"))
-        or _error_candidate(_field(value, "reason"))
+        _error_candidate(value.get("error"))
+        or _error_candidate(value.get("message"))
+        or _error_candidate(value.get("reason"))
     )
 
 
-def _error_field(value: Any) -> str | None:
-    if not is_js_object(value):
+def _error_field(value: ToolResultJson) -> str | None:
+    if not isinstance(value, Mapping):
         return None
     direct = _direct_error(value)
     if direct:
         return direct
-    status = normalize_optional_string(_field(value, "status")) or ""
-    if not status or not _is_error_like_status(status):
+    status = value.get("status")
+    status_text = trim(status) if isinstance(status, str) else ""
+    if not status_text or not _is_error_like_status(status_text):
         return None
-    return _normalize_error_text(status)
+    return _normalize_error_text(status_text)
 
 
-def _aggregated_error(value: Any) -> str | None:
-    return _error_candidate(_field(value, "aggregated")) if is_js_object(value) else None
+# -- JSON text ---------------------------------------------------------------------------
 
 
-# -- JSON ------------------------------------------------------------------------------
-
-
-def js_json_stringify(value: Any) -> str | None:
-    """`JSON.stringify(value)` (compact); None where JavaScript returns undefined."""
-    if value is UNDEFINED or callable(value):
-        return None
-    return _stringify(value)
-
-
-def _stringify(value: Any) -> str:
-    if value is None or value is UNDEFINED:
+def compact_json(value: ToolResultJson) -> str:
+    """Compact JSON text of `value`: no spaces, non-ASCII kept, numbers written as
+    `clawharness._numbers` does, non-finite numbers as `null`; an object that is not
+    JSON is written as `{}`."""
+    if value is None:
         return "null"
     if value is True:
         return "true"
@@ -202,143 +213,136 @@ def _stringify(value: Any) -> str:
         return "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    if is_js_number(value):
-        return js_number_to_string(value) if math.isfinite(value) else "null"
-    if isinstance(value, list) and not isinstance(value, JsSet):
-        items = [
-            "null" if item is UNDEFINED or callable(item) else _stringify(item) for item in value
-        ]
-        return "[" + ",".join(items) + "]"
-    if type(value) is dict:
-        members = [
-            f"{json.dumps(str(key), ensure_ascii=False)}:{_stringify(child)}"
+    if isinstance(value, int | float):
+        return format_number(value) if math.isfinite(value) else "null"
+    if isinstance(value, list):
+        return "[" + ",".join(compact_json(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        members = (
+            f"{json.dumps(str(key), ensure_ascii=False)}:{compact_json(child)}"
             for key, child in value.items()
-            if child is not UNDEFINED and not callable(child)
-        ]
+        )
         return "{" + ",".join(members) + "}"
-    if isinstance(value, JsError):
-        return _stringify(dict(value.props))
     return "{}"
 
 
-def _no_constants(name: str) -> Any:
+def _no_constants(name: str) -> JsonValue:
     raise ValueError(f"invalid JSON constant {name}")
 
 
-def _json_parse(text: str) -> Any:
-    return json.loads(text, parse_constant=_no_constants)
+def _parse_json(text: str) -> JsonValue:
+    parsed: JsonValue = json.loads(text, parse_constant=_no_constants)
+    return parsed
 
 
-# -- result text -----------------------------------------------------------------------
+# -- result text ---------------------------------------------------------------------------
 
 
 def _redact_data_uri(value: str) -> str:
-    if not _DATA_URI_RE.match(js_trim_start(value)):
+    if not _DATA_URI_RE.match(trim_start(value)):
         return value
-    return f"[inline data URI: {js_len(value)} chars]"
+    return f"[inline data URI: {utf16_len(value)} chars]"
 
 
-def _carries_binary(record: Any) -> bool:
-    kind = normalize_optional_lower(_field(record, "type"))
+def _carries_binary(record: Record) -> bool:
+    kind = _lower(record.get("type"))
     if kind in ("audio", "image", "base64"):
         return True
-    media = _field(record, "media_type")
-    if media is None or media is UNDEFINED:
-        media = _field(record, "mimeType")
-    media_type = normalize_optional_lower(media)
+    media = record.get("media_type")
+    if media is None:
+        media = record.get("mimeType")
+    media_type = _lower(media)
     if media_type is None:
         return False
     return media_type.startswith(("image/", "audio/", "video/")) or media_type == "application/pdf"
 
 
-def _sanitize_structured(value: Any, key: str, parent_binary: bool, seen: set[int]) -> Any:
+def _sanitize_structured(
+    value: ToolResultJson, key: str, parent_binary: bool, seen: set[int]
+) -> JsonValue:
+    """A structured block made safe to show: secrets, binary and opaque data replaced.
+
+    Any container met a second time (not only a cycle) becomes `[Circular]`.
+    """
     if isinstance(value, str):
         if key.lower() in _SENSITIVE_HEADER_FIELDS:
             return "***"
         if key == "blob" or (key == "data" and parent_binary):
-            return f"[binary omitted: {js_len(value)} chars]"
+            return f"[binary omitted: {utf16_len(value)} chars]"
         if key in _OPAQUE_FIELDS:
-            return f"[opaque data omitted: {js_len(value)} chars]"
+            return f"[opaque data omitted: {utf16_len(value)} chars]"
         redacted = redact_sensitive_field_value(key, value, model_visible=True)
         return truncate_tool_text(_redact_data_uri(redacted))
-    if not is_js_object(value):
+    if value is None or isinstance(value, bool | int | float):
         return value
+    if not isinstance(value, list | Mapping):
+        return {}
     if id(value) in seen:
         return "[Circular]"
     seen.add(id(value))
-    if type(value) is list:
+    if isinstance(value, list):
         return [_sanitize_structured(item, key, parent_binary, seen) for item in value]
-    if type(value) is dict:
-        binary = _carries_binary(value)
-        return {
-            name: _sanitize_structured(child, name, binary, seen) for name, child in value.items()
-        }
-    if isinstance(value, JsError):
-        return {
-            name: _sanitize_structured(child, name, False, seen)
-            for name, child in value.props.items()
-        }
-    return {}
+    binary = _carries_binary(value)
+    return {name: _sanitize_structured(child, name, binary, seen) for name, child in value.items()}
 
 
-def _stringify_structured_block(block: Any) -> str | None:
-    if not is_js_object(block):
+def _stringify_structured_block(block: ToolResultJson) -> str | None:
+    if not isinstance(block, list | Mapping):
         return None
-    kind = _field(block, "type")
+    kind = _get(block, "type")
     if isinstance(kind, str) and kind in ("text", "image", "image_url", "audio"):
         return None
-    serialized = js_json_stringify(_sanitize_structured(block, "", False, set()))
-    redacted = redact_model_visible_tool_payload_text(serialized) if serialized else serialized
+    serialized = compact_json(_sanitize_structured(block, "", False, set()))
+    redacted = redact_model_visible_tool_payload_text(serialized)
     return redacted if redacted and redacted != "{}" else None
 
 
-def _content_blocks(result: Any) -> list[Any]:
-    if type(result) is list:
+def _content_blocks(result: ToolResultJson) -> list[ToolResultJson]:
+    if isinstance(result, list):
         return list(result)
-    kind = _field(result, "type")
+    kind = _get(result, "type")
     if isinstance(kind, str) and kind:
         return [result]
-    content = _field(result, "content")
-    if type(content) is list:
+    content = _get(result, "content")
+    if isinstance(content, list):
         return list(content)
-    if is_js_object(content):
+    if isinstance(content, Mapping):
         return [content]
     return [result]
 
 
-def extract_tool_result_text(result: Any) -> str | None:
+def extract_tool_result_text(result: ToolResultJson) -> str | None:
     """The text a tool result shows: its text blocks, else its structured blocks as JSON."""
     if isinstance(result, str):
-        trimmed = js_trim(redact_model_visible_tool_payload_text(_redact_data_uri(result)))
+        trimmed = trim(redact_model_visible_tool_payload_text(_redact_data_uri(result)))
         return truncate_tool_text(trimmed) if trimmed else None
-    if not is_js_object(result):
+    if not isinstance(result, list | Mapping):
         return None
     content = _content_blocks(result)
     texts: list[str] = []
     for block in content:
-        if not is_js_object(block):
-            continue
-        text = _field(block, "text")
-        if _field(block, "type") == "text" and isinstance(text, str) and js_trim(text):
-            texts.append(js_trim(text))
+        text = _get(block, "text")
+        if _get(block, "type") == "text" and isinstance(text, str) and trim(text):
+            texts.append(trim(text))
     if texts:
         return truncate_tool_text("\n".join(texts))
     structured = [s for s in (_stringify_structured_block(item) for item in content) if s]
     return truncate_tool_text("\n".join(structured)) if structured else None
 
 
-def extract_tool_error_message(result: Any) -> str | None:
+def extract_tool_error_message(result: ToolResultJson) -> str | None:
     """One-line error message for a failed tool result, or None."""
-    if not is_js_object(result):
+    if not isinstance(result, list | Mapping):
         return None
-    details = _field(result, "details")
-    found = _direct_error(details) or _aggregated_error(details) or _direct_error(result)
+    details = _get(result, "details")
+    found = _direct_error(details) or _error_candidate(_get(details, "aggregated"))
+    found = found or _direct_error(result)
     if found:
         return found
     text = extract_tool_result_text(result)
     if text:
         try:
-            from_json = _error_field(_json_parse(text))
+            from_json = _error_field(_parse_json(text))
         except (ValueError, RecursionError):
             from_json = None
         if from_json:
@@ -351,20 +355,20 @@ def extract_tool_error_message(result: Any) -> str | None:
     return _normalize_error_text(text) if text else None
 
 
-# -- progress output -------------------------------------------------------------------
+# -- progress output -----------------------------------------------------------------------
 
 
-def format_tool_progress_output(output: str, options: Any = None) -> str | None:
-    """Normalize line endings, trim, redact and cap verbose tool output."""
-    if not isinstance(output, str):
-        raise JsError("TypeError", "output.replace is not a function")
-    trimmed = js_trim(output.replace("\r\n", "\n").replace("\r", "\n"))
+def format_tool_progress_output(output: str, *, max_chars: float | None = None) -> str | None:
+    """Verbose tool output for a progress update: line endings normalized, trimmed,
+    redacted and capped at `max_chars` UTF-16 units (default 8,000) with a marker.
+
+    None when nothing but blanks is left.
+    """
+    trimmed = trim(output.replace("\r\n", "\n").replace("\r", "\n"))
     if not trimmed:
         return None
     redacted = redact_tool_detail(trimmed)
-    max_chars: Any = _field(options, "maxChars") if is_js_object(options) else UNDEFINED
-    if max_chars is None or max_chars is UNDEFINED:
-        max_chars = TOOL_PROGRESS_OUTPUT_MAX_CHARS
-    if not is_js_number(max_chars) or js_len(redacted) <= max_chars:
+    limit = TOOL_PROGRESS_OUTPUT_MAX_CHARS if max_chars is None else max_chars
+    if utf16_len(redacted) <= limit:
         return redacted
-    return f"{truncate_utf16_safe(redacted, max_chars)}\n...(truncated)..."
+    return f"{utf16_truncate(redacted, limit)}\n...(truncated)..."

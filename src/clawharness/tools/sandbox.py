@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = ["SandboxBindSpec", "split_sandbox_bind_spec"]
 
@@ -18,10 +17,6 @@ class SandboxBindSpec:
     host: str
     container: str
     options: str
-
-    def to_js(self) -> dict[str, Any]:
-        """The original's `{host, container, options}` record."""
-        return {"host": self.host, "container": self.container, "options": self.options}
 
 
 def _separator_index(spec: str) -> int:

@@ -9,11 +9,11 @@ capped at 8,000 UTF-16 units, and secrets are masked.
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Final
 
-from clawharness._jsvalue import UNDEFINED, JsMap, JsSet
-from clawharness.tools._js import is_js_number, js_len, truncate_utf16_safe
-from clawharness.tools.redact import (
+from clawharness._json import JsonValue
+from clawharness._utf16 import utf16_len, utf16_truncate
+from clawharness.redaction import (
     redact_model_visible_secrets,
     redact_model_visible_tool_payload_text,
     redact_sensitive_field_value,
@@ -34,43 +34,34 @@ TOOL_RESULT_MAX_CHARS: Final = 8000
 
 def truncate_tool_text(text: str) -> str:
     """Cap tool text at TOOL_RESULT_MAX_CHARS with a visible marker."""
-    if js_len(text) <= TOOL_RESULT_MAX_CHARS:
+    if utf16_len(text) <= TOOL_RESULT_MAX_CHARS:
         return text
-    return f"{truncate_utf16_safe(text, TOOL_RESULT_MAX_CHARS)}\n…(truncated)…"
+    return f"{utf16_truncate(text, TOOL_RESULT_MAX_CHARS)}\n…(truncated)…"
 
 
-def _redact_deep(value: Any, seen: set[int]) -> Any:
+def _redact_deep(value: JsonValue, seen: set[int]) -> JsonValue:
     if isinstance(value, str):
         return redact_tool_payload_text(value)
-    if type(value) is list:
-        # Unlike a cycle check, `seen` is never cleared: any repeat becomes "[Circular]".
-        if id(value) in seen:
-            return "[Circular]"
-        seen.add(id(value))
+    if not isinstance(value, list | dict):
+        return value
+    # Unlike a cycle check, `seen` is never cleared: any repeat becomes "[Circular]".
+    if id(value) in seen:
+        return "[Circular]"
+    seen.add(id(value))
+    if isinstance(value, list):
         return [_redact_deep(item, seen) for item in value]
-    if type(value) is dict:
-        if id(value) in seen:
-            return "[Circular]"
-        seen.add(id(value))
-        return {
-            key: (
-                redact_sensitive_field_value(key, child)
-                if isinstance(child, str)
-                else _redact_deep(child, seen)
-            )
-            for key, child in value.items()
-        }
-    if isinstance(value, (JsMap, JsSet)):
-        # Maps and sets have no own enumerable entries: they sanitize to `{}`.
-        if id(value) in seen:
-            return "[Circular]"
-        seen.add(id(value))
-        return {}
-    return value
+    return {
+        key: (
+            redact_sensitive_field_value(key, child)
+            if isinstance(child, str)
+            else _redact_deep(child, seen)
+        )
+        for key, child in value.items()
+    }
 
 
-def sanitize_tool_args(args: Any) -> Any:
-    """Redact secrets in tool-call arguments (any JSON-like value)."""
+def sanitize_tool_args(args: JsonValue) -> JsonValue:
+    """Redact secrets in tool-call arguments (any JSON value; other values pass as given)."""
     return _redact_deep(args, set())
 
 
@@ -93,43 +84,43 @@ def estimate_base64_decoded_bytes(data: str) -> int:
     return max(0, math.floor(effective * 3 / 4) - padding)
 
 
-def _omit_image_data(item: Any) -> Any:
-    if type(item) is not dict or item.get("type") != "image":
+def _omit_image_data(item: JsonValue) -> JsonValue:
+    """An image block without its data; `bytes` is the decoded size, or None if unknown."""
+    if not isinstance(item, dict) or item.get("type") != "image":
         return item
     data = item.get("data")
     existing = item.get("bytes")
-    existing_bytes = existing if is_js_number(existing) else UNDEFINED
-    size: Any = existing_bytes if not isinstance(data, str) else estimate_base64_decoded_bytes(data)
+    if isinstance(data, str):
+        size: JsonValue = estimate_base64_decoded_bytes(data)
+    else:
+        size = existing if isinstance(existing, int | float) and not isinstance(existing, bool) else None
     cleaned = {key: child for key, child in item.items() if key != "data"}
     cleaned["bytes"] = size
     cleaned["omitted"] = True
     return cleaned
 
 
-def _cap_text_block(item: Any) -> Any:
-    if type(item) is dict and item.get("type") == "text" and isinstance(item.get("text"), str):
-        capped = dict(item)
-        capped["text"] = truncate_tool_text(item["text"])
-        return capped
+def _cap_text_block(item: JsonValue) -> JsonValue:
+    if isinstance(item, dict) and item.get("type") == "text":
+        text = item.get("text")
+        if isinstance(text, str):
+            return {**item, "text": truncate_tool_text(text)}
     return item
 
 
-def sanitize_tool_result(result: Any) -> Any:
-    """Redact a tool result for the model and transcript."""
+def sanitize_tool_result(result: JsonValue) -> JsonValue:
+    """Redact a tool result for the model and transcript (see the module docstring)."""
     if isinstance(result, str):
         return redact_model_visible_tool_payload_text(result)
-    if type(result) is list:
+    if isinstance(result, list):
         return redact_model_visible_secrets(result)
-    if isinstance(result, (JsMap, JsSet)):
-        # Spreading a Map or Set copies no entries.
-        return redact_model_visible_secrets({})
-    if type(result) is not dict:
+    if not isinstance(result, dict):
         return result
     pre_cleaned = dict(result)
     content = result.get("content")
     if isinstance(content, list):
         pre_cleaned["content"] = [_omit_image_data(item) for item in content]
     out = redact_model_visible_secrets(pre_cleaned)
-    if isinstance(out, dict) and isinstance(out.get("content"), list):
-        out["content"] = [_cap_text_block(item) for item in out["content"]]
+    if isinstance(out, dict) and isinstance(blocks := out.get("content"), list):
+        out["content"] = [_cap_text_block(item) for item in blocks]
     return out

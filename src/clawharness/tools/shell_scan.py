@@ -6,10 +6,11 @@ heredoc bodies, which is what splitting on `;`, `&&`, `||` and `|` needs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from clawharness.tools._js import JS_WS_CHARS, js_regex, js_trim, js_trim_start
+from clawharness._text import BLANK, BLANK_CLASS, trim, trim_start
 from clawharness.tools.shell_words import binary_name, parse_shell_words
 
 __all__ = [
@@ -21,7 +22,7 @@ __all__ = [
     "strip_shell_preamble",
 ]
 
-_WS = JS_WS_CHARS
+_WS = BLANK
 
 
 def _at(text: str, index: int) -> str:
@@ -250,29 +251,32 @@ def _split_top_level(command: str, separator_length: Callable[[str, int], int]) 
 
     scan_top_level_chars(command, visit, visit_body)
     parts.append("".join(chunks) + command[state["slice_start"] :])
-    return [js_trim(part) for part in parts if js_trim(part)]
+    return [trim(part) for part in parts if trim(part)]
 
 
-_START = (
-    r"(?:^|;|\n|(?<!>)\||(?<![<>])&(?![>&]))\s*(?:(?:time(?:\s+-p)?(?:\s+--)?|!)(?:\s+|(?=\()))*"
-)
-_TOKEN_END = r"(?=$|[\s;&|()<>])"
+# The shell's blanks are the original's set (`_text.BLANK`), not Python's `\s`; `\Z`
+# is the end of the command (a `$` would also match before a final newline).
+_B = BLANK_CLASS
+_BC = BLANK_CLASS[1:-1]  # the same set, for use inside another class
+_PREFIX = rf"(?:(?:time(?:{_B}+-p)?(?:{_B}+--)?|!)(?:{_B}+|(?=\()))"
+_START = rf"(?:^|;|\n|(?<!>)\||(?<![<>])&(?![>&])){_B}*{_PREFIX}*"
+_TOKEN_END = rf"(?=\Z|[{_BC};&|()<>])"
 _NAMED_COMPOUND = (
     rf"(?:(?:for|while|until|if|case|select|coproc){_TOKEN_END}|(?:\[\[|\{{){_TOKEN_END})"
 )
 _COMPOUND = rf"(?:{_NAMED_COMPOUND}|\((?!\())"
 _FUNCTION_BODY = rf"(?:{_NAMED_COMPOUND}|\()"
-_FUNCTION_NAME = r"[^\s;&|()<>]+"
-_SUBST_START = r"(?:\$\((?!\()|[<>]\()\s*(?:(?:time(?:\s+-p)?(?:\s+--)?|!)(?:\s+|(?=\()))*"
+_FUNCTION_NAME = rf"[^{_BC};&|()<>]+"
+_SUBST_START = rf"(?:\$\((?!\()|[<>]\(){_B}*{_PREFIX}*"
 _COMPOUND_RES = tuple(
-    js_regex(source, "u")
+    re.compile(source, re.ASCII)
     for source in (
         f"{_START}{_COMPOUND}",
-        rf"{_START}function\s+{_FUNCTION_NAME}(?:\s+{_FUNCTION_BODY}|\((?!\s*\)))",
-        rf"{_START}(?:function\s+)?{_FUNCTION_NAME}\s*\(\s*\)\s*{_FUNCTION_BODY}",
+        rf"{_START}function{_B}+{_FUNCTION_NAME}(?:{_B}+{_FUNCTION_BODY}|\((?!{_B}*\)))",
+        rf"{_START}(?:function{_B}+)?{_FUNCTION_NAME}{_B}*\({_B}*\){_B}*{_FUNCTION_BODY}",
         f"{_SUBST_START}{_COMPOUND}",
-        rf"{_SUBST_START}function\s+{_FUNCTION_NAME}(?:\s+{_FUNCTION_BODY}|\((?!\s*\)))",
-        rf"{_SUBST_START}(?:function\s+)?{_FUNCTION_NAME}\s*\(\s*\)\s*{_FUNCTION_BODY}",
+        rf"{_SUBST_START}function{_B}+{_FUNCTION_NAME}(?:{_B}+{_FUNCTION_BODY}|\((?!{_B}*\)))",
+        rf"{_SUBST_START}(?:function{_B}+)?{_FUNCTION_NAME}{_B}*\({_B}*\){_B}*{_FUNCTION_BODY}",
     )
 )
 
@@ -294,7 +298,7 @@ def has_shell_compound_command(command: str) -> bool:
 def split_top_level_stages(command: str) -> list[str]:
     """Split on top-level `;`, `&&` and `||` (compound commands stay whole)."""
     if has_shell_compound_command(command):
-        trimmed = js_trim(command)
+        trimmed = trim(command)
         return [trimmed] if trimmed else []
 
     def separator(char: str, index: int) -> int:
@@ -340,7 +344,7 @@ class StrippedCommand:
 
 def strip_shell_preamble(command: str) -> StrippedCommand:
     """Drop leading `set`/`export`/`unset`/`cd` steps (up to four) from a command."""
-    rest = js_trim(command)
+    rest = trim(command)
     chdir_path: str | None = None
     for step in range(4):
         first: tuple[int, int, bool] | None = None
@@ -359,7 +363,7 @@ def strip_shell_preamble(command: str) -> StrippedCommand:
             return None
 
         scan_top_level_chars(rest, visit)
-        head = js_trim(rest[: first[0]] if first else rest)
+        head = trim(rest[: first[0]] if first else rest)
         is_chdir = (not first[2] if first else step > 0) and _is_chdir(head)
         if not (
             head.startswith("set ")
@@ -374,7 +378,7 @@ def strip_shell_preamble(command: str) -> StrippedCommand:
                 chdir_path = None
             elif binary_name(_first_word(words)) in ("cd", "pushd"):
                 chdir_path = (words[1] if len(words) > 1 and words[1] else None) or chdir_path
-        rest = js_trim_start(rest[first[0] + first[1] :]) if first else ""
+        rest = trim_start(rest[first[0] + first[1] :]) if first else ""
         if not rest:
             break
-    return StrippedCommand(js_trim(rest), chdir_path)
+    return StrippedCommand(trim(rest), chdir_path)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from clawharness.tools._js import JS_WS_CHARS, js_trim, lower_or_empty
+from clawharness._text import BLANK, trim
 
 __all__ = [
     "ShellWords",
@@ -25,7 +25,7 @@ __all__ = [
     "unwrap_shell_wrapper",
 ]
 
-_WS = JS_WS_CHARS
+_WS = BLANK
 _REDIRECT_FD_RE = re.compile(r"(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})\Z", re.ASCII)
 _ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -38,9 +38,9 @@ def strip_outer_quotes(value: str | None) -> str | None:
     """Remove one pair of matching outer quotes from a display token."""
     if not value:
         return value
-    trimmed = js_trim(value)
+    trimmed = trim(value)
     if len(trimmed) >= 2 and trimmed[0] == trimmed[-1] and trimmed[0] in ("'", '"'):
-        return js_trim(trimmed[1:-1])
+        return trim(trimmed[1:-1])
     return trimmed
 
 
@@ -165,7 +165,7 @@ def binary_name(token: str | None) -> str | None:
         return None
     stripped = strip_outer_quotes(token)
     cleaned = stripped if stripped is not None else token
-    return lower_or_empty(cleaned.split("/")[-1])
+    return trim(cleaned.split("/")[-1]).lower()
 
 
 @dataclass(slots=True)
@@ -277,7 +277,7 @@ def unwrap_shell_wrapper(command: str) -> str:
     )
     if flag_index == -1:
         return command
-    inner = js_trim(" ".join(words[flag_index + 1 :]))
+    inner = trim(" ".join(words[flag_index + 1 :]))
     if not inner:
         return command
     stripped = strip_outer_quotes(inner)

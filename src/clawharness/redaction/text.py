@@ -1,9 +1,9 @@
 """Pattern-driven secret redaction of free text.
 
 Applies, in order: structured Authorization parameters, sensitive URL query values,
-form-body pairs, then every secret pattern. A matched secret keeps its first six and
-last four characters (`sk-abc…wxyz`) when it is long enough to stay unguessable,
-otherwise it becomes `***`; PEM private keys keep only their armour lines.
+form-body pairs, then every secret pattern of `patterns`. A matched secret keeps its
+first six and last four characters (`sk-abc…wxyz`) when it is long enough to stay
+unguessable, otherwise it becomes `***`; PEM private keys keep only their armour lines.
 """
 
 from __future__ import annotations
@@ -12,115 +12,93 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Final
 
-from clawharness.tools._js import iter_matches, js_len, js_regex
-from clawharness.tools.redact_auth_headers import redact_structured_auth_headers
-from clawharness.tools.redact_forms import (
+from clawharness._utf16 import utf16_len
+from clawharness.redaction._classes import BLANK, invisible_members
+from clawharness.redaction._matching import find_matches
+from clawharness.redaction.auth_headers import redact_structured_auth_headers
+from clawharness.redaction.forms import (
     form_key_obfuscation_regex,
     redact_assignments,
     redact_form_body,
 )
-from clawharness.tools.redact_mask import (
+from clawharness.redaction.mask import (
     mask_secret_value,
     mask_token,
     split_for_mask,
     split_form_aware,
 )
-from clawharness.tools.redact_matchers import (
+from clawharness.redaction.patterns import FIELD_PATTERNS, VENDOR_PATTERNS, SecretPatternSpec
+from clawharness.redaction.scanners import (
     RedactMatch,
     could_match_aws_secret_access_key,
     match_aws_secret_access_keys,
     match_pem_blocks,
-)
-from clawharness.tools.redact_patterns import (
-    AMBIGUOUS_ASSIGNMENT_NAMES,
-    CHUNK_UNSAFE_NAMES,
-    FIELD_PATTERNS,
-    FORM_AWARE_NAMES,
-    SHELL_REFERENCE_NAMES,
-    VENDOR_PATTERNS,
 )
 
 __all__ = [
     "SecretPattern",
     "could_match_default_patterns",
     "default_patterns",
+    "is_shell_reference_to_key",
     "mask_token",
     "redact_text",
     "tool_payload_patterns",
 ]
 
-_CHUNK_THRESHOLD = 32768
-_CHUNK_SIZE = 16384
-_BASE64_GUARD = "(?<!;base64,[A-Za-z0-9+/=]*)"
-_BASE64_BOUNDARY = "(^|[^A-Za-z0-9])" + _BASE64_GUARD
-_IDENTIFIER_BOUNDARY = "(^|[^A-Za-z0-9_])"
-_BASE64_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+#: texts longer than this (UTF-16 units) are redacted chunk by chunk ...
+_CHUNK_THRESHOLD: Final = 32768
+#: ... of this many characters, except by `whole_text_only` patterns
+_CHUNK_SIZE: Final = 16384
+_BASE64_RUN_CHARS: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+)
+_SCANNERS: Final[dict[str, Callable[[str], Iterator[RedactMatch]]]] = {
+    "PEM_BLOCK": match_pem_blocks,
+    "AWS_SECRET_ACCESS_KEY": match_aws_secret_access_keys,
+}
 
 
 @dataclass(frozen=True, slots=True)
 class SecretPattern:
-    """One compiled secret pattern (a regex, or a scanner for PEM/AWS) and its policy."""
+    """One secret shape ready to apply: its spec and its compiled pattern or scanner."""
 
-    name: str
+    spec: SecretPatternSpec
     regex: re.Pattern[str] | None = None
     scanner: Callable[[str], Iterator[RedactMatch]] | None = None
-    base64_guard: bool = False
-    shell_reference: bool = False
-    source_assignment: bool = False
-    form_aware: bool = False
-    chunk_unsafe: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
 
-def _compile(name: str, source: str, flags: str) -> SecretPattern:
-    guard = _BASE64_GUARD in source
-    return SecretPattern(
-        name=name,
-        regex=js_regex(source.replace(_BASE64_GUARD, ""), flags),
-        base64_guard=guard,
-        shell_reference=name in SHELL_REFERENCE_NAMES,
-        source_assignment=name in AMBIGUOUS_ASSIGNMENT_NAMES,
-        form_aware=name in FORM_AWARE_NAMES,
-        chunk_unsafe=(
-            name in CHUNK_UNSAFE_NAMES
-            or source.startswith(_BASE64_BOUNDARY)
-            or source.startswith(_IDENTIFIER_BOUNDARY)
-            or source.startswith(r"\bbot(\d{6,}:")
-            or source.startswith(r"\b(\d{6,}:")
-        ),
-    )
+def _compile(spec: SecretPatternSpec) -> SecretPattern:
+    if spec.pattern is None:
+        return SecretPattern(spec, scanner=_SCANNERS[spec.name])
+    flags = re.ASCII | (re.IGNORECASE if spec.ignore_case else 0)
+    return SecretPattern(spec, regex=re.compile(spec.pattern, flags))
 
 
 @cache
 def default_patterns() -> tuple[SecretPattern, ...]:
-    """Every built-in pattern, field shapes first, AWS keys last."""
-    compiled: list[SecretPattern] = []
-    for name, source, flags in FIELD_PATTERNS:
-        if name == "PEM_BLOCK":
-            compiled.append(SecretPattern(name=name, scanner=match_pem_blocks))
-        else:
-            compiled.append(_compile(name, source, flags))
-    for index, (source, flags) in enumerate(VENDOR_PATTERNS):
-        compiled.append(_compile(f"VENDOR_{index}", source, flags))
-    compiled.append(
-        SecretPattern(name="AWS_SECRET_ACCESS_KEY", scanner=match_aws_secret_access_keys)
-    )
-    return tuple(compiled)
+    """Every built-in secret shape, in the order they are applied."""
+    return tuple(_compile(spec) for spec in (*FIELD_PATTERNS, *VENDOR_PATTERNS))
 
 
 @cache
 def tool_payload_patterns() -> tuple[SecretPattern, ...]:
-    """Patterns for model-visible tool output: ambiguous assignments are left alone."""
-    return tuple(p for p in default_patterns() if p.name not in AMBIGUOUS_ASSIGNMENT_NAMES)
+    """The shapes for model-visible tool output: ambiguous assignments are left alone."""
+    return tuple(p for p in default_patterns() if p.spec.model_visible)
 
 
-# -- pattern application --------------------------------------------------------------
+# -- applying one pattern ----------------------------------------------------------------
 
-_ENV_KEY_RE = js_regex(r"\b([A-Z_][A-Z0-9_]*)\b\s*[=:]")
-_BARE_REF_RE = re.compile(r"\$([A-Z_][A-Z0-9_]*)\Z")
-_BRACED_REF_RE = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)(?::[-=?+])?\}\Z")
-_KEY_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
-_EMPTY_EXPANSION_TAIL_RE = re.compile(r"[-=?+]\}\Z")
+_ENV_KEY_RE: Final = re.compile(rf"\b([A-Z_][A-Z0-9_]*)\b{BLANK}*[=:]", re.ASCII)
+_BARE_REF_RE: Final = re.compile(r"\$([A-Z_][A-Z0-9_]*)\Z")
+_BRACED_REF_RE: Final = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)(?::[-=?+])?\}\Z")
+_KEY_NAME_RE: Final = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
+_EMPTY_EXPANSION_TAIL_RE: Final = re.compile(r"[-=?+]\}\Z")
 
 
 def is_shell_reference_to_key(key: str, value: str) -> bool:
@@ -131,7 +109,7 @@ def is_shell_reference_to_key(key: str, value: str) -> bool:
     if bare:
         return bare.group(1) == key
     braced = _BRACED_REF_RE.match(value)
-    return bool(braced) and braced is not None and braced.group(1) == key
+    return braced is not None and braced.group(1) == key
 
 
 def _preserve_shell_reference(match: str, token: str) -> bool:
@@ -147,7 +125,7 @@ def _redact_pem_block(block: str) -> str:
     return f"{lines[0]}\n…redacted…\n{lines[-1]}"
 
 
-def _redact_one(found: RedactMatch, pattern: SecretPattern, token_start: int | None) -> str:
+def _redact_one(found: RedactMatch, spec: SecretPatternSpec, token_start: int | None) -> str:
     whole = found.match
     if "PRIVATE KEY-----" in whole:
         return _redact_pem_block(whole)
@@ -166,22 +144,22 @@ def _redact_one(found: RedactMatch, pattern: SecretPattern, token_start: int | N
     if start < 0:
         return whole
     token = selected
-    secret, suffix = split_form_aware(token) if pattern.form_aware else (token, "")
+    secret, suffix = split_form_aware(token) if spec.value_may_run_into_form_pair else (token, "")
     if split_for_mask(secret).maskable == "***":
         return whole
-    if pattern.shell_reference and (
+    if spec.keeps_shell_references and (
         _preserve_shell_reference(whole, token) or _EMPTY_EXPANSION_TAIL_RE.match(token)
     ):
         return whole
-    if pattern.shell_reference:
+    if spec.keeps_shell_references:
         masked = mask_token(token)
     else:
         masked = mask_secret_value(secret, hinted=True) + suffix
     return whole[:start] + masked + whole[start + len(token) :]
 
 
-def _base64_guard_ok(text: str, match: re.Match[str]) -> bool:
-    """Emulates `(?<!;base64,[A-Za-z0-9+/=]*)` right after the boundary group."""
+def _not_after_base64_data(text: str, match: re.Match[str]) -> bool:
+    """False when the token (after the boundary group) continues a `;base64,` run."""
     position = match.start() + len(match.group(1) or "")
     run = position
     while run > 0 and text[run - 1] in _BASE64_RUN_CHARS:
@@ -192,10 +170,12 @@ def _base64_guard_ok(text: str, match: re.Match[str]) -> bool:
 def _apply_regex(text: str, pattern: SecretPattern) -> str:
     regex = pattern.regex
     assert regex is not None
-    accept = (lambda m: _base64_guard_ok(text, m)) if pattern.base64_guard else None
+    accept = (
+        (lambda m: _not_after_base64_data(text, m)) if pattern.spec.skips_base64_data else None
+    )
     parts: list[str] = []
     cursor = 0
-    for match in iter_matches(regex, text, accept):
+    for match in find_matches(regex, text, accept):
         groups = tuple(g or "" for g in match.groups())
         last = -1
         for index, group in enumerate(groups):
@@ -204,7 +184,7 @@ def _apply_regex(text: str, pattern: SecretPattern) -> str:
         token_start = match.start(last + 1) - match.start() if last >= 0 else None
         found = RedactMatch(match.group(0), groups, match.start())
         parts.append(text[cursor : match.start()])
-        parts.append(_redact_one(found, pattern, token_start))
+        parts.append(_redact_one(found, pattern.spec, token_start))
         cursor = match.end()
     return "".join(parts) + text[cursor:] if parts else text
 
@@ -215,12 +195,11 @@ def _apply_pattern(text: str, pattern: SecretPattern) -> str:
         end = 0
         for found in pattern.scanner(text):
             parts.append(text[end : found.offset])
-            parts.append(_redact_one(found, pattern, None))
+            parts.append(_redact_one(found, pattern.spec, None))
             end = found.offset + len(found.match)
         return "".join(parts) + text[end:] if parts else text
-    if pattern.chunk_unsafe or js_len(text) <= _CHUNK_THRESHOLD:
+    if pattern.spec.whole_text_only or utf16_len(text) <= _CHUNK_THRESHOLD:
         return _apply_regex(text, pattern)
-    # Long inputs are redacted chunk by chunk, as the original bounds regex work.
     output: str | None = None
     for index in range(0, len(text), _CHUNK_SIZE):
         chunk = text[index : index + _CHUNK_SIZE]
@@ -241,19 +220,19 @@ def redact_text(text: str, patterns: Sequence[SecretPattern]) -> str:
     return result
 
 
-# -- cheap prefilter ------------------------------------------------------------------
+# -- the cheap prefilter -------------------------------------------------------------------
 
-_INVISIBLE = r"\p{C}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0"
-_PREFILTER_SOURCES = (
+_PREFILTER_PARTS: Final = (
     r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|COOKIE|SIGNATURE|CREDENTIAL|CARD|CVC|CVV|PAYMENT"
     r"|PRIVATE KEY",
-    r"security[-_]?code|\bpass\s*[=:]|\bpassphrase\s*[=:]|_(?:password|pass|passphrase|passwd)"
-    r"\s*[=:]|jwt\s*[=:]|session=|code=|\bsig\s*=",
-    r"\bBearer\s+",
-    r":\/\/[^\/\s:@]*:[^\s@]+@",
+    rf"security[-_]?code|\bpass{BLANK}*[=:]|\bpassphrase{BLANK}*[=:]"
+    rf"|_(?:password|pass|passphrase|passwd){BLANK}*[=:]|jwt{BLANK}*[=:]|session=|code="
+    rf"|\bsig{BLANK}*=",
+    rf"\bBearer{BLANK}+",
+    r"://[^/" + BLANK[1:-1] + r":@]*:[^" + BLANK[1:-1] + r"@]+@",
     r"sk-|gh[opsur]_|github_pat_|glpat-|gloas-|gldt-|glcbt-|glptt-|glft-|glimt-|glagent-|glwt-"
     r"|glsoat-|glffct-|glrt-|glrtr-|GR1348941|_gitlab_session=|xox[baprs]-|xapp-"
-    r"|hooks\.slack\.com|discord|gsk_|AIza|ya29\.|1\/\/0|eyJ|pplx-|fal_|fc-|bb_live_|gAAAA"
+    r"|hooks\.slack\.com|discord|gsk_|AIza|ya29\.|1//0|eyJ|pplx-|fal_|fc-|bb_live_|gAAAA"
     r"|[sr]k_(?:live|test)_|SG\.|npm_|pypi-|do[opr]_v1_|dp\.(?:ct|pt|sa|st|scim|audit)\.|dckr_"
     r"|bkua_|CCIPAT_|sbp_|dapi[0-9a-f]|dd[pw]_|glsa_|nfp_|CFPAT-|ATCTT3|ATATT|ATBB|BBDC-|HRKU-"
     r"|pat-(?:eu|na)1-|apify_api_|FlyV1|fio-u-|tvly-|exa_|syt_|retaindb_|mem0_|brv_|xai-|fw-"
@@ -261,13 +240,15 @@ _PREFILTER_SOURCES = (
     r"(?:^|[^A-Za-z0-9_])(?:am_|sk_)",
     r"A[KS]IA[A-Z0-9]|AKID|LTAI|hf_|api_org_|r8_",
     r"\bbot\d{6,}:|\b\d{6,}:[A-Za-z0-9_-]{20,}",
-    r"%[0-9A-Fa-f]{2}[" + _INVISIBLE + r"+A-Za-z0-9_%.-]*=",
 )
 
 
 @cache
 def _prefilter() -> re.Pattern[str]:
-    return js_regex("(?:" + "|".join(_PREFILTER_SOURCES) + ")", "iu")
+    # Built on first use: the invisible-character class spans the whole of Unicode.
+    obfuscated_key = r"%[0-9A-Fa-f]{2}[" + invisible_members() + r"+A-Za-z0-9_%.-]*="
+    source = "(?:" + "|".join((*_PREFILTER_PARTS, obfuscated_key)) + ")"
+    return re.compile(source, re.ASCII | re.IGNORECASE)
 
 
 def _is_key_char(char: str) -> bool:
@@ -275,7 +256,7 @@ def _is_key_char(char: str) -> bool:
 
 
 def _obfuscated_key_before_equals(text: str) -> bool:
-    """The prefilter's lookbehind alternatives: `=` after a key obfuscated with `+`/invisibles."""
+    """An `=` after a key name obfuscated with `+` or invisible characters."""
     obfuscation = form_key_obfuscation_regex()
     for index, char in enumerate(text):
         if char != "=":

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from clawharness.tools._js import js_regex
-
 __all__ = ["find_structured_auth_param_ranges", "redact_structured_auth_headers"]
 
 _SCHEME = "[A-Za-z0-9!#$%&'*+.^_`|~-]+"
@@ -26,9 +24,9 @@ _REQUIRED_WS = (
 )
 _BOUNDARY = r"(^|[^A-Za-z0-9_-]|\\{1,64}[rn])"
 _QUOTE = r"(?:\\{1,64}[\"']|[\"']|)"
-_STRUCTURED_AUTH_HEADER_RE = js_regex(
+_STRUCTURED_AUTH_HEADER_RE = re.compile(
     rf"{_BOUNDARY}(?:Proxy-)?Authorization{_QUOTE}[ \t]*[:=]{_OPTIONAL_WS}{_QUOTE}({_SCHEME}){_REQUIRED_WS}",
-    "giu",
+    re.IGNORECASE | re.ASCII,
 )
 _PARAM_NAME_RE = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _AWS_SCOPE_RE = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~:/-]+")

@@ -1,7 +1,7 @@
-"""Secret matchers that are scanners rather than regexes.
+"""Secret matchers that are scanners rather than patterns.
 
 PEM private-key blocks and bare AWS secret access keys (40 base64-ish characters that
-are not part of a public URL) need context a single regex cannot hold.
+are not part of a public URL) need context a single pattern cannot hold.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from clawharness.tools._js import js_regex
+from clawharness._text import BLANK
 
 __all__ = [
     "RedactMatch",
@@ -103,7 +103,6 @@ _AWS_VALUE_RE = re.compile(
     r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40}"
 )
 _AWS_RUN_RE = re.compile(r"[A-Za-z0-9/+=]{40}")
-_AWS_WS_RE = js_regex(r"\s")
 _CLOSING = {'"': '"', "'": "'", "`": "`", "<": ">", "(": ")", "[": "]", "{": "}"}
 
 
@@ -153,7 +152,7 @@ def match_aws_secret_access_keys(text: str) -> Iterator[RedactMatch]:
     length = len(text)
     for index in range(length + 1):
         char = text[index] if index < length else ""
-        whitespace = index == length or _AWS_WS_RE.match(char) is not None
+        whitespace = index == length or char in BLANK
         escape_depth = backslashes
         backslashes = backslashes + 1 if char == "\\" else 0
         if char and _aws_char(char):

@@ -1,7 +1,7 @@
 """Redaction of `key=value` pairs in URL queries, form bodies and `body: …` contexts.
 
 Keys are matched after stripping invisible characters and `+`, and after percent-
-decoding, so `api%5Fkey=` or `to​ken=` are recognized like `api_key=`/`token=`.
+decoding, so `api%5Fkey=` or `to\u200bken=` are recognized like `api_key=`/`token=`.
 """
 
 from __future__ import annotations
@@ -10,46 +10,46 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from clawharness.tools._js import iter_matches, js_regex, lower_or_empty
-from clawharness.tools.redact_mask import mask_token, split_for_mask
+from clawharness._text import trim
+from clawharness.redaction._classes import BLANK, BLANK_MEMBERS, category_members, invisible_members
+from clawharness.redaction._matching import find_matches
+from clawharness.redaction.mask import mask_token, split_for_mask
 
 __all__ = [
     "form_key_obfuscation_regex",
     "is_sensitive_url_query_param",
-    "js_decode_uri_component",
     "redact_assignments",
     "redact_form_body",
+    "strict_percent_decode",
 ]
 
-_INVISIBLE = r"\p{C}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0"
-_FORM_KEY = (
-    rf"[{_INVISIBLE}+]*(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})"
-    rf"(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|[{_INVISIBLE}+])*"
-)
-_FORM_VALUE = r"[^&\s<>]*"
-_URL_VALUE = r"[^&#\s<>]*"
-_FORM_PAIR = f"{_FORM_KEY}={_FORM_VALUE}"
+_FLAGS = re.ASCII
+_VALUE = f"[^&{BLANK_MEMBERS}<>]*"
+_URL_VALUE = f"[^&#{BLANK_MEMBERS}<>]*"
 
 
 @cache
 def _form_regexes() -> dict[str, re.Pattern[str]]:
+    # Built on first use: the invisible-character class spans the whole of Unicode.
+    invisible = invisible_members()
+    key = (
+        rf"[{invisible}+]*(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})"
+        rf"(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|[{invisible}+])*"
+    )
+    pair = f"{key}={_VALUE}"
+    separators = f"{category_members('C')}{category_members('Z')}\\u115F\\u1160\\u3164\\uFFA0+"
     return {
-        "obfuscation": js_regex(rf"[{_INVISIBLE}+]", "gu"),
-        "separator": js_regex(r"[\p{C}\p{Z}\u115F\u1160\u3164\uFFA0+]", "gu"),
-        "body": js_regex(rf"^{_FORM_PAIR}(?:&{_FORM_PAIR})+$", "u"),
-        "substring": js_regex(
-            r"(^|[\s:({\[,=\"'`])(" + _FORM_PAIR + "(?:&" + _FORM_PAIR + ")+)", "gu"
+        "obfuscation": re.compile(f"[{invisible}+]", _FLAGS),
+        "separator": re.compile(f"[{separators}]", _FLAGS),
+        "body": re.compile(rf"^{pair}(?:&{pair})+\Z", _FLAGS),
+        "substring": re.compile(rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`])({pair}(?:&{pair})+)", _FLAGS),
+        "encoded": re.compile(rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`&])({key})=({_VALUE})", _FLAGS),
+        "context": re.compile(
+            rf"(\b(?:body|form(?:[-_{BLANK_MEMBERS}]?body)?){BLANK}*[:=]{BLANK}*([\"'\x60]?))"
+            rf"({key})=({_VALUE})([\"'\x60]?)",
+            _FLAGS | re.IGNORECASE,
         ),
-        "encoded": js_regex(r"(^|[\s:({\[,=\"'`&])(" + _FORM_KEY + ")=(" + _FORM_VALUE + ")", "gu"),
-        "context": js_regex(
-            r"(\b(?:body|form(?:[-_\s]?body)?)\s*[:=]\s*([\"'\x60]?))("
-            + _FORM_KEY
-            + ")=("
-            + _FORM_VALUE
-            + r")([\"'\x60]?)",
-            "giu",
-        ),
-        "url": js_regex(r"([?&])(" + _FORM_KEY + ")=(" + _URL_VALUE + ")", "gu"),
+        "url": re.compile(rf"([?&])({key})=({_URL_VALUE})", _FLAGS),
     }
 
 
@@ -130,8 +130,9 @@ _SCOPED_TOKEN_PARAM_RE = re.compile(r"(?:^|_)token(?:_[a-f0-9]{16,})?\Z")
 _PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
-def js_decode_uri_component(value: str) -> str:
-    """`decodeURIComponent`: raises ValueError where JavaScript throws URIError."""
+def strict_percent_decode(value: str) -> str:
+    """Percent-decode `value` strictly: a malformed `%` escape or bytes that are not
+    UTF-8 raise ValueError (`urllib.parse.unquote` would let them through)."""
     if "%" not in value:
         return value
     out: list[str] = []
@@ -159,13 +160,13 @@ def _url_param_name(name: str) -> tuple[str, bool]:
     current = separator.sub("", name)
     for _ in range(9):
         try:
-            decoded = separator.sub("", js_decode_uri_component(current))
+            decoded = separator.sub("", strict_percent_decode(current))
         except (ValueError, UnicodeDecodeError):
-            return lower_or_empty(current).replace("-", "_"), "%" in current
+            return trim(current).lower().replace("-", "_"), "%" in current
         if decoded == current:
-            return lower_or_empty(current).replace("-", "_"), False
+            return trim(current).lower().replace("-", "_"), False
         current = decoded
-    return lower_or_empty(current).replace("-", "_"), "%" in current
+    return trim(current).lower().replace("-", "_"), "%" in current
 
 
 def is_sensitive_url_query_param(name: str) -> bool:
@@ -178,7 +179,7 @@ def _normalize_key_name(value: str) -> str:
     separator = _form_regexes()["separator"]
     stripped = separator.sub("", value)
     try:
-        decoded = separator.sub("", js_decode_uri_component(stripped))
+        decoded = separator.sub("", strict_percent_decode(stripped))
         return decoded.lower().replace("-", "_")
     except (ValueError, UnicodeDecodeError):
         return stripped.lower().replace("-", "_")
@@ -220,7 +221,7 @@ def _visit_assignments(text: str, kind: str) -> Iterator[tuple[int, int, str]]:
         return
     pattern = regexes[kind]
     key_index = 3 if kind == "context" else 2
-    for match in iter_matches(pattern, text):
+    for match in find_matches(pattern, text):
         prefix = match.group(1) or ""
         key = match.group(key_index) or ""
         yield from visit(
@@ -255,7 +256,7 @@ def _redact_form_line(text: str) -> str:
 
     parts: list[str] = []
     cursor = 0
-    for match in iter_matches(regexes["substring"], redacted):
+    for match in find_matches(regexes["substring"], redacted):
         parts.append(redacted[cursor : match.start()])
         parts.append(replace(match))
         cursor = match.end()

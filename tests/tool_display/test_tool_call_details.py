@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawharness.tools.meta import infer_tool_meta_from_args, resolve_tool_display
+from clawharness.tool_display import infer_tool_meta_from_args, resolve_tool_display
 
 
 def test_shell_summary_names_the_command_and_quotes_the_raw_line() -> None:

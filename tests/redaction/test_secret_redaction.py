@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from clawharness.tools.redact import (
+from clawharness.redaction import (
+    mask_token,
     redact_model_visible_tool_payload_text,
     redact_tool_payload_text,
 )
-from clawharness.tools.redact_mask import mask_token
 from clawharness.tools.sanitize import sanitize_tool_args, sanitize_tool_result
 
 

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.tools._js import (
-    JS_WS_CHARS,
-    as_object,
-    js_get,
-    js_len,
-    js_regex,
-    js_trim,
-    slice_utf16_safe,
-)
-from clawharness.tools.exec_summaries import summarize_known_exec
-from clawharness.tools.redact import redact_tool_payload_text
+from clawharness._json import JsonValue
+from clawharness._text import BLANK, BLANK_CLASS, trim
+from clawharness._utf16 import utf16_len, utf16_slice
+from clawharness.redaction import redact_tool_payload_text
+from clawharness.tool_display.exec_summaries import summarize_known_exec
+from clawharness.tool_display.specs import exec_labels
 from clawharness.tools.shell_scan import (
     has_shell_compound_command,
     scan_top_level_chars,
@@ -38,10 +33,11 @@ from clawharness.tools.shell_words import (
 
 __all__ = ["compact_raw_command", "format_inline_code_span", "resolve_exec_detail"]
 
-_TERMINATOR_STOP_RE = js_regex(r"[\s;&|<>]", "u")
-_NEWLINE_WS_RE = js_regex(r"\s*\n\s*", "g")
-_WS_TWO_RE = js_regex(r"\s{2,}", "g")
-_WS_RUN_RE = js_regex(r"\s+", "g")
+#: characters that end an unquoted heredoc terminator word
+_TERMINATOR_STOPS: Final = frozenset(BLANK + ";&|<>")
+_NEWLINE_BLANKS_RE: Final = re.compile(rf"{BLANK_CLASS}*\n{BLANK_CLASS}*", re.ASCII)
+_BLANK_PAIR_RE: Final = re.compile(rf"{BLANK_CLASS}{{2,}}", re.ASCII)
+_BLANK_RUN_RE: Final = re.compile(rf"{BLANK_CLASS}+", re.ASCII)
 
 
 def _summarize_simple(command: str) -> str | None:
@@ -65,7 +61,7 @@ def _summarize_pipeline(stage: str) -> str | None:
 
 def _heredoc_terminator(line: str, raw_start: int) -> str | None:
     start = raw_start
-    while start < len(line) and line[start] in JS_WS_CHARS:
+    while start < len(line) and line[start] in BLANK:
         start += 1
     value = ""
     quote = ""
@@ -82,7 +78,7 @@ def _heredoc_terminator(line: str, raw_start: int) -> str | None:
                 value += char
             index += 1
             continue
-        if _TERMINATOR_STOP_RE.match(char):
+        if char in _TERMINATOR_STOPS:
             break
         if char in ("'", '"'):
             quote = char
@@ -137,7 +133,7 @@ def _without_heredoc_bodies(command: str) -> str | None:
         index += 1
     if not found_heredoc:
         return None
-    return "; ".join(js_trim(line) for line in kept if js_trim(line))
+    return "; ".join(trim(line) for line in kept if trim(line))
 
 
 def _classify_workspace(path: str) -> str | None:
@@ -197,74 +193,26 @@ def _summarize_exec(command: str) -> _ExecSummary | None:
     return _ExecSummary(text, stripped.chdir_path, all(_is_generic(s) for s in texts))
 
 
-_KNOWN_PREFIXES = (
-    "check git",
-    "view git",
-    "show git",
-    "list git",
-    "switch git",
-    "create git",
-    "pull git",
-    "push git",
-    "fetch git",
-    "merge git",
-    "rebase git",
-    "stage git",
-    "restore git",
-    "reset git",
-    "stash git",
-    "search ",
-    "find files",
-    "list files",
-    "show first",
-    "show last",
-    "print line",
-    "print text",
-    "copy ",
-    "move ",
-    "remove ",
-    "create folder",
-    "create file",
-    "fetch http",
-    "install dependencies",
-    "run tests",
-    "run build",
-    "start app",
-    "run lint",
-    "run openclaw",
-    "run node script",
-    "run node ",
-    "run python",
-    "run ruby",
-    "run php",
-    "run sed",
-    "run git ",
-    "run npm ",
-    "run pnpm ",
-    "run yarn ",
-    "run bun ",
-    "check js syntax",
-)
 
 
 def _is_generic(summary: str) -> bool:
     if summary == "run command":
         return True
     if summary.startswith("run "):
-        return not summary.startswith(_KNOWN_PREFIXES)
+        return not summary.startswith(exec_labels().known_prefixes)
     return False
 
 
 def compact_raw_command(raw: str, max_length: int = 120) -> str:
     """One redacted line, middle-elided to `max_length` UTF-16 units."""
-    one_line = _NEWLINE_WS_RE.sub(" ", raw)
-    one_line = js_trim(_WS_TWO_RE.sub(" ", one_line))
+    one_line = _NEWLINE_BLANKS_RE.sub(" ", raw)
+    one_line = trim(_BLANK_PAIR_RE.sub(" ", one_line))
     one_line = redact_tool_payload_text(one_line)
-    if js_len(one_line) <= max_length:
+    if utf16_len(one_line) <= max_length:
         return one_line
     half = math.floor((max_length - 1) / 2)
-    head = slice_utf16_safe(one_line, 0, half)
-    tail = slice_utf16_safe(one_line, -(max_length - 1 - half))
+    head = utf16_slice(one_line, 0, half)
+    tail = utf16_slice(one_line, -(max_length - 1 - half))
     return f"{head}…{tail}"
 
 
@@ -292,25 +240,28 @@ def _sanitize_terminal_text(text: str) -> str:
     )
 
 
-def _exec_title(record: Any) -> str | None:
-    title = js_get(record, "title")
+def _exec_title(record: Mapping[str, JsonValue]) -> str | None:
+    title = record.get("title")
     if not isinstance(title, str):
         return None
-    text = js_trim(_sanitize_terminal_text(_WS_RUN_RE.sub(" ", title)))
-    return slice_utf16_safe(redact_tool_payload_text(text), 0, 120) or None
+    text = trim(_sanitize_terminal_text(_BLANK_RUN_RE.sub(" ", title)))
+    return utf16_slice(redact_tool_payload_text(text), 0, 120) or None
 
 
-def _exec_code(record: Any) -> str | None:
+def _exec_code(record: Mapping[str, JsonValue]) -> str | None:
     for key in ("code", "input"):
-        value = js_get(record, key)
-        if isinstance(value, str) and js_trim(value):
+        value = record.get(key)
+        if isinstance(value, str) and trim(value):
             return value
     return None
 
 
-def resolve_exec_detail(args: Any, detail_mode: Any = UNDEFINED) -> str | None:
-    """Detail for a shell tool call: a summary (plus the raw command), or the raw command."""
-    record = as_object(args)
+def resolve_exec_detail(
+    record: Mapping[str, JsonValue] | None, detail_mode: str | None = None
+) -> str | None:
+    """Detail for a shell tool call (`record`: its arguments): a summary plus the raw
+    command, or the raw command alone. `detail_mode="raw"` skips the title and shows
+    inline code; `"explain"` leaves the raw command out after a summary."""
     if record is None:
         return None
     title = None if detail_mode == "raw" else _exec_title(record)
@@ -320,28 +271,28 @@ def resolve_exec_detail(args: Any, detail_mode: Any = UNDEFINED) -> str | None:
     if code:
         if detail_mode == "raw":
             return compact_raw_command(code)
-        return "run TypeScript" if js_get(record, "language") == "typescript" else "run JavaScript"
-    command = js_get(record, "command")
-    raw = js_trim(command) if isinstance(command, str) else None
+        return "run TypeScript" if record.get("language") == "typescript" else "run JavaScript"
+    command = record.get("command")
+    raw = trim(command) if isinstance(command, str) else None
     if not raw:
         return None
-    node = js_get(record, "node")
+    node = record.get("node")
     node_name = (
-        js_trim(node)
-        if js_get(record, "host") == "node" and isinstance(node, str) and js_trim(node)
+        trim(node)
+        if record.get("host") == "node" and isinstance(node, str) and trim(node)
         else None
     )
     unwrapped = unwrap_shell_wrapper(raw)
     compact = compact_raw_command(unwrapped)
-    workdir, cwd_arg = js_get(record, "workdir"), js_get(record, "cwd")
+    workdir, cwd_arg = record.get("workdir"), record.get("cwd")
     cwd_raw = workdir if isinstance(workdir, str) else cwd_arg if isinstance(cwd_arg, str) else None
     node_fragment = f", node: {node_name}" if node_name else ""
     if has_shell_compound_command(unwrapped):
-        suffix = _cwd_suffix(js_trim(cwd_raw)) if cwd_raw and js_trim(cwd_raw) else None
+        suffix = _cwd_suffix(trim(cwd_raw)) if cwd_raw and trim(cwd_raw) else None
         return f"{f'{compact} {suffix}' if suffix else compact}{node_fragment}"
     result = _summarize_exec(unwrapped) or _summarize_exec(raw)
     summary = (result.text if result else "") or "run command"
-    cwd = (js_trim(cwd_raw) if cwd_raw else "") or (result.chdir_path if result else None) or None
+    cwd = (trim(cwd_raw) if cwd_raw else "") or (result.chdir_path if result else None) or None
     cwd_suffix = _cwd_suffix(cwd) if cwd else None
     all_generic = result.all_generic if result else None
     if all_generic is not False and _is_generic(summary):

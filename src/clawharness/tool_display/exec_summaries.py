@@ -2,11 +2,18 @@
 
 Known tools (git, grep/rg, find, cat/ls/rm, head/tail, sed, cp/mv, curl, package
 managers, interpreters) get specific labels; anything else becomes `run <bin> [arg]`.
+The label texts are data (`exec_labels.toml`); the option tables here say which
+options of a command take a value, so its positional arguments can be found.
 """
 
 from __future__ import annotations
 
-from clawharness.tools._js import js_len, js_regex, js_trim
+import re
+from typing import Final
+
+from clawharness._text import BLANK_CLASS, trim
+from clawharness._utf16 import utf16_len
+from clawharness.tool_display.specs import exec_labels
 from clawharness.tools.shell_words import (
     binary_name,
     first_positional,
@@ -18,32 +25,6 @@ from clawharness.tools.shell_words import (
 
 __all__ = ["summarize_known_exec"]
 
-_FILE_COMMANDS = {
-    "ls": ("list files in", "list files"),
-    "cat": ("show", "show output"),
-    "rm": ("remove", "remove files"),
-    "mkdir": ("create folder", "create folder"),
-    "touch": ("create file", "create file"),
-}
-_GIT_SUMMARIES = {
-    "status": "check git status",
-    "diff": "check git diff",
-    "log": "view git history",
-    "show": "show git object",
-    "branch": "list git branches",
-    "checkout": "switch git branch",
-    "switch": "switch git branch",
-    "commit": "create git commit",
-    "pull": "pull git changes",
-    "push": "push git changes",
-    "fetch": "fetch git changes",
-    "merge": "merge git changes",
-    "rebase": "rebase git branch",
-    "add": "stage git changes",
-    "restore": "restore git files",
-    "reset": "reset git state",
-    "stash": "stash git changes",
-}
 _GIT_GLOBAL_WITH_VALUE = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"}
 )
@@ -111,24 +92,20 @@ _RG_VALUES = (
     "--sortr",
     "--generate",
 )
-_PACKAGE_SUMMARIES = {
-    "install": "install dependencies",
-    "test": "run tests",
-    "build": "run build",
-    "start": "start app",
-    "lint": "run lint",
-}
-_GENERATED_SEARCH_RE = js_regex(r"^search\s+(?:[\"']|text(?:\s+in(?:\s|$)|$))", "iu")
-_DASH_NUMBER_RE = js_regex(r"^-\d+$")
-_DIGITS_RE = js_regex(r"^\d+$")
-_WS_RUN_RE = js_regex(r"\s+", "g")
-_UNSAFE_PATTERN_CHARS_RE = js_regex(r"[\r\n`]", "u")
-_BASH_FAILED_RE = js_regex(r"^Bash failed:", "iu")
-_SPLIT_SUMMARY_RE = js_regex(r"(?:\||->)", "u")
-_URL_TOKEN_RE = js_regex(r"^https?:\/\/", "i")
-_SIMPLE_ARG_RE = js_regex(r"^[A-Za-z0-9._/-]+$")
-_SED_RANGE_RE = js_regex(r"^([0-9]+),([0-9]+)p$")
-_SED_SINGLE_RE = js_regex(r"^([0-9]+)p$")
+_B = BLANK_CLASS
+_GENERATED_SEARCH_RE: Final = re.compile(
+    rf"^search{_B}+(?:[\"']|text(?:{_B}+in(?:{_B}|\Z)|\Z))", re.IGNORECASE | re.ASCII
+)
+_DASH_NUMBER_RE: Final = re.compile(r"^-\d+\Z", re.ASCII)
+_DIGITS_RE: Final = re.compile(r"^\d+\Z", re.ASCII)
+_BLANK_RUN_RE: Final = re.compile(rf"{_B}+", re.ASCII)
+_UNSAFE_PATTERN_CHARS_RE: Final = re.compile(r"[\r\n`]", re.ASCII)
+_BASH_FAILED_RE: Final = re.compile(r"^Bash failed:", re.IGNORECASE | re.ASCII)
+_SPLIT_SUMMARY_RE: Final = re.compile(r"(?:\||->)", re.ASCII)
+_URL_TOKEN_RE: Final = re.compile(r"^https?://", re.IGNORECASE | re.ASCII)
+_SIMPLE_ARG_RE: Final = re.compile(r"^[A-Za-z0-9._/-]+\Z", re.ASCII)
+_SED_RANGE_RE: Final = re.compile(r"^([0-9]+),([0-9]+)p\Z", re.ASCII)
+_SED_SINGLE_RE: Final = re.compile(r"^([0-9]+)p\Z", re.ASCII)
 
 
 def _git_summary(words: list[str]) -> str:
@@ -150,7 +127,7 @@ def _git_summary(words: list[str]) -> str:
             continue
         sub = token
         break
-    mapped = _GIT_SUMMARIES.get(sub) if sub else None
+    mapped = exec_labels().git_subcommands.get(sub) if sub else None
     if mapped:
         return mapped
     if not sub or sub.startswith("/") or sub.startswith("~") or "/" in sub:
@@ -159,13 +136,13 @@ def _git_summary(words: list[str]) -> str:
 
 
 def _is_unsafe_search_pattern(pattern: str) -> bool:
-    trimmed = js_trim(pattern)
-    if not trimmed or js_len(pattern) > 120 or _UNSAFE_PATTERN_CHARS_RE.search(pattern):
+    trimmed = trim(pattern)
+    if not trimmed or utf16_len(pattern) > 120 or _UNSAFE_PATTERN_CHARS_RE.search(pattern):
         return True
     if _BASH_FAILED_RE.search(trimmed):
         return True
     return any(
-        _GENERATED_SEARCH_RE.search(js_trim(part)) for part in _SPLIT_SUMMARY_RE.split(trimmed)
+        _GENERATED_SEARCH_RE.search(trim(part)) for part in _SPLIT_SUMMARY_RE.split(trimmed)
     )
 
 
@@ -220,7 +197,7 @@ def _sed_summary(words: list[str]) -> str:
         target = positional[1] if len(positional) > 1 else None
     if script:
         stripped = strip_outer_quotes(script)
-        compact = _WS_RUN_RE.sub("", stripped if stripped is not None else script)
+        compact = _BLANK_RUN_RE.sub("", stripped if stripped is not None else script)
         found = _SED_RANGE_RE.search(compact)
         if found:
             span = f"{found.group(1)}-{found.group(2)}"
@@ -267,8 +244,9 @@ def summarize_known_exec(words: list[str], here_input: str | None = None) -> str
         path = words[1] if len(words) > 1 and words[1] and not words[1].startswith("-") else "."
         name = option_value(words, ["-name", "-iname"])
         return f'find files named "{name}" in {path}' if name else f"find files in {path}"
-    if bin_name in _FILE_COMMANDS:
-        prefix, fallback = _FILE_COMMANDS[bin_name]
+    file_commands = exec_labels().file_commands
+    if bin_name in file_commands:
+        prefix, fallback = file_commands[bin_name]
         target = first_positional(words, 1)
         return f"{prefix} {target}" if target else fallback
     if bin_name in ("head", "tail"):
@@ -293,13 +271,13 @@ def summarize_known_exec(words: list[str], here_input: str | None = None) -> str
         sub = positional[0] if positional else "command"
         if sub == "run":
             return f"run {positional[1]}" if len(positional) > 1 and positional[1] else "run script"
-        return _PACKAGE_SUMMARIES.get(sub) or f"run {bin_name} {sub}"
+        return exec_labels().package_scripts.get(sub) or f"run {bin_name} {sub}"
     if bin_name in ("node", "python", "python3", "ruby", "php"):
         return _interpreter_summary(bin_name, words, here_input)
     if bin_name == "openclaw":
         command = first_positional(words, 1)
         return f"run openclaw {command}" if command else "run openclaw"
     arg = first_positional(words, 1)
-    if not arg or js_len(arg) > 48:
+    if not arg or utf16_len(arg) > 48:
         return f"run {bin_name}"
     return f"run {bin_name} {arg}" if _SIMPLE_ARG_RE.search(arg) else f"run {bin_name}"

@@ -1,20 +1,19 @@
-"""Secret redaction for tool details, tool arguments and model-visible tool output.
+"""Secret redaction of values by the field they sit under, and of structured values.
 
-Two policies exist, as in the original: *tool payload* text (arguments, progress
-details) is checked against every built-in pattern; *model-visible* tool output skips
-the ambiguous `KEY=value` assignment shapes (they are too common in real output) unless
-the value sits under a field whose name marks it as a secret.
+A string under a secret-named field (`apiKey`, `DB_PASSWORD`, `Authorization`, ...) is
+masked even when no pattern matches it; a number or boolean there becomes `***`.
+Structured values (JSON objects and arrays) are walked, each string redacted with the
+name of the field it sits under; a container that contains itself becomes `[Circular]`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from clawharness._jsvalue import UNDEFINED
-from clawharness.tools._js import is_js_number, iter_matches, js_regex
-from clawharness.tools.redact_text import (
+from clawharness._json import JsonValue
+from clawharness.redaction._matching import replace_matches
+from clawharness.redaction.text import (
     SecretPattern,
     could_match_default_patterns,
     default_patterns,
@@ -26,7 +25,6 @@ from clawharness.tools.redact_text import (
 
 __all__ = [
     "is_sensitive_field_key",
-    "mask_token",
     "redact_model_visible_secrets",
     "redact_model_visible_tool_payload_text",
     "redact_sensitive_field_value",
@@ -34,6 +32,7 @@ __all__ = [
     "redact_tool_payload_text",
 ]
 
+_IGNORE_CASE = re.IGNORECASE | re.ASCII
 _PAYMENT_ENV = (
     r"CARD[_-]?NUMBER|CARD[_-]?CVC|CARD[_-]?CVV|CVC|CVV|SECURITY[_-]?CODE"
     r"|PAYMENT[_-]?CREDENTIAL|SHARED[_-]?PAYMENT[_-]?TOKEN"
@@ -47,33 +46,33 @@ _PAYMENT_JSON = (
     r"|security_code|paymentCredential|payment_credential|sharedPaymentToken|shared_payment_token"
 )
 _AWS_FIELD = r"aws[-_]?secret[-_]?access[-_]?key|awsSecretAccessKey|SecretAccessKey"
-_SECRET_FIELD_RE = js_regex(
+_SECRET_FIELD_RE = re.compile(
     r"^(?:api[-_]?key|apiKey|api[-_]?token|apiToken|bearer[-_]?token|bearerToken|token|secret"
     rf"|password|passwd|{_AWS_FIELD}|credential|authorization|private[-_]?key|privateKey"
     r"|access[-_]?token|accessToken|refresh[-_]?token|refreshToken|id[-_]?token|idToken"
     r"|auth[-_]?token|authToken|client[-_]?secret|clientSecret|app[-_]?secret|appSecret"
     r"|secret[-_]?value|secretValue|raw[-_]?secret|rawSecret|secret[-_]?input|secretInput|key"
     r"|key[-_]?material|keyMaterial|jwt|session|signature|cookie|set[-_]?cookie"
-    rf"|{_PAYMENT_QUERY}|{_PAYMENT_JSON})$",
-    "i",
+    rf"|{_PAYMENT_QUERY}|{_PAYMENT_JSON})\Z",
+    _IGNORE_CASE,
 )
-_SECRET_ENV_FIELD_RE = js_regex(
+_SECRET_ENV_FIELD_RE = re.compile(
     r"^(?:(?:[A-Z0-9]+[_-])+(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)|API[_-]?KEY|TOKEN|SECRET"
-    rf"|PASSWORD|PASSWD|{_PAYMENT_ENV})$",
-    "i",
+    rf"|PASSWORD|PASSWD|{_PAYMENT_ENV})\Z",
+    _IGNORE_CASE,
 )
-_APP_PASSWORD_FIELD_RE = js_regex(
+_APP_PASSWORD_FIELD_RE = re.compile(
     r"^(?:apple|icloud|app[-_]?specific[-_]?password|appSpecificPassword"
-    r"|application[-_]?password|text|content|message|error|errorMessage|detail|details|reason)$",
-    "i",
+    r"|application[-_]?password|text|content|message|error|errorMessage|detail|details|reason)\Z",
+    _IGNORE_CASE,
 )
-_APP_PASSWORD_RE = js_regex(r"\b([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})\b", "g")
+_APP_PASSWORD_RE = re.compile(r"\b([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})\b", re.ASCII)
 _BENIGN_APP_PASSWORD_WORDS = frozenset(
     {"case", "claw", "demo", "file", "main", "name", "open", "path", "slug", "test"}
 )
 _INTERNAL_SOURCE_PATH_RE = re.compile(r"\$WORKSPACE_DIR/[A-Za-z0-9._/-]+\.jsonl\Z")
 _TRANSPORT_CODE_RES = tuple(
-    js_regex(source, "i")
+    re.compile(source, _IGNORE_CASE)
     for source in (
         r"\beconnrefused\b",
         r"\beconnreset\b|\beconnaborted\b|\benetreset\b|\bepipe\b",
@@ -124,8 +123,10 @@ def _ends_with(path: Sequence[str], suffix: Sequence[str]) -> bool:
 
 
 def _should_redact_authorization_code(
-    normalized_key: str, path: Sequence[str], transport_code: Any = UNDEFINED
+    normalized_key: str, path: Sequence[str], transport_code: str | None = None
 ) -> bool:
+    """A `code` field is an OAuth authorization code unless it sits where error and
+    status codes live, or is a known network error code in a chain of `cause`s."""
     if normalized_key != "code":
         return False
     lowered = [part.lower() for part in path]
@@ -135,8 +136,7 @@ def _should_redact_authorization_code(
     ):
         return False
     return not (
-        transport_code is not UNDEFINED
-        and isinstance(transport_code, str)
+        transport_code is not None
         and len(lowered) > 1
         and all(part == "cause" for part in lowered[:-1])
         and _is_known_transport_code(transport_code)
@@ -158,7 +158,7 @@ def _preserves_reference(key: str, value: str) -> bool:
 def _should_redact_string_field(
     key: str, value: str, path: Sequence[str], object_path: bool
 ) -> bool:
-    code = _should_redact_authorization_code(key.lower(), path, value if object_path else UNDEFINED)
+    code = _should_redact_authorization_code(key.lower(), path, value if object_path else None)
     return code or (is_sensitive_field_key(key) and not _preserves_reference(key, value))
 
 
@@ -168,13 +168,7 @@ def _redact_app_passwords(text: str) -> str:
         benign = any(part.lower() in _BENIGN_APP_PASSWORD_WORDS for part in token.split("-"))
         return match.group(0) if benign else mask_token(token)
 
-    parts: list[str] = []
-    cursor = 0
-    for match in iter_matches(_APP_PASSWORD_RE, text):
-        parts.append(text[cursor : match.start()])
-        parts.append(replace(match))
-        cursor = match.end()
-    return "".join(parts) + text[cursor:] if parts else text
+    return replace_matches(_APP_PASSWORD_RE, text, replace)
 
 
 def redact_sensitive_field_value(
@@ -207,47 +201,47 @@ def redact_sensitive_field_value(
 
 def _redact_structured(
     key: str,
-    value: Any,
-    seen: list[int],
+    value: JsonValue,
+    seen: set[int],
     path: list[str],
     object_path: bool,
-) -> Any:
+) -> JsonValue:
     if isinstance(value, str):
         return redact_sensitive_field_value(
             key, value, model_visible=True, path=path, object_path=object_path
         )
-    if value is None or value is UNDEFINED:
-        return value
-    if isinstance(value, bool) or is_js_number(value):
+    if isinstance(value, bool | int | float):
         sensitive = (
             _is_public_share_id_path(path)
             or _should_redact_authorization_code(key.lower(), path)
             or is_sensitive_field_key(key)
         )
         return "***" if sensitive else value
-    if type(value) is list:
-        if id(value) in seen:
-            return "[Circular]"
-        seen.append(id(value))
-        out_list = [_redact_structured(key, entry, seen, path, False) for entry in value]
-        seen.remove(id(value))
-        return out_list
-    if type(value) is dict:
-        if id(value) in seen:
-            return "[Circular]"
-        seen.append(id(value))
-        out: dict[str, Any] = {}
-        for name, child in value.items():
-            out[name] = _redact_structured(name, child, seen, [*path, name], object_path)
-        seen.remove(id(value))
-        return out
-    return value
+    if not isinstance(value, list | dict):
+        # null, and any value that is not JSON, passes through untouched
+        return value
+    if id(value) in seen:
+        return "[Circular]"
+    seen.add(id(value))
+    if isinstance(value, list):
+        out: JsonValue = [_redact_structured(key, entry, seen, path, False) for entry in value]
+    else:
+        out = {
+            name: _redact_structured(name, child, seen, [*path, name], object_path)
+            for name, child in value.items()
+        }
+    seen.discard(id(value))
+    return out
 
 
-def redact_model_visible_secrets(value: Any) -> Any:
-    """Deep-redact a structured tool result headed back to the model."""
+def redact_model_visible_secrets(value: JsonValue) -> JsonValue:
+    """Deep-redact a structured tool result headed back to the model.
+
+    Strings are redacted by pattern and by the name of the field they sit under;
+    numbers and booleans under a secret-named field become `***`; other values pass.
+    """
     if isinstance(value, str):
         return redact_model_visible_tool_payload_text(value)
-    if value is None or value is UNDEFINED or type(value) not in (list, dict):
+    if not isinstance(value, list | dict):
         return value
-    return _redact_structured("", value, [], [], True)
+    return _redact_structured("", value, set(), [], True)

@@ -1,0 +1,34 @@
+"""Secret redaction: masking credentials in free text and in structured values.
+
+Two policies, as in the original:
+
+- *tool payload* text (tool-call arguments, progress details, config values shown in
+  errors) is checked against every built-in secret shape;
+- *model-visible* tool output skips the ambiguous `KEY=value` assignment shapes (they
+  are too common in real output) unless the value sits under a secret-named field.
+
+A masked secret keeps `first6…last4` when it is long enough, else becomes `***`. The
+shapes are data (`patterns`); `text` applies them, `fields` decides by field name.
+"""
+
+from __future__ import annotations
+
+from clawharness.redaction.fields import (
+    is_sensitive_field_key,
+    redact_model_visible_secrets,
+    redact_model_visible_tool_payload_text,
+    redact_sensitive_field_value,
+    redact_tool_detail,
+    redact_tool_payload_text,
+)
+from clawharness.redaction.mask import mask_token
+
+__all__ = [
+    "is_sensitive_field_key",
+    "mask_token",
+    "redact_model_visible_secrets",
+    "redact_model_visible_tool_payload_text",
+    "redact_sensitive_field_value",
+    "redact_tool_detail",
+    "redact_tool_payload_text",
+]
