@@ -69,14 +69,16 @@ class Rig:
         return asyncio.run(read())
 
     def model_requests(self) -> list[list[str]]:
-        """The text of each model request's input messages, in arrival order."""
-        return [_input_texts(r.body) for r in self.server.requests
-                if r.path.endswith("/responses")]
+        """The text of each model request's user and assistant messages, in arrival order."""
+        return [_message_texts(r.body) for r in self.server.requests
+                if r.path.endswith("/chat/completions")]
 
 
-def _input_texts(body: Any) -> list[str]:
+def _message_texts(body: Any) -> list[str]:
     out: list[str] = []
-    for item in body.get("input") or []:
+    for item in body.get("messages") or []:
+        if item.get("role") not in ("user", "assistant"):
+            continue
         content = item.get("content")
         if isinstance(content, str):
             out.append(content)
@@ -113,7 +115,9 @@ def rig(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
             config = tmp_path / "config.json"
             config.write_text(json.dumps({
                 "models": {"providers": {"scripted": {
-                    "baseUrl": server.base_url_openai, "api": "openai-responses",
+                    # Chat Completions: a new process's first answer costs the openai SDK
+                    # less work than a Responses stream, and turns hold the session for it
+                    "baseUrl": server.base_url_openai, "api": "openai-completions",
                     "apiKey": "k", "models": [{"id": "m"}]}}},
                 "agents": {"defaults": {"model": "scripted/m",
                                         "workspace": str(tmp_path / "ws")}},
