@@ -8,6 +8,7 @@
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
     │   └── ConditionalWriteConflict     a conditional write found other state
+    │       └── SessionLeaseLostError    a write under a session writer lease that was taken over
     ├── SessionError
     │   ├── InvalidSessionKeyError       a session key of the wrong shape
     │   ├── SessionNotFoundError
@@ -73,6 +74,7 @@ __all__ = [
     "RuntimeArtifactMismatchError",
     "SessionBusyError",
     "SessionError",
+    "SessionLeaseLostError",
     "SessionNotFoundError",
     "StoreCorruptError",
     "StoreError",
@@ -154,6 +156,13 @@ class StoreCorruptError(StoreError):
 
 class ConditionalWriteConflict(StoreError):
     code = "conditional_write_conflict"
+
+
+class SessionLeaseLostError(ConditionalWriteConflict):
+    """A write carried a session writer lease that is no longer the session's current one
+    (it expired and another writer took the session over, or it was released)."""
+
+    code = "session_lease_lost"
 
 
 class SessionError(ClawHarnessError):

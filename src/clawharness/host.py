@@ -24,7 +24,7 @@ from clawharness.llm import LlmApi
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
-from clawharness.sessions.writers import SessionWriters
+from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import open_store
 from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEntry
 
@@ -46,7 +46,9 @@ class Host:
         self.state_dir = loaded.state_dir
         self._store_url = store_url or self.config.store.url or str(self.state_dir / "clawharness.db")
         self._store: Store | None = None
-        self.writers = SessionWriters()
+        sessions = self.config.sessions
+        self.writers = SessionWriters(timings=WriterTimings(
+            wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
@@ -69,6 +71,7 @@ class Host:
             store = open_store(self._store_url)
             await store.open()
             self._store = store
+            self.writers.attach(store)
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._runner = TurnRunner(self, store)
@@ -80,6 +83,7 @@ class Host:
     async def close(self) -> None:
         if self._runner is not None:
             await self._runner.drain()
+        await self.writers.close()
         await self.plugins.dispose()
         if self._store is not None:
             await self._store.close()

@@ -69,3 +69,123 @@ async def test_a_bad_schema_name_or_unreachable_server_is_a_store_error() -> Non
     with pytest.raises(StoreError) as info:
         await store.open()
     assert "secret" not in str(info.value)
+
+
+async def test_a_v1_schema_is_migrated_to_session_leases_keeping_its_data(schema: str) -> None:
+    from clawharness.store import _postgres_sql as q
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        conn.execute(f'SET search_path = "{schema}"')
+        conn.execute(q.VERSION_TABLE)
+        for stmt in q.SCHEMA_V1:
+            conn.execute(stmt)
+        conn.execute(q.SET_VERSION, (1,))
+        conn.execute("INSERT INTO sessions (key, session_id, agent_id, created_at, updated_at) "
+                     "VALUES ('agent:main:old', 's', 'main', 1, 1)")
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.open()
+    try:
+        assert (await store.get_session("agent:main:old")) is not None
+        lease = await store.acquire_session_lease("agent:main:old", holder="A", ttl=5)
+        assert getattr(lease, "fence", None) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_takeover_waits_for_a_fenced_write_in_flight(schema: str) -> None:
+    """The fence check holds the lease row FOR SHARE until the write commits, so a
+    successor cannot take over between a writer's check and its commit."""
+    from clawharness.store.leases import SessionLease
+
+    a, b = PostgresStore(PG_URL, schema=schema), PostgresStore(PG_URL, schema=schema)
+    await a.open()
+    await b.open()
+    try:
+        old = await a.acquire_session_lease("k", holder="A", ttl=0.2)
+        assert isinstance(old, SessionLease)
+        with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as writer:
+            # what a fenced append does first, in its own transaction
+            writer.execute("SELECT token FROM session_leases WHERE session_key = 'k' FOR SHARE")
+            deadline = asyncio.get_running_loop().time() + 10
+            while (await b.session_lease_state("k")).held:
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.01)
+            takeover = asyncio.create_task(b.acquire_session_lease("k", holder="B", ttl=30))
+            with psycopg.connect(PG_URL, autocommit=True) as watch:
+                while not watch.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE '%INSERT INTO session_leases%'").fetchone()[0]:
+                    assert asyncio.get_running_loop().time() < deadline, "takeover never blocked"
+                    assert not takeover.done(), "the takeover did not wait for the write"
+                    await asyncio.sleep(0.01)
+            assert not takeover.done()
+            writer.commit()
+        won = await asyncio.wait_for(takeover, 10)
+        assert isinstance(won, SessionLease) and won.fence == 2
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_client_frozen_inside_a_fenced_write_cannot_block_a_takeover(
+        schema: str) -> None:
+    from clawharness.store.leases import SessionLease
+
+    a = PostgresStore(PG_URL, schema=schema, idle_in_transaction_timeout=0.5)
+    b = PostgresStore(PG_URL, schema=schema)
+    await a.open()
+    await b.open()
+    try:
+        old = await a.acquire_session_lease("k", holder="A", ttl=0.2)
+        assert isinstance(old, SessionLease)
+        frozen = await a._connect()  # one of a's own connections
+        await frozen.execute("BEGIN")
+        await frozen.execute("SELECT token FROM session_leases WHERE session_key = 'k' FOR SHARE")
+        # ... and the client stops here, as a process under SIGSTOP would
+        deadline = asyncio.get_running_loop().time() + 10
+        while (await b.session_lease_state("k")).held:
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.01)
+        won = await asyncio.wait_for(b.acquire_session_lease("k", holder="B", ttl=30), 20)
+        assert isinstance(won, SessionLease) and won.fence == 2
+        with pytest.raises(psycopg.Error):
+            await frozen.execute("SELECT 1")
+        await frozen.close()
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_release_wakes_the_waiters_watching_that_session(schema: str) -> None:
+    from clawharness.store.leases import SessionLease, SessionLeaseBusy
+
+    a, b = PostgresStore(PG_URL, schema=schema), PostgresStore(PG_URL, schema=schema)
+    other_schema = new_schema_name()
+    c = PostgresStore(PG_URL, schema=other_schema)
+    await a.open()
+    await b.open()
+    await c.open()
+    try:
+        held = await a.acquire_session_lease("k", holder="A", ttl=30)
+        assert isinstance(held, SessionLease)
+        busy = await b.acquire_session_lease("k", holder="B", ttl=30)
+        assert isinstance(busy, SessionLeaseBusy)
+        watch, elsewhere = b.watch_session_lease("k"), c.watch_session_lease("k")
+        unrelated = b.watch_session_lease("other")
+        deadline = asyncio.get_running_loop().time() + 10
+        while not (watch.notifies and elsewhere.notifies):
+            assert asyncio.get_running_loop().time() < deadline, "never listening"
+            await asyncio.sleep(0.01)
+        assert await a.release_session_lease(held)
+        assert await watch.wait(10)  # woken by the release, not by the timeout
+        assert not await unrelated.wait(0.2)
+        assert not await elsewhere.wait(0.2)  # the same key in another schema
+        await a.leave_session_lease_queue("k", busy.ticket)
+        assert await watch.wait(10)  # a waiter leaving moves the queue: wake up too
+        for w in (watch, elsewhere, unrelated):
+            w.close()
+    finally:
+        for store in (a, b, c):
+            await store.close()
+        drop_schema(other_schema)

@@ -37,6 +37,7 @@ from clawharness.providers.registry import resolve_api
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror
 from clawharness.store.base import SessionRecord, Store
+from clawharness.store.leases import SessionLease
 
 if TYPE_CHECKING:
     from clawharness.host import Host
@@ -59,7 +60,8 @@ class TurnOptions:
     abort: asyncio.Event | None = None
     approvals: ApprovalGate | None = None
     timeout: float | None = None
-    busy_timeout: float | None = 600.0
+    #: how long to wait for the session's writer (None: `sessions.writerWaitSeconds`)
+    busy_timeout: float | None = None
     max_steps: int | None = None
     run_id: str | None = None
     #: where a harness's questions for the user go (a terminal, a pending-question queue)
@@ -266,13 +268,15 @@ class TurnRunner:
         started = time.perf_counter()
         key = parse_session_key(session_key)
         plugins = self._host.plugins
-        async with self._host.writers.hold(session_key, timeout=opts.busy_timeout):
+        run_id = opts.run_id or new_id()
+        async with self._host.writers.hold(session_key, timeout=opts.busy_timeout,
+                                           purpose=f"turn {run_id}") as slot:
+            # read under the lease: the complete transcript, whoever wrote it
             record = await self._store.get_session(session_key)
             primary = self._model_ref(key.agent_id, opts.model, record)
             chain = self._candidates(key.agent_id, primary, opts, record)
             # the pin this session carried into the turn (not one this turn just created)
             pinned = record.agent_harness_id if record else None
-            run_id = opts.run_id or new_id()
             abort = opts.abort or asyncio.Event()
             timeout = opts.timeout or self._host.config.agents.defaults.timeout_seconds
             deadline = asyncio.get_running_loop().time() + timeout if timeout else None
@@ -306,7 +310,7 @@ class TurnRunner:
                     attempt = await self._attempt(
                         index, key.agent_id, session_key, record, ref, route, decision,
                         message, opts, run_id, abort, deadline, fresh=created and index == 0,
-                        after=creating)
+                        after=creating, fence=slot.fence)
                 finally:
                     if creating is not None:
                         record = await creating  # raises when the row could not be made
@@ -321,29 +325,33 @@ class TurnRunner:
                     break
             assert attempt is not None and record is not None
             return await self._conclude(attempt, record, session_key, key.agent_id, message,
-                                        started, fallbacks, pinned=pinned, timeout=timeout)
+                                        started, fallbacks, slot.fence, pinned=pinned,
+                                        timeout=timeout)
 
     async def _attempt(self, index: int, agent_id: str, session_key: str,
                        record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
                        message: str, opts: TurnOptions, run_id: str, abort: asyncio.Event,
                        deadline: float | None, *, fresh: bool = False,
-                       after: Awaitable[Any] | None = None) -> _Attempt:
+                       after: Awaitable[Any] | None = None,
+                       fence: SessionLease | None = None) -> _Attempt:
         """Prepare and run one candidate's attempt; failures come back as results.
 
         `fresh`: the session row was created by this turn, so it has no history to read.
+        `fence`: the session writer lease the turn holds; its transcript writes carry it.
         """
         plugins = self._host.plugins
         window: list[dict[str, Any]] | None
+        fence_no = None if fence is None else fence.fence
         if fresh:
             newest_seq = 0
-            window = self._history.put(record.session_id, [])
+            window = self._history.put(record.session_id, [], fence_no)
         else:
             newest = await self._store.read_entries(record.session_id, last=1)
             newest_seq = newest[-1].seq if newest else 0
-            window = self._history.get(record.session_id, newest_seq)
+            window = self._history.get(record.session_id, newest_seq, fence_no)
         if window is None:
             window = self._history.put(record.session_id, await self._store.read_entries(
-                record.session_id, last=DEFAULT_HISTORY_LIMIT))
+                record.session_id, last=DEFAULT_HISTORY_LIMIT), fence_no)
         start = 0
         while start < len(window) and window[start].get("role") == "toolResult":
             start += 1
@@ -352,7 +360,7 @@ class TurnRunner:
                 history[-1].get("content") == [{"type": "text", "text": message}]):
             history = history[:-1]  # this turn's prompt, mirrored by the failed candidate
         mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
-                                  attempt=index, after=after)
+                                  attempt=index, after=after, fence=fence)
         workspace = self._workspace(agent_id)
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
@@ -409,7 +417,7 @@ class TurnRunner:
         finally:
             capabilities.settle()
         result = await self._stored(mirror, result)
-        self._history.extend(record.session_id, newest_seq, mirror.appended)
+        self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:
             result.last_tool_error = observer.last_tool_error
         try:
@@ -441,16 +449,20 @@ class TurnRunner:
 
     async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
                         agent_id: str, message: str, started: float,
-                        fallbacks: list[dict[str, Any]], *, pinned: str | None,
-                        timeout: float | None) -> TurnResult:
+                        fallbacks: list[dict[str, Any]],
+                        fence: SessionLease | None = None, *, pinned: str | None = None,
+                        timeout: float | None = None) -> TurnResult:
         """Pin, finalize when needed, start side effects, and shape the turn's result."""
         plugins = self._host.plugins
         decision, result, ref = attempt.decision, attempt.result, attempt.ref
         # a fallback model answers this turn only: the session keeps its own model and pin
         if not fallbacks and (record.agent_harness_id != decision.selected_harness_id
                               or record.model_ref != str(ref)):
-            await self._store.update_session(
-                session_key, agent_harness_id=decision.selected_harness_id, model_ref=str(ref))
+            pin = {"agent_harness_id": decision.selected_harness_id, "model_ref": str(ref)}
+            if fence is None:
+                await self._store.update_session(session_key, **pin)
+            else:
+                await self._store.update_session(session_key, fence=fence, **pin)
         text = _final_text(result)
         warning: str | None = None
         if decision.harness is not None and should_finalize(result) and not text.strip():

@@ -37,6 +37,7 @@ __all__ = [
     "ProviderConfig",
     "ProviderModel",
     "RuntimePolicyConfig",
+    "SessionsConfig",
     "StoreConfig",
     "ToolsConfig",
 ]
@@ -215,6 +216,18 @@ class StoreConfig(_Node):
     url: Annotated[str | None, AfterValidator(check_store_url)] = None
 
 
+class SessionsConfig(_Node):
+    """One writer per session across processes (see docs/store.md, "Session writers")."""
+
+    #: how long a turn (or reset, delete, rewind) waits for its session's writer lease
+    writer_wait_seconds: float = Field(default=300.0, gt=0, le=86_400,
+                                       alias="writerWaitSeconds")
+    #: a writer lease's lifetime between renewals (renewed every third of it); a holder
+    #: that died is replaced this long after its last renewal
+    writer_lease_seconds: float = Field(default=30.0, ge=0.5, le=3_600,
+                                        alias="writerLeaseSeconds")
+
+
 class AuthConfig(_Node):
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     order: dict[str, list[str]] = Field(default_factory=dict)
@@ -239,6 +252,7 @@ class ClawConfig(_Node):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     gateway: GatewayConfig = Field(default_factory=GatewayConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     host: HostConfig = Field(default_factory=HostConfig)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._ids import new_id
 from clawharness.errors import SessionNotFoundError
-from clawharness.sessions.writers import SessionWriters
+from clawharness.sessions.writers import SessionWriters, WriterSlot
 from clawharness.store.base import SessionRecord, Store
 
 if TYPE_CHECKING:
@@ -82,13 +82,14 @@ class SessionLifecycle:
         )
 
     async def reset(self, key: str, *, reason: str = "reset") -> SessionRecord:
-        async with self._writers.hold(key, timeout=30):
+        async with self._writers.hold(key, timeout=30, purpose=reason) as slot:
             record = await self._require(key)
             fresh_id = new_id()
             updated = await self._store.update_session(key, session_id=fresh_id,
                                                        agent_harness_id=None,
                                                        meta={**record.meta, "previousSessionId": record.session_id,
-                                                             "resetAt": time.time()})
+                                                             "resetAt": time.time()},
+                                                       **_fenced(slot))
             for harness in self._plugins.harnesses_with("reset"):
                 try:
                     hook: Callable[[SessionHookParams], Any] = getattr(harness, "reset")  # noqa: B009
@@ -129,23 +130,30 @@ class SessionLifecycle:
         return result
 
     async def delete(self, key: str) -> bool:
-        async with self._writers.hold(key, timeout=30):
+        async with self._writers.hold(key, timeout=30, purpose="delete") as slot:
             record = await self._store.get_session(key)
             if record is None:
                 return False
-            deleted: bool = await self._transaction(record, "with_session_deletion", "deleted",
-                                                    lambda: self._store.delete_session(key))
+            deleted: bool = await self._transaction(
+                record, "with_session_deletion", "deleted",
+                lambda: self._store.delete_session(key, **_fenced(slot)))
             return deleted
 
     async def rewind(self, key: str, *, to_seq: int) -> int:
-        async with self._writers.hold(key, timeout=30):
+        async with self._writers.hold(key, timeout=30, purpose="rewind") as slot:
             record = await self._require(key)
             dropped: int = await self._transaction(
                 record, "with_session_context_reset", "rewind",
-                lambda: self._store.truncate_entries(record.session_id, after_seq=to_seq),
+                lambda: self._store.truncate_entries(record.session_id, after_seq=to_seq,
+                                                     **_fenced(slot)),
                 previous=record.meta.get("previousSessionId"),
             )
             return dropped
+
+
+def _fenced(slot: WriterSlot) -> dict[str, Any]:
+    """`fence=` for a write under the slot's store lease (none without a store)."""
+    return {} if slot.fence is None else {"fence": slot.fence}
 
 
 class _HookSlot:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from clawharness.store.base import AppendOutcome, NewEntry, Store, TranscriptEntry
+from clawharness.store.leases import SessionLease
 
 __all__ = ["HistoryCache", "TranscriptMirror", "entry_to_message", "message_text"]
 
@@ -53,8 +54,12 @@ class TranscriptMirror:
     """Appends one run's messages to one physical session, in order, idempotently."""
 
     def __init__(self, store: Store, session_key: str, session_id: str, run_id: str,
-                 *, attempt: int = 0, after: Awaitable[Any] | None = None) -> None:
+                 *, attempt: int = 0, after: Awaitable[Any] | None = None,
+                 fence: SessionLease | None = None) -> None:
         self._store = store
+        #: the session writer lease every append is made under (the store refuses the
+        #: append once another writer took the session over)
+        self._fence = fence
         #: a write that must succeed before this mirror writes anything (the creation of
         #: the session row, still in flight when the turn starts); its failure is ours
         self._after = after
@@ -115,8 +120,12 @@ class TranscriptMirror:
                 await self._after
             while self._queued and self._failure is None:
                 batch, self._queued = self._queued, []
-                outcomes = await self._store.append_entries(
-                    self._session_key, self._session_id, batch)
+                if self._fence is None:
+                    outcomes = await self._store.append_entries(
+                        self._session_key, self._session_id, batch)
+                else:
+                    outcomes = await self._store.append_entries(
+                        self._session_key, self._session_id, batch, fence=self._fence)
                 self.appended.extend(outcomes)
         except BaseException as exc:  # kept for the barrier; later messages are dropped
             self._failure = exc
@@ -141,41 +150,56 @@ class TranscriptMirror:
         return entries
 
 
+def _follows(window_fence: int | None, fence: int | None) -> bool:
+    """May a turn under `fence` use a window written under `window_fence`? Yes when the
+    turn holds the next lease after it, or the same one (a later attempt of the same
+    turn); without a lease only the seq check applies."""
+    if fence is None:
+        return True
+    return window_fence is not None and window_fence in (fence, fence - 1)
+
+
 class HistoryCache:
     """The newest messages of recently used sessions, so a turn need not re-read and
     re-decode its whole context window from the store.
 
-    An entry is trusted only while the store's newest seq for the session still equals
-    the cached one (one cheap index read per turn), so writes from another process or
-    a rewind are noticed and the window is re-read.
+    A window is trusted only while the store's newest seq for the session still equals
+    the cached one (one cheap index read per turn) and, for turns under a session writer
+    lease, while the turn's fence is the one right after the fence the window was
+    written under: any other writer in between (another process, a reset or rewind)
+    took the lease and so moved the fence on, whatever it did to the seq.
     """
 
     def __init__(self, *, limit: int, max_sessions: int = 2048) -> None:
         self._limit = limit
         self._max_sessions = max_sessions
-        self._windows: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+        #: session_id -> (newest seq, fence it was written under or None, messages)
+        self._windows: dict[str, tuple[int, int | None, list[dict[str, Any]]]] = {}
 
-    def get(self, session_id: str, newest_seq: int) -> list[dict[str, Any]] | None:
+    def get(self, session_id: str, newest_seq: int,
+            fence: int | None = None) -> list[dict[str, Any]] | None:
         window = self._windows.get(session_id)
-        if window is None or window[0] != newest_seq:
+        if window is None or window[0] != newest_seq or not _follows(window[1], fence):
             return None
         # most recently used last, for eviction
         self._windows[session_id] = self._windows.pop(session_id)
-        return window[1]
+        return window[2]
 
-    def put(self, session_id: str, entries: Sequence[TranscriptEntry]) -> list[dict[str, Any]]:
+    def put(self, session_id: str, entries: Sequence[TranscriptEntry],
+            fence: int | None = None) -> list[dict[str, Any]]:
         messages = [entry_to_message(e) for e in entries][-self._limit:]
         newest = entries[-1].seq if entries else 0
-        self._store(session_id, newest, messages)
+        self._store(session_id, newest, fence, messages)
         return messages
 
-    def extend(self, session_id: str, previous_seq: int, outcomes: Sequence[AppendOutcome]) -> None:
+    def extend(self, session_id: str, previous_seq: int, outcomes: Sequence[AppendOutcome],
+               fence: int | None = None) -> None:
         """Add what a turn appended; drop the window if anything else changed meanwhile."""
         window = self._windows.get(session_id)
-        if window is None or window[0] != previous_seq:
+        if window is None or window[0] != previous_seq or not _follows(window[1], fence):
             self._windows.pop(session_id, None)
             return
-        messages = list(window[1])
+        messages = list(window[2])
         newest = previous_seq
         for outcome in outcomes:
             if not outcome.appended:
@@ -185,13 +209,14 @@ class HistoryCache:
                 return
             newest = outcome.entry.seq
             messages.append(entry_to_message(outcome.entry))
-        self._store(session_id, newest, messages[-self._limit:])
+        self._store(session_id, newest, fence, messages[-self._limit:])
 
     def invalidate(self, session_id: str) -> None:
         self._windows.pop(session_id, None)
 
-    def _store(self, session_id: str, newest: int, messages: list[dict[str, Any]]) -> None:
+    def _store(self, session_id: str, newest: int, fence: int | None,
+               messages: list[dict[str, Any]]) -> None:
         self._windows.pop(session_id, None)
-        self._windows[session_id] = (newest, messages)
+        self._windows[session_id] = (newest, fence, messages)
         while len(self._windows) > self._max_sessions:
             self._windows.pop(next(iter(self._windows)))

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from clawharness.store._sqlite_leases import check_fence
 from clawharness.store._sqlite_writer import GroupFn, Writer
 
 SCHEMA_V1: tuple[str, ...] = (
@@ -223,26 +224,30 @@ def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) 
 def make_append_group(writer: Writer) -> GroupFn:
     """Do many `append_entries` requests at once, with the results their own `fn`s give.
 
-    Payloads are (session_key, session_id, [(entry, content JSON, metadata JSON)]).
+    Payloads are (session_key, session_id, [(entry, content JSON, metadata JSON)], fence).
     Runs in the writer thread inside its transaction (so nobody else writes meanwhile).
+    A fence that is no longer current fails the group before it writes anything, and
+    then each append runs (and fails) on its own.
     """
     seqs = writer.seqs
 
     def group(conn: sqlite3.Connection, payloads: list[Any]) -> list[Any]:
+        for skey, _, _, fence in payloads:
+            check_fence(conn, skey, fence, "append")
         now = time.time()
-        keyed = [[sid, e.idempotency_key] for _, sid, rows in payloads
+        keyed = [[sid, e.idempotency_key] for _, sid, rows, _ in payloads
                  for e, _, _ in rows if e.idempotency_key is not None]
         stored: dict[tuple[str, str], Any] = {}
         if keyed:
             for row in conn.execute(SELECT_BY_IDEM_MANY, (json.dumps(keyed),)):
                 stored[(row[0], row[6])] = row[1:]
-        fresh = list({sid for _, sid, _ in payloads if sid not in seqs})
+        fresh = list({sid for _, sid, _, _ in payloads if sid not in seqs})
         if fresh:
             for sid, top in conn.execute(MAX_SEQ_MANY, (json.dumps(fresh),)):
                 seqs[sid] = top or 0
         values: list[tuple[Any, ...]] = []
         results: list[Any] = []
-        for skey, sid, rows in payloads:
+        for skey, sid, rows, _ in payloads:
             seq = seqs[sid]
             marks: list[Any] = []
             for e, content, meta in rows:

@@ -84,11 +84,16 @@ class Writer:
         self.batches = 0
         self.requests = 0
         self.max_batch = 0
+        self.checkpoints = 0
         self.batch_sizes: list[int] = []
         #: session_id -> highest seq, touched only by this thread; valid while no other
         #: connection has committed (PRAGMA data_version) and no batch rolled back
         self.seqs: dict[str, int] = {}
         self._data_version = -1
+        #: False from taking work until its transaction ended (read without a lock: a
+        #: stale answer costs only a short wait for the file's write lock)
+        self._waiting = True
+        self._checkpoint = False
         self._thread = threading.Thread(target=self._run, name="clawharness-store-writer",
                                         daemon=True)
         self._thread.start()
@@ -98,6 +103,18 @@ class Writer:
             if self._stopping:
                 raise StoreError(f"{self._path}: the store is closed")
             self._queue.put(req)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and no batch running: a write made elsewhere now neither
+        overtakes a queued one nor meets this thread at the file's write lock."""
+        return self._waiting and self._queue.empty()
+
+    def checkpoint_soon(self) -> None:
+        """Checkpoint the WAL after the next batch (for commits of other connections in
+        this process that do not checkpoint themselves)."""
+        self._checkpoint = True
+        self.submit_background(lambda conn: None)
 
     def submit_background(self, fn: Fn) -> None:
         """Queue `fn` with nobody waiting for it (any thread); ignored once stopping."""
@@ -117,6 +134,7 @@ class Writer:
         stop = False
         while not stop:
             item = self._queue.get()
+            self._waiting = False
             batch: list[Request] = []
             while True:
                 if item is None:
@@ -134,7 +152,16 @@ class Writer:
                     self._run_batch(batch)
                 except BaseException as exc:  # never let the writer die with callers waiting
                     self._fail_all(batch, exc)
+                    self._waiting = True
                     self._deliver(batch)
+            self._waiting = True
+            if self._checkpoint:
+                self._checkpoint = False
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    self.checkpoints += 1
+                except sqlite3.Error as exc:  # the next one will do
+                    log.warning("%s: WAL checkpoint failed: %s", self._path, exc)
         self._conn.close()
 
     def _run_batch(self, batch: list[Request]) -> None:
@@ -158,6 +185,7 @@ class Writer:
                 self._on_commit(appended)
             except Exception:  # the index catches up at the next search anyway
                 log.exception("%s: telling the search indexer failed", self._path)
+        self._waiting = True  # the transaction is over: the callers may write inline now
         self._deliver(batch)
 
     def _fail_all(self, batch: list[Request], exc: BaseException) -> None:

@@ -9,8 +9,10 @@ An append call is atomic: all of its entries are stored, or none.
 
 Errors: `StoreError` for a failed read or write (a bad entry fails its whole append call
 and nothing else), `StoreCorruptError` for a file that is not a database,
-`ConditionalWriteConflict` for `create_session` on an existing key and
-`SessionNotFoundError` from `update_session`.
+`ConditionalWriteConflict` for `create_session` on an existing key,
+`SessionNotFoundError` from `update_session` and `SessionLeaseLostError` for a write
+whose `fence` (a per-session writer lease, `clawharness.store.leases`) is no longer the
+session's current lease. A write without a fence is not checked.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from clawharness.errors import StoreError
+from clawharness.store.leases import (
+    SessionLease,
+    SessionLeaseBusy,
+    SessionLeaseState,
+    SessionLeaseWatch,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -40,8 +48,8 @@ __all__ = [
     "parse_search_query",
 ]
 
-#: the store schema version that `open()` migrates to
-SCHEMA_VERSION = 1
+#: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,17 +171,20 @@ class Store(SyncPluginStateView, Protocol):
     ) -> list[SessionRecord]:
         """Most recently updated first."""
 
-    async def update_session(self, key: str, **fields: Any) -> SessionRecord:
+    async def update_session(self, key: str, *, fence: SessionLease | None = None,
+                             **fields: Any) -> SessionRecord:
         """Set some of session_id, model_ref, agent_harness_id, meta; bumps updated_at.
         SessionNotFoundError if absent. `None` clears a nullable field; `meta` replaces
         the whole dict; another field name is a StoreError."""
 
-    async def delete_session(self, key: str) -> bool:
-        """Delete the row and every transcript entry under the key. False if absent."""
+    async def delete_session(self, key: str, *, fence: SessionLease | None = None) -> bool:
+        """Delete the row and every transcript entry under the key. False if absent.
+        The key's writer lease row stays (its fence keeps counting)."""
 
     # transcript ----------------------------------------------------------------
     async def append_entries(
-        self, session_key: str, session_id: str, entries: Sequence[NewEntry]
+        self, session_key: str, session_id: str, entries: Sequence[NewEntry], *,
+        fence: SessionLease | None = None,
     ) -> list[AppendOutcome]:
         """Append atomically, in order, `seq` increasing per physical session.
 
@@ -183,6 +194,8 @@ class Store(SyncPluginStateView, Protocol):
         latest activity: the row under `session_key`, while its session id is still
         `session_id`, gets `updated_at` = now (in the same transaction; nothing else of
         the row changes, and no row is created).
+        With `fence`, the append happens only while that lease is the session's current
+        one (checked in the same transaction), else SessionLeaseLostError.
         """
 
     async def read_entries(
@@ -192,7 +205,8 @@ class Store(SyncPluginStateView, Protocol):
 
     async def count_entries(self, session_id: str) -> int: ...
 
-    async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
+    async def truncate_entries(self, session_id: str, *, after_seq: int,
+                               fence: SessionLease | None = None) -> int:
         """Delete entries with seq > after_seq (a rewind). Returns how many went.
         The next append continues at `after_seq + 1`."""
 
@@ -230,6 +244,42 @@ class Store(SyncPluginStateView, Protocol):
         Value and lease are both replaced (no lease given clears it); generation + 1."""
 
     async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool: ...
+
+    # per-session writer leases (see clawharness.store.leases) ----------------------
+    async def acquire_session_lease(
+        self, session_key: str, *, holder: str, ttl: float, ticket: int | None = None,
+        token: str | None = None,
+    ) -> SessionLease | SessionLeaseBusy:
+        """Take the writer lease of `session_key` for `ttl` seconds, in one write.
+
+        It succeeds when the lease is free (released or expired) and no live waiter is
+        queued before `ticket` (None: before everyone). Otherwise the caller is queued,
+        or its queue row refreshed, and gets `SessionLeaseBusy` with its ticket.
+        `token` (default: a random one) is the lease's identity; a caller that chooses
+        it can release a lease it won but never saw (its await was cancelled).
+        """
+
+    async def session_lease_state(
+        self, session_key: str, *, ticket: int | None = None,
+    ) -> SessionLeaseState:
+        """Read the lease and the queue ahead of `ticket` (a waiter's cheap poll)."""
+
+    async def renew_session_leases(
+        self, leases: Sequence[SessionLease], *, ttl: float,
+    ) -> list[SessionLease | None]:
+        """Extend each lease still current to now + `ttl`; None for one that was lost."""
+
+    async def release_session_lease(self, lease: SessionLease) -> bool:
+        """Free the lease if it is still current (by token only). False if it was not."""
+
+    async def leave_session_lease_queue(self, session_key: str, ticket: int) -> None:
+        """Drop a waiter's queue row (a caller that gave up waiting)."""
+
+    async def assert_session_lease(self, lease: SessionLease) -> None:
+        """Raise SessionLeaseLostError unless `lease` is the session's current lease."""
+
+    def watch_session_lease(self, session_key: str) -> SessionLeaseWatch:
+        """Subscribe to the key's lease changes; `close()` the watch when done."""
 
 
 #: the fields `update_session` may set

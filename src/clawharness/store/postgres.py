@@ -8,7 +8,9 @@ are single statements guarded by `WHERE generation = %s`. Search uses a generate
 GIN index, ranking with ts_rank over the newest matches only. The synchronous
 plugin-state methods use their own blocking connection. PostgreSQL text cannot hold NUL,
 so an entry's `text` is stored (and read back) without NUL characters; JSON content keeps
-them (as the `\u0000` escape).
+them (as the `\u0000` escape). The server aborts a transaction of ours left idle for
+`idle_in_transaction_timeout` (10 s): a client frozen mid-write must not hold its row
+locks (and with them the takeover of a session writer lease) until it wakes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from clawharness.errors import (
     SessionNotFoundError,
     StoreError,
 )
+from clawharness.store import _postgres_leases as leases
 from clawharness.store import _postgres_sql as q
 from clawharness.store.base import (
     SCHEMA_VERSION,
@@ -44,12 +47,13 @@ from clawharness.store.base import (
     dump_json,
     parse_search_query,
 )
+from clawharness.store.leases import SessionLease
 
 __all__ = ["PostgresStore"]
 
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1}
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2}
 
 
 def _redact(url: str) -> str:
@@ -69,19 +73,22 @@ def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
     return None if row is None else PluginStateRecord(*row)
 
 
-class PostgresStore:
+class PostgresStore(leases.SessionLeaseMethods):
     """The `Store` protocol over PostgreSQL (see the module docstring).
 
     `schema` puts every table in that schema (created if missing), via `search_path`.
     """
 
     def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 4,
-                 search_window: int = 2000, connect_timeout: float = 10.0):
+                 search_window: int = 2000, connect_timeout: float = 10.0,
+                 idle_in_transaction_timeout: float = 10.0):
         if schema is not None and not _IDENT.fullmatch(schema):
             raise StoreError(f"PostgreSQL schema name {schema!r} is not a plain identifier")
         self.url = url
         self.schema = schema
         self.search_window = search_window
+        #: the server aborts a transaction of ours left idle this long (a frozen client)
+        self.idle_in_transaction_timeout = idle_in_transaction_timeout
         self._where = _redact(url) + (f" (schema {schema})" if schema else "")
         self._kwargs: dict[str, Any] = {"autocommit": True,
                                         "connect_timeout": max(1, int(connect_timeout))}
@@ -94,6 +101,7 @@ class PostgresStore:
         self._closed = False
         self._sync: psycopg.Connection[Any] | None = None
         self._sync_lock = threading.Lock()
+        self._listener: leases.LeaseListener | None = None
 
     def _error(self, exc: BaseException, what: str) -> BaseException:
         if isinstance(exc, ClawHarnessError) or not isinstance(exc, psycopg.Error):
@@ -143,19 +151,27 @@ class PostgresStore:
         """Close every connection (those in use close when their call finishes)."""
         self._open = False
         self._closed = True
+        await self._close_listener()
         await self._close_idle()
         with self._sync_lock:
             if self._sync is not None:
                 self._sync.close()
                 self._sync = None
 
+    async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        conn = await psycopg.AsyncConnection.connect(self.url, **self._kwargs)
+        # A client frozen inside a write (SIGSTOP, a paused VM) would otherwise hold its
+        # row locks, and with them a session writer lease's takeover, until it wakes up.
+        await conn.execute("SELECT set_config('idle_in_transaction_session_timeout', %s, false)",
+                           (f"{int(self.idle_in_transaction_timeout * 1000)}",))
+        return conn
+
     @asynccontextmanager
     async def _conn(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         if self._sem is None:
             raise StoreError(f"{self._where}: the store is not open")
         async with self._sem:
-            conn = self._idle.pop() if self._idle else await psycopg.AsyncConnection.connect(
-                self.url, **self._kwargs)
+            conn = self._idle.pop() if self._idle else await self._connect()
             try:
                 yield conn
             finally:
@@ -222,7 +238,8 @@ class PostgresStore:
                                "ORDER BY updated_at DESC, key LIMIT %s", args)
         return [_session(r) for r in rows]
 
-    async def update_session(self, key: str, **fields: Any) -> SessionRecord:
+    async def update_session(self, key: str, *, fence: SessionLease | None = None,
+                             **fields: Any) -> SessionRecord:
         """Set some of session_id, model_ref, agent_harness_id, meta; bumps updated_at."""
         values = check_session_update(key, fields)
         sets = []
@@ -232,14 +249,23 @@ class PostgresStore:
             values["meta"] = dump_json(values["meta"], f"meta of session {key!r}")
         query = (f"UPDATE sessions SET {''.join(s + ', ' for s in sets)}updated_at = %s "
                  f"WHERE key = %s RETURNING {q.SESSION_COLS}")
-        row = await self._one("update_session", query, (*values.values(), time.time(), key))
+        args = (*values.values(), time.time(), key)
+        if fence is None:
+            row = await self._one("update_session", query, args)
+        else:
+            async def fn(conn: psycopg.AsyncConnection[Any]) -> Any:
+                await leases.check_fence(conn, key, fence, "update_session")
+                return await (await conn.execute(query, args)).fetchone()
+
+            row = await self._run("update_session", fn)
         if row is None:
             raise SessionNotFoundError(f"no session {key!r}")
         return _session(row)
 
-    async def delete_session(self, key: str) -> bool:
+    async def delete_session(self, key: str, *, fence: SessionLease | None = None) -> bool:
         """Delete the row and every transcript entry under the key. False if absent."""
         async def fn(conn: psycopg.AsyncConnection[Any]) -> bool:
+            await leases.check_fence(conn, key, fence, "delete_session")
             await conn.execute("DELETE FROM transcript_entries WHERE session_key = %s", (key,))
             cur = await conn.execute("DELETE FROM sessions WHERE key = %s", (key,))
             return cur.rowcount > 0
@@ -249,7 +275,8 @@ class PostgresStore:
 
     # transcript -------------------------------------------------------------------------
     async def append_entries(
-        self, session_key: str, session_id: str, entries: Sequence[NewEntry]
+        self, session_key: str, session_id: str, entries: Sequence[NewEntry], *,
+        fence: SessionLease | None = None,
     ) -> list[AppendOutcome]:
         """Append atomically, in order, `seq` increasing per physical session."""
         if not entries:
@@ -263,6 +290,7 @@ class PostgresStore:
         keys = [e.idempotency_key for e in entries if e.idempotency_key is not None]
 
         async def fn(conn: psycopg.AsyncConnection[Any]) -> list[AppendOutcome]:
+            await leases.check_fence(conn, session_key, fence, "append")
             await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
             cur = await conn.execute(q.MAX_SEQ, (session_id,))
             seq = int((await cur.fetchone() or (0,))[0])
@@ -315,9 +343,12 @@ class PostgresStore:
                               "WHERE session_id = %s", (session_id,))
         return int(row[0])
 
-    async def truncate_entries(self, session_id: str, *, after_seq: int) -> int:
+    async def truncate_entries(self, session_id: str, *, after_seq: int,
+                               fence: SessionLease | None = None) -> int:
         """Delete entries with seq > after_seq (a rewind). Returns how many went."""
         async def fn(conn: psycopg.AsyncConnection[Any]) -> int:
+            if fence is not None:
+                await leases.check_fence(conn, fence.session_key, fence, "truncate_entries")
             await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
             cur = await conn.execute("DELETE FROM transcript_entries WHERE session_id = %s "
                                      "AND seq > %s", (session_id, after_seq))

@@ -1,0 +1,193 @@
+"""SQL of the SQLite store's per-session writer leases (see `clawharness.store.leases`).
+
+Every function takes the connection it runs on: the writes run in the writer thread,
+inside its batch transaction, so a check and the write it guards are atomic; the poll
+is a read. Times are the process's clock (`time.time()`): every process that opens the
+file runs on the same machine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from clawharness.store.leases import (
+    NO_TICKET,
+    SessionLease,
+    SessionLeaseBusy,
+    SessionLeaseState,
+    SleepingWatch,
+    check_token,
+    check_ttl,
+    lease_lost,
+    waiter_ttl,
+)
+
+_T = TypeVar("_T")
+
+#: v3: the writer lease of each session key, and the queue of processes waiting for one
+MIGRATION_V3: tuple[str, ...] = (
+    """CREATE TABLE session_leases (
+        session_key TEXT PRIMARY KEY,
+        fence INTEGER NOT NULL,
+        token TEXT,
+        holder TEXT,
+        acquired_at REAL,
+        expires_at REAL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE session_lease_waiters (
+        ticket INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_key TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    )""",
+    "CREATE INDEX session_lease_waiters_by_key ON session_lease_waiters (session_key, ticket)",
+)
+
+# Free (released or expired) and nobody live queued ahead of the ticket: take it, with the
+# next fence. The SELECT's WHERE also keeps SQLite from reading ON CONFLICT as a join.
+_ACQUIRE = """INSERT INTO session_leases
+    (session_key, fence, token, holder, acquired_at, expires_at)
+SELECT :key, 1, :token, :holder, :now, :expires
+WHERE NOT EXISTS (SELECT 1 FROM session_lease_waiters
+                  WHERE session_key = :key AND expires_at > :now AND ticket < :ticket)
+ON CONFLICT (session_key) DO UPDATE SET
+    fence = fence + 1, token = excluded.token, holder = excluded.holder,
+    acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+WHERE token IS NULL OR expires_at <= :now
+RETURNING fence"""
+_STATE = """SELECT l.holder, coalesce(l.fence, 0), l.expires_at,
+    coalesce(l.token IS NOT NULL AND l.expires_at > :now, 0),
+    (SELECT count(*) FROM session_lease_waiters
+     WHERE session_key = :key AND expires_at > :now AND ticket < :ticket)
+FROM (SELECT :key AS k) LEFT JOIN session_leases l ON l.session_key = k"""
+_TOKEN = "SELECT token, fence FROM session_leases WHERE session_key = ?"
+
+
+def acquire(conn: sqlite3.Connection, key: str, token: str, holder: str, now: float,
+            ttl: float, ticket: int | None, waiter_ttl: float) -> SessionLease | SessionLeaseBusy:
+    """One acquisition attempt; on failure the caller is queued (or its row refreshed)."""
+    args = {"key": key, "token": token, "holder": holder, "now": now, "expires": now + ttl,
+            "ticket": NO_TICKET if ticket is None else ticket}
+    row = conn.execute(_ACQUIRE, args).fetchone()
+    if row is not None:
+        if ticket is not None:
+            conn.execute("DELETE FROM session_lease_waiters WHERE ticket = ?", (ticket,))
+        return SessionLease(key, token, int(row[0]), holder, now, now + ttl)
+    # busy: forget waiters that died, then queue (or refresh) this one
+    conn.execute("DELETE FROM session_lease_waiters WHERE session_key = ? AND expires_at <= ?",
+                 (key, now))
+    mine = None
+    if ticket is not None:
+        mine = conn.execute("UPDATE session_lease_waiters SET expires_at = ? WHERE ticket = ? "
+                            "RETURNING ticket", (now + waiter_ttl, ticket)).fetchone()
+    if mine is None:  # new, or our row expired meanwhile: back of the queue
+        mine = conn.execute("INSERT INTO session_lease_waiters (session_key, holder, expires_at) "
+                            "VALUES (?, ?, ?) RETURNING ticket",
+                            (key, holder, now + waiter_ttl)).fetchone()
+    state = read_state(conn, key, now, int(mine[0]))
+    return SessionLeaseBusy(key, int(mine[0]), state.holder, state.fence, state.expires_at,
+                            state.held, state.waiters_ahead)
+
+
+def read_state(conn: sqlite3.Connection, key: str, now: float,
+               ticket: int | None) -> SessionLeaseState:
+    """The lease row and the live queue ahead of `ticket`."""
+    row = conn.execute(_STATE, {"key": key, "now": now,
+                                "ticket": NO_TICKET if ticket is None else ticket}).fetchone()
+    return SessionLeaseState(key, row[0], int(row[1]), row[2], bool(row[3]), int(row[4]))
+
+
+def renew(conn: sqlite3.Connection, leases: Sequence[SessionLease], now: float,
+          ttl: float) -> list[SessionLease | None]:
+    """Extend every lease whose row still carries its token."""
+    out: list[SessionLease | None] = []
+    sql = ("UPDATE session_leases SET expires_at = ? WHERE session_key = ? AND token = ? "
+           "RETURNING expires_at")
+    for lease in leases:
+        row = conn.execute(sql, (now + ttl, lease.session_key, lease.token)).fetchone()
+        out.append(None if row is None else replace(lease, expires_at=float(row[0])))
+    return out
+
+
+def release(conn: sqlite3.Connection, lease: SessionLease) -> bool:
+    """Clear the holder if the row still carries the lease's token (the fence stays)."""
+    return conn.execute(
+        "UPDATE session_leases SET token = NULL, holder = NULL, expires_at = NULL "
+        "WHERE session_key = ? AND token = ?", (lease.session_key, lease.token)).rowcount > 0
+
+
+def leave_queue(conn: sqlite3.Connection, ticket: int) -> None:
+    conn.execute("DELETE FROM session_lease_waiters WHERE ticket = ?", (ticket,))
+
+
+def check_fence(conn: sqlite3.Connection, session_key: str, fence: SessionLease | None,
+                what: str) -> None:
+    """Raise unless `fence` is the session's current lease (nothing is written first)."""
+    if fence is None:
+        return
+    row = conn.execute(_TOKEN, (session_key,)).fetchone()
+    error = lease_lost(fence, session_key, None if row is None else (row[0], row[1]), what)
+    if error is not None:
+        raise error
+
+
+class SessionLeaseMethods:
+    """The `Store` protocol's lease methods, for `SqliteStore`. Acquisition and release
+    are one-row writes made inline while the writer thread idles (see `_write_small`);
+    renewals go through the writer; the poll and the assertion are inline index reads."""
+
+    if TYPE_CHECKING:
+        async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
+                         group: Any = None, payload: Any = None) -> _T: ...
+
+        async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
+                        inline: bool = False) -> _T: ...
+
+        async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+
+    async def acquire_session_lease(
+        self, session_key: str, *, holder: str, ttl: float, ticket: int | None = None,
+        token: str | None = None,
+    ) -> SessionLease | SessionLeaseBusy:
+        """Take the session's writer lease in one write, or queue as a waiter."""
+        seconds = check_ttl(ttl)
+        token = check_token(token)
+        return await self._write_small(lambda c: acquire(
+            c, session_key, token, holder, time.time(), seconds, ticket, waiter_ttl(seconds)))
+
+    async def session_lease_state(
+        self, session_key: str, *, ticket: int | None = None,
+    ) -> SessionLeaseState:
+        """The lease and the queue ahead of `ticket` (an index read, inline)."""
+        return await self._read(
+            lambda c: read_state(c, session_key, time.time(), ticket), inline=True)
+
+    async def renew_session_leases(
+        self, leases: Sequence[SessionLease], *, ttl: float,
+    ) -> list[SessionLease | None]:
+        """Extend each lease still current to now + `ttl`; None for a lost one."""
+        seconds = check_ttl(ttl)
+        if not leases:
+            return []
+        return await self._write(lambda c: renew(c, leases, time.time(), seconds))
+
+    async def release_session_lease(self, lease: SessionLease) -> bool:
+        """Free the lease if it is still current."""
+        return await self._write_small(lambda c: release(c, lease))
+
+    async def leave_session_lease_queue(self, session_key: str, ticket: int) -> None:
+        """Drop a waiter's queue row."""
+        await self._write(lambda c: leave_queue(c, ticket))
+
+    async def assert_session_lease(self, lease: SessionLease) -> None:
+        """SessionLeaseLostError unless `lease` is the session's current lease."""
+        await self._read(lambda c: check_fence(c, lease.session_key, lease, "a write"),
+                         inline=True)
+
+    def watch_session_lease(self, session_key: str) -> SleepingWatch:
+        """No notifications across processes here: waiters poll."""
+        return SleepingWatch()
