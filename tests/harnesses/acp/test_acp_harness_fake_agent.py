@@ -178,7 +178,7 @@ async def test_reset_forgets_the_binding_and_stops_the_agent(rig: Rig) -> None:
     harness = rig.harness()
     await rig.run(harness, rig.params("text one"))
     [pid] = harness.live_pids()
-    await harness.reset(SessionHookParams(agent_id="main", session_key="agent:main:main",
+    await harness.bindings.reset(SessionHookParams(agent_id="main", session_key="agent:main:main",
                                           session_id="host-session-1", reason="reset",
                                           store_url="unused"))
     assert await harness.binding("main", "agent:main:main") is None
@@ -213,7 +213,9 @@ def test_the_plugin_registers_the_harness_and_provider_acp(tmp_path: Path) -> No
     api = PluginApi(plugin_id=entry.id, registry=registry, registrations=registrations,
                     state_dir=tmp_path, config={"agents": {"a": {"command": ["x"]}}})
     entry.register(api)
-    assert api.harness_ids == ["acp"]
+    assert api.harness_ids == ("acp",)
+    [(owner, bindings)] = registrations.session_bindings
+    assert owner == "acp" and bindings.namespace == "acp.bindings"
     [provider] = registrations.providers["acp"]
     assert provider.models == ("a",)
     [route] = provider.routes
