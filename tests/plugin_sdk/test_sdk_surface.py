@@ -90,7 +90,7 @@ SURFACE: dict[str, set[str]] = {
     },
     "testing": {
         "attempt_params", "declared_route", "undeclared_routes", "RecordingMirror",
-        "StaticToolPolicy", "check_harness_contract", "check_attempt_result", "ContractReport",
+        "StaticToolPolicy", "register_plugin", "RegisteredPlugin", "check_harness_contract", "check_attempt_result", "ContractReport",
         "ContractCheck", "HarnessContractSuite",
     },
 }

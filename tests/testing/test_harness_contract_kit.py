@@ -206,7 +206,7 @@ class TestGoodHarnessContract(HarnessContractSuite):
         return DECLARED
 
     def attempt_params(self) -> AttemptParams | None:
-        return attempt_params("hello")
+        return attempt_params("hello", workspace_dir=str(self.workdir))
 
 
 def test_the_suite_fails_for_a_harness_that_ignores_the_route_policy() -> None:
@@ -226,5 +226,12 @@ def test_the_suite_fails_for_a_reply_missing_from_the_transcript() -> None:
         def make_harness(self) -> Any:
             return RepliesWithoutTranscript()
 
-    with pytest.raises(AssertionError, match="transcript holds the reply"):
-        Suite().test_attempt_result()
+    suite = Suite()
+    suite.setup_method()
+    try:
+        with pytest.raises(AssertionError, match="transcript holds the reply"):
+            suite.test_attempt_result()
+        assert suite.workdir.is_dir()
+    finally:
+        suite.teardown_method()
+    assert not suite.workdir.exists()

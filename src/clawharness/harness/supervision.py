@@ -91,10 +91,14 @@ class SupervisedProcesses(Generic[P]):
         process = self.pop(key)
         if process is None:
             return
-        if self._stop is not None:
-            await self._stop(process)
-        else:
-            await process.child.shutdown(grace=self._grace)
+        try:
+            if self._stop is not None:
+                await self._stop(process)
+            else:
+                await process.child.shutdown(grace=self._grace)
+        except BaseException:
+            process.child.kill()  # however the stop failed, the process does not outlive it
+            raise
 
     async def close_all(self) -> None:
         """Stop every process (a harness's `dispose`); one failing does not stop the rest."""
@@ -103,9 +107,6 @@ class SupervisedProcesses(Generic[P]):
                 await self.close(key)
             except Exception as exc:
                 log.warning("stopping the process of %s failed: %s", key, exc)
-                process = self._live.pop(key, None)
-                if process is not None:
-                    process.child.kill()
 
     def close_with(self, bindings: RemovalNotifier) -> None:
         """Stop a session's process when the host removes that session's binding."""

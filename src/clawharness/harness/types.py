@@ -169,7 +169,7 @@ class AgentEvent:
     """A streamed agent event: `stream` is lifecycle | assistant | tool | usage | ..."""
 
     stream: str
-    data: Mapping[str, Any]
+    data: Mapping[str, JsonValue]
 
 
 #: `on_partial_reply(text)`: the reply so far, streamed to the user as it grows
@@ -212,7 +212,7 @@ class AttemptParams:
     #: the host-owned policy bundle (`AgentRuntimePlan`); read it, never mutate it
     runtime_plan: _runtime_plan.AgentRuntimePlan
     system_prompt: str | None = None
-    images: Sequence[Mapping[str, Any]] = ()
+    images: Sequence[Mapping[str, JsonValue]] = ()
     tools: Sequence[ToolSpec] = ()
     #: prior transcript messages of this session (the built-in runtime's context)
     history: Sequence[Message] = ()
@@ -228,7 +228,7 @@ class AttemptParams:
     plugin_harness_tool_policy_safe_denied_tools: Sequence[str] = ()
     capture_runtime_artifact: bool = False
     expected_runtime_artifact: RuntimeArtifact | None = None
-    continuation: Mapping[str, Any] | None = None
+    continuation: Mapping[str, JsonValue] | None = None
     skill_workshop_proposal_only: bool = False
     operation: Literal["attempt", "settled-tool-finalization"] = "attempt"
     agent_harness_id: str | None = None
@@ -260,7 +260,7 @@ class AttemptTerminal:
     #: what the host can tell the user about a failure besides `error`, JSON-keyed:
     #: `type` (a stable code such as "provider_unreachable"), `provider`, `model`, `url`,
     #: `status`, `rule`, `hint` (what to do); see `ProviderError`
-    details: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
+    details: Mapping[str, JsonValue] | None = field(default=None, compare=False, hash=False)
 
     @staticmethod
     def ok() -> AttemptTerminal:
@@ -284,32 +284,34 @@ class AttemptResult:
     #: the reply texts, in order; each must also be in `messages_snapshot`
     assistant_texts: list[str] = field(default_factory=list)
     last_assistant: Message | None = None
-    tool_metas: list[dict[str, Any]] = field(default_factory=list)
-    last_tool_error: dict[str, Any] | None = None
-    accepted_session_spawns: list[dict[str, Any]] = field(default_factory=list)
-    client_tool_calls: list[dict[str, Any]] | None = None
+    tool_metas: list[dict[str, JsonValue]] = field(default_factory=list)
+    last_tool_error: dict[str, JsonValue] | None = None
+    accepted_session_spawns: list[dict[str, JsonValue]] = field(default_factory=list)
+    client_tool_calls: list[dict[str, JsonValue]] | None = None
     did_send_via_messaging_tool: bool = False
     messaging_tool_sent_texts: list[str] = field(default_factory=list)
     messaging_tool_sent_media_urls: list[str] = field(default_factory=list)
-    messaging_tool_sent_targets: list[dict[str, Any]] = field(default_factory=list)
+    messaging_tool_sent_targets: list[dict[str, JsonValue]] = field(default_factory=list)
     tool_media_urls: list[str] = field(default_factory=list)
     host_owned_tool_media_urls: list[str] = field(default_factory=list)
-    attempt_usage: dict[str, Any] | None = None
+    attempt_usage: dict[str, JsonValue] | None = None
     agent_harness_id: str | None = None
     agent_harness_result_classification: str | None = None
     runtime_artifact: RuntimeArtifact | None = None
     #: `{source: "openclaw-transcript"|"harness"|"unavailable", ...}`
-    settled_turn_finalization_context: dict[str, Any] | None = None
+    settled_turn_finalization_context: dict[str, JsonValue] | None = None
     #: messages the harness already mirrored into the transcript itself
     transcript_mirrored: bool = False
     #: user-visible warnings about this attempt (e.g. its native session was gone and a
     #: new one started); the host passes them on in the turn's result
     warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: anything else a harness reports (e.g. `nativeSessionId`); the host reads what it
+    #: knows and checks each value's type
+    extra: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def reply(cls, session_id_used: str, text: str, *, agent_harness_id: str | None = None,
-              attempt_usage: dict[str, Any] | None = None, stop_reason: str = "stop",
+              attempt_usage: dict[str, JsonValue] | None = None, stop_reason: str = "stop",
               provider: str | None = None, model: str | None = None) -> AttemptResult:
         """A finished attempt that answered `text`: one assistant message in the
         transcript and the same text as the reply."""

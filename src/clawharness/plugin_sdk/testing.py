@@ -8,6 +8,11 @@ Prepared inputs
     whose provider declares the harness compatible; `undeclared_routes(harness_id, ctx)`
     -> the routes derived from it that declare nothing for the harness.
 
+Registration
+    `register_plugin(entry, state_dir=...)` runs `register(api)` as the host would and
+    returns a `RegisteredPlugin` (its harnesses, providers and session bindings);
+    `reset_session` / `delete_session` do to the bindings what the host's do.
+
 Checks
     `check_harness_contract(harness, declared_route_ctx=...)` (registration, support,
     never claiming an undeclared route, restricted turns fail closed) and
@@ -33,16 +38,19 @@ from clawharness.testing.contract import (
     check_harness_contract,
     undeclared_routes,
 )
+from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
 
 __all__ = [
     "ContractCheck",
     "ContractReport",
     "HarnessContractSuite",
     "RecordingMirror",
+    "RegisteredPlugin",
     "StaticToolPolicy",
     "attempt_params",
     "check_attempt_result",
     "check_harness_contract",
     "declared_route",
+    "register_plugin",
     "undeclared_routes",
 ]

@@ -22,8 +22,10 @@ what it mirrored, which must start with the turn's prompt).
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from clawharness.errors import ClawHarnessError, HarnessError, ToolPolicyRejectedError
@@ -283,7 +285,20 @@ async def check_attempt_result(harness: AgentHarness, params: AttemptParams) -> 
 
 
 class HarnessContractSuite:
-    """Subclass as `TestMyHarness(HarnessContractSuite)`; pytest collects the clauses."""
+    """Subclass as `TestMyHarness(HarnessContractSuite)`; pytest collects the clauses.
+
+    `self.workdir` is a fresh directory for each clause (removed afterwards): put the
+    harness's state and the attempt's workspace there.
+    """
+
+    workdir: Path
+
+    def setup_method(self, method: object = None) -> None:
+        self._workdir = tempfile.TemporaryDirectory(prefix="clawharness-kit-")
+        self.workdir = Path(self._workdir.name)
+
+    def teardown_method(self, method: object = None) -> None:
+        self._workdir.cleanup()
 
     def make_harness(self) -> AgentHarness:
         raise NotImplementedError("return a fresh harness instance")

@@ -30,6 +30,7 @@ from typing import Any, Generic, TypeAlias, TypeVar
 from clawharness._json import JsonObject, JsonValue
 from clawharness.errors import HarnessError
 from clawharness.harness.types import AttemptParams
+from clawharness.sessions.bindings.errors import InvalidRecordError
 from clawharness.sessions.bindings.hooks import HostRun, harness_session_hooks
 from clawharness.sessions.bindings.lifecycle import (
     BindingOperationParams,
@@ -121,6 +122,7 @@ class BoundSession(Generic[T]):
 
     async def write(self, record: T) -> None:
         """Store `record` as this session's binding (under the turn's lease)."""
+        self._bindings.check_record(self.key, record)
 
         def apply(_current: T | None, _token: str | None) -> tuple[None, T]:
             return None, record
@@ -166,6 +168,14 @@ class SessionBindings(Generic[T]):
 
     def is_empty(self, record: T) -> bool:
         return record == self.empty
+
+    def check_record(self, key: str, record: T) -> None:
+        """Refuse a record the codec would not store, naming the row, before any write."""
+        try:
+            self._codec.encode(record)
+        except (ValueError, TypeError) as exc:
+            raise InvalidRecordError(
+                f"{self.namespace}: the binding {key!r} was not stored: {exc}") from exc
 
     def on_removed(self, callback: RemovedCallback) -> None:
         """Run `callback(agent_id, session_key)` after the host reset, deleted or rewound
@@ -229,8 +239,9 @@ class SessionBindings(Generic[T]):
     async def write(self, agent_id: str, session_key: str, record: T) -> None:
         """Store the session's binding. A turn holding its lease elsewhere is waited for
         (`LeaseTimeoutError` after the lease timings' wait)."""
-        lifecycle = await self.lifecycle()
         key = self.row_key(agent_id, session_key)
+        self.check_record(key, record)
+        lifecycle = await self.lifecycle()
 
         def apply(_current: T | None, _token: str | None) -> tuple[None, T]:
             return None, record
