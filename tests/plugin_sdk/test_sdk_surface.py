@@ -17,6 +17,7 @@ import pytest
 
 from clawharness.plugin_sdk import (
     agent_harness,
+    agent_harness_cli,
     agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
@@ -88,6 +89,13 @@ SURFACE: dict[str, set[str]] = {
         "SupervisedProcess", "read_frame_line", "decode_json_frame", "BoundedLineReader",
         "InputLimitError", "MAX_NATIVE_FRAME_BYTES", "MAX_JSON_DEPTH",
     },
+    "agent_harness_cli": {
+        "CliAgentSpec", "CliBackendHarness", "CliBackendError", "CommandLine", "EventMapper",
+        "ControlProtocol", "LaunchRequest", "EnvContext", "resolve_command", "CliEvent",
+        "SessionStarted", "TextDelta", "AssistantMessage", "TextBlock", "ToolUseBlock",
+        "ToolResult", "PermissionRequest", "UnknownControlRequest", "ControlAnswer",
+        "NativeSessionMissing", "TurnFinished",
+    },
     "testing": {
         "attempt_params", "declared_route", "undeclared_routes", "RecordingMirror",
         "StaticToolPolicy", "register_plugin", "RegisteredPlugin", "check_harness_contract", "check_attempt_result", "ContractReport",
@@ -101,6 +109,7 @@ MODULES: dict[str, ModuleType] = {
     "agent_harness_tool_runtime": agent_harness_tool_runtime,
     "agent_harness_session_runtime": agent_harness_session_runtime,
     "agent_harness_process": agent_harness_process,
+    "agent_harness_cli": agent_harness_cli,
     "testing": testing,
 }
 

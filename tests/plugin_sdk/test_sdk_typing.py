@@ -18,6 +18,7 @@ import pytest
 
 from clawharness.plugin_sdk import (
     agent_harness,
+    agent_harness_cli,
     agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
@@ -28,7 +29,7 @@ from clawharness.plugin_sdk import (
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "echo-harness" / "src" / "echo_harness"
 MODULES = (agent_harness, agent_harness_runtime, agent_harness_tool_runtime,
-           agent_harness_session_runtime, agent_harness_process, testing)
+           agent_harness_session_runtime, agent_harness_process, agent_harness_cli, testing)
 REVEALED = re.compile(r":(?P<line>\d+): note: Revealed type is \"(?P<type>.*)\"$")
 
 
