@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = sorted((REPO / "docs").glob("*.md")) + [REPO / "README.md"]
+DOCS = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
 BLOCK = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
 IMPORT = re.compile(r"^\s*(?:from|import)\s+(clawharness(?:\.\w+)*)", re.MULTILINE)
 #: front-facing APIs a doc may show that are not plugin code, and why

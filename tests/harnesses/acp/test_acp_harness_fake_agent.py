@@ -26,6 +26,7 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import SupportContext
 from clawharness.harnesses.acp.harness import AcpHarness, canonical_tool_name
 from clawharness.harnesses.acp.plugin import entry
+from clawharness.plugin_sdk.testing import HarnessContractSuite, declared_route
 from clawharness.plugins.entry import PluginApi, PluginRegistrations
 from clawharness.sessions.bindings import forget_state_dir_decisions
 from clawharness.sessions.lifecycle import SessionHookParams
@@ -195,10 +196,21 @@ async def test_state_dir_migrates_from_the_workspace_default(rig: Rig) -> None:
     assert not (rig.workspace / "state").exists()
 
 
-def test_supports_claims_provider_acp_only() -> None:
+def test_supports_claims_provider_acp_only_on_its_declared_route() -> None:
     harness = AcpHarness()
-    assert harness.supports(SupportContext("acp", "fake")).supported
-    assert not harness.supports(SupportContext("anthropic", "claude")).supported
+    assert harness.supports(declared_route("acp", "acp", "fake")).supported
+    assert not harness.supports(SupportContext("acp", "fake")).supported  # undeclared
+    assert not harness.supports(declared_route("acp", "anthropic", "claude")).supported
+
+
+class TestAcpHarnessContract(HarnessContractSuite):
+    """The bundled harness passes the kit's route and registration clauses."""
+
+    def make_harness(self) -> AcpHarness:
+        return AcpHarness(state_dir=self.workdir)
+
+    def declared_route_ctx(self) -> SupportContext:
+        return declared_route("acp", "acp", "fake")
 
 
 def test_canonical_names_come_from_the_tool_kind() -> None:

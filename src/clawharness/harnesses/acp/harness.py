@@ -313,9 +313,14 @@ class AcpHarness:
         self._processes.close_with(self.bindings)
 
     def supports(self, ctx: SupportContext) -> SupportResult:
-        if ctx.provider == "acp":
-            return Supported(priority=100, reason="provider acp is served by the acp harness")
-        return Unsupported(reason="the acp harness serves only provider acp (acp/<agent>)")
+        if ctx.provider != "acp":
+            return Unsupported(reason="the acp harness serves only provider acp (acp/<agent>)")
+        policy = ctx.model_provider.runtime_policy if ctx.model_provider is not None else None
+        if policy is None or HARNESS_ID not in policy.compatible_ids:
+            # the plugin's provider declares it; a route that does not is never permission
+            return Unsupported(reason="the route of provider acp does not declare the acp "
+                                      "runtime (its plugin's provider registration does)")
+        return Supported(priority=100, reason="provider acp is served by the acp harness")
 
     async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
         """The stored binding of a host session (None when there is none)."""
