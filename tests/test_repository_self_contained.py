@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-AREAS = ("tests", "scripts", "bench", ".ci")
+AREAS = ("tests", "scripts", "bench", ".ci", "examples")
 SUFFIXES = {".py", ".sh", ".toml", ".cfg", ".ini", ".json", ".yaml", ".yml", ""}
 #: `Path(__file__).resolve().parents[N]` or `...resolve().parent.parents[N]`
 PARENTS = re.compile(r"Path\(__file__\)\.resolve\(\)(?P<parent>\.parent)?\.parents\[(?P<n>\d+)\]")

@@ -12,6 +12,7 @@ from typing import TypeAlias
 __all__ = ["JsonObject", "JsonValue"]
 
 #: any JSON value (a decoded document, or a part of one)
-JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+#: (a real alias, not a string, so `typing.get_type_hints` resolves annotations that use it)
+JsonValue: TypeAlias = dict[str, "JsonValue"] | list["JsonValue"] | str | int | float | bool | None
 #: a JSON object
-JsonObject: TypeAlias = "dict[str, JsonValue]"
+JsonObject: TypeAlias = dict[str, JsonValue]

@@ -199,8 +199,9 @@ class Host:
         report = build_status(self.config, self.plugins.registry, pins, env=self.env,
                               provider_routes=self.plugins.registrations.provider_routes(),
                               agents=agents)
-        problems = tuple(f"plugin {p.plugin_id or p.target} not loaded: {p.reason}"
-                         for p in self.plugins.load().failed)
+        from clawharness.plugins.diagnostics import plugin_findings
+
+        problems = tuple(f.message for f in plugin_findings(self.plugins.load()))
         return StatusReport(report.agents, report.sessions, report.harnesses,
                             report.warnings + problems + tuple(self.loaded.warnings))
 

@@ -1,105 +1,192 @@
-"""The public SDK surface is exactly what was meant, and lazy names resolve or fail clearly."""
+"""The public SDK surface is exactly what was meant: pinned, documented, real, and lazy
+only where the checker still sees the real names."""
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 import subprocess
 import sys
+import typing
 import warnings
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from clawharness.plugin_sdk import (
     agent_harness,
+    agent_harness_cli,
+    agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
     agent_harness_tool_runtime,
+    testing,
 )
+from clawharness.plugin_sdk.agent_harness import PluginApi
 
-AGENT_HARNESS = {
-    "AgentEvent", "AgentHarnessAttemptParamsV2", "AgentHarnessAttemptResult",
-    "AgentHarnessSupport", "AgentHarnessSupportContext", "AgentHarnessV2", "AttemptParams",
-    "AttemptResult", "AttemptTerminal", "AuthFacts", "EmbeddedRunAttemptParamsV2",
-    "HarnessRegistry", "HostCapabilities", "ModelProviderFacts", "PluginApi", "PluginContracts",
-    "PluginEntry", "PreparedAuth", "ProviderRegistration", "ProviderRoute", "RegisteredHarness",
-    "ResolvedModel", "RuntimeArtifact", "RuntimePolicyFact", "SupportContext", "SupportResult",
-    "Supported", "ToolCallContext", "ToolResultMiddlewareRegistration", "ToolSpec",
-    "Unsupported", "define_plugin_entry",
+SURFACE: dict[str, set[str]] = {
+    "agent_harness": {
+        # registration
+        "AgentHarnessV2", "define_plugin_entry", "PluginApi", "PluginEntry", "PluginContracts",
+        "ProviderRoute", "ProviderRegistration", "ToolResultMiddlewareRegistration",
+        # supports(ctx)
+        "SupportContext", "SupportResult", "Supported", "Unsupported", "ModelProviderFacts",
+        "RuntimePolicyFact", "AuthFacts",
+        # the attempt
+        "AttemptParams", "AgentHarnessAttemptParamsV2", "EmbeddedRunAttemptParamsV2",
+        "AttemptResult", "AgentHarnessAttemptResult", "AttemptTerminal", "TerminalKind",
+        "AgentEvent", "EventSink", "PartialReply", "ToolSpec", "ToolCallContext", "ToolResult",
+        "ResolvedModel", "PreparedAuth", "RuntimeArtifact", "HostCapabilities",
+        # the transcript and open JSON
+        "Message", "ContentBlock", "user_message", "assistant_message", "tool_result_message",
+        "message_text", "JsonValue", "JsonObject",
+    },
+    "agent_harness_runtime": {
+        "HarnessError", "AgentHarnessPreflightError", "AttemptSettledError",
+        "AttemptResultRejectedError", "ToolPolicyRejectedError", "WorkspacePathEscapeError",
+        "RuntimeArtifactMismatchError", "AgentHarnessSessionSupersededError",
+        "AgentHarnessUnsupportedError", "AgentHarnessNotRegisteredError",
+        "MissingAgentHarnessError",
+        "HostCapabilities", "BeforeToolCallDecision", "ToolPolicyCheck", "PartialReply",
+        "ObserveToolTerminal", "TransformToolResult", "RequestUserInput", "Mirror",
+        "MirrorBarrier", "AttemptParams", "AttemptResult", "AttemptTerminal", "RuntimeArtifact",
+        "AgentHarnessAttemptParamsV2", "EmbeddedRunAttemptParamsV2", "assert_runtime_artifact",
+        "is_replay_safe_tool_call",
+        # shared rules, loaded on first use
+        "AgentRuntimePlan", "restore_prepared_user_turn_operational_meta_for_runtime",
+        "infer_tool_meta_from_args", "sanitize_tool_args", "sanitize_tool_result",
+        "read_embedded_message_delivery_fact", "project_plugin_message_delivery_fact",
+        "is_delivered_messaging_tool_result", "MessagingToolCall",
+        "is_delivered_messaging_tool_send_to_current_source",
+        "extract_messaging_tool_source_reply_payload", "MessagingToolSend", "TurnSource",
+        "ReplyPayload", "classify_agent_harness_terminal_outcome", "run_agent_end_side_effects",
+        "await_agent_end_side_effects", "format_agent_harness_user_input_prompt",
+        "build_agent_harness_user_input_answers", "normalize_agent_harness_user_input_answer",
+        "empty_agent_harness_user_input_answers",
+        "project_settled_turn_finalization_attempt_result",
+        "SettledTurnFinalizationRejectedError",
+        # the typed inputs of the shared rules above
+        "HarnessTurnOutcome", "UserInputQuestion", "UserInputPromptOptions",
+        "FinalizationAttemptFacts",
+    },
+    "agent_harness_tool_runtime": {
+        "resolve_workspace_path", "AcceptedSessionSpawn", "normalize_accepted_session_spawn_result",
+        "normalize_tool_name", "expand_tool_groups", "assign_mcp_catalog_safe_server_names",
+        "create_agent_harness_tool_surface_runtime",
+    },
+    "agent_harness_session_runtime": {
+        "SessionBindings", "BoundSession", "RemovedCallback", "JsonObject", "JsonRecordCodec",
+        "NativeSessionRecord", "native_session_bindings",
+        "native_session_recovery", "NativeSessionRecovery", "NativeSessionGone", "GoneOutcome",
+        "transcript_context", "resolve_state_dir", "StateDirResolution",
+        "SessionHookParams", "HostRun", "create_native_session_binding_lifecycle",
+        "NativeSessionBindingLifecycle", "BindingOperationParams", "LeaseTimings", "RecordCodec",
+        "DictRecordCodec", "Store", "LeaseTimeoutError", "LostLeaseError",
+        "AcquisitionRejectedError", "MutationBlockedError", "InvalidRecordError",
+        "UnsupportedRecordVersionError", "ValueTooLargeError",
+    },
+    "agent_harness_process": {
+        "spawn", "ChildProcess", "kill_tree", "kill_stray_groups", "SupervisedProcesses",
+        "SupervisedProcess", "read_frame_line", "decode_json_frame", "BoundedLineReader",
+        "InputLimitError", "MAX_NATIVE_FRAME_BYTES", "MAX_JSON_DEPTH",
+    },
+    "agent_harness_cli": {
+        "CliAgentSpec", "CliBackendHarness", "CliBackendError", "CommandLine", "EventMapper",
+        "ControlProtocol", "LaunchRequest", "EnvContext", "resolve_command", "CliEvent",
+        "SessionStarted", "TextDelta", "AssistantMessage", "TextBlock", "ToolUseBlock",
+        "ToolResult", "PermissionRequest", "UnknownControlRequest", "ControlAnswer",
+        "NativeSessionMissing", "TurnFinished",
+    },
+    "testing": {
+        "attempt_params", "declared_route", "undeclared_routes", "RecordingMirror",
+        "StaticToolPolicy", "register_plugin", "RegisteredPlugin", "check_harness_contract", "check_attempt_result", "ContractReport",
+        "ContractCheck", "HarnessContractSuite",
+    },
 }
 
-RUNTIME_EAGER = {
-    "AgentHarnessAttemptParamsV2", "AgentHarnessNotRegisteredError", "AgentHarnessPreflightError",
-    "AgentHarnessSessionSupersededError", "AgentHarnessUnsupportedError", "AttemptParams",
-    "HarnessError", "BeforeToolCallDecision", "WorkspacePathEscapeError",
-    "AttemptResult", "AttemptSettledError", "AttemptTerminal", "EmbeddedRunAttemptParamsV2",
-    "HostCapabilities", "MissingAgentHarnessError", "RuntimeArtifact",
-    "RuntimeArtifactMismatchError", "ToolPolicyRejectedError", "assert_runtime_artifact",
-    "is_replay_safe_tool_call",
+MODULES: dict[str, ModuleType] = {
+    "agent_harness": agent_harness,
+    "agent_harness_runtime": agent_harness_runtime,
+    "agent_harness_tool_runtime": agent_harness_tool_runtime,
+    "agent_harness_session_runtime": agent_harness_session_runtime,
+    "agent_harness_process": agent_harness_process,
+    "agent_harness_cli": agent_harness_cli,
+    "testing": testing,
 }
 
-RUNTIME_LAZY = {
-    "MessagingToolCall", "MessagingToolSend", "ReplyPayload", "TurnSource",
-    "EmbeddedRunClassificationParams", "EmbeddedRunResult", "FinalizationAttemptFacts",
-    "HarnessTurnOutcome", "LegacyTerminalFlags", "RunMeta", "RunPayload", "Terminal",
-    "TerminalFailure", "UserInputPromptOptions", "UserInputQuestion",
-    "AgentRuntimePlan", "SettledTurnFinalizationRejectedError", "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
-    "ToolTerminalObserver", "agent_harness_attempt_terminal",
-    "assign_mcp_catalog_safe_server_names", "await_agent_end_side_effects",
-    "build_agent_harness_user_input_answers", "build_agent_runtime_plan",
-    "classify_agent_harness_terminal_outcome",
-    "classify_embedded_agent_run_result_for_model_fallback",
-    "empty_agent_harness_user_input_answers", "expand_tool_groups",
-    "extract_messaging_tool_source_reply_payload", "extract_tool_error_message",
-    "format_agent_harness_user_input_prompt", "format_tool_progress_output",
-    "infer_tool_meta_from_args", "is_agent_tool_replay_safe", "is_delivered_messaging_tool_result",
-    "is_delivered_messaging_tool_send_to_current_source", "is_messaging_tool",
-    "is_messaging_tool_send_action", "is_silent_payload",
-    "is_subagent_session_key", "is_tool_result_error", "merge_attempt_terminal",
-    "normalize_agent_harness_user_input_answer", "normalize_attempt_terminal",
-    "normalize_question_timeout_seconds", "normalize_usage", "project_attempt_terminal",
-    "project_plugin_message_delivery_fact", "project_settled_turn_finalization_attempt_result",
-    "read_embedded_message_delivery_fact",
-    "restore_prepared_user_turn_operational_meta_for_runtime", "run_agent_end_side_effects",
-    "sanitize_tool_args", "sanitize_tool_result", "split_sandbox_bind_spec",
-}
+#: what the SDK once leaked and must not again
+INTERNALS = {"Row", "Commit", "Rollback", "JOURNAL_SUFFIX", "CODEX_LEASE_TIMINGS",
+             "HarnessRegistry", "RegisteredHarness", "canonical_json", "fingerprint",
+             "DeletionJournal", "PluginStateNamespace", "TOOL_GROUPS", "ToolTerminalObserver",
+             "normalize_attempt_terminal", "build_agent_runtime_plan"}
 
-TOOL_RUNTIME = {
-    "TOOL_GROUPS", "AcceptedSessionSpawn", "assign_mcp_catalog_safe_server_names",
-    "create_agent_harness_tool_surface_runtime", "expand_tool_groups",
-    "normalize_accepted_session_spawn_result", "normalize_tool_name",
-}
+LAZY = {"agent_harness_runtime": agent_harness_runtime,
+        "agent_harness_tool_runtime": agent_harness_tool_runtime}
 
 
-def test_public_surfaces_are_exactly_what_was_meant() -> None:
-    assert set(agent_harness.__all__) == AGENT_HARNESS
-    assert set(agent_harness_runtime.__all__) == RUNTIME_EAGER | RUNTIME_LAZY
-    assert set(agent_harness_runtime.LAZY_EXPORTS) == RUNTIME_LAZY
-    assert set(agent_harness_tool_runtime.__all__) == TOOL_RUNTIME | {"resolve_workspace_path"}
-    assert set(agent_harness_tool_runtime.LAZY_EXPORTS) == TOOL_RUNTIME
-    bindings = importlib.import_module(agent_harness_session_runtime.BINDINGS_MODULE)
-    assert set(agent_harness_session_runtime.__all__) == (
-        set(bindings.__all__) | {"SessionHookParams", "Store"})
-    for module in (agent_harness, agent_harness_runtime, agent_harness_tool_runtime):
-        assert len(module.__all__) == len(set(module.__all__))
+def exported(name: str) -> set[str]:
+    module = MODULES[name]
+    names = list(module.__all__)
+    assert len(names) == len(set(names)), f"{name}.__all__ repeats a name"
+    return set(names)
 
 
-def test_eager_names_are_real_objects() -> None:
-    for name in AGENT_HARNESS:
-        assert getattr(agent_harness, name) is not None
-    for name in RUNTIME_EAGER:
-        assert getattr(agent_harness_runtime, name) is not None
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_each_module_exports_exactly_the_designed_names(name: str) -> None:
+    assert exported(name) == SURFACE[name]
+    assert not exported(name) & INTERNALS
 
 
-@pytest.mark.parametrize("name", sorted(RUNTIME_LAZY))
-def test_each_lazy_runtime_name_resolves_or_names_its_provider(name: str) -> None:
-    provider, attr = agent_harness_runtime.LAZY_EXPORTS[name]
-    try:
-        value = getattr(agent_harness_runtime, name)
-    except AttributeError as exc:
-        assert provider in str(exc)
-        return
-    module = importlib.import_module(provider)
-    assert value is getattr(module, attr)
+def test_the_package_lists_every_sdk_module() -> None:
+    import clawharness.plugin_sdk as sdk
+
+    assert set(sdk.__all__) == set(SURFACE)
+
+
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_every_exported_name_is_documented_in_its_module(name: str) -> None:
+    doc = MODULES[name].__doc__ or ""
+    undocumented = sorted(n for n in exported(name) if f"`{n}" not in doc)
+    assert undocumented == []
+
+
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_every_exported_name_resolves_to_a_real_object(name: str) -> None:
+    module = MODULES[name]
+    for attr in exported(name):
+        assert getattr(module, attr) is not None, f"{name}.{attr}"
+
+
+@pytest.mark.parametrize("name", sorted(LAZY))
+def test_lazy_names_are_the_providers_objects_and_visible_to_the_checker(name: str) -> None:
+    module = LAZY[name]
+    table = module.LAZY_EXPORTS
+    assert set(table) <= exported(name)
+    for attr, (provider, provider_attr) in table.items():
+        assert getattr(module, attr) is getattr(importlib.import_module(provider), provider_attr)
+    # the TYPE_CHECKING block imports exactly the lazy names, from the same modules
+    tree = ast.parse(Path(inspect.getfile(module)).read_text())
+    seen: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                    for alias in stmt.names:
+                        seen[alias.asname or alias.name] = (stmt.module, alias.name)
+    assert seen == dict(table)
+
+
+def test_exported_classes_resolve_their_type_hints() -> None:
+    for name in SURFACE:
+        module = MODULES[name]
+        for attr in sorted(exported(name)):
+            value = getattr(module, attr)
+            if inspect.isclass(value):
+                typing.get_type_hints(value)  # raises NameError on a dangling annotation
+            elif inspect.isfunction(value):
+                typing.get_type_hints(value)
 
 
 def test_v1_names_import_with_a_deprecation_warning() -> None:
@@ -115,26 +202,20 @@ def test_v1_names_import_with_a_deprecation_warning() -> None:
     assert "AgentHarness" not in agent_harness.__all__
 
 
-def test_unknown_names_raise_attribute_error() -> None:
-    with pytest.raises(AttributeError):
-        agent_harness.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
-    with pytest.raises(AttributeError):
-        agent_harness_runtime.no_such_helper  # noqa: B018
-    with pytest.raises(AttributeError):
-        agent_harness_session_runtime.NoSuchBindingThing  # noqa: B018
-    with pytest.raises(AttributeError):
-        agent_harness_session_runtime._private  # noqa: B018
+def test_unknown_and_internal_names_raise_attribute_error() -> None:
+    for module in MODULES.values():
+        for missing in ("NoSuchThing", "Row", "JOURNAL_SUFFIX", "CODEX_LEASE_TIMINGS"):
+            with pytest.raises(AttributeError):
+                getattr(module, missing)
 
 
-def test_session_runtime_serves_the_binding_modules_public_names() -> None:
-    try:
-        bindings = importlib.import_module(agent_harness_session_runtime.BINDINGS_MODULE)
-    except ModuleNotFoundError:
-        pytest.skip("the binding lifecycle module is not in this build")
-    exported = list(getattr(bindings, "__all__", ()))
-    assert exported, "the bindings module should declare its public names"
-    for name in exported:
-        assert getattr(agent_harness_session_runtime, name) is getattr(bindings, name)
+def test_plugin_api_shows_what_a_plugin_may_use() -> None:
+    listed = set(dir(PluginApi))
+    assert {"id", "store", "config", "state_dir", "logger", "harness_ids",
+            "register_agent_harness", "register_provider", "session_bindings",
+            "register_session_bindings", "on_agent_end",
+            "register_agent_tool_result_middleware"} <= listed
+    assert PluginApi.store.__doc__ and "host's store" in PluginApi.store.__doc__
 
 
 def test_sdk_imports_without_loading_the_lazy_providers() -> None:
@@ -142,7 +223,7 @@ def test_sdk_imports_without_loading_the_lazy_providers() -> None:
         "import sys, clawharness.plugin_sdk.agent_harness_runtime as r, "
         "clawharness.plugin_sdk.agent_harness_tool_runtime as t;"
         "mods = ['clawharness.tools.sanitize', 'clawharness.delivery.facts', "
-        "'clawharness.attempt.finalize_projection'];"
+        "'clawharness.attempt.finalize_projection', 'clawharness.tools.surface'];"
         "print(','.join(m for m in mods if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

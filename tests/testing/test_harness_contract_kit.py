@@ -3,32 +3,34 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
-from clawharness.harness.types import (
+from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
     ModelProviderFacts,
-    ResolvedModel,
-    RuntimePolicyFact,
     SupportContext,
     Supported,
     SupportResult,
     Unsupported,
+    assistant_message,
+    user_message,
 )
-from clawharness.testing.contract import (
+from clawharness.plugin_sdk.testing import (
     HarnessContractSuite,
+    RecordingMirror,
+    attempt_params,
     check_attempt_result,
     check_harness_contract,
+    declared_route,
+    undeclared_routes,
 )
 
-DECLARED = SupportContext(provider="acme", model_id="m", model_provider=ModelProviderFacts(
-    runtime_policy=RuntimePolicyFact(("acme",))))
-UNDECLARED = SupportContext(provider="acme", model_id="m", model_provider=ModelProviderFacts())
+DECLARED = declared_route("acme", "acme", "m")
 
 
 class GoodHarness:
@@ -44,46 +46,122 @@ class GoodHarness:
         return Unsupported(reason="route not declared for acme")
 
     async def run_attempt(self, params: AttemptParams) -> AttemptResult:
-        return AttemptResult(terminal=AttemptTerminal.ok(), session_id_used=params.session_id,
-                             tool_media_urls=["a.png"], host_owned_tool_media_urls=["a.png"])
+        result = AttemptResult.reply(params.session_id, f"acme: {params.prompt}",
+                                     agent_harness_id=self.id)
+        result.tool_media_urls = ["a.png"]
+        result.host_owned_tool_media_urls = ["a.png"]
+        return result
 
 
-class GreedyHarness(GoodHarness):
-    """Claims every route: the classic prefix-only mistake."""
+class ProviderOnlyHarness(GoodHarness):
+    """Claims its provider whatever the route declares: the classic prefix-only mistake,
+    which an author-chosen "undeclared" route of another provider would not catch."""
 
     conversation_tool_policy_support = None  # type: ignore[assignment]
 
     def supports(self, ctx: SupportContext) -> SupportResult:
-        return Supported()
+        return Supported() if ctx.provider == "acme" else Unsupported(reason="not acme")
 
 
-def params() -> AttemptParams:
-    return AttemptParams(run_id="r", session_key="agent:main:main", session_id="s",
-                         agent_id="main", prompt="hi", provider="acme", model_id="m",
-                         model=ResolvedModel("acme", "m"), workspace_dir="/tmp",
-                         host_capabilities=None,  # type: ignore[arg-type]
-                         runtime_plan=None)
+class RepliesWithoutTranscript(GoodHarness):
+    """Returns only `assistant_texts`: the reply would never reach the transcript."""
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        return AttemptResult(AttemptTerminal.ok(), params.session_id,
+                             assistant_texts=["acme says hi"])
 
 
-def test_a_conforming_harness_passes_every_clause() -> None:
-    report = check_harness_contract(GoodHarness(), declared_route_ctx=DECLARED,  # type: ignore[arg-type]
-                                    undeclared_route_ctx=UNDECLARED)
+class MirrorsWithoutThePrompt(GoodHarness):
+    """Mirrors its reply but not the turn's prompt, which the host then never stores."""
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        reply = assistant_message("hi")
+        assert params.mirror is not None
+        await params.mirror([reply])
+        return AttemptResult(AttemptTerminal.ok(), params.session_id, messages_snapshot=[reply],
+                             assistant_texts=["hi"], transcript_mirrored=True)
+
+
+class MirrorsProperly(GoodHarness):
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        reply = assistant_message("hi")
+        assert params.mirror is not None
+        await params.mirror([user_message(params.prompt), reply])
+        return AttemptResult(AttemptTerminal.ok(), params.session_id, messages_snapshot=[reply],
+                             assistant_texts=["hi"], transcript_mirrored=True)
+
+
+def run(harness: Any, params: AttemptParams) -> Any:
+    return asyncio.run(check_attempt_result(harness, params))
+
+
+def failed(report: Any) -> set[str]:
+    return {c.name for c in report.failures}
+
+
+def test_a_conforming_harness_passes_every_clause(tmp_path: Path) -> None:
+    report = check_harness_contract(GoodHarness(), declared_route_ctx=DECLARED)
     assert report.ok, report.failures
     report.raise_for_failures()
-    assert asyncio.run(check_attempt_result(GoodHarness(), params())).ok  # type: ignore[arg-type]
+    result = run(GoodHarness(), attempt_params(workspace_dir=str(tmp_path)))
+    assert result.ok, result.failures
+    assert "transcript holds the reply" in {c.name for c in result.checks}
 
 
-def test_claiming_an_undeclared_route_fails() -> None:
-    report = check_harness_contract(GreedyHarness(), declared_route_ctx=DECLARED,  # type: ignore[arg-type]
-                                    undeclared_route_ctx=UNDECLARED)
-    names = {c.name for c in report.failures}
-    assert "supports(undeclared route) refuses" in names
-    assert "restricted turns fail closed" not in names  # non-exact: rejected, as it must be
+def test_a_harness_that_ignores_the_route_policy_fails_on_routes_the_kit_derives() -> None:
+    other_provider = SupportContext(provider="other", model_id="m",
+                                    model_provider=ModelProviderFacts())
+    report = check_harness_contract(ProviderOnlyHarness(), declared_route_ctx=DECLARED,
+                                    undeclared_route_ctx=other_provider)
+    [clause] = [c for c in report.failures if c.name == "supports(undeclared route) refuses"]
+    assert "no route facts" in clause.detail and "no runtime policy" in clause.detail
+    assert "openclaw" in clause.detail and "not permission" in clause.detail
     with pytest.raises(AssertionError, match="not permission"):
         report.raise_for_failures()
 
 
-def test_bad_registration_fields_and_results_are_reported() -> None:
+def test_the_derived_routes_keep_the_request_and_drop_only_the_declaration() -> None:
+    declared = declared_route("acme", "acme", "m", requested_runtime="acme")
+    routes = dict(undeclared_routes("acme", declared))
+    assert set(routes) == {"no route facts", "no runtime policy",
+                           "a policy naming only openclaw"}
+    for ctx in routes.values():
+        assert (ctx.provider, ctx.model_id, ctx.requested_runtime) == ("acme", "m", "acme")
+        policy = ctx.model_provider.runtime_policy if ctx.model_provider else None
+        assert policy is None or "acme" not in policy.compatible_ids
+
+
+def test_a_reply_only_in_assistant_texts_is_refused_as_missing_from_the_transcript(
+        tmp_path: Path) -> None:
+    for mirror in (None, False):
+        report = run(RepliesWithoutTranscript(),
+                     attempt_params(workspace_dir=str(tmp_path), mirror=mirror))
+        [clause] = [c for c in report.failures if c.name == "transcript holds the reply"]
+        assert "acme says hi" in clause.detail and "assistant_message" in clause.detail
+
+
+def test_a_mirroring_harness_must_store_the_prompt_first(tmp_path: Path) -> None:
+    bad = run(MirrorsWithoutThePrompt(), attempt_params("ping", workspace_dir=str(tmp_path)))
+    assert failed(bad) == {"transcript starts with the prompt"}
+    recorder = RecordingMirror()
+    good = run(MirrorsProperly(), attempt_params("ping", workspace_dir=str(tmp_path),
+                                                 mirror=recorder))
+    assert good.ok, good.failures
+    assert [m["role"] for m in recorder.messages] == ["user", "assistant"]
+
+
+def test_claiming_to_have_mirrored_without_a_mirror_fails(tmp_path: Path) -> None:
+    class ClaimsToMirror(GoodHarness):
+        async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+            return AttemptResult(AttemptTerminal.ok(), params.session_id,
+                                 transcript_mirrored=True)
+
+    report = run(ClaimsToMirror(), attempt_params(workspace_dir=str(tmp_path), mirror=False))
+    [clause] = report.failures
+    assert clause.name == "transcript" and "params.mirror was None" in clause.detail
+
+
+def test_bad_registration_fields_and_results_are_reported(tmp_path: Path) -> None:
     class Bad(GoodHarness):
         id = "Bad Id"
         auth_bootstrap = "sometimes"
@@ -93,20 +171,29 @@ def test_bad_registration_fields_and_results_are_reported() -> None:
                                  session_id_used="", host_owned_tool_media_urls=["x"],
                                  client_tool_calls=[])
 
-    report = check_harness_contract(Bad(), declared_route_ctx=DECLARED,  # type: ignore[arg-type]
-                                    undeclared_route_ctx=UNDECLARED)
-    failed = {c.name for c in report.failures}
-    assert {"registration", "field auth_bootstrap"} <= failed
-    result = asyncio.run(check_attempt_result(Bad(), params()))  # type: ignore[arg-type]
-    assert {c.name for c in result.failures} == {
-        "terminal", "session_id_used", "host_owned_tool_media_urls ⊆ tool_media_urls",
-        "client_tool_calls"}
+    report = check_harness_contract(Bad(), declared_route_ctx=DECLARED)
+    assert {"registration", "field auth_bootstrap"} <= failed(report)
+    result = run(Bad(), attempt_params(workspace_dir=str(tmp_path)))
+    assert failed(result) == {"terminal", "session_id_used",
+                              "host_owned_tool_media_urls ⊆ tool_media_urls",
+                              "client_tool_calls"}
 
 
-def test_capture_requests_must_return_an_artifact() -> None:
-    report = asyncio.run(check_attempt_result(
-        GoodHarness(), replace(params(), capture_runtime_artifact=True)))  # type: ignore[arg-type]
+def test_capture_requests_must_return_an_artifact(tmp_path: Path) -> None:
+    report = run(GoodHarness(), attempt_params(workspace_dir=str(tmp_path),
+                                               capture_runtime_artifact=True))
     assert [c.name for c in report.failures] == ["runtime_artifact captured"]
+
+
+def test_the_builder_needs_few_fields_and_lends_live_capabilities(tmp_path: Path) -> None:
+    params = attempt_params("hi", provider="acme", model_id="m", harness_id="acme",
+                            workspace_dir=str(tmp_path))
+    assert (params.prompt, params.provider, params.model_id) == ("hi", "acme", "m")
+    assert params.model.provider == "acme" and params.agent_harness_id == "acme"
+    assert params.session_key == "agent:main:main" and params.run_id and params.session_id
+    assert isinstance(params.mirror, RecordingMirror) and params.mirror_barrier is not None
+    assert params.runtime_plan is not None
+    assert params.host_capabilities.bind_tool_surface(()) == ()
 
 
 class TestGoodHarnessContract(HarnessContractSuite):
@@ -118,20 +205,33 @@ class TestGoodHarnessContract(HarnessContractSuite):
     def declared_route_ctx(self) -> SupportContext:
         return DECLARED
 
-    def undeclared_route_ctx(self) -> SupportContext:
-        return UNDECLARED
-
     def attempt_params(self) -> AttemptParams | None:
-        return params()
+        return attempt_params("hello", workspace_dir=str(self.workdir))
 
 
-def test_the_suite_fails_for_a_greedy_harness() -> None:
+def test_the_suite_fails_for_a_harness_that_ignores_the_route_policy() -> None:
     class Suite(TestGoodHarnessContract):
         def make_harness(self) -> Any:
-            return GreedyHarness()
+            return ProviderOnlyHarness()
 
     suite = Suite()
     suite.test_registration_shape()
     suite.test_supports_the_declared_route()
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="no runtime policy"):
         suite.test_refuses_an_undeclared_route()
+
+
+def test_the_suite_fails_for_a_reply_missing_from_the_transcript() -> None:
+    class Suite(TestGoodHarnessContract):
+        def make_harness(self) -> Any:
+            return RepliesWithoutTranscript()
+
+    suite = Suite()
+    suite.setup_method()
+    try:
+        with pytest.raises(AssertionError, match="transcript holds the reply"):
+            suite.test_attempt_result()
+        assert suite.workdir.is_dir()
+    finally:
+        suite.teardown_method()
+    assert not suite.workdir.exists()

@@ -98,7 +98,7 @@ def _sanitize_text(text: str) -> str:
     return trim(_FINAL_TAG.sub("", stripped))
 
 
-def _phase(value: JsonValue) -> str | None:
+def _phase(value: object) -> str | None:
     return value if value in ("commentary", "final_answer") and isinstance(value, str) else None
 
 
@@ -116,7 +116,7 @@ def _signature_phase(value: JsonValue) -> str | None:
     return _phase(parsed.get("phase"))
 
 
-def _extract_for_phase(message: Mapping[str, JsonValue], phase: str | None) -> tuple[str, bool]:
+def _extract_for_phase(message: Mapping[str, object], phase: str | None) -> tuple[str, bool]:
     message_phase = _phase(message.get("phase"))
     content = message.get("content")
     if isinstance(content, str):
@@ -145,7 +145,7 @@ def _extract_for_phase(message: Mapping[str, JsonValue], phase: str | None) -> t
     return (trim("\n".join(parts)), requested)
 
 
-def extract_assistant_visible_text(message: Mapping[str, JsonValue]) -> str:
+def extract_assistant_visible_text(message: Mapping[str, object]) -> str:
     """User-visible text of an assistant message, preferring final-answer phase blocks."""
     final_text, had_final = _extract_for_phase(message, "final_answer")
     if had_final:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from clawharness._ids import new_id
 from clawharness.attempt.failure import describe_failure
@@ -28,7 +28,14 @@ from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
-from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
+from clawharness.harness.types import (
+    AgentEvent,
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    Message,
+    Mirror,
+)
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
@@ -379,14 +386,16 @@ class TurnRunner:
             host_capabilities=capabilities,
             runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
             system_prompt=plugins.system_prompt(agent_id),
-            tools=plugins.tool_specs(agent_id), history=history,
+            # stored rows are transcript messages of the wire shape
+            tools=plugins.tool_specs(agent_id), history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
             on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
             observe_tool_terminal=observe,
             agent_harness_id=decision.selected_harness_id,
             plugin_config=plugins.plugin_config(decision.owner_plugin_id),
-            state_dir=str(self._host.state_dir), mirror=mirror, mirror_barrier=mirror.flush,
+            state_dir=str(self._host.state_dir), mirror=cast(Mirror, mirror),
+            mirror_barrier=mirror.flush,
             transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
         )
@@ -428,7 +437,7 @@ class TurnRunner:
                                    transcript_mirrored=result.transcript_mirrored)
         if not result.transcript_mirrored:
             await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
-                          *result.messages_snapshot])
+                          *map(dict, result.messages_snapshot)])
             await mirror.flush()
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight)
 

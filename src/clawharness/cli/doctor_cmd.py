@@ -22,6 +22,7 @@ from clawharness.config.schema import ClawConfig
 from clawharness.config.source import read_config_file
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.registry import HarnessRegistry
+from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.loader import load_plugins
 
 __all__ = ["DoctorOutcome", "register", "run_doctor"]
@@ -45,14 +46,16 @@ class DoctorOutcome:
         return out
 
 
-def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str]]:
-    """The registry the config's plugins build, and every plugin left off (id -> why)."""
+def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str], list[Finding]]:
+    """The registry the config's plugins build, every plugin left off (id -> why), and
+    what is wrong with the plugins (one that failed to import is an error)."""
     if config is None:
-        return HarnessRegistry(), {}
+        return HarnessRegistry(), {}, []
     result = load_plugins(config, state_dir=state_dir())
     off = {p.plugin_id: p.reason for p in result.skipped if p.plugin_id}
     off.update({p.plugin_id: p.reason for p in result.failed if p.plugin_id})
-    return result.registry, off
+    findings = [Finding(f.code, f.severity, f.where, f.message) for f in plugin_findings(result)]
+    return result.registry, off, findings
 
 
 def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
@@ -64,16 +67,16 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
         if not isinstance(decoded.raw, dict):
             raise ConfigError("expected an object at the top level", path=str(path))
         raw = decoded.raw
-    registry, off = _plugins(validate_config(raw).config)
-    findings = diagnose(raw, registry, plugins_off=off)
+    registry, off, plugin_problems = _plugins(validate_config(raw).config)
+    findings = diagnose(raw, registry, plugins_off=off) + plugin_problems
     if not fix or not any(f.fixable for f in findings):
         return DoctorOutcome(findings, False, None, path)
     if path is None:
         raise ConfigError("no config file to fix; pass --config")
     written = write_fixed_config(path, apply_fixes(raw, findings))
     # the repair may have turned a plugin on (a legacy codex ref): load plugins again
-    registry, off = _plugins(written.loaded.config)
-    remaining = diagnose(written.loaded.raw, registry, plugins_off=off)
+    registry, off, plugin_problems = _plugins(written.loaded.config)
+    remaining = diagnose(written.loaded.raw, registry, plugins_off=off) + plugin_problems
     applied = tuple(f for f in findings if f.fixable)
     return DoctorOutcome(remaining, True, written.backup, path, applied)
 
@@ -100,7 +103,8 @@ def register(app: typer.Typer) -> None:
     @app.command("doctor")
     def doctor(config: ConfigOption = None, fix: FixOption = False,
                as_json: JsonOption = False) -> None:
-        """Report legacy refs, ignored whole-agent runtimes, unknown runtimes; --fix repairs."""
+        """Report legacy refs, ignored whole-agent runtimes, unknown runtimes, plugins that
+        failed to load; --fix repairs what is safe."""
         try:
             outcome = run_doctor(config, fix=fix)
         except ClawHarnessError as exc:

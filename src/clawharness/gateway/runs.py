@@ -311,8 +311,9 @@ class RunManager:
         data = dict(event.data)
         if event.stream == "lifecycle":
             phase = data.get("phase")
-            if isinstance(data.get("sessionId"), str):
-                run.session_id = data["sessionId"]
+            session_id = data.get("sessionId")
+            if isinstance(session_id, str):
+                run.session_id = session_id
             if phase == "start":
                 self._ensure_started(run, data)
             elif phase not in ("end", "error"):

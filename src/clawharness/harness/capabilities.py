@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import AttemptSettledError
-from clawharness.harness.types import ToolSpec
+from clawharness.harness.tool_spec import ToolSpec
 from clawharness.tools.workspace import real_workspace_root
 
 __all__ = [

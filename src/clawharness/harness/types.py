@@ -1,9 +1,21 @@
 """The harness contract: what the host hands a harness, and what it hands back.
 
 Records are frozen dataclasses; the harness itself is a structural `typing.Protocol`
-(a plugin need not import a base class). Messages, tool results and other payloads
-that plugins produce keep the original's wire shape: plain dicts with camelCase keys
-(`{"role": "assistant", "content": [{"type": "text", "text": ...}], "stopReason": ...}`).
+(a plugin need not import a base class). Transcript messages keep the original's wire
+shape (plain dicts with camelCase keys, typed as `Message`), so a session can switch
+between runtimes and keep its history.
+
+The transcript contract (which result fields become transcript rows):
+
+- The host stores the turn's user prompt and then `AttemptResult.messages_snapshot`, in
+  order, unless the harness mirrored the transcript itself (`params.mirror`, then
+  `transcript_mirrored=True`; the host stores nothing more).
+- `assistant_texts` and `last_assistant` are *reply* fields (what is delivered); they
+  are never stored on their own. A result whose `assistant_texts` carry text that no
+  assistant message of `messages_snapshot` holds is refused by the host's result
+  validation (`AttemptResultRejectedError`, field `messagesSnapshot`), because the reply
+  would be missing from the transcript. `AttemptResult.reply(...)` builds a result
+  that satisfies this.
 
 Seed-name to Python-name table: docs/seed-names.md.
 """
@@ -13,10 +25,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from clawharness.harness.capabilities import HostCapabilities
+from clawharness._json import JsonValue
+from clawharness.harness.capabilities import HostCapabilities
+from clawharness.harness.messages import Message, assistant_message
+from clawharness.harness.tool_spec import ToolCallContext, ToolExecute, ToolResult, ToolSpec
 
 __all__ = [
     "AgentEvent",
@@ -25,21 +39,30 @@ __all__ = [
     "AttemptResult",
     "AttemptTerminal",
     "AuthFacts",
+    "EventSink",
+    "Message",
+    "Mirror",
+    "MirrorBarrier",
     "ModelProviderFacts",
+    "ObserveToolTerminal",
+    "PartialReply",
     "PreparedAuth",
+    "RequestUserInput",
     "ResolvedModel",
     "RuntimeArtifact",
     "RuntimePolicyFact",
     "SupportContext",
     "SupportResult",
     "Supported",
+    "TerminalKind",
     "ToolCallContext",
+    "ToolExecute",
+    "ToolResult",
     "ToolSpec",
+    "TransformToolResult",
     "Unsupported",
 ]
 
-Message = dict[str, Any]
-ToolResult = dict[str, Any]
 TerminalKind = Literal["ok", "aborted", "timeout", "failed"]
 
 
@@ -146,42 +169,35 @@ class AgentEvent:
     """A streamed agent event: `stream` is lifecycle | assistant | tool | usage | ..."""
 
     stream: str
-    data: Mapping[str, Any]
+    data: Mapping[str, JsonValue]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallContext:
-    """What a host tool's `execute` receives besides its arguments."""
-
-    call_id: str
-    workspace_dir: str
-    abort: asyncio.Event
-    session_key: str
-    run_id: str
-
-
-ToolExecute = Callable[[Mapping[str, Any], ToolCallContext], Awaitable[ToolResult]]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """A tool the host offers: name, description, JSON schema and its implementation."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-    execute: ToolExecute
-    #: the owning plugin, or None for core tools
-    owner: str | None = None
-
-
+#: `on_partial_reply(text)`: the reply so far, streamed to the user as it grows
 PartialReply = Callable[[str], Awaitable[None] | None]
+#: `on_agent_event(event)`: lifecycle / assistant / tool / usage / warning events
 EventSink = Callable[[AgentEvent], Awaitable[None] | None]
+#: `observe_tool_terminal(observation) -> resolution`: report each tool's one terminal
+#: outcome (JSON keys `toolCallId`, `toolName`, `arguments`, `executionStarted`,
+#: `outcome`, `result`, `failure`, `nativeMutation`); the resolution carries
+#: `lastToolError` for the attempt result
+ObserveToolTerminal = Callable[[Mapping[str, object]], Mapping[str, object]]
+#: tool-result middleware bound by the host: `(tool, call id, args, result, is_error)` ->
+#: the result the model sees (the observer still gets the original)
+TransformToolResult = Callable[[str, str, dict[str, Any], ToolResult, bool],
+                               Awaitable[ToolResult]]
+#: ask the user through the host's blocking reply path: `(questions, timeout_seconds)`
+#: -> `{"answers": {question_id: {"answers": [...]}}}`; empty answers when no one replies
+RequestUserInput = Callable[[Sequence[Mapping[str, Any]], Any], Awaitable[Mapping[str, Any]]]
+#: queue messages for the transcript, in order, behind the attempt
+Mirror = Callable[[Sequence[Message]], Awaitable[object]]
+#: wait until every mirrored message is stored (raises if one could not be)
+MirrorBarrier = Callable[[], Awaitable[None]]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AttemptParams:
-    """One prepared attempt (`AgentHarnessAttemptParamsV2`). Host-owned: do not mutate."""
+    """One prepared attempt (`AgentHarnessAttemptParamsV2`). Host-owned and frozen; a
+    test builds one with `clawharness.plugin_sdk.testing.attempt_params(...)`."""
 
     run_id: str
     session_key: str
@@ -193,9 +209,10 @@ class AttemptParams:
     model: ResolvedModel
     workspace_dir: str
     host_capabilities: HostCapabilities
-    runtime_plan: Any
+    #: the host-owned policy bundle (`AgentRuntimePlan`); read it, never mutate it
+    runtime_plan: _runtime_plan.AgentRuntimePlan
     system_prompt: str | None = None
-    images: Sequence[Mapping[str, Any]] = ()
+    images: Sequence[Mapping[str, JsonValue]] = ()
     tools: Sequence[ToolSpec] = ()
     #: prior transcript messages of this session (the built-in runtime's context)
     history: Sequence[Message] = ()
@@ -205,34 +222,31 @@ class AttemptParams:
     max_steps: int = 24
     on_partial_reply: PartialReply | None = None
     on_agent_event: EventSink | None = None
-    observe_tool_terminal: Callable[..., Any] | None = None
+    observe_tool_terminal: ObserveToolTerminal | None = None
     tools_allow: Sequence[str] | None = None
     plugin_harness_tool_policy_restricted: bool = False
     plugin_harness_tool_policy_safe_denied_tools: Sequence[str] = ()
     capture_runtime_artifact: bool = False
     expected_runtime_artifact: RuntimeArtifact | None = None
-    continuation: Mapping[str, Any] | None = None
+    continuation: Mapping[str, JsonValue] | None = None
     skill_workshop_proposal_only: bool = False
     operation: Literal["attempt", "settled-tool-finalization"] = "attempt"
     agent_harness_id: str | None = None
     thinking_level: str | None = None
     #: the plugin's own config block (`plugins.entries.<id>.config`)
-    plugin_config: Mapping[str, Any] = field(default_factory=dict)
+    plugin_config: Mapping[str, JsonValue] = field(default_factory=dict)
     state_dir: str | None = None
-    #: tool-result middleware bound by the host: `(tool, call id, args, result, is_error)`
-    #: -> the result the model sees (the observer still gets the original)
-    transform_tool_result: Callable[[str, str, dict[str, Any], ToolResult, bool],
-                                    Awaitable[ToolResult]] | None = None
-    #: ask the user (the host's blocking reply path): `(questions, timeout_seconds)` ->
-    #: `{"answers": {question_id: {"answers": [...]}}}`; empty answers when no one replies
-    request_user_input: Callable[[Sequence[Mapping[str, Any]], Any],
-                                 Awaitable[Mapping[str, Any]]] | None = None
+    #: tool-result middleware for this runtime (None when none applies)
+    transform_tool_result: TransformToolResult | None = None
+    #: ask the user (None when the front cannot)
+    request_user_input: RequestUserInput | None = None
     #: append mirrored messages to the transcript as they settle (queued: the host writes
-    #: them behind the attempt, in order; a mirrored message is not changed afterwards)
-    mirror: Callable[[Sequence[Message]], Awaitable[Any]] | None = None
+    #: them behind the attempt, in order; a mirrored message is not changed afterwards).
+    #: A harness that mirrors returns `transcript_mirrored=True`.
+    mirror: Mirror | None = None
     #: wait until every mirrored message is stored (raises if one could not be); await
     #: it before a step with effects outside the host, e.g. a tool that may change state
-    mirror_barrier: Callable[[], Awaitable[None]] | None = None
+    mirror_barrier: MirrorBarrier | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +260,7 @@ class AttemptTerminal:
     #: what the host can tell the user about a failure besides `error`, JSON-keyed:
     #: `type` (a stable code such as "provider_unreachable"), `provider`, `model`, `url`,
     #: `status`, `rule`, `hint` (what to do); see `ProviderError`
-    details: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
+    details: Mapping[str, JsonValue] | None = field(default=None, compare=False, hash=False)
 
     @staticmethod
     def ok() -> AttemptTerminal:
@@ -255,35 +269,57 @@ class AttemptTerminal:
 
 @dataclass(slots=True)
 class AttemptResult:
-    """What a harness hands back (`AgentHarnessAttemptResult`, main fields)."""
+    """What a harness hands back (`AgentHarnessAttemptResult`, main fields).
+
+    Transcript: `messages_snapshot` (stored after the user prompt unless
+    `transcript_mirrored`). Reply: `assistant_texts` (the last one is the turn's text)
+    and `last_assistant`; every reply text must also be in an assistant message of
+    `messages_snapshot` (or of what the harness mirrored). See the module docstring.
+    """
 
     terminal: AttemptTerminal
     session_id_used: str
+    #: the attempt's new transcript messages, in order (assistant, tool results, ...)
     messages_snapshot: list[Message] = field(default_factory=list)
+    #: the reply texts, in order; each must also be in `messages_snapshot`
     assistant_texts: list[str] = field(default_factory=list)
     last_assistant: Message | None = None
-    tool_metas: list[dict[str, Any]] = field(default_factory=list)
-    last_tool_error: dict[str, Any] | None = None
-    accepted_session_spawns: list[dict[str, Any]] = field(default_factory=list)
-    client_tool_calls: list[dict[str, Any]] | None = None
+    tool_metas: list[dict[str, JsonValue]] = field(default_factory=list)
+    last_tool_error: dict[str, JsonValue] | None = None
+    accepted_session_spawns: list[dict[str, JsonValue]] = field(default_factory=list)
+    client_tool_calls: list[dict[str, JsonValue]] | None = None
     did_send_via_messaging_tool: bool = False
     messaging_tool_sent_texts: list[str] = field(default_factory=list)
     messaging_tool_sent_media_urls: list[str] = field(default_factory=list)
-    messaging_tool_sent_targets: list[dict[str, Any]] = field(default_factory=list)
+    messaging_tool_sent_targets: list[dict[str, JsonValue]] = field(default_factory=list)
     tool_media_urls: list[str] = field(default_factory=list)
     host_owned_tool_media_urls: list[str] = field(default_factory=list)
-    attempt_usage: dict[str, Any] | None = None
+    attempt_usage: dict[str, JsonValue] | None = None
     agent_harness_id: str | None = None
     agent_harness_result_classification: str | None = None
     runtime_artifact: RuntimeArtifact | None = None
     #: `{source: "openclaw-transcript"|"harness"|"unavailable", ...}`
-    settled_turn_finalization_context: dict[str, Any] | None = None
+    settled_turn_finalization_context: dict[str, JsonValue] | None = None
     #: messages the harness already mirrored into the transcript itself
     transcript_mirrored: bool = False
     #: user-visible warnings about this attempt (e.g. its native session was gone and a
     #: new one started); the host passes them on in the turn's result
     warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: anything else a harness reports (e.g. `nativeSessionId`); the host reads what it
+    #: knows and checks each value's type
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def reply(cls, session_id_used: str, text: str, *, agent_harness_id: str | None = None,
+              attempt_usage: dict[str, JsonValue] | None = None, stop_reason: str = "stop",
+              provider: str | None = None, model: str | None = None) -> AttemptResult:
+        """A finished attempt that answered `text`: one assistant message in the
+        transcript and the same text as the reply."""
+        message = assistant_message(text, stop_reason=stop_reason, provider=provider,
+                                    model=model)
+        return cls(AttemptTerminal.ok(), session_id_used, messages_snapshot=[message],
+                   assistant_texts=[text], last_assistant=message,
+                   agent_harness_id=agent_harness_id, attempt_usage=attempt_usage)
 
 
 # --- the harness ----------------------------------------------------------------------
@@ -309,3 +345,9 @@ class AgentHarness(Protocol):
     def supports(self, ctx: SupportContext) -> SupportResult: ...
 
     async def run_attempt(self, params: AttemptParams) -> AttemptResult: ...
+
+
+# Imported last, as a module: the plan's own imports may reach back into this module, and
+# a module import tolerates a partially initialised module in either import order. The
+# annotation above (`_runtime_plan.AgentRuntimePlan`) resolves once both are loaded.
+import clawharness.attempt.runtime_plan as _runtime_plan  # noqa: E402

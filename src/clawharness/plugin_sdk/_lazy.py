@@ -1,9 +1,10 @@
 """Lazy re-exports for the SDK modules.
 
-The SDK re-exports helpers that live in other core modules. Importing them lazily (on
-first attribute access) keeps `import clawharness.plugin_sdk.X` cheap and lets the SDK
-module load even while one of the providing modules is still missing: the failure then
-names the missing module instead of breaking every plugin import.
+Some SDK names are the core's shared rules, which live in modules that are costly to
+import or that import much of the core. Loading them on first attribute access keeps
+`import clawharness.plugin_sdk.X` cheap and free of import cycles. Each SDK module that
+does this also imports the same names under `TYPE_CHECKING`, so a type checker sees
+their real types (a test keeps the two lists equal).
 """
 
 from __future__ import annotations
@@ -19,34 +20,16 @@ LazyTable = Mapping[str, tuple[str, str]]
 
 
 def install_lazy_exports(
-    module_name: str, table: LazyTable, *, passthrough: str | None = None
+    module_name: str, table: LazyTable,
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """Build `__getattr__` / `__dir__` for `module_name` from `table`.
-
-    `passthrough` names a module whose own `__all__` names are also served (for a
-    namespace whose contents another module defines).
-    """
+    """Build `__getattr__` / `__dir__` for `module_name` from `table`."""
 
     def __getattr__(name: str) -> object:
         target = table.get(name)
-        if target is None and passthrough is not None and not name.startswith("_"):
-            target = (passthrough, name)
         if target is None:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
         provider, attr = target
-        try:
-            module = importlib.import_module(provider)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and provider.startswith(exc.name):
-                raise AttributeError(
-                    f"{module_name}.{name} is provided by {provider}, which is not available "
-                    "in this build yet"
-                ) from exc
-            raise
-        if passthrough == provider and name not in table:
-            exported = getattr(module, "__all__", ())
-            if name not in exported:
-                raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        module = importlib.import_module(provider)
         try:
             value = getattr(module, attr)
         except AttributeError:

@@ -1,16 +1,49 @@
-"""`clawharness.plugin_sdk.agent_harness_runtime`: helpers a harness uses while it runs.
+"""`clawharness.plugin_sdk.agent_harness_runtime`: what a harness uses while it runs.
 
-Errors, attempt types and the replay-safety check are imported eagerly. The helpers live in the core modules
-named in `LAZY_EXPORTS` and load on first access, so this module imports cleanly even
-when a providing module is absent from a build (the access then raises AttributeError
-naming the module). Seed name -> Python name: docs/seed-names.md.
+Errors to raise and catch
+    `HarnessError` (the base), `AgentHarnessPreflightError` (failed before any model
+    work; `scope="harness"` when only this harness is at fault), `AttemptSettledError`
+    (a host capability used after the attempt), `AttemptResultRejectedError` (the host
+    refused a result, e.g. a reply missing from the transcript),
+    `ToolPolicyRejectedError`, `WorkspacePathEscapeError`,
+    `RuntimeArtifactMismatchError`, `AgentHarnessSessionSupersededError`,
+    `AgentHarnessUnsupportedError`, `AgentHarnessNotRegisteredError`,
+    `MissingAgentHarnessError`.
+
+Host capabilities and callbacks of an attempt
+    `HostCapabilities` (`params.host_capabilities`), its `BeforeToolCallDecision`, the
+    `ToolPolicyCheck` protocol behind it, and the callback types `PartialReply`,
+    `ObserveToolTerminal`, `TransformToolResult`, `RequestUserInput`, `Mirror`,
+    `MirrorBarrier`; the attempt types again (`AttemptParams`, `AttemptResult`,
+    `AttemptTerminal`, `RuntimeArtifact`, `AgentHarnessAttemptParamsV2`,
+    `EmbeddedRunAttemptParamsV2`); `assert_runtime_artifact`; `is_replay_safe_tool_call`.
+
+Shared rules, so a native harness decides as the built-in runtime does (loaded on first
+use; see each function's docstring)
+    `AgentRuntimePlan` (`params.runtime_plan`); user-message mirrors:
+    `restore_prepared_user_turn_operational_meta_for_runtime`; tool display and
+    diagnostics: `infer_tool_meta_from_args`, `sanitize_tool_args`,
+    `sanitize_tool_result`; delivery facts: `read_embedded_message_delivery_fact`,
+    `project_plugin_message_delivery_fact`, `is_delivered_messaging_tool_result`
+    (`MessagingToolCall`), `is_delivered_messaging_tool_send_to_current_source`,
+    `extract_messaging_tool_source_reply_payload` (`MessagingToolSend`, `TurnSource`,
+    `ReplyPayload`); outcomes: `classify_agent_harness_terminal_outcome`
+    (`HarnessTurnOutcome`),
+    `run_agent_end_side_effects`, `await_agent_end_side_effects`; user input:
+    `format_agent_harness_user_input_prompt` (`UserInputQuestion`,
+    `UserInputPromptOptions`), `build_agent_harness_user_input_answers`,
+    `normalize_agent_harness_user_input_answer`, `empty_agent_harness_user_input_answers`;
+    settled-turn finalization: `project_settled_turn_finalization_attempt_result`
+    (`FinalizationAttemptFacts`), `SettledTurnFinalizationRejectedError`.
+
+Seed name -> Python name: docs/seed-names.md.
 """
-
-# Names in __all__ that LAZY_EXPORTS serves are defined by __getattr__, not statically.
-# ruff: noqa: F822
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from clawharness.attempt.validate import AttemptResultRejectedError
 from clawharness.errors import (
     AgentHarnessNotRegisteredError,
     AgentHarnessPreflightError,
@@ -23,48 +56,100 @@ from clawharness.errors import (
     ToolPolicyRejectedError,
     WorkspacePathEscapeError,
 )
-from clawharness.harness.capabilities import BeforeToolCallDecision, HostCapabilities
+from clawharness.harness.capabilities import (
+    BeforeToolCallDecision,
+    HostCapabilities,
+    ToolPolicyCheck,
+)
 from clawharness.harness.gates import assert_runtime_artifact
-from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, RuntimeArtifact
+from clawharness.harness.types import (
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    Mirror,
+    MirrorBarrier,
+    ObserveToolTerminal,
+    PartialReply,
+    RequestUserInput,
+    RuntimeArtifact,
+    TransformToolResult,
+)
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
 from clawharness.tools.replay import is_replay_safe_tool_call
 
-#: public name -> (providing module, attribute)
+if TYPE_CHECKING:
+    # the checker's view of the names `LAZY_EXPORTS` serves (kept equal by a test)
+    from clawharness.attempt.classify import classify_agent_harness_terminal_outcome
+    from clawharness.attempt.finalize_projection import (
+        FinalizationAttemptFacts,
+        project_settled_turn_finalization_attempt_result,
+    )
+    from clawharness.attempt.finalize_result import SettledTurnFinalizationRejectedError
+    from clawharness.attempt.run_result import HarnessTurnOutcome
+    from clawharness.attempt.runtime_plan import AgentRuntimePlan
+    from clawharness.attempt.side_effects import (
+        await_agent_end_side_effects,
+        run_agent_end_side_effects,
+    )
+    from clawharness.delivery.facts import (
+        project_plugin_message_delivery_fact,
+        read_embedded_message_delivery_fact,
+    )
+    from clawharness.delivery.messaging_tools import (
+        MessagingToolCall,
+        is_delivered_messaging_tool_result,
+    )
+    from clawharness.delivery.reply_content import ReplyPayload
+    from clawharness.delivery.source_reply import (
+        MessagingToolSend,
+        TurnSource,
+        extract_messaging_tool_source_reply_payload,
+        is_delivered_messaging_tool_send_to_current_source,
+    )
+    from clawharness.harness.user_input import (
+        UserInputPromptOptions,
+        UserInputQuestion,
+        build_agent_harness_user_input_answers,
+        empty_agent_harness_user_input_answers,
+        format_agent_harness_user_input_prompt,
+        normalize_agent_harness_user_input_answer,
+    )
+    from clawharness.sessions.user_turn import (
+        restore_prepared_user_turn_operational_meta_for_runtime,
+    )
+    from clawharness.tool_display import infer_tool_meta_from_args
+    from clawharness.tools.sanitize import sanitize_tool_args, sanitize_tool_result
+
+#: public name -> (providing module, attribute); loaded on first access, so importing this
+#: module stays cheap and cannot close an import cycle through the core
 LAZY_EXPORTS: LazyTable = {
-    # runtime plan (params.runtime_plan)
     "AgentRuntimePlan": ("clawharness.attempt.runtime_plan", "AgentRuntimePlan"),
-    "build_agent_runtime_plan": ("clawharness.attempt.runtime_plan", "build_agent_runtime_plan"),
-    # terminal outcomes and classification
-    "agent_harness_attempt_terminal": ("clawharness.attempt.terminal",
-                                       "agent_harness_attempt_terminal"),
-    "Terminal": ("clawharness.attempt.terminal", "Terminal"),
-    "TerminalFailure": ("clawharness.attempt.terminal", "TerminalFailure"),
-    "LegacyTerminalFlags": ("clawharness.attempt.terminal", "LegacyTerminalFlags"),
-    "HarnessTurnOutcome": ("clawharness.attempt.run_result", "HarnessTurnOutcome"),
-    "EmbeddedRunClassificationParams": ("clawharness.attempt.run_result",
-                                        "EmbeddedRunClassificationParams"),
-    "EmbeddedRunResult": ("clawharness.attempt.run_result", "EmbeddedRunResult"),
-    "RunMeta": ("clawharness.attempt.run_result", "RunMeta"),
-    "RunPayload": ("clawharness.attempt.run_result", "RunPayload"),
-    "normalize_attempt_terminal": ("clawharness.attempt.terminal", "normalize_attempt_terminal"),
-    "merge_attempt_terminal": ("clawharness.attempt.terminal", "merge_attempt_terminal"),
-    "project_attempt_terminal": ("clawharness.attempt.terminal", "project_attempt_terminal"),
+    "restore_prepared_user_turn_operational_meta_for_runtime": (
+        "clawharness.sessions.user_turn",
+        "restore_prepared_user_turn_operational_meta_for_runtime"),
+    "infer_tool_meta_from_args": ("clawharness.tool_display", "infer_tool_meta_from_args"),
+    "sanitize_tool_args": ("clawharness.tools.sanitize", "sanitize_tool_args"),
+    "sanitize_tool_result": ("clawharness.tools.sanitize", "sanitize_tool_result"),
+    "read_embedded_message_delivery_fact": (
+        "clawharness.delivery.facts", "read_embedded_message_delivery_fact"),
+    "project_plugin_message_delivery_fact": (
+        "clawharness.delivery.facts", "project_plugin_message_delivery_fact"),
+    "MessagingToolCall": ("clawharness.delivery.messaging_tools", "MessagingToolCall"),
+    "is_delivered_messaging_tool_result": (
+        "clawharness.delivery.messaging_tools", "is_delivered_messaging_tool_result"),
+    "MessagingToolSend": ("clawharness.delivery.source_reply", "MessagingToolSend"),
+    "TurnSource": ("clawharness.delivery.source_reply", "TurnSource"),
+    "is_delivered_messaging_tool_send_to_current_source": (
+        "clawharness.delivery.source_reply", "is_delivered_messaging_tool_send_to_current_source"),
+    "extract_messaging_tool_source_reply_payload": (
+        "clawharness.delivery.source_reply", "extract_messaging_tool_source_reply_payload"),
+    "ReplyPayload": ("clawharness.delivery.reply_content", "ReplyPayload"),
     "classify_agent_harness_terminal_outcome": (
         "clawharness.attempt.classify", "classify_agent_harness_terminal_outcome"),
-    "classify_embedded_agent_run_result_for_model_fallback": (
-        "clawharness.attempt.classify", "classify_embedded_agent_run_result_for_model_fallback"),
-    "normalize_usage": ("clawharness.attempt.usage", "normalize_usage"),
-    # settled-turn finalization
-    "project_settled_turn_finalization_attempt_result": (
-        "clawharness.attempt.finalize_projection",
-        "project_settled_turn_finalization_attempt_result"),
-    "FinalizationAttemptFacts": ("clawharness.attempt.finalize_projection",
-                                 "FinalizationAttemptFacts"),
-    "SettledTurnFinalizationRejectedError": (
-        "clawharness.attempt.finalize_result", "SettledTurnFinalizationRejectedError"),
-    # user input
-    "UserInputQuestion": ("clawharness.harness.user_input", "UserInputQuestion"),
-    "UserInputPromptOptions": ("clawharness.harness.user_input", "UserInputPromptOptions"),
+    "run_agent_end_side_effects": ("clawharness.attempt.side_effects",
+                                   "run_agent_end_side_effects"),
+    "await_agent_end_side_effects": ("clawharness.attempt.side_effects",
+                                     "await_agent_end_side_effects"),
     "format_agent_harness_user_input_prompt": (
         "clawharness.harness.user_input", "format_agent_harness_user_input_prompt"),
     "build_agent_harness_user_input_answers": (
@@ -73,56 +158,19 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.harness.user_input", "normalize_agent_harness_user_input_answer"),
     "empty_agent_harness_user_input_answers": (
         "clawharness.harness.user_input", "empty_agent_harness_user_input_answers"),
-    "normalize_question_timeout_seconds": (
-        "clawharness.harness.user_input", "normalize_question_timeout_seconds"),
-    # prepared user turn
-    "restore_prepared_user_turn_operational_meta_for_runtime": (
-        "clawharness.sessions.user_turn",
-        "restore_prepared_user_turn_operational_meta_for_runtime"),
-    "is_subagent_session_key": ("clawharness.sessions.subagent", "is_subagent_session_key"),
-    # tool metadata, results and sanitizing
-    "infer_tool_meta_from_args": ("clawharness.tool_display", "infer_tool_meta_from_args"),
-    "format_tool_progress_output": ("clawharness.tools.results", "format_tool_progress_output"),
-    "TOOL_PROGRESS_OUTPUT_MAX_CHARS": ("clawharness.tools.results",
-                                       "TOOL_PROGRESS_OUTPUT_MAX_CHARS"),
-    "extract_tool_error_message": ("clawharness.tools.results", "extract_tool_error_message"),
-    "is_tool_result_error": ("clawharness.tools.results", "is_tool_result_error"),
-    "sanitize_tool_args": ("clawharness.tools.sanitize", "sanitize_tool_args"),
-    "sanitize_tool_result": ("clawharness.tools.sanitize", "sanitize_tool_result"),
-    "is_agent_tool_replay_safe": ("clawharness.tools.replay", "is_agent_tool_replay_safe"),
-    "split_sandbox_bind_spec": ("clawharness.tools.sandbox", "split_sandbox_bind_spec"),
-    "assign_mcp_catalog_safe_server_names": (
-        "clawharness.tools.mcp_names", "assign_mcp_catalog_safe_server_names"),
-    "expand_tool_groups": ("clawharness.tools.groups", "expand_tool_groups"),
-    "ToolTerminalObserver": ("clawharness.attempt.outcomes", "ToolTerminalObserver"),
-    # delivery facts
-    "project_plugin_message_delivery_fact": (
-        "clawharness.delivery.facts", "project_plugin_message_delivery_fact"),
-    "read_embedded_message_delivery_fact": (
-        "clawharness.delivery.facts", "read_embedded_message_delivery_fact"),
-    "is_delivered_messaging_tool_result": (
-        "clawharness.delivery.messaging_tools", "is_delivered_messaging_tool_result"),
-    "is_messaging_tool": ("clawharness.delivery.messaging_tools", "is_messaging_tool"),
-    "is_messaging_tool_send_action": (
-        "clawharness.delivery.messaging_tools", "is_messaging_tool_send_action"),
-    "extract_messaging_tool_source_reply_payload": (
-        "clawharness.delivery.source_reply", "extract_messaging_tool_source_reply_payload"),
-    "is_delivered_messaging_tool_send_to_current_source": (
-        "clawharness.delivery.source_reply", "is_delivered_messaging_tool_send_to_current_source"),
-    "is_silent_payload": ("clawharness.delivery.silent", "is_silent_payload"),
-    # the typed inputs of the delivery helpers above
-    "MessagingToolCall": ("clawharness.delivery.messaging_tools", "MessagingToolCall"),
-    "MessagingToolSend": ("clawharness.delivery.source_reply", "MessagingToolSend"),
-    "TurnSource": ("clawharness.delivery.source_reply", "TurnSource"),
-    "ReplyPayload": ("clawharness.delivery.reply_content", "ReplyPayload"),
-    # agent_end side effects
-    "run_agent_end_side_effects": ("clawharness.attempt.side_effects", "run_agent_end_side_effects"),
-    "await_agent_end_side_effects": ("clawharness.attempt.side_effects",
-                                     "await_agent_end_side_effects"),
+    "project_settled_turn_finalization_attempt_result": (
+        "clawharness.attempt.finalize_projection",
+        "project_settled_turn_finalization_attempt_result"),
+    "SettledTurnFinalizationRejectedError": (
+        "clawharness.attempt.finalize_result", "SettledTurnFinalizationRejectedError"),
+    "FinalizationAttemptFacts": (
+        "clawharness.attempt.finalize_projection", "FinalizationAttemptFacts"),
+    "HarnessTurnOutcome": ("clawharness.attempt.run_result", "HarnessTurnOutcome"),
+    "UserInputQuestion": ("clawharness.harness.user_input", "UserInputQuestion"),
+    "UserInputPromptOptions": ("clawharness.harness.user_input", "UserInputPromptOptions"),
 }
 
 __all__ = [
-    "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
     "AgentHarnessAttemptParamsV2",
     "AgentHarnessNotRegisteredError",
     "AgentHarnessPreflightError",
@@ -131,64 +179,46 @@ __all__ = [
     "AgentRuntimePlan",
     "AttemptParams",
     "AttemptResult",
+    "AttemptResultRejectedError",
     "AttemptSettledError",
     "AttemptTerminal",
     "BeforeToolCallDecision",
     "EmbeddedRunAttemptParamsV2",
-    "EmbeddedRunClassificationParams",
-    "EmbeddedRunResult",
     "FinalizationAttemptFacts",
     "HarnessError",
     "HarnessTurnOutcome",
     "HostCapabilities",
-    "LegacyTerminalFlags",
     "MessagingToolCall",
     "MessagingToolSend",
+    "Mirror",
+    "MirrorBarrier",
     "MissingAgentHarnessError",
+    "ObserveToolTerminal",
+    "PartialReply",
     "ReplyPayload",
-    "RunMeta",
-    "RunPayload",
+    "RequestUserInput",
     "RuntimeArtifact",
     "RuntimeArtifactMismatchError",
     "SettledTurnFinalizationRejectedError",
-    "Terminal",
-    "TerminalFailure",
+    "ToolPolicyCheck",
     "ToolPolicyRejectedError",
-    "ToolTerminalObserver",
+    "TransformToolResult",
     "TurnSource",
     "UserInputPromptOptions",
     "UserInputQuestion",
     "WorkspacePathEscapeError",
-    "agent_harness_attempt_terminal",
     "assert_runtime_artifact",
-    "assign_mcp_catalog_safe_server_names",
     "await_agent_end_side_effects",
     "build_agent_harness_user_input_answers",
-    "build_agent_runtime_plan",
     "classify_agent_harness_terminal_outcome",
-    "classify_embedded_agent_run_result_for_model_fallback",
     "empty_agent_harness_user_input_answers",
-    "expand_tool_groups",
     "extract_messaging_tool_source_reply_payload",
-    "extract_tool_error_message",
     "format_agent_harness_user_input_prompt",
-    "format_tool_progress_output",
     "infer_tool_meta_from_args",
-    "is_agent_tool_replay_safe",
     "is_delivered_messaging_tool_result",
     "is_delivered_messaging_tool_send_to_current_source",
-    "is_messaging_tool",
-    "is_messaging_tool_send_action",
     "is_replay_safe_tool_call",
-    "is_silent_payload",
-    "is_subagent_session_key",
-    "is_tool_result_error",
-    "merge_attempt_terminal",
     "normalize_agent_harness_user_input_answer",
-    "normalize_attempt_terminal",
-    "normalize_question_timeout_seconds",
-    "normalize_usage",
-    "project_attempt_terminal",
     "project_plugin_message_delivery_fact",
     "project_settled_turn_finalization_attempt_result",
     "read_embedded_message_delivery_fact",
@@ -196,18 +226,11 @@ __all__ = [
     "run_agent_end_side_effects",
     "sanitize_tool_args",
     "sanitize_tool_result",
-    "split_sandbox_bind_spec",
 ]
 
+#: `run_attempt`'s parameter type (seed names)
 AgentHarnessAttemptParamsV2 = AttemptParams
 EmbeddedRunAttemptParamsV2 = AttemptParams
 
-_lazy_getattr, _lazy_dir = install_lazy_exports(__name__, LAZY_EXPORTS)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy_getattr(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy_dir()
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = install_lazy_exports(__name__, LAZY_EXPORTS)

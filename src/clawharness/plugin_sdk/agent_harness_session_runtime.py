@@ -1,181 +1,105 @@
 """`clawharness.plugin_sdk.agent_harness_session_runtime`: native session bindings.
 
-What a native harness needs to keep its thread/session id bound to a host session:
-plugin-state namespaces, exact-token leases, mutation fences, deletion and reset
-transactions, generations, the state-dir migration, the user-turn recorder, and the
-recovery from a native session its runtime no longer has (`NativeSessionRecovery`,
-`transcript_context`) (digest §6; implementation in `clawharness.sessions.bindings`),
-the parameter type of the `reset` / `with_session_*` hooks, and the `Store` protocol that
-`PluginApi.store` provides for plugin state.
+A native harness remembers, per host session, which native session (thread, resume
+token) serves it: its *binding*. docs/writing-a-harness.md shows the whole pattern.
+
+Bindings
+    `SessionBindings` (made by `PluginApi.session_bindings(harness_id)`) keeps one
+    record per host session in the host's store: `read` / `write` / `delete` it, or
+    `with_turn(params, run)` to hold its lease for one attempt and get a `BoundSession`
+    (`record`, `write`, `clear`, `assert_lease`). The host resets, deletes and rewinds
+    the bindings with their sessions; `on_removed(callback)` (`RemovedCallback`) runs
+    cleanup after. Records are `JsonObject`s (`JsonRecordCodec`); a native-session
+    binding is a `NativeSessionRecord` (`native_session_bindings`).
+
+A native session the runtime no longer has
+    `native_session_recovery(...)` -> `NativeSessionRecovery`: report the runtime's own
+    "unknown session" as `NativeSessionGone`; it warns once, drops the binding and says
+    (`GoneOutcome`) whether the turn may start a fresh session, whose first prompt
+    carries `transcript_context(history)`.
+
+State directory
+    `resolve_state_dir(...)` -> `StateDirResolution`: an explicit dir, or the new
+    default with a one-time move from a former default.
+
+The host's session hooks, for a harness that owns its bindings itself
+    `SessionHookParams`, `HostRun` (the host's `run(commit, rollback)`); the binding
+    lifecycle underneath `SessionBindings`: `create_native_session_binding_lifecycle`
+    -> `NativeSessionBindingLifecycle` (`BindingOperationParams`, `LeaseTimings`,
+    `RecordCodec`, `DictRecordCodec`, on a `Store`), and its errors
+    (`LeaseTimeoutError`, `LostLeaseError`, `AcquisitionRejectedError`,
+    `MutationBlockedError`, `InvalidRecordError`, `UnsupportedRecordVersionError`,
+    `ValueTooLargeError`).
 """
 
 from __future__ import annotations
 
-from clawharness.sessions.bindings import (
-    CODEX_LEASE_TIMINGS,
-    DEFAULT_CONTEXT_CHARS,
-    JOURNAL_SUFFIX,
-    MAX_VALUE_BYTES,
-    NATIVE_SESSION_GONE,
-    WARNING_STREAM,
+from clawharness._json import JsonObject
+from clawharness.sessions.bindings.bootstrap import transcript_context
+from clawharness.sessions.bindings.errors import (
     AcquisitionRejectedError,
-    AdoptionResult,
-    BindingOperationParams,
-    Commit,
-    DeletionChangedError,
-    DeletionJournal,
-    DictRecordCodec,
-    GenerationOperations,
-    GenerationRecord,
-    GenerationRecordCodec,
-    GoneOutcome,
-    HarnessBindingStore,
-    HarnessSessionHooks,
-    HostGenerationAuthority,
-    HostRun,
-    InitializationChangedError,
     InvalidRecordError,
-    Lease,
-    LeaseOwner,
     LeaseTimeoutError,
-    LeaseTimings,
     LostLeaseError,
     MutationBlockedError,
-    MutationFence,
-    NativeSessionBindingLeases,
-    NativeSessionBindingLifecycle,
-    NativeSessionGone,
-    NativeSessionInitializationOwner,
-    NativeSessionRecord,
-    NativeSessionRecovery,
-    PersistedUserTurn,
-    PluginStateNamespace,
-    PreparedInitialization,
-    ReclaimPlan,
-    RecordCodec,
-    RecoveredDeletion,
-    ResolvedNativeSessionBinding,
-    RetirementResult,
-    Rollback,
-    RollbackChangedError,
-    Row,
-    SessionGenerationBindings,
-    SessionIdentity,
-    SessionInitialization,
-    SessionInitializationHandle,
-    StateDirResolution,
-    TurnProgress,
     UnsupportedRecordVersionError,
-    UpstreamLink,
-    UpstreamLinks,
-    UserTurnTranscriptRecorder,
     ValueTooLargeError,
-    bound_fingerprint,
-    canonical_json,
-    capture_native_session_generation_authority,
-    create_native_session_binding_lifecycle,
-    create_native_session_initialization_owner,
-    fingerprint,
-    forget_state_dir_decisions,
-    harness_session_hooks,
-    is_fingerprint,
-    native_session_binding_store,
-    native_session_cleared,
-    native_session_names,
-    native_session_recovery,
-    native_session_row_key,
-    reclaim_native_session_generation,
-    reimport_native_entries,
-    resolve_native_session_binding,
-    resolve_state_dir,
-    session_binding_key,
-    transcript_context,
 )
+from clawharness.sessions.bindings.hooks import HostRun
+from clawharness.sessions.bindings.leases import LeaseTimings
+from clawharness.sessions.bindings.lifecycle import (
+    BindingOperationParams,
+    NativeSessionBindingLifecycle,
+    create_native_session_binding_lifecycle,
+)
+from clawharness.sessions.bindings.namespace import DictRecordCodec, RecordCodec
+from clawharness.sessions.bindings.recovery import (
+    GoneOutcome,
+    NativeSessionGone,
+    NativeSessionRecovery,
+    native_session_recovery,
+)
+from clawharness.sessions.bindings.session_bindings import (
+    BoundSession,
+    JsonRecordCodec,
+    NativeSessionRecord,
+    RemovedCallback,
+    SessionBindings,
+    native_session_bindings,
+)
+from clawharness.sessions.bindings.state_dir import StateDirResolution, resolve_state_dir
 from clawharness.sessions.lifecycle import SessionHookParams
 from clawharness.store.base import Store
 
-#: the module that defines the binding lifecycle
-BINDINGS_MODULE = "clawharness.sessions.bindings"
-
 __all__ = [
-    "CODEX_LEASE_TIMINGS",
-    "DEFAULT_CONTEXT_CHARS",
-    "JOURNAL_SUFFIX",
-    "MAX_VALUE_BYTES",
-    "NATIVE_SESSION_GONE",
-    "WARNING_STREAM",
     "AcquisitionRejectedError",
-    "AdoptionResult",
     "BindingOperationParams",
-    "Commit",
-    "DeletionChangedError",
-    "DeletionJournal",
+    "BoundSession",
     "DictRecordCodec",
-    "GenerationOperations",
-    "GenerationRecord",
-    "GenerationRecordCodec",
     "GoneOutcome",
-    "HarnessBindingStore",
-    "HarnessSessionHooks",
-    "HostGenerationAuthority",
     "HostRun",
-    "InitializationChangedError",
     "InvalidRecordError",
-    "Lease",
-    "LeaseOwner",
+    "JsonObject",
+    "JsonRecordCodec",
     "LeaseTimeoutError",
     "LeaseTimings",
     "LostLeaseError",
     "MutationBlockedError",
-    "MutationFence",
-    "NativeSessionBindingLeases",
     "NativeSessionBindingLifecycle",
     "NativeSessionGone",
-    "NativeSessionInitializationOwner",
     "NativeSessionRecord",
     "NativeSessionRecovery",
-    "PersistedUserTurn",
-    "PluginStateNamespace",
-    "PreparedInitialization",
-    "ReclaimPlan",
     "RecordCodec",
-    "RecoveredDeletion",
-    "ResolvedNativeSessionBinding",
-    "RetirementResult",
-    "Rollback",
-    "RollbackChangedError",
-    "Row",
-    "SessionGenerationBindings",
+    "RemovedCallback",
+    "SessionBindings",
     "SessionHookParams",
-    "SessionIdentity",
-    "SessionInitialization",
-    "SessionInitializationHandle",
     "StateDirResolution",
     "Store",
-    "TurnProgress",
     "UnsupportedRecordVersionError",
-    "UpstreamLink",
-    "UpstreamLinks",
-    "UserTurnTranscriptRecorder",
     "ValueTooLargeError",
-    "bound_fingerprint",
-    "canonical_json",
-    "capture_native_session_generation_authority",
     "create_native_session_binding_lifecycle",
-    "create_native_session_initialization_owner",
-    "fingerprint",
-    "forget_state_dir_decisions",
-    "harness_session_hooks",
-    "is_fingerprint",
-    "native_session_binding_store",
-    "native_session_cleared",
-    "native_session_names",
+    "native_session_bindings",
     "native_session_recovery",
-    "native_session_row_key",
-    "reclaim_native_session_generation",
-    "reimport_native_entries",
-    "resolve_native_session_binding",
     "resolve_state_dir",
-    "session_binding_key",
     "transcript_context",
 ]

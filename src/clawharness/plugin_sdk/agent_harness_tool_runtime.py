@@ -1,16 +1,35 @@
 """`clawharness.plugin_sdk.agent_harness_tool_runtime`: tool-surface helpers for harnesses.
 
-Accepted session spawns, MCP catalog naming, tool groups and the compact tool-surface
-runtime. Everything loads lazily from the core modules named in `LAZY_EXPORTS`.
-"""
+- `resolve_workspace_path(workspace, path)`: a path inside the attempt's workspace, or
+  `WorkspacePathEscapeError` (for a native file operation the harness serves itself);
+- `normalize_accepted_session_spawn_result(result)` -> `AcceptedSessionSpawn | None`: a
+  successful `sessions_spawn` receipt, for `AttemptResult.accepted_session_spawns`;
+- `normalize_tool_name`, `expand_tool_groups`: canonical tool ids (what
+  `conversation_tool_policy_safe_deny_tools` must list);
+- `assign_mcp_catalog_safe_server_names(names)`: collision-safe MCP server names for a
+  native MCP inventory;
+- `create_agent_harness_tool_surface_runtime(...)`: compact tool routing (tool search,
+  code mode, hidden catalog) for a harness that wants the built-in runtime's.
 
-# Names in __all__ that LAZY_EXPORTS serves are defined by __getattr__, not statically.
-# ruff: noqa: F822
+Loaded on first use (the tool modules are large); the checker sees the real types.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
 from clawharness.tools.workspace import resolve_workspace_path
+
+if TYPE_CHECKING:
+    # the checker's view of the names `LAZY_EXPORTS` serves (kept equal by a test)
+    from clawharness.attempt.spawns import (
+        AcceptedSessionSpawn,
+        normalize_accepted_session_spawn_result,
+    )
+    from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
+    from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+    from clawharness.tools.surface import create_agent_harness_tool_surface_runtime
 
 #: public name -> (providing module, attribute)
 LAZY_EXPORTS: LazyTable = {
@@ -19,7 +38,6 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.attempt.spawns", "normalize_accepted_session_spawn_result"),
     "assign_mcp_catalog_safe_server_names": (
         "clawharness.tools.mcp_names", "assign_mcp_catalog_safe_server_names"),
-    "TOOL_GROUPS": ("clawharness.tools.groups", "TOOL_GROUPS"),
     "expand_tool_groups": ("clawharness.tools.groups", "expand_tool_groups"),
     "normalize_tool_name": ("clawharness.tools.groups", "normalize_tool_name"),
     "create_agent_harness_tool_surface_runtime": (
@@ -27,7 +45,6 @@ LAZY_EXPORTS: LazyTable = {
 }
 
 __all__ = [
-    "TOOL_GROUPS",
     "AcceptedSessionSpawn",
     "assign_mcp_catalog_safe_server_names",
     "create_agent_harness_tool_surface_runtime",
@@ -37,12 +54,5 @@ __all__ = [
     "resolve_workspace_path",
 ]
 
-_lazy_getattr, _lazy_dir = install_lazy_exports(__name__, LAZY_EXPORTS)
-
-
-def __getattr__(name: str) -> object:
-    return _lazy_getattr(name)
-
-
-def __dir__() -> list[str]:
-    return _lazy_dir()
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = install_lazy_exports(__name__, LAZY_EXPORTS)

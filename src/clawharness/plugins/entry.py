@@ -1,9 +1,9 @@
 """Plugin entries (`define_plugin_entry`) and the API a plugin's `register(api)` receives.
 
 A plugin is a module exposing one `PluginEntry`. At load time the host calls
-`entry.register(api)` once; the plugin registers harnesses, providers and tool-result
-middleware through `api`. Registrations are recorded with the plugin's id so ownership
-questions (who registered harness X, who owns provider Y) have one answer.
+`entry.register(api)` once; the plugin registers harnesses, providers, session bindings
+and tool-result middleware through `api`. Registrations are recorded with the plugin's id
+so ownership questions (who registered harness X, who owns provider Y) have one answer.
 """
 
 from __future__ import annotations
@@ -13,13 +13,20 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from clawharness._json import JsonObject, JsonValue
 from clawharness.errors import PluginError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_runtime_id
 from clawharness.harness.support import ProviderRoute
 from clawharness.harness.types import AgentHarness, RuntimePolicyFact
+from clawharness.sessions.bindings.session_bindings import (
+    JsonRecordCodec,
+    NativeSessionRecord,
+    SessionBindings,
+    native_session_bindings,
+)
 from clawharness.store.base import Store
 
 __all__ = [
@@ -31,6 +38,8 @@ __all__ = [
     "ToolResultMiddlewareRegistration",
     "define_plugin_entry",
 ]
+
+T = TypeVar("T")
 
 _PLUGIN_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _TOOL_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -135,6 +144,9 @@ class PluginRegistrations:
     harness_owners: dict[str, str] = field(default_factory=dict)
     #: portable `agent_end` hooks, each called with `(event, ctx)` after a turn
     agent_end_hooks: list[Callable[..., Any]] = field(default_factory=list)
+    #: session bindings the host resets, deletes and rewinds with their sessions, with
+    #: the plugin that registered each
+    session_bindings: list[tuple[str, SessionBindings[Any]]] = field(default_factory=list)
 
     def provider_routes(self) -> dict[str, tuple[ProviderRoute, ...]]:
         """Provider id -> declared routes (for `build_support_context`)."""
@@ -155,6 +167,9 @@ class PluginRegistrations:
 class PluginApi:
     """The object a plugin's `register(api)` receives. Bound to one plugin id."""
 
+    __slots__ = ("_config", "_contracts", "_harness_ids", "_id", "_logger",
+                 "_middleware_trusted", "_registrations", "_registry", "_state_dir", "_store")
+
     def __init__(
         self,
         *,
@@ -168,29 +183,97 @@ class PluginApi:
         logger: logging.Logger | None = None,
         store: Store | None = None,
     ) -> None:
-        self.id = plugin_id
-        #: the host's store, for plugin state (`plugin_state` rows); None outside a host
-        self.store = store
-        #: the plugin's own config block (`plugins.entries.<id>.config`)
-        self.config: Mapping[str, Any] = dict(config or {})
-        self.logger = logger or logging.getLogger(f"clawharness.plugins.{plugin_id}")
-        #: a directory this plugin may use for its state (created on first use by the plugin)
-        self.state_dir = state_dir or Path.home() / ".clawharness" / "plugins" / plugin_id
+        self._id = plugin_id
+        self._store = store
+        self._config: Mapping[str, JsonValue] = dict(config or {})
+        self._logger = logger or logging.getLogger(f"clawharness.plugins.{plugin_id}")
+        self._state_dir = state_dir or Path.home() / ".clawharness" / "plugins" / plugin_id
         self._registry = registry
         self._registrations = registrations if registrations is not None else PluginRegistrations()
         self._contracts = contracts or PluginContracts()
         self._middleware_trusted = middleware_trusted
-        self.harness_ids: list[str] = []
+        self._harness_ids: list[str] = []
+
+    @property
+    def id(self) -> str:
+        """The plugin's id."""
+        return self._id
+
+    @property
+    def store(self) -> Store | None:
+        """The host's store, for plugin state (`plugin_state` rows); None outside a host.
+        Session bindings (`session_bindings`) live there."""
+        return self._store
+
+    @property
+    def config(self) -> Mapping[str, JsonValue]:
+        """The plugin's own config block (`plugins.entries.<id>.config`)."""
+        return self._config
+
+    @property
+    def logger(self) -> logging.Logger:
+        """A logger named `clawharness.plugins.<id>`."""
+        return self._logger
+
+    @property
+    def state_dir(self) -> Path:
+        """A directory this plugin may use for its state (the plugin creates it on use)."""
+        return self._state_dir
+
+    @property
+    def harness_ids(self) -> tuple[str, ...]:
+        """The harnesses this plugin registered so far."""
+        return tuple(self._harness_ids)
 
     @property
     def registrations(self) -> PluginRegistrations:
         return self._registrations
 
+    def session_bindings(
+        self, harness_id: str, *, native_session: bool = False,
+        validate: Callable[[JsonObject], JsonObject] | None = None, version: int = 1,
+    ) -> SessionBindings[JsonObject]:
+        """The binding records of `harness_id`: one JSON object per host session, stored
+        in the host's store, and reset, deleted and rewound by the host together with the
+        session (no hook of your own needed; `on_removed` runs your cleanup after).
+
+        `native_session=True`: records are `{"nativeSessionId": str | None, ...}` (what
+        the CLI and ACP harnesses keep). `validate` checks each record (raise ValueError
+        to refuse it); `version` is the record format's version.
+        """
+        bindings: SessionBindings[JsonObject]
+        if native_session:
+            if validate is not None:
+                raise PluginError(f'plugin "{self._id}": native_session bindings validate '
+                                  "their records themselves; drop validate=")
+            native: SessionBindings[NativeSessionRecord] = native_session_bindings(
+                harness_id, store=self._store, state_dir=self._state_dir)
+            bindings = native
+        else:
+            bindings = SessionBindings(
+                harness_id, codec=JsonRecordCodec(version=version, validate=validate),
+                empty={}, store=self._store, state_dir=self._state_dir)
+        return self.register_session_bindings(bindings)
+
+    def register_session_bindings(self, bindings: SessionBindings[T]) -> SessionBindings[T]:
+        """Hand bindings made elsewhere to the host, which then resets, deletes and
+        rewinds them with their sessions. One namespace belongs to one registration."""
+        if not isinstance(bindings, SessionBindings):
+            raise PluginError(f'plugin "{self._id}": register_session_bindings takes the '
+                              f"SessionBindings of a harness, got {type(bindings).__name__}")
+        for owner, existing in self._registrations.session_bindings:
+            if existing.namespace == bindings.namespace:
+                raise PluginError(
+                    f'plugin "{self._id}": session bindings "{bindings.namespace}" are already '
+                    f'registered by plugin "{owner}"; each harness id has one set')
+        self._registrations.session_bindings.append((self._id, bindings))
+        return bindings
+
     def register_agent_harness(self, harness: AgentHarness) -> None:
         """Register a harness owned by this plugin. A duplicate id is refused."""
-        self._registry.register(harness, owner_plugin_id=self.id)
-        self._registrations.harness_owners[harness.id] = self.id
-        self.harness_ids.append(harness.id)
+        self._registry.register(harness, owner_plugin_id=self._id)
+        self._registrations.harness_owners[harness.id] = self._id
+        self._harness_ids.append(harness.id)
 
     def register_provider(
         self,

@@ -364,6 +364,9 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
         result.registrations.middlewares[:] = [
             m for m in result.registrations.middlewares if m.owner_plugin_id != entry.id
         ]
+        result.registrations.session_bindings[:] = [
+            b for b in result.registrations.session_bindings if b[0] != entry.id
+        ]
         raise
     seen.add(entry.id)
     result.loaded.append(LoadedPlugin(entry.id, entry.name, source.origin, source.target,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
@@ -28,6 +28,7 @@ from clawharness.harness.selection import (
     log_harness_selection,
     select_harness,
 )
+from clawharness.harness.transcript_contract import check_transcript_contract
 from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.models.routes import Route
@@ -38,9 +39,16 @@ from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
 
-__all__ = ["PluginRuntime"]
+__all__ = ["PluginRuntime", "SessionParticipant"]
 
 log = logging.getLogger("clawharness.plugins")
+
+
+class SessionParticipant(Protocol):
+    """A harness or a set of session bindings, as the session lifecycle calls it."""
+
+    @property
+    def id(self) -> str: ...
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful agent. You can use tools to read and change files in your workspace "
@@ -84,6 +92,11 @@ class PluginRuntime:
                         await outcome
                 except Exception as exc:  # shutting down: report, keep going
                     log.warning("dispose of harness %s failed: %s", registered.id, exc)
+        for _owner, bindings in self.registrations.session_bindings:
+            try:
+                await bindings.close()
+            except Exception as exc:
+                log.warning("closing %s failed: %s", bindings.namespace, exc)
 
     @property
     def providers(self) -> Mapping[str, Any]:
@@ -95,8 +108,16 @@ class PluginRuntime:
         for registered in self.registry.list():
             yield registered.harness
 
-    def harnesses_with(self, capability: str) -> list[AgentHarness]:
-        return [h for h in self.harnesses() if callable(getattr(h, capability, None))]
+    def harnesses_with(self, capability: str) -> list[SessionParticipant]:
+        """Who takes part in a session hook (`reset`, `with_session_deletion`,
+        `with_session_context_reset`): every harness that has it, then every set of
+        session bindings a plugin registered (the host removes those with the session,
+        so a harness need not write the hook itself)."""
+        found: list[SessionParticipant] = [
+            h for h in self.harnesses() if callable(getattr(h, capability, None))]
+        found.extend(bindings for _owner, bindings in self.registrations.session_bindings
+                     if callable(getattr(bindings, capability, None)))
+        return found
 
     def plugin_config(self, plugin_id: str | None) -> Mapping[str, Any]:
         if plugin_id and plugin_id in self.config.plugins.entries:
@@ -233,7 +254,11 @@ class PluginRuntime:
             run_agent_end_side_effects(payload, AgentEndHooks(agent_end=tuple(hooks)))
 
     def validate_result(self, result: AttemptResult) -> AttemptResult:
-        return validate_attempt_result(result)
+        """The host's checks of a result: the attempt-result rules, then the transcript
+        contract (a finished attempt's reply must be in its transcript messages)."""
+        checked = validate_attempt_result(result)
+        check_transcript_contract(checked)
+        return checked
 
     @staticmethod
     def is_silent(text: str) -> bool:

@@ -47,7 +47,8 @@ __all__ = [
     "route_sdk_options",
 ]
 
-Message = dict[str, Any]
+#: a transcript message of the wire shape, as a provider reads it (read-only)
+Message = Mapping[str, Any]
 StopReason = Literal["stop", "toolUse", "length", "error"]
 
 #: the message of the error raised when a stream stops before its completion event

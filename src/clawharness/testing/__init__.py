@@ -1,4 +1,5 @@
-"""Test kit: a scripted model server so agent turns run offline, with no API key.
+"""Test kit: a scripted model server so agent turns run offline, with no API key, and
+the harness contract kit (plugins import the kit as `clawharness.plugin_sdk.testing`).
 
 See `clawharness.testing.model_server` for the server and `clawharness.testing.script` for
 the script format.
@@ -6,14 +7,22 @@ the script format.
 
 from __future__ import annotations
 
+from clawharness.testing.attempt_builder import (
+    RecordingMirror,
+    StaticToolPolicy,
+    attempt_params,
+    declared_route,
+)
 from clawharness.testing.contract import (
     ContractCheck,
     ContractReport,
     HarnessContractSuite,
     check_attempt_result,
     check_harness_contract,
+    undeclared_routes,
 )
 from clawharness.testing.model_server import LoggedRequest, ScriptedModelServer
+from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
 from clawharness.testing.script import (
     EXHAUSTED_TEXT,
     Script,
@@ -32,6 +41,8 @@ __all__ = [
     "ContractReport",
     "HarnessContractSuite",
     "LoggedRequest",
+    "RecordingMirror",
+    "RegisteredPlugin",
     "Script",
     "ScriptError",
     "ScriptItem",
@@ -39,8 +50,13 @@ __all__ = [
     "ScriptToolCall",
     "ScriptUsage",
     "ScriptedModelServer",
+    "StaticToolPolicy",
+    "attempt_params",
     "check_attempt_result",
     "check_harness_contract",
+    "declared_route",
     "load_script",
     "parse_script",
+    "register_plugin",
+    "undeclared_routes",
 ]

@@ -1,40 +1,51 @@
-"""Contract test kit for harness authors.
+"""Contract test kit for harness authors (`clawharness.plugin_sdk.testing`).
 
 Two ways to use it:
 
-- `check_harness_contract(harness, declared_route_ctx=..., undeclared_route_ctx=...)`
-  returns a `ContractReport` (call `.raise_for_failures()` in a test), and
-  `check_attempt_result(harness, params)` runs one attempt and checks the result shape.
+- `check_harness_contract(harness, declared_route_ctx=...)` returns a `ContractReport`
+  (call `.raise_for_failures()` in a test), and `check_attempt_result(harness, params)`
+  runs one attempt and checks its result as the host would.
 - Subclass `HarnessContractSuite` as `class TestMyHarness(HarnessContractSuite)` and
-  implement `make_harness`, `declared_route_ctx`, `undeclared_route_ctx` (and optionally
-  `attempt_params`); pytest then collects one test per contract clause.
+  implement `make_harness` and `declared_route_ctx` (and `attempt_params` to run an
+  attempt); pytest then collects one test per contract clause.
 
-Clauses: registration shape; `supports()` claims the declared route and refuses an
-undeclared one (an absent route policy is never permission); explicitly restricted turns
-fail closed unless the harness declares exact tool-policy enforcement; attempt results
-have the canonical shape.
+Clauses: registration shape; `supports()` claims the declared route, deterministically;
+it never claims a route that declares nothing for it: the kit derives those from the
+declared route itself (no route facts, no runtime policy, a policy naming only other
+runtimes; plus `undeclared_route_ctx` if given), so a harness that ignores the route
+policy cannot pass; restricted turns fail closed unless the harness declares exact
+tool-policy enforcement; an attempt's result has the canonical shape, is accepted by the
+host's result validation, and its reply is in the transcript (`messages_snapshot`, or
+what it mirrored, which must start with the turn's prompt).
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from clawharness.errors import HarnessError, ToolPolicyRejectedError
+from clawharness.errors import ClawHarnessError, HarnessError, ToolPolicyRejectedError
 from clawharness.harness.gates import ToolPolicyLayer, evaluate_tool_policy_gate
+from clawharness.harness.messages import message_text
 from clawharness.harness.registry import HarnessRegistry, validate_harness_shape
 from clawharness.harness.selection import coerce_support_result
+from clawharness.harness.transcript_contract import check_transcript_contract
 from clawharness.harness.types import (
     AgentHarness,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    ModelProviderFacts,
+    RuntimePolicyFact,
     SupportContext,
     Supported,
     Unsupported,
 )
+from clawharness.testing.attempt_builder import RecordingMirror
 
 __all__ = [
     "ContractCheck",
@@ -42,6 +53,7 @@ __all__ = [
     "HarnessContractSuite",
     "check_attempt_result",
     "check_harness_contract",
+    "undeclared_routes",
 ]
 
 _TERMINAL_KINDS = frozenset({"ok", "aborted", "timeout", "failed"})
@@ -116,8 +128,24 @@ def _registration_checks(harness: object) -> list[ContractCheck]:
     return checks
 
 
+def undeclared_routes(harness_id: str, declared: SupportContext) -> list[tuple[str, SupportContext]]:
+    """The routes derived from `declared` that declare nothing for `harness_id`: same
+    provider, model and requested runtime, without the compatibility declaration."""
+    facts = declared.model_provider or ModelProviderFacts()
+    others = tuple(i for i in (facts.runtime_policy.compatible_ids if facts.runtime_policy
+                               else ()) if i != harness_id) or ("openclaw",)
+    return [
+        ("no route facts", replace(declared, model_provider=None)),
+        ("no runtime policy", replace(declared, model_provider=replace(facts,
+                                                                       runtime_policy=None))),
+        (f"a policy naming only {', '.join(others)}",
+         replace(declared, model_provider=replace(facts, runtime_policy=RuntimePolicyFact(
+             others)))),
+    ]
+
+
 def _support_checks(harness: AgentHarness, declared: SupportContext,
-                    undeclared: SupportContext) -> list[ContractCheck]:
+                    undeclared: SupportContext | None) -> list[ContractCheck]:
     checks: list[ContractCheck] = []
     try:
         first = coerce_support_result(harness.supports(declared))
@@ -127,15 +155,25 @@ def _support_checks(harness: AgentHarness, declared: SupportContext,
                                     "" if claimed else f"refused: {first.reason}"))
         checks.append(ContractCheck("supports() is deterministic", first == second,
                                     "" if first == second else f"{first!r} then {second!r}"))
-        refused = coerce_support_result(harness.supports(undeclared))
-        not_claimed = isinstance(refused, Unsupported)
+        routes = undeclared_routes(str(harness.id), declared)
+        if undeclared is not None:
+            routes.append(("the given undeclared route", undeclared))
+        claimed_anyway: list[str] = []
+        fallbacks_ok = True
+        for label, ctx in routes:
+            refused = coerce_support_result(harness.supports(ctx))
+            if not isinstance(refused, Unsupported):
+                claimed_anyway.append(label)
+            elif refused.fallback_runtime not in (None, "openclaw"):
+                fallbacks_ok = False
         checks.append(ContractCheck(
-            "supports(undeclared route) refuses", not_claimed,
-            "" if not_claimed else "an undeclared route policy is not permission"))
-        fallback_ok = not isinstance(refused, Unsupported) or refused.fallback_runtime in (
-            None, "openclaw")
-        checks.append(ContractCheck("fallback_runtime", fallback_ok,
-                                    "" if fallback_ok else "only 'openclaw' may be declared"))
+            "supports(undeclared route) refuses", not claimed_anyway,
+            "" if not claimed_anyway else
+            "claimed a route that declares nothing for it (" + "; ".join(claimed_anyway)
+            + "): an absent or foreign route policy is not permission; claim only when "
+            "ctx.model_provider.runtime_policy lists the harness id"))
+        checks.append(ContractCheck("fallback_runtime", fallbacks_ok,
+                                    "" if fallbacks_ok else "only 'openclaw' may be declared"))
     except Exception as exc:
         checks.append(ContractCheck("supports() raises", False, f"{type(exc).__name__}: {exc}"))
     return checks
@@ -161,14 +199,44 @@ def check_harness_contract(
     harness: AgentHarness,
     *,
     declared_route_ctx: SupportContext,
-    undeclared_route_ctx: SupportContext,
+    undeclared_route_ctx: SupportContext | None = None,
 ) -> ContractReport:
-    """Check registration, support and gate clauses (synchronous; runs no attempt)."""
+    """Check registration, support and gate clauses (synchronous; runs no attempt).
+
+    `declared_route_ctx`: a route the harness should claim (`declared_route(...)` makes
+    one); the kit derives the undeclared ones from it. `undeclared_route_ctx`: one more
+    route that must be refused."""
     checks = _registration_checks(harness)
     if hasattr(harness, "supports"):
         checks += _support_checks(harness, declared_route_ctx, undeclared_route_ctx)
     checks += _gate_checks(harness)
     return ContractReport(str(getattr(harness, "id", "?")), tuple(checks))
+
+
+def _transcript_checks(params: AttemptParams, result: AttemptResult) -> list[ContractCheck]:
+    recorder = params.mirror if isinstance(params.mirror, RecordingMirror) else None
+    checks: list[ContractCheck] = []
+    mirrored = None
+    if result.transcript_mirrored:
+        if params.mirror is None:
+            return [ContractCheck("transcript", False, "transcript_mirrored=True, but "
+                                  "params.mirror was None: nothing reached the transcript")]
+        if recorder is None:
+            return []  # the caller's own mirror: nothing here to read back
+        mirrored = recorder.messages
+        first = mirrored[0] if mirrored else None
+        starts_ok = first is not None and first.get("role") == "user" and (
+            params.prompt.strip() in message_text(first))
+        checks.append(ContractCheck(
+            "transcript starts with the prompt", starts_ok, "" if starts_ok else
+            "a harness that mirrors (transcript_mirrored=True) stores the turn's user "
+            "prompt itself, first; the host adds nothing to a mirrored transcript"))
+    try:
+        check_transcript_contract(result, mirrored)
+        checks.append(ContractCheck("transcript holds the reply", True))
+    except ClawHarnessError as exc:
+        checks.append(ContractCheck("transcript holds the reply", False, str(exc)))
+    return checks
 
 
 def _result_checks(harness: AgentHarness, params: AttemptParams,
@@ -197,33 +265,54 @@ def _result_checks(harness: AgentHarness, params: AttemptParams,
         art_ok = art is not None and bool(art.id) and bool(art.fingerprint)
         checks.append(ContractCheck("runtime_artifact captured", art_ok,
                                     "" if art_ok else "capture was requested but none returned"))
+    if terminal_ok:
+        checks += _transcript_checks(params, result)
     return checks
 
 
 async def check_attempt_result(harness: AgentHarness, params: AttemptParams) -> ContractReport:
-    """Run one attempt and check the result's canonical shape."""
+    """Run one attempt and check its result as the host would (shape, validation, and
+    the transcript contract). Build `params` with `attempt_params(...)`: its recording
+    mirror lets the kit read back what a mirroring harness stored."""
     try:
         result = await harness.run_attempt(params)
     except Exception as exc:
         return ContractReport(harness.id, (ContractCheck("run_attempt", False,
                                                          f"{type(exc).__name__}: {exc}"),))
+    finally:
+        params.host_capabilities.settle()
     return ContractReport(harness.id, tuple(_result_checks(harness, params, result)))
 
 
 class HarnessContractSuite:
-    """Subclass as `TestMyHarness(HarnessContractSuite)`; pytest collects the clauses."""
+    """Subclass as `TestMyHarness(HarnessContractSuite)`; pytest collects the clauses.
+
+    `self.workdir` is a fresh directory for each clause (removed afterwards): put the
+    harness's state and the attempt's workspace there.
+    """
+
+    workdir: Path
+
+    def setup_method(self, method: object = None) -> None:
+        self._workdir = tempfile.TemporaryDirectory(prefix="clawharness-kit-")
+        self.workdir = Path(self._workdir.name)
+
+    def teardown_method(self, method: object = None) -> None:
+        self._workdir.cleanup()
 
     def make_harness(self) -> AgentHarness:
         raise NotImplementedError("return a fresh harness instance")
 
     def declared_route_ctx(self) -> SupportContext:
-        raise NotImplementedError("return a SupportContext for a route the harness declares")
+        raise NotImplementedError("return a SupportContext for a route the harness declares "
+                                  "(declared_route(harness_id, provider, model))")
 
-    def undeclared_route_ctx(self) -> SupportContext:
-        raise NotImplementedError("return a SupportContext whose route declares nothing")
+    def undeclared_route_ctx(self) -> SupportContext | None:
+        """One more route the harness must refuse (the kit derives the usual ones)."""
+        return None
 
     def attempt_params(self) -> AttemptParams | None:
-        """Prepared params for the result-shape clause; None skips it."""
+        """Prepared params (`attempt_params(...)`) for the result clauses; None skips them."""
         return None
 
     def _report(self) -> ContractReport:
@@ -252,9 +341,11 @@ class HarnessContractSuite:
     def test_restricted_turns_fail_closed(self) -> None:
         self._assert_clause("restricted turns")
 
-    def test_attempt_result_shape(self) -> None:
+    def test_attempt_result(self) -> None:
         params = self.attempt_params()
         if params is None:
-            return
+            import pytest  # the suite runs under pytest; the kit itself does not need it
+
+            pytest.skip("attempt_params() returned None: no attempt to check")
         report = asyncio.run(check_attempt_result(self.make_harness(), params))
         report.raise_for_failures()

@@ -31,9 +31,9 @@ __all__ = [
     "shorten_home_in_string",
 ]
 
-Record: TypeAlias = "Mapping[str, JsonValue]"
+Record: TypeAlias = Mapping[str, JsonValue]
 #: tool-call arguments as JSON; any mapping is read like the JSON object it stands for
-ToolArgs: TypeAlias = "JsonValue | Record"
+ToolArgs: TypeAlias = JsonValue | Record
 
 #: nested arrays deeper than this show nothing
 _ARRAY_DEPTH_LIMIT: Final = 64

@@ -144,9 +144,9 @@ _SED_PRINT_RE: Final = re.compile(r"^(\d+|\$)(,(\d+|\$))?p\Z", re.ASCII)
 _SHELL_META_RE: Final = re.compile(r"[;&|<>\n\r`]", re.ASCII)
 _WEB_FLAG_RE: Final = re.compile(r"^-[a-z]*w[a-z]*(?:=[^\n\r\u2028\u2029]*)?\Z", re.ASCII)
 
-Record: TypeAlias = "Mapping[str, JsonValue]"
+Record: TypeAlias = Mapping[str, JsonValue]
 #: tool-call arguments as JSON; any mapping is read like the JSON object it stands for
-ToolArgs: TypeAlias = "JsonValue | Record"
+ToolArgs: TypeAlias = JsonValue | Record
 
 
 def _lower(value: JsonValue) -> str:

@@ -78,9 +78,9 @@ _DATA_URI_RE: Final = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-Record: TypeAlias = "Mapping[str, JsonValue]"
+Record: TypeAlias = Mapping[str, JsonValue]
 #: a tool result as JSON; any mapping is read like the JSON object it stands for
-ToolResultJson: TypeAlias = "JsonValue | Record"
+ToolResultJson: TypeAlias = JsonValue | Record
 
 
 def _get(value: ToolResultJson, key: str) -> JsonValue:

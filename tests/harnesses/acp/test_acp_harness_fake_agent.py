@@ -26,6 +26,7 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import SupportContext
 from clawharness.harnesses.acp.harness import AcpHarness, canonical_tool_name
 from clawharness.harnesses.acp.plugin import entry
+from clawharness.plugin_sdk.testing import HarnessContractSuite, declared_route
 from clawharness.plugins.entry import PluginApi, PluginRegistrations
 from clawharness.sessions.bindings import forget_state_dir_decisions
 from clawharness.sessions.lifecycle import SessionHookParams
@@ -178,7 +179,7 @@ async def test_reset_forgets_the_binding_and_stops_the_agent(rig: Rig) -> None:
     harness = rig.harness()
     await rig.run(harness, rig.params("text one"))
     [pid] = harness.live_pids()
-    await harness.reset(SessionHookParams(agent_id="main", session_key="agent:main:main",
+    await harness.bindings.reset(SessionHookParams(agent_id="main", session_key="agent:main:main",
                                           session_id="host-session-1", reason="reset",
                                           store_url="unused"))
     assert await harness.binding("main", "agent:main:main") is None
@@ -195,10 +196,21 @@ async def test_state_dir_migrates_from_the_workspace_default(rig: Rig) -> None:
     assert not (rig.workspace / "state").exists()
 
 
-def test_supports_claims_provider_acp_only() -> None:
+def test_supports_claims_provider_acp_only_on_its_declared_route() -> None:
     harness = AcpHarness()
-    assert harness.supports(SupportContext("acp", "fake")).supported
-    assert not harness.supports(SupportContext("anthropic", "claude")).supported
+    assert harness.supports(declared_route("acp", "acp", "fake")).supported
+    assert not harness.supports(SupportContext("acp", "fake")).supported  # undeclared
+    assert not harness.supports(declared_route("acp", "anthropic", "claude")).supported
+
+
+class TestAcpHarnessContract(HarnessContractSuite):
+    """The bundled harness passes the kit's route and registration clauses."""
+
+    def make_harness(self) -> AcpHarness:
+        return AcpHarness(state_dir=self.workdir)
+
+    def declared_route_ctx(self) -> SupportContext:
+        return declared_route("acp", "acp", "fake")
 
 
 def test_canonical_names_come_from_the_tool_kind() -> None:
@@ -213,7 +225,9 @@ def test_the_plugin_registers_the_harness_and_provider_acp(tmp_path: Path) -> No
     api = PluginApi(plugin_id=entry.id, registry=registry, registrations=registrations,
                     state_dir=tmp_path, config={"agents": {"a": {"command": ["x"]}}})
     entry.register(api)
-    assert api.harness_ids == ["acp"]
+    assert api.harness_ids == ("acp",)
+    [(owner, bindings)] = registrations.session_bindings
+    assert owner == "acp" and bindings.namespace == "acp.bindings"
     [provider] = registrations.providers["acp"]
     assert provider.models == ("a",)
     [route] = provider.routes

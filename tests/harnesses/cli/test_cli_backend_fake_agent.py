@@ -221,7 +221,7 @@ async def test_reset_clears_the_binding_and_closes_the_process(rig: Rig) -> None
     harness = rig.harness()
     await rig.run(harness, rig.params("text one"))
     [pid] = harness.live_pids()
-    await harness.reset(hook_params())
+    await harness.bindings.reset(hook_params())
     assert await harness.binding("main", "agent:main:main") is None
     assert not pid_alive(pid)
     await rig.run(harness, rig.params("text fresh"))
@@ -236,7 +236,7 @@ async def test_session_deletion_removes_the_binding_when_the_host_commits(rig: R
         commit()
         return "deleted"
 
-    assert await harness.with_session_deletion(hook_params(), host_transaction) == "deleted"
+    assert await harness.bindings.with_session_deletion(hook_params(), host_transaction) == "deleted"
     assert await harness.binding("main", "agent:main:main") is None
     assert harness.live_pids() == []
 
@@ -249,7 +249,7 @@ async def test_session_deletion_rolled_back_keeps_the_binding(rig: Rig) -> None:
         commit()
         rollback()
 
-    await harness.with_session_deletion(hook_params(), failing_transaction)
+    await harness.bindings.with_session_deletion(hook_params(), failing_transaction)
     assert await harness.binding("main", "agent:main:main") is not None
 
 
@@ -281,10 +281,14 @@ def test_the_plugin_entry_registers_a_harness_that_owns_auth(tmp_path: Path) -> 
     api = PluginApi(plugin_id=entry.id, registry=registry, state_dir=tmp_path,
                     config={"command": "claude --debug"})
     entry.register(api)
-    assert entry.id == "claude-cli" and api.harness_ids == ["claude-cli"]
+    assert entry.id == "claude-cli" and api.harness_ids == ("claude-cli",)
     registered = registry.get("claude-cli")
     assert registered is not None and registered.owner_plugin_id == "claude-cli"
     assert getattr(registered.harness, "auth_bootstrap", None) == "harness"
+    # its bindings are the host's to reset and delete with each session: no hook of its own
+    [(owner, bindings)] = api.registrations.session_bindings
+    assert owner == "claude-cli" and bindings is getattr(registered.harness, "bindings", None)
+    assert not hasattr(registered.harness, "reset")
 
 
 def test_no_child_of_this_process_survives_the_module() -> None:

@@ -144,7 +144,7 @@ def test_the_plugin_entry_registers_the_harness(tmp_path: Path) -> None:
                     config={"appServer": {"maxProcesses": 3}}, state_dir=tmp_path)
     assert entry.id == "codex" and entry.enabled_by_default is False
     entry.register(api)
-    assert api.harness_ids == ["codex"]
+    assert api.harness_ids == ("codex",)
     registered = registry.get("codex")
     assert registered is not None and registered.owner_plugin_id == "codex"
     assert registered.harness.label == "OpenAI Codex"

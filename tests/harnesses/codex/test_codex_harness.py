@@ -4,6 +4,7 @@ a missing binary, turns, crashes, bindings; plus `supports(ctx)`."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -194,11 +195,11 @@ async def test_a_continuation_travels_with_the_prompt_as_completed_work(
 
     log = tmp_path / "log.jsonl"
     harness = make_harness(fake_config(log))
-    params = attempt_params(tmp_path, "finish the report")
-    params.continuation = {"prompt": "finish the report", "messages": [
-        {"role": "assistant", "content": [{"type": "toolCall", "name": "exec",
-                                           "arguments": {"command": "make report"}}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "half done"}]}]}
+    params = replace(attempt_params(tmp_path, "finish the report"), continuation={
+        "prompt": "finish the report", "messages": [
+            {"role": "assistant", "content": [{"type": "toolCall", "name": "exec",
+                                               "arguments": {"command": "make report"}}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "half done"}]}]})
     result = await harness.run_attempt(params)
     assert result.terminal.kind == "ok"
     (start,) = [json.loads(line) for line in log.read_text().splitlines()
@@ -217,7 +218,7 @@ async def test_a_failing_host_callback_ends_the_attempt_as_failed(
     async def broken_mirror(messages: object) -> None:
         raise RuntimeError("transcript store is down")
 
-    params.mirror = broken_mirror
+    params = replace(params, mirror=broken_mirror)
     result = await harness.run_attempt(params)
     assert result.terminal.kind == "failed"
     assert result.terminal.error == "RuntimeError: transcript store is down"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -201,8 +202,7 @@ async def test_async_observer_and_callbacks_are_awaited(tmp_path: Path) -> None:
         seen.append(text)
 
     params = params_for(tmp_path, rec)
-    params.observe_tool_terminal = observe
-    params.on_partial_reply = partial
+    params = replace(params, observe_tool_terminal=observe, on_partial_reply=partial)
     result = await harness_for(transport).run_attempt(params)
     assert result.terminal.kind == "ok"
     assert seen[0] == "ls" and seen[-1] == "listed"
@@ -247,7 +247,7 @@ def test_model_context_keeps_well_paired_history_as_is() -> None:
 async def test_unknown_api_fails_precheck(tmp_path: Path) -> None:
     rec = Recorder()
     params = params_for(tmp_path, rec)
-    params.model = ResolvedModel("test", "m", api="carrier-pigeon")
+    params = replace(params, model=ResolvedModel("test", "m", api="carrier-pigeon"))
     result = await OpenClawHarness().run_attempt(params)
     assert result.terminal.kind == "failed"
     assert result.terminal.source == "precheck"
@@ -263,9 +263,9 @@ async def test_env_api_key_that_is_unset_fails_precheck_naming_it(
     monkeypatch.delenv("CLAW_TEST_MISSING_KEY", raising=False)
     rec = Recorder()
     params = params_for(tmp_path, rec)
-    params.model = ResolvedModel("test", "m", api="openai-completions",
-                                 base_url="http://127.0.0.1:9/v1")
-    params.auth = PreparedAuth(source="direct", api_key="${CLAW_TEST_MISSING_KEY}")
+    params = replace(params, model=ResolvedModel("test", "m", api="openai-completions",
+                                                 base_url="http://127.0.0.1:9/v1"),
+                     auth=PreparedAuth(source="direct", api_key="${CLAW_TEST_MISSING_KEY}"))
     result = await OpenClawHarness().run_attempt(params)
     assert result.terminal.kind == "failed"
     assert "CLAW_TEST_MISSING_KEY" in (result.terminal.error or "")
@@ -292,7 +292,7 @@ async def test_a_tool_that_may_change_state_waits_for_the_transcript_barrier(
         {"text": "done"},
     ]})
     params = params_for(tmp_path, rec, tools=[tool("read"), tool("write")])
-    params.mirror_barrier = barrier
+    params = replace(params, mirror_barrier=barrier)
     result = await harness_for(transport).run_attempt(params)
 
     assert result.terminal.kind == "ok"

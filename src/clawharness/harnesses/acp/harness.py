@@ -56,26 +56,13 @@ from acp.schema import (
     WriteTextFileResponse,
 )
 
-from clawharness.harnesses.acp._sdk import (
-    HarnessError,
-    HostRun,
-    NativeSessionGone,
-    NativeSessionRecord,
-    NativeSessionRecovery,
-    SessionHookParams,
-    Store,
-    WorkspacePathEscapeError,
-    native_session_binding_store,
-    native_session_recovery,
-    native_session_row_key,
-    resolve_state_dir,
-    resolve_workspace_path,
-)
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    ContentBlock,
+    Message,
     SupportContext,
     Supported,
     SupportResult,
@@ -84,9 +71,23 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_process import (
     BoundedLineReader,
     ChildProcess,
+    SupervisedProcesses,
     kill_stray_groups,
     spawn,
 )
+from clawharness.plugin_sdk.agent_harness_runtime import HarnessError, WorkspacePathEscapeError
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    BoundSession,
+    NativeSessionGone,
+    NativeSessionRecord,
+    NativeSessionRecovery,
+    SessionBindings,
+    Store,
+    native_session_bindings,
+    native_session_recovery,
+    resolve_state_dir,
+)
+from clawharness.plugin_sdk.agent_harness_tool_runtime import resolve_workspace_path
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
            "canonical_tool_name", "load_refused_as_gone"]
@@ -299,48 +300,36 @@ class AcpHarness:
     label = "Agent Client Protocol"
 
     def __init__(self, *, state_dir: str | os.PathLike[str] | None = None,
-                 config: Mapping[str, Any] | None = None, store: Store | None = None) -> None:
+                 config: Mapping[str, Any] | None = None, store: Store | None = None,
+                 bindings: SessionBindings[NativeSessionRecord] | None = None) -> None:
+        """`bindings`: the binding records (from `PluginApi.session_bindings`, which the
+        host resets and deletes with each session); without them the harness keeps its
+        own in `store` or under `state_dir`."""
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = native_session_binding_store(
+        self.bindings = bindings if bindings is not None else native_session_bindings(
             HARNESS_ID, store=store, state_dir=Path(state_dir) if state_dir else None)
-        self._live: dict[str, _Live] = {}
+        self._processes: SupervisedProcesses[_Live] = SupervisedProcesses(stop=self._stop_live)
+        # a session the host reset, deleted or rewound resumes nothing: stop its agent
+        self._processes.close_with(self.bindings)
 
     def supports(self, ctx: SupportContext) -> SupportResult:
-        if ctx.provider == "acp":
-            return Supported(priority=100, reason="provider acp is served by the acp harness")
-        return Unsupported(reason="the acp harness serves only provider acp (acp/<agent>)")
-
-    # --- session hooks ---------------------------------------------------------------------
-
-    async def reset(self, params: SessionHookParams) -> None:
-        """In-place reset: forget the binding; the next turn starts a new native session."""
-        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
-        await self._bindings.reset(params, key_for=_hook_key)
-
-    async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
-        """Remove the binding inside the host's session deletion transaction."""
-        return await self._bindings.with_session_deletion(
-            params, run, key_for=_hook_key, after_commit=self._after_removal)
-
-    async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
-        """Invalidate the binding inside a same-key rewind / branch switch."""
-        return await self._bindings.with_session_context_reset(
-            params, run, key_for=_hook_key, after_commit=self._after_removal)
-
-    async def _after_removal(self, params: SessionHookParams, _record: NativeSessionRecord) -> None:
-        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
+        if ctx.provider != "acp":
+            return Unsupported(reason="the acp harness serves only provider acp (acp/<agent>)")
+        policy = ctx.model_provider.runtime_policy if ctx.model_provider is not None else None
+        if policy is None or HARNESS_ID not in policy.compatible_ids:
+            # the plugin's provider declares it; a route that does not is never permission
+            return Unsupported(reason="the route of provider acp does not declare the acp "
+                                      "runtime (its plugin's provider registration does)")
+        return Supported(priority=100, reason="provider acp is served by the acp harness")
 
     async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        return await self._bindings.read(native_session_row_key(agent_id, session_key))
+        return await self.bindings.read(agent_id, session_key)
 
     def live_pids(self) -> list[int]:
-        return [live.child.pid for live in self._live.values() if live.child.alive]
+        return self._processes.pids()
 
-    async def _close_live(self, key: str) -> None:
-        live = self._live.pop(key, None)
-        if live is None:
-            return
+    async def _stop_live(self, live: _Live) -> None:
         conn, live.conn = live.conn, None
         grace = float(self._config.get("shutdownGraceSeconds", 2.0))
         await live.child.shutdown(grace=grace)
@@ -351,9 +340,8 @@ class AcpHarness:
             await live.lines.aclose()
 
     async def dispose(self) -> None:
-        for key in list(self._live):
-            await self._close_live(key)
-        await self._bindings.close()
+        await self._processes.close_all()
+        await self.bindings.close()
 
     # --- state -----------------------------------------------------------------------------
 
@@ -381,17 +369,13 @@ class AcpHarness:
             agent = AcpAgentConfig.parse(name, agents[name])
             fallback = (Path(params.state_dir) / "plugins" / HARNESS_ID
                         if params.state_dir else None)
-            lifecycle = await self._bindings.lifecycle(fallback)
+            await self.bindings.lifecycle(fallback)
         except Exception as exc:
             return await _precheck_failure(params, str(exc))
-        key = native_session_row_key(params.agent_id, params.session_key)
+        key = self.bindings.row_key(params.agent_id, params.session_key)
         turn = _Turn(self, params, key, agent, float(config.get("cancelGraceSeconds", 5.0)))
-
-        def placeholder(current: NativeSessionRecord | None, _lease: Any) -> NativeSessionRecord:
-            return current if current is not None else {"nativeSessionId": None}
-
         try:
-            return await lifecycle.with_lease(key, turn.run, prepare_lease=placeholder)
+            return await self.bindings.with_turn(params, turn.run)
         except Exception as exc:
             if turn.started:
                 raise
@@ -414,10 +398,10 @@ class AcpHarness:
                **agent.env}
         fingerprint = json.dumps([list(agent.command), sorted(env.items()), cwd])
         native = record.get("nativeSessionId") if record else None
-        live = self._live.get(key)
+        live = self._processes.get(key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
                                  or live.conn is None or live.session_id != native):
-            await self._close_live(key)
+            await self._processes.close(key)
             live = None
         if live is not None:
             return live
@@ -426,7 +410,7 @@ class AcpHarness:
         except OSError as exc:
             raise AcpHarnessError(f"could not start ACP agent {agent.name!r}: {exc}") from exc
         live = _Live(agent, child, cwd, fingerprint)
-        self._live[key] = live
+        self._processes.put(key, live)
         try:
             process = child.process
             assert process.stdin is not None and process.stdout is not None
@@ -472,7 +456,7 @@ class AcpHarness:
                 live.session_id = str(created.session_id)
                 live.fresh = True
         except BaseException:
-            await self._close_live(key)
+            await self._processes.close(key)
             raise
         return live
 
@@ -498,11 +482,7 @@ class AcpHarness:
                         await pending
 
 
-def _hook_key(params: SessionHookParams) -> str:
-    return native_session_row_key(params.agent_id, params.session_key)
-
-
-def _user_message(prompt: str) -> dict[str, Any]:
+def _user_message(prompt: str) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": prompt}],
             "timestamp": _now_ms()}
 
@@ -530,7 +510,7 @@ class _Tool:
     allowed: bool | None = None
     reason: str | None = None
     settled: bool = False
-    block: dict[str, Any] | None = None
+    block: ContentBlock | None = None
 
     @property
     def name(self) -> str:
@@ -552,12 +532,12 @@ class _Turn:
         self.grace = grace
         self.started = False
         self.live: _Live | None = None
-        self.new_messages: list[dict[str, Any]] = []
+        self.new_messages: list[Message] = []
         self.assistant_texts: list[str] = []
         self.tool_metas: list[dict[str, Any]] = []
         self.last_tool_error: dict[str, Any] | None = None
         self.tools: dict[str, _Tool] = {}
-        self.pending: dict[str, Any] | None = None
+        self.pending: Message | None = None
         self.text = ""
         self.count = 0
         self.stop_kind: Literal["aborted", "timeout"] | None = None
@@ -567,7 +547,7 @@ class _Turn:
         if self.p.on_agent_event is not None:
             await _maybe_await(self.p.on_agent_event(AgentEvent(stream, data)))
 
-    async def settle(self, message: dict[str, Any], key: str) -> None:
+    async def settle(self, message: Message, key: str) -> None:
         if self.p.mirror is not None:
             await self.p.mirror([{**message, "__meta": {"idempotencyKey": key}}])
         self.new_messages.append(message)
@@ -578,13 +558,13 @@ class _Turn:
 
     # --- the turn --------------------------------------------------------------------------
 
-    async def run(self) -> AttemptResult:
+    async def run(self, bound: BoundSession[NativeSessionRecord]) -> AttemptResult:
         p = self.p
-        lifecycle = await self.h._bindings.lifecycle()
-        assert_lease = lifecycle.capture_lease_assertion(self.key)
-        record = await lifecycle.read(self.key)
-        self.recovery = native_session_recovery(p, harness_id=HARNESS_ID, lifecycle=lifecycle,
-                                                key=self.key, logger=log)
+        assert_lease = bound.assert_lease
+        record = bound.record
+        self.recovery = native_session_recovery(
+            p, harness_id=HARNESS_ID, lifecycle=await self.h.bindings.lifecycle(),
+            key=bound.key, logger=log)
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": HARNESS_ID})
         await self.settle(_user_message(p.prompt), f"{p.run_id}:user")
@@ -605,7 +585,7 @@ class _Turn:
         try:
             stop_reason, error = await self.prompt(live)
         except BaseException:
-            self.h._live.pop(self.key, None)
+            self.h._processes.pop(self.key)
             live.child.kill()
             raise
         finally:
@@ -613,18 +593,13 @@ class _Turn:
         if live.child.alive and error is None:
             kill_stray_groups(live.child.pid, live.child.pgid)
         else:
-            await self.h._close_live(self.key)
+            await self.h._processes.close(self.key)
         terminal = self.terminal(stop_reason, error)
         if live.session_id:
             new_record: NativeSessionRecord = {
                 "nativeSessionId": live.session_id, "hostSessionId": p.session_id,
                 "agent": self.agent.name, "cwd": live.cwd, "harness": HARNESS_ID}
-
-            def write(_current: NativeSessionRecord | None, _token: str | None) -> (
-                    tuple[None, NativeSessionRecord]):
-                return None, new_record
-
-            await lifecycle.transact(self.key, write)
+            await bound.write(new_record)
         return await self.finish(terminal, live.session_id)
 
     async def prompt(self, live: _Live) -> tuple[str | None, str | None]:
@@ -731,7 +706,7 @@ class _Turn:
 
     # --- updates ---------------------------------------------------------------------------
 
-    def assistant(self) -> dict[str, Any]:
+    def assistant(self) -> Message:
         if self.pending is None:
             self.pending = {"role": "assistant", "content": [], "stopReason": "stop",
                             "provider": self.p.provider, "model": self.p.model_id,
@@ -840,7 +815,7 @@ class _Turn:
     async def tool_done(self, tool: _Tool, text: str, is_error: bool) -> None:
         tool.settled = True
         started = not (tool.asked and tool.allowed is False)
-        content = [{"type": "text", "text": text}]
+        content: list[ContentBlock] = [{"type": "text", "text": text}]
         result: dict[str, Any] = {"content": content, "isError": is_error}
         if tool.raw_output is not None:
             result["details"] = _dump(tool.raw_output)

@@ -25,8 +25,9 @@ def register(api: PluginApi) -> None:
     """Register the harness and the provider `acp` (one model per configured agent)."""
     agents = api.config.get("agents")
     names = tuple(sorted(agents)) if isinstance(agents, Mapping) else ()
-    api.register_agent_harness(AcpHarness(state_dir=api.state_dir, config=api.config,
-                                          store=api.store))
+    # the host resets and deletes the bindings with each session
+    bindings = api.session_bindings("acp", native_session=True)
+    api.register_agent_harness(AcpHarness(config=api.config, bindings=bindings))
     api.register_provider("acp", label="Agent Client Protocol agents",
                           compatible_runtime_ids=["acp"], models=names)
 

@@ -38,23 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from clawharness.harnesses.cli._sdk import (
-    HarnessError,
-    HostRun,
-    NativeSessionGone,
-    NativeSessionRecord,
-    NativeSessionRecovery,
-    SessionHookParams,
-    Store,
-    native_session_binding_store,
-    native_session_recovery,
-    native_session_row_key,
-)
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    ContentBlock,
+    Message,
     SupportContext,
     Supported,
     SupportResult,
@@ -63,10 +53,22 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_process import (
     ChildProcess,
     InputLimitError,
+    SupervisedProcesses,
     decode_json_frame,
     kill_stray_groups,
     read_frame_line,
     spawn,
+)
+from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    BoundSession,
+    NativeSessionGone,
+    NativeSessionRecord,
+    NativeSessionRecovery,
+    SessionBindings,
+    Store,
+    native_session_bindings,
+    native_session_recovery,
 )
 
 __all__ = [
@@ -333,7 +335,6 @@ class _Live:
     fingerprint: str
     cwd: str
     session_id: str | None = None
-    idle: asyncio.TimerHandle | None = None
     handshake_sent: bool = False
     #: the native session this process was started to resume (None: a new one)
     resumed: str | None = None
@@ -363,16 +364,22 @@ class CliBackendHarness:
     """The harness for one described CLI agent."""
 
     def __init__(self, spec: CliAgentSpec, *, state_dir: str | os.PathLike[str] | None = None,
-                 config: Mapping[str, Any] | None = None, store: Store | None = None) -> None:
+                 config: Mapping[str, Any] | None = None, store: Store | None = None,
+                 bindings: SessionBindings[NativeSessionRecord] | None = None) -> None:
+        """`bindings`: the binding records (from `PluginApi.session_bindings`, which the
+        host resets and deletes with each session); without them the harness keeps its
+        own in `store` or under `state_dir`."""
         self.spec = spec
         self.id = spec.id
         self.label = spec.label
         if spec.auth_bootstrap is not None:
             self.auth_bootstrap = spec.auth_bootstrap
         self._config: dict[str, Any] = dict(config or {})
-        self._bindings = native_session_binding_store(
+        self.bindings = bindings if bindings is not None else native_session_bindings(
             spec.id, store=store, state_dir=Path(state_dir) if state_dir is not None else None)
-        self._live: dict[str, _Live] = {}
+        self._processes: SupervisedProcesses[_Live] = SupervisedProcesses(grace=2.0)
+        # a session the host reset, deleted or rewound resumes nothing: stop its process
+        self._processes.close_with(self.bindings)
         self._request_seq = 0
 
     # --- selection ---------------------------------------------------------------------
@@ -387,61 +394,20 @@ class CliBackendHarness:
                                       f"{', '.join(self.spec.providers)}, not {ctx.provider}")
         return Supported(priority=100, reason=f"explicitly selected {self.id}")
 
-    # --- session hooks -----------------------------------------------------------------
-
-    async def reset(self, params: SessionHookParams) -> None:
-        """In-place reset: forget the binding; the next turn starts a new native session."""
-        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
-        await self._bindings.reset(params, key_for=_hook_key)
-
-    async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
-        """Remove the binding inside the host's session deletion transaction."""
-        return await self._bindings.with_session_deletion(
-            params, run, key_for=_hook_key, after_commit=self._after_removal)
-
-    async def with_session_context_reset(self, params: SessionHookParams, run: HostRun) -> Any:
-        """Invalidate the binding inside a same-key rewind / branch switch."""
-        return await self._bindings.with_session_context_reset(
-            params, run, key_for=_hook_key, after_commit=self._after_removal)
-
-    async def _after_removal(self, params: SessionHookParams, _record: NativeSessionRecord) -> None:
-        await self._close_live(native_session_row_key(params.agent_id, params.session_key))
-
     async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
         """The stored binding of a host session (None when there is none)."""
-        return await self._bindings.read(native_session_row_key(agent_id, session_key))
+        return await self.bindings.read(agent_id, session_key)
 
     # --- process ownership ---------------------------------------------------------------
 
     def live_pids(self) -> list[int]:
         """Pids of the processes this harness keeps (for diagnostics and tests)."""
-        return [live.child.pid for live in self._live.values() if live.child.alive]
-
-    async def _close_live(self, key: str) -> None:
-        live = self._live.pop(key, None)
-        if live is not None:
-            if live.idle is not None:
-                live.idle.cancel()
-            await live.child.shutdown(grace=2.0)
+        return self._processes.pids()
 
     async def dispose(self) -> None:
         """Shut every process down and close the binding store."""
-        for key in list(self._live):
-            await self._close_live(key)
-        await self._bindings.close()
-
-    def _schedule_idle(self, key: str, live: _Live, seconds: float) -> None:
-        if live.idle is not None:
-            live.idle.cancel()
-        if seconds <= 0:
-            return
-
-        def expire() -> None:
-            if self._live.get(key) is live:
-                del self._live[key]
-                live.child.kill()
-
-        live.idle = asyncio.get_running_loop().call_later(seconds, expire)
+        await self._processes.close_all()
+        await self.bindings.close()
 
     def next_request_id(self, prefix: str) -> str:
         self._request_seq += 1
@@ -462,17 +428,13 @@ class CliBackendHarness:
         host_state = Path(params.state_dir) if params.state_dir else None
         fallback = host_state / "plugins" / self.id if host_state else None
         try:
-            lifecycle = await self._bindings.lifecycle(fallback)
+            await self.bindings.lifecycle(fallback)
         except Exception as exc:
             return await _precheck_failure(self.spec, params, f"binding store: {exc}")
-        key = native_session_row_key(params.agent_id, params.session_key)
+        key = self.bindings.row_key(params.agent_id, params.session_key)
         turn = _Turn(self, params, key, command, env_extra, grace, idle, config)
-
-        def placeholder(current: NativeSessionRecord | None, _lease: Any) -> NativeSessionRecord:
-            return current if current is not None else {"nativeSessionId": None}
-
         try:
-            return await lifecycle.with_lease(key, turn.run, prepare_lease=placeholder)
+            return await self.bindings.with_turn(params, turn.run)
         except HarnessError as exc:
             return await _precheck_failure(self.spec, params, str(exc))
         except Exception as exc:
@@ -483,13 +445,9 @@ class CliBackendHarness:
     def agent_dir(self, params: AttemptParams) -> Path:
         """Per-agent runtime state (HOME, config dir) under the host state dir."""
         base = Path(params.state_dir) if params.state_dir else (
-            self._bindings.state_dir or Path.home() / ".clawharness" / "plugins" / self.id)
+            self.bindings.state_dir or Path.home() / ".clawharness" / "plugins" / self.id)
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
         return base / self.id / "agents" / (safe or "default")
-
-
-def _hook_key(params: SessionHookParams) -> str:
-    return native_session_row_key(params.agent_id, params.session_key)
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -498,8 +456,8 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-def _user_message(prompt: str, images: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+def _user_message(prompt: str, images: Sequence[Mapping[str, Any]]) -> Message:
+    content: list[ContentBlock] = [{"type": "text", "text": prompt}]
     for image in images:
         content.append({"type": "image", "data": image.get("data", ""),
                         "mimeType": image.get("mimeType", "image/png")})
@@ -509,13 +467,11 @@ def _user_message(prompt: str, images: Sequence[Mapping[str, Any]]) -> dict[str,
 async def _precheck_failure(spec: CliAgentSpec, params: AttemptParams,
                             error: str) -> AttemptResult:
     message = _user_message(params.prompt, params.images)
-    message["__meta"] = {"idempotencyKey": f"{params.run_id}:user"}
     if params.mirror is not None:
-        await params.mirror([message])
-    clean = {k: v for k, v in message.items() if k != "__meta"}
+        await params.mirror([{**message, "__meta": {"idempotencyKey": f"{params.run_id}:user"}}])
     return AttemptResult(
         terminal=AttemptTerminal("failed", source="precheck", error=error),
-        session_id_used=params.session_id, messages_snapshot=[clean],
+        session_id_used=params.session_id, messages_snapshot=[message],
         agent_harness_id=spec.id, transcript_mirrored=params.mirror is not None)
 
 
@@ -552,12 +508,12 @@ class _Turn:
         self.config = config
         self.started = False
         self.session_id: str | None = None
-        self.new_messages: list[dict[str, Any]] = []
+        self.new_messages: list[Message] = []
         self.assistant_texts: list[str] = []
         self.tool_metas: list[dict[str, Any]] = []
         self.last_tool_error: dict[str, Any] | None = None
         self.tools: dict[str, _Tool] = {}
-        self.pending: dict[str, Any] | None = None
+        self.pending: Message | None = None
         self.pending_id: str | None = None
         self.pending_streamed = False
         self.stream_text = ""
@@ -576,11 +532,10 @@ class _Turn:
         if sink is not None:
             await _maybe_await(sink(AgentEvent(stream, data)))
 
-    async def settle(self, message: dict[str, Any], key: str) -> None:
-        message["__meta"] = {"idempotencyKey": key}
+    async def settle(self, message: Message, key: str) -> None:
         if self.p.mirror is not None:
-            await self.p.mirror([message])
-        self.new_messages.append({k: v for k, v in message.items() if k != "__meta"})
+            await self.p.mirror([{**message, "__meta": {"idempotencyKey": key}}])
+        self.new_messages.append(message)
 
     def native_key(self, suffix: str) -> str:
         return f"{self.spec.id}:{self.session_id or self.p.run_id}:{suffix}"
@@ -608,15 +563,12 @@ class _Turn:
                     and record.get("hostSessionId") != p.session_id)
         base = LaunchRequest(self.command, p.model_id, cwd, options=self.config)
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
-        live = self.h._live.get(self.key)
+        live = self.h._processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
                                  or fork or live.session_id != native):
-            await self.h._close_live(self.key)
+            await self.h._processes.close(self.key)
             live = None
         if live is not None:
-            if live.idle is not None:
-                live.idle.cancel()
-                live.idle = None
             return live
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
@@ -628,7 +580,7 @@ class _Turn:
             raise CliBackendError(f"could not start {argv[0]}: {exc}") from exc
         resumed = native if isinstance(native, str) else None
         live = _Live(child, fingerprint, cwd, resumed, resumed=resumed, fresh=resumed is None)
-        self.h._live[self.key] = live
+        self.h._processes.put(self.key, live)
         return live
 
     async def write(self, obj: Mapping[str, Any]) -> None:
@@ -644,13 +596,13 @@ class _Turn:
 
     # --- the turn --------------------------------------------------------------------------
 
-    async def run(self) -> AttemptResult:
+    async def run(self, bound: BoundSession[NativeSessionRecord]) -> AttemptResult:
         p = self.p
-        lifecycle = await self.h._bindings.lifecycle()
-        assert_lease = lifecycle.capture_lease_assertion(self.key)
-        record = await lifecycle.read(self.key)
-        self.recovery = native_session_recovery(p, harness_id=self.spec.id,
-                                                lifecycle=lifecycle, key=self.key, logger=log)
+        assert_lease = bound.assert_lease
+        record = bound.record
+        self.recovery = native_session_recovery(
+            p, harness_id=self.spec.id, lifecycle=await self.h.bindings.lifecycle(),
+            key=bound.key, logger=log)
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": self.spec.id})
         await self.settle(_user_message(p.prompt, p.images), f"{p.run_id}:user")
@@ -674,12 +626,7 @@ class _Turn:
                 "cwd": self.live_cwd(), "harness": self.spec.id}
             with contextlib.suppress(Exception):
                 assert_lease()
-
-            def write(_current: NativeSessionRecord | None, _token: str | None) -> (
-                    tuple[None, NativeSessionRecord]):
-                return None, new_record
-
-            await lifecycle.transact(self.key, write)
+            await bound.write(new_record)
         return await self.finish(terminal)
 
     async def guarded_drive(self) -> str | None:
@@ -689,7 +636,7 @@ class _Turn:
             return await self.drive()
         except BaseException:
             # cancelled from outside (or a host callback failed): nothing may outlive us
-            self.h._live.pop(self.key, None)
+            self.h._processes.pop(self.key)
             live.child.kill()
             raise
 
@@ -699,7 +646,7 @@ class _Turn:
         terminal when the attempt ends here, else the fresh run's stop error."""
         gone, self.gone = self.gone, None
         assert gone is not None and self.recovery is not None
-        await self.h._close_live(self.key)
+        await self.h._processes.close(self.key)
         self.session_id = None  # the stale id is never written back
         outcome = await self.recovery.session_gone(NativeSessionGone(gone.session_id,
                                                                      gone.detail))
@@ -749,11 +696,11 @@ class _Turn:
         done = self.finished
         if done is None or not live.child.alive:
             # the process is gone or unusable: reap it and whatever it left behind
-            await self.h._close_live(self.key)
+            await self.h._processes.close(self.key)
         else:
             kill_stray_groups(live.child.pid, live.child.pgid)
-            if self.h._live.get(self.key) is live:
-                self.h._schedule_idle(self.key, live, self.idle)
+            if self.h._processes.get(self.key) is live:
+                self.h._processes.expire_after(self.key, self.idle)
         if self.stop_kind == "aborted":
             return AttemptTerminal("aborted", source="external", error="aborted")
         if self.stop_kind == "timeout":
@@ -925,7 +872,7 @@ class _Turn:
                 "provider": self.p.provider, "model": self.p.model_id, "api": self.spec.api,
                 "timestamp": _now_ms()}
             self.pending_id = event.message_id
-        content: list[dict[str, Any]] = self.pending["content"]
+        content: list[ContentBlock] = self.pending["content"]
         for block in event.blocks:
             if isinstance(block, TextBlock):
                 if not block.text:
@@ -1016,7 +963,7 @@ class _Turn:
     async def tool_done(self, tool: _Tool, text: str, is_error: bool, details: Any) -> None:
         tool.settled = True
         started = not (tool.asked and tool.allowed is False)
-        content = [{"type": "text", "text": text}]
+        content: list[ContentBlock] = [{"type": "text", "text": text}]
         result: dict[str, Any] = {"content": content, "isError": is_error}
         if details is not None:
             result["details"] = details
@@ -1035,7 +982,7 @@ class _Turn:
                 self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
         self.tool_metas.append({"toolName": tool.name, "toolCallId": tool.id,
                                 "isError": is_error})
-        message: dict[str, Any] = {
+        message: Message = {
             "role": "toolResult", "toolCallId": tool.id, "toolName": tool.name,
             "content": content, "isError": is_error, "timestamp": _now_ms()}
         if details is not None:

@@ -35,6 +35,10 @@ from clawharness.harnesses.cli.backend import (
     TurnFinished,
     UnknownControlRequest,
 )
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    NativeSessionRecord,
+    SessionBindings,
+)
 
 __all__ = [
     "CLAUDE_TOOL_NAMES",
@@ -300,6 +304,10 @@ def claude_cli_spec() -> CliAgentSpec:
 
 
 def claude_cli_harness(*, state_dir: Any = None, store: Any = None,
-                       config: Mapping[str, Any] | None = None) -> CliBackendHarness:
-    """A `claude-cli` harness (bindings under `state_dir`, plugin `config`)."""
-    return CliBackendHarness(claude_cli_spec(), state_dir=state_dir, config=config, store=store)
+                       config: Mapping[str, Any] | None = None,
+                       bindings: SessionBindings[NativeSessionRecord] | None = None,
+                       ) -> CliBackendHarness:
+    """A `claude-cli` harness (plugin `config`; `bindings`, else its own under
+    `state_dir` / in `store`)."""
+    return CliBackendHarness(claude_cli_spec(), state_dir=state_dir, config=config, store=store,
+                             bindings=bindings)

@@ -20,9 +20,10 @@ PLUGIN_API = ">=2026.8.1"
 
 
 def register(api: PluginApi) -> None:
-    """Register the harness; its bindings live under the plugin's state dir."""
-    api.register_agent_harness(claude_cli_harness(state_dir=api.state_dir, config=api.config,
-                                                  store=api.store))
+    """Register the harness; its bindings live in the host's store, and the host resets
+    and deletes them with each session."""
+    bindings = api.session_bindings("claude-cli", native_session=True)
+    api.register_agent_harness(claude_cli_harness(config=api.config, bindings=bindings))
 
 
 entry = define_plugin_entry(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
-    CODEX_LEASE_TIMINGS,
     BindingOperationParams,
     DictRecordCodec,
     LeaseTimings,
@@ -20,7 +19,6 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
 )
 
 __all__ = [
-    "CODEX_LEASE_TIMINGS",
     "BindingOperationParams",
     "DictRecordCodec",
     "HarnessError",

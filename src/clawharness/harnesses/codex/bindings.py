@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from clawharness.harnesses.codex._sdk import (
-    CODEX_LEASE_TIMINGS,
     BindingOperationParams,
     DictRecordCodec,
     LeaseTimings,
@@ -121,9 +120,9 @@ class CodexBindings:
     """The binding lifecycle over a store that is opened on first use."""
 
     def __init__(self, store: Store | StoreProvider, *,
-                 timings: LeaseTimings = CODEX_LEASE_TIMINGS) -> None:
+                 timings: LeaseTimings | None = None) -> None:
         self._store = store
-        self._timings = timings
+        self._timings = timings if timings is not None else LeaseTimings()
         self._lifecycle: NativeSessionBindingLifecycle[dict[str, Any]] | None = None
         self._opened: Store | None = None
         self._opening = asyncio.Lock()

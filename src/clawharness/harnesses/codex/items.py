@@ -19,6 +19,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from clawharness.plugin_sdk.agent_harness import ContentBlock, Message
+
 __all__ = [
     "API",
     "READ_ONLY_ACTIONS",
@@ -33,7 +35,6 @@ API = "codex-app-server"
 #: Codex's own command classification: these never mutate anything
 READ_ONLY_ACTIONS = frozenset({"read", "listFiles", "search"})
 
-Message = dict[str, Any]
 
 
 def _now_ms() -> int:
@@ -50,7 +51,7 @@ def user_message(prompt: str, thread_id: str, item_id: str) -> Message:
                    "timestamp": _now_ms()}, f"{thread_id}:{item_id}")
 
 
-def _assistant(content: list[dict[str, Any]], stop: str, key: str, model: str,
+def _assistant(content: list[ContentBlock], stop: str, key: str, model: str,
                provider: str) -> Message:
     return _keyed({"role": "assistant", "content": content, "stopReason": stop,
                    "provider": provider, "model": model, "api": API,
@@ -154,7 +155,7 @@ def item_messages(item: Mapping[str, Any], thread_id: str, *, model: str,
         text = (str(error.get("message")) if isinstance(error, Mapping)
                 else _content_text(result.get("content")) if isinstance(result, Mapping)
                 else json.dumps(result) if result is not None else "")
-    call = {"type": "toolCall", "id": item_id, "name": name, "arguments": arguments}
+    call: ContentBlock = {"type": "toolCall", "id": item_id, "name": name, "arguments": arguments}
     return [_assistant([call], "toolUse", key, model, provider),
             _tool_result(item_id, name, text, is_error, details, f"{key}:result")]
 

@@ -28,6 +28,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    Message,
     ToolCallContext,
     ToolSpec,
 )
@@ -77,7 +78,7 @@ class CodexTurn:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self.items: dict[str, Mapping[str, Any]] = {}
         self.texts: dict[str, str] = {}
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Message] = []
         self.assistant_texts: list[str] = []
         self.tool_metas: list[dict[str, Any]] = []
         self.last_tool_error: dict[str, Any] | None = None
@@ -133,7 +134,7 @@ class CodexTurn:
         if result is not None and inspect.isawaitable(result):
             await result
 
-    async def _mirror(self, messages: list[dict[str, Any]]) -> None:
+    async def _mirror(self, messages: list[Message]) -> None:
         if not messages:
             return
         self.messages.extend(messages)

@@ -30,6 +30,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    ContentBlock,
     ToolCallContext,
 )
 from clawharness.plugin_sdk.agent_harness_runtime import is_replay_safe_tool_call
@@ -71,7 +72,7 @@ class EmbeddedAttempt:
         self.new_messages: list[Message] = []
         self.mirrored = 0
         self.builder: AssistantBuilder | None = None
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[ContentBlock] = []
         self.resolved: set[str] = set()
         self.running: str | None = None
         self.running_args: Mapping[str, Any] = {}
@@ -267,7 +268,7 @@ class EmbeddedAttempt:
         return ToolCallContext(call_id=call_id, workspace_dir=p.workspace_dir, abort=p.abort,
                                session_key=p.session_key, run_id=p.run_id)
 
-    async def run_tool(self, call: dict[str, Any]) -> None:
+    async def run_tool(self, call: ContentBlock) -> None:
         """Policy and approval, then execute, observe and settle one tool call."""
         call_id, name = call["id"], call["name"]
         args: Mapping[str, Any] = call["arguments"]

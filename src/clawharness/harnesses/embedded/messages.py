@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from clawharness.plugin_sdk.agent_harness import ContentBlock, Message
 from clawharness.providers import ToolCall, Usage
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "user_message",
 ]
 
-Message = dict[str, Any]
 
 #: the text of a tool result synthesized for a call the history never answered
 MISSING_RESULT_TEXT = "No result was recorded for this tool call."
@@ -39,7 +39,7 @@ def _now_ms() -> int:
 
 def user_message(prompt: str, images: Sequence[Mapping[str, Any]] = ()) -> Message:
     """The user turn: the prompt's text, then any images (`{type: image, data, mimeType}`)."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    content: list[ContentBlock] = [{"type": "text", "text": prompt}]
     for image in images:
         content.append({"type": "image", "data": image.get("data", ""),
                         "mimeType": image.get("mimeType", image.get("mime_type", "image/png"))})
@@ -47,7 +47,7 @@ def user_message(prompt: str, images: Sequence[Mapping[str, Any]] = ()) -> Messa
 
 
 def tool_result_message(
-    call_id: str, name: str, content: list[dict[str, Any]], *, is_error: bool,
+    call_id: str, name: str, content: list[ContentBlock], *, is_error: bool,
     details: Any = None,
 ) -> Message:
     """A tool result message."""
@@ -68,7 +68,7 @@ class AssistantBuilder:
         self._provider = provider
         self._model = model
         self._api = api
-        self._blocks: list[dict[str, Any]] = []
+        self._blocks: list[ContentBlock] = []
         self._kind: str | None = None
         self._parts: list[str] = []
         self._signature: str | None = None
@@ -81,7 +81,7 @@ class AssistantBuilder:
         if self._kind == "text":
             self._blocks.append({"type": "text", "text": "".join(self._parts)})
         elif self._kind == "thinking":
-            block: dict[str, Any] = {"type": "thinking", "thinking": "".join(self._parts)}
+            block: ContentBlock = {"type": "thinking", "thinking": "".join(self._parts)}
             if self._signature:
                 block["thinkingSignature"] = self._signature
             self._blocks.append(block)

@@ -2,7 +2,7 @@
 
 A native harness keeps its native session id / thread id / resume token as a *binding*
 in plugin state, associated with the host session. This package owns how such rows are
-stored (`namespace`), leased across processes (`leases`), fenced (`fences`), deleted and
+stored (`namespace`), kept per host session for a harness (`session_bindings`), leased across processes (`leases`), fenced (`fences`), deleted and
 reset together with the host session (`lifecycle`, `hooks`, `journal`), carried across
 session generations (`generations`, `initialization`), recovered when the runtime lost the
 native session (`recovery`, `bootstrap`), plus state-dir migration (`state_dir`) and
@@ -43,12 +43,6 @@ from clawharness.sessions.bindings.generations import (
     reclaim_native_session_generation,
     resolve_native_session_binding,
     session_binding_key,
-)
-from clawharness.sessions.bindings.harness_store import (
-    HarnessBindingStore,
-    NativeSessionRecord,
-    native_session_binding_store,
-    native_session_row_key,
 )
 from clawharness.sessions.bindings.hooks import (
     HarnessSessionHooks,
@@ -105,6 +99,14 @@ from clawharness.sessions.bindings.recovery import (
     native_session_names,
     native_session_recovery,
 )
+from clawharness.sessions.bindings.session_bindings import (
+    BoundSession,
+    JsonRecordCodec,
+    NativeSessionRecord,
+    SessionBindings,
+    native_session_bindings,
+    session_binding_row_key,
+)
 from clawharness.sessions.bindings.state_dir import (
     StateDirResolution,
     forget_state_dir_decisions,
@@ -126,6 +128,7 @@ __all__ = [
     "AcquisitionRejectedError",
     "AdoptionResult",
     "BindingOperationParams",
+    "BoundSession",
     "Commit",
     "DeletionChangedError",
     "DeletionJournal",
@@ -134,12 +137,12 @@ __all__ = [
     "GenerationRecord",
     "GenerationRecordCodec",
     "GoneOutcome",
-    "HarnessBindingStore",
     "HarnessSessionHooks",
     "HostGenerationAuthority",
     "HostRun",
     "InitializationChangedError",
     "InvalidRecordError",
+    "JsonRecordCodec",
     "Lease",
     "LeaseOwner",
     "LeaseTimeoutError",
@@ -164,6 +167,7 @@ __all__ = [
     "Rollback",
     "RollbackChangedError",
     "Row",
+    "SessionBindings",
     "SessionGenerationBindings",
     "SessionIdentity",
     "SessionInitialization",
@@ -184,15 +188,15 @@ __all__ = [
     "forget_state_dir_decisions",
     "harness_session_hooks",
     "is_fingerprint",
-    "native_session_binding_store",
+    "native_session_bindings",
     "native_session_cleared",
     "native_session_names",
     "native_session_recovery",
-    "native_session_row_key",
     "reclaim_native_session_generation",
     "reimport_native_entries",
     "resolve_native_session_binding",
     "resolve_state_dir",
     "session_binding_key",
+    "session_binding_row_key",
     "transcript_context",
 ]

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
+# JsonValue: what `JsonObject` names, for get_type_hints() on these signatures
+from clawharness._json import JsonObject, JsonValue  # noqa: F401
 from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult
 from clawharness.sessions.bindings.bootstrap import DEFAULT_CONTEXT_CHARS, transcript_context
 from clawharness.sessions.bindings.lifecycle import NativeSessionBindingLifecycle
@@ -98,12 +100,12 @@ class GoneOutcome:
     error: str | None = None
 
 
-def native_session_names(record: dict[str, Any], native_session_id: str) -> bool:
+def native_session_names(record: Mapping[str, object], native_session_id: str) -> bool:
     """Whether a native-session record (`{"nativeSessionId", ...}`) names that session."""
     return record.get("nativeSessionId") == native_session_id
 
 
-def native_session_cleared(_record: dict[str, Any]) -> dict[str, Any]:
+def native_session_cleared(_record: Mapping[str, object]) -> JsonObject:
     """A native-session record with no session: the next start is a fresh one."""
     return {"nativeSessionId": None}
 
@@ -184,11 +186,11 @@ class NativeSessionRecovery(Generic[T]):
 
 def native_session_recovery(
     params: AttemptParams, *, harness_id: str,
-    lifecycle: NativeSessionBindingLifecycle[dict[str, Any]], key: str,
+    lifecycle: NativeSessionBindingLifecycle[JsonObject], key: str,
     context_chars: int = DEFAULT_CONTEXT_CHARS, logger: logging.Logger | None = None,
-) -> NativeSessionRecovery[dict[str, Any]]:
+) -> NativeSessionRecovery[JsonObject]:
     """The recovery of a harness whose bindings are native-session records
-    (`native_session_binding_store`: CLI agents, ACP agents)."""
+    (`native_session_bindings`: CLI agents, ACP agents)."""
     return NativeSessionRecovery(
         params, harness_id=harness_id, lifecycle=lifecycle, key=key,
         names=native_session_names, cleared=native_session_cleared,

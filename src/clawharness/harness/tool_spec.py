@@ -1,0 +1,46 @@
+"""The tools a host offers an attempt: `ToolSpec` and what its `execute` receives.
+
+Kept apart from `harness.types` so `harness.capabilities` (which binds a tool surface)
+and the attempt types can import each other's names without a cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ToolCallContext", "ToolExecute", "ToolResult", "ToolSpec"]
+
+#: a tool's result in the transcript's wire shape: `{"content": [blocks], "details"?: ...,
+#: "isError"?: bool}`; tool results are whatever the tool produced, so values are open
+ToolResult = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    """What a host tool's `execute` receives besides its arguments."""
+
+    call_id: str
+    workspace_dir: str
+    abort: asyncio.Event
+    session_key: str
+    run_id: str
+
+
+#: `execute(arguments, context) -> result`
+ToolExecute = Callable[[Mapping[str, Any], ToolCallContext], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the host offers: name, description, JSON schema and its implementation."""
+
+    name: str
+    description: str
+    #: the JSON schema of the arguments
+    parameters: Mapping[str, Any]
+    execute: ToolExecute
+    #: the owning plugin, or None for core tools
+    owner: str | None = None

@@ -1,0 +1,69 @@
+"""`clawharness.plugin_sdk.agent_harness_cli`: a CLI agent as a harness, from a description.
+
+Describe the agent in a `CliAgentSpec` and `CliBackendHarness(spec, bindings=...)` does
+the rest (docs/cli-backends.md): one supervised process per session binding, resume and
+fork, a lost native session recovered, streaming, mirroring, permission questions
+through the host's tool policy, abort and deadline.
+
+The description
+    `CliAgentSpec` (with `CommandLine`, `EventMapper`, `ControlProtocol`), what a launch
+    gets (`LaunchRequest`, `EnvContext`), `resolve_command` (the configured command or
+    the default), and `CliBackendError`.
+
+The events an `EventMapper` produces (`CliEvent`)
+    `SessionStarted`, `TextDelta`, `AssistantMessage` (of `TextBlock` and `ToolUseBlock`),
+    `ToolResult`, `PermissionRequest`, `UnknownControlRequest`, `ControlAnswer`,
+    `NativeSessionMissing` (the runtime's own "no such session"), `TurnFinished`.
+
+The bundled `claude-cli` harness is one such description (its code is the toolkit's).
+"""
+
+from __future__ import annotations
+
+from clawharness.harnesses.cli.backend import (
+    AssistantMessage,
+    CliAgentSpec,
+    CliBackendError,
+    CliBackendHarness,
+    CliEvent,
+    CommandLine,
+    ControlAnswer,
+    ControlProtocol,
+    EnvContext,
+    EventMapper,
+    LaunchRequest,
+    NativeSessionMissing,
+    PermissionRequest,
+    SessionStarted,
+    TextBlock,
+    TextDelta,
+    ToolResult,
+    ToolUseBlock,
+    TurnFinished,
+    UnknownControlRequest,
+    resolve_command,
+)
+
+__all__ = [
+    "AssistantMessage",
+    "CliAgentSpec",
+    "CliBackendError",
+    "CliBackendHarness",
+    "CliEvent",
+    "CommandLine",
+    "ControlAnswer",
+    "ControlProtocol",
+    "EnvContext",
+    "EventMapper",
+    "LaunchRequest",
+    "NativeSessionMissing",
+    "PermissionRequest",
+    "SessionStarted",
+    "TextBlock",
+    "TextDelta",
+    "ToolResult",
+    "ToolUseBlock",
+    "TurnFinished",
+    "UnknownControlRequest",
+    "resolve_command",
+]

@@ -1,0 +1,42 @@
+"""What the docs teach plugin authors is what the code does: their examples import only
+`clawharness.plugin_sdk.*`, and the walk-through's excerpts are the example's real code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
+BLOCK = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
+IMPORT = re.compile(r"^\s*(?:from|import)\s+(clawharness(?:\.\w+)*)", re.MULTILINE)
+#: front-facing APIs a doc may show that are not plugin code, and why
+NOT_PLUGIN_CODE = {
+    "clawharness.host": "README: embedding the host as a library (the one door for fronts)",
+    "clawharness.testing": "docs/scripted-model.md: the scripted model server for host tests",
+}
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_doc_examples_import_only_the_sdk(doc: Path) -> None:
+    offenders = []
+    for block in BLOCK.finditer(doc.read_text()):
+        for module in IMPORT.findall(block["code"]):
+            if module == "clawharness.plugin_sdk" or module.startswith("clawharness.plugin_sdk."):
+                continue
+            if module not in NOT_PLUGIN_CODE:
+                offenders.append(module)
+    assert offenders == []
+
+
+def test_the_walk_through_quotes_the_example_as_it_is() -> None:
+    text = (REPO / "docs" / "writing-a-harness.md").read_text()
+    quoted = 0
+    for block in re.finditer(r"```(?:python|toml)\n# file: (?P<path>\S+)\n(?P<code>.*?)```",
+                             text, re.DOTALL):
+        source = (REPO / block["path"]).read_text()
+        assert block["code"] in source, f"docs quote {block['path']} as it no longer is"
+        quoted += 1
+    assert quoted >= 6
