@@ -20,6 +20,7 @@ from clawharness.attempt.delegation import DelegateRequest, StoredSession, check
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
+from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
@@ -49,7 +50,8 @@ class Host:
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
-        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
+        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
+                                     builtin=OpenClawHarness())
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
