@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
 from clawharness.tools.workspace import display_path, resolve_workspace_path
 
