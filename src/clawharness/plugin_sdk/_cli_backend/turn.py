@@ -49,6 +49,7 @@ from clawharness.plugin_sdk.agent_harness_process import (
     read_frame_line,
     spawn,
 )
+from clawharness.plugin_sdk.agent_harness_runtime import report_tool_terminal, tool_observation
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
@@ -542,19 +543,12 @@ class CliTurn:
         result: dict[str, Any] = {"content": content, "isError": is_error}
         if details is not None:
             result["details"] = details
-        observe = self.p.observe_tool_terminal
-        if observe is not None:
-            observation: dict[str, Any] = {
-                "toolCallId": tool.id, "toolName": tool.name, "arguments": dict(tool.arguments),
-                "executionStarted": started, "outcome": "failure" if is_error else "success",
-                "result": result}
-            if is_error:
-                observation["failure"] = {"error": tool.reason if not started and tool.reason
-                                          else text}
-            resolution = await maybe_await(observe(observation))
-            if isinstance(resolution, Mapping):
-                last = resolution.get("lastToolError")
-                self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
+        self.last_tool_error = await report_tool_terminal(
+            self.p.observe_tool_terminal, tool_observation(
+                tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments,
+                execution_started=started, is_error=is_error, result=result,
+                failure_error=tool.reason if not started and tool.reason else text),
+            self.last_tool_error)
         self.tool_metas.append({"toolName": tool.name, "toolCallId": tool.id,
                                 "isError": is_error})
         message: Message = {
