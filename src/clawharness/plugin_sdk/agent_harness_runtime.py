@@ -19,7 +19,8 @@ Host capabilities and callbacks of an attempt
     `EmbeddedRunAttemptParamsV2`); `assert_runtime_artifact`; `is_replay_safe_tool_call`;
     a settled tool call reported the one way every harness reports it: `tool_observation`
     builds the observation, `report_tool_terminal` hands it to `observe_tool_terminal` and
-    returns the turn's last tool error as the host answers it.
+    returns the turn's last tool error as the host answers it; `NativeTurn`, the base of a
+    process-owning harness's turn (its record, `emit`, `settle`, `settle_tool_result`).
 
 Shared rules, so a native harness decides as the built-in runtime does (loaded on first
 use; see each function's docstring)
@@ -65,6 +66,7 @@ from clawharness.harness.capabilities import (
     ToolPolicyCheck,
 )
 from clawharness.harness.gates import assert_runtime_artifact
+from clawharness.harness.native_turn import NativeTurn
 from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
 from clawharness.harness.types import (
     AttemptParams,
@@ -197,6 +199,7 @@ __all__ = [
     "Mirror",
     "MirrorBarrier",
     "MissingAgentHarnessError",
+    "NativeTurn",
     "ObserveToolTerminal",
     "PartialReply",
     "ReplyPayload",

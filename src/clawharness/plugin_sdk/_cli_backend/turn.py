@@ -35,7 +35,6 @@ from clawharness.plugin_sdk._cli_backend.live import (
 )
 from clawharness.plugin_sdk._cli_backend.spec import CliBackendError, EnvContext, LaunchRequest
 from clawharness.plugin_sdk.agent_harness import (
-    AgentEvent,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
@@ -49,7 +48,7 @@ from clawharness.plugin_sdk.agent_harness_process import (
     read_frame_line,
     spawn,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import report_tool_terminal, tool_observation
+from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
@@ -67,15 +66,15 @@ __all__ = ["CliTurn"]
 log = logging.getLogger("clawharness.harnesses.cli")
 
 
-class CliTurn:
+class CliTurn(NativeTurn):
     """One attempt on one binding."""
 
     def __init__(self, harness: CliBackendHarness, params: AttemptParams, key: str,
                  command: tuple[str, ...], env_extra: Mapping[str, str], grace: float,
                  idle: float, config: Mapping[str, Any]) -> None:
+        super().__init__(params)
         self.h = harness
         self.spec = harness.spec
-        self.p = params
         self.key = key
         self.command = command
         self.env_extra = env_extra
@@ -84,10 +83,6 @@ class CliTurn:
         self.config = config
         self.started = False
         self.session_id: str | None = None
-        self.new_messages: list[Message] = []
-        self.assistant_texts: list[str] = []
-        self.tool_metas: list[dict[str, Any]] = []
-        self.last_tool_error: dict[str, Any] | None = None
         self.tools: dict[str, TurnTool] = {}
         self.pending: Message | None = None
         self.pending_id: str | None = None
@@ -102,16 +97,6 @@ class CliTurn:
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     # --- callbacks ---------------------------------------------------------------------
-
-    async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        sink = self.p.on_agent_event
-        if sink is not None:
-            await maybe_await(sink(AgentEvent(stream, data)))
-
-    async def settle(self, message: Message, key: str) -> None:
-        if self.p.mirror is not None:
-            await self.p.mirror([{**message, "__meta": {"idempotencyKey": key}}])
-        self.new_messages.append(message)
 
     def native_key(self, suffix: str) -> str:
         return f"{self.spec.id}:{self.session_id or self.p.run_id}:{suffix}"
@@ -538,24 +523,8 @@ class CliTurn:
 
     async def tool_done(self, tool: TurnTool, text: str, is_error: bool, details: Any) -> None:
         tool.settled = True
-        started = not (tool.asked and tool.allowed is False)
-        content: list[ContentBlock] = [{"type": "text", "text": text}]
-        result: dict[str, Any] = {"content": content, "isError": is_error}
-        if details is not None:
-            result["details"] = details
-        self.last_tool_error = await report_tool_terminal(
-            self.p.observe_tool_terminal, tool_observation(
-                tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments,
-                execution_started=started, is_error=is_error, result=result,
-                failure_error=tool.reason if not started and tool.reason else text),
-            self.last_tool_error)
-        self.tool_metas.append({"toolName": tool.name, "toolCallId": tool.id,
-                                "isError": is_error})
-        message: Message = {
-            "role": "toolResult", "toolCallId": tool.id, "toolName": tool.name,
-            "content": content, "isError": is_error, "timestamp": now_ms()}
-        if details is not None:
-            message["details"] = details
-        await self.settle(message, self.native_key(f"result:{tool.id}"))
-        await self.emit("tool", {"phase": "result", "name": tool.name, "toolCallId": tool.id,
-                                 "isError": is_error})
+        await self.settle_tool_result(
+            tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments, text=text,
+            is_error=is_error, execution_started=not (tool.asked and tool.allowed is False),
+            refusal_reason=tool.reason, details=details,
+            key=self.native_key(f"result:{tool.id}"))
