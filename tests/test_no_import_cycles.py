@@ -22,9 +22,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: function-level imports that close a cycle on purpose: (importer, imported) -> why
 DEFERRED: Mapping[tuple[str, str], str] = {
-    ("clawharness.errors", "clawharness.config"):
-        "ConfigError builds its message from config.problems; the config package's loader "
-        "raises the errors of this module",
     ("clawharness.providers.scripted", "clawharness.testing"):
         "the scripted provider plays a test-kit script; the kit builds on the harness core "
         "that reaches the providers",

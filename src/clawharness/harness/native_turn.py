@@ -9,10 +9,11 @@ derives from this and adds only what its runtime speaks.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from clawharness.harness.messages import ContentBlock, Message
 from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
@@ -34,6 +35,20 @@ class NativeTurn:
         self.assistant_texts: list[str] = []
         self.tool_metas: list[dict[str, Any]] = []
         self.last_tool_error: dict[str, Any] | None = None
+        #: why the turn was stopped from outside (`wait_for_stop`), None while it was not
+        self.stop_kind: Literal["aborted", "timeout"] | None = None
+
+    async def wait_for_stop(self) -> None:
+        """Return once the attempt is aborted or its deadline passes (`stop_kind` says
+        which); the caller then stops its runtime as the runtime's protocol asks."""
+        p = self.p
+        loop = asyncio.get_running_loop()
+        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
+        try:
+            await asyncio.wait_for(p.abort.wait(), timeout)
+            self.stop_kind = "aborted"
+        except TimeoutError:
+            self.stop_kind = "timeout"
 
     async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
         """An agent event to `params.on_agent_event` (when the host listens)."""

@@ -20,7 +20,8 @@ Host capabilities and callbacks of an attempt
     a settled tool call reported the one way every harness reports it: `tool_observation`
     builds the observation, `report_tool_terminal` hands it to `observe_tool_terminal` and
     returns the turn's last tool error as the host answers it; `NativeTurn`, the base of a
-    process-owning harness's turn (its record, `emit`, `settle`, `settle_tool_result`).
+    process-owning harness's turn (its record, `emit`, `settle`, `settle_tool_result`,
+    `wait_for_stop`).
 
 Shared rules, so a native harness decides as the built-in runtime does (loaded on first
 use; see each function's docstring)

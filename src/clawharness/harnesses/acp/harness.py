@@ -35,7 +35,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
@@ -539,7 +539,6 @@ class _Turn(NativeTurn):
         self.pending: Message | None = None
         self.text = ""
         self.count = 0
-        self.stop_kind: Literal["aborted", "timeout"] | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     def native_key(self, suffix: str) -> str:
@@ -645,14 +644,7 @@ class _Turn(NativeTurn):
 
     async def watch(self) -> None:
         """Return after abort or the deadline, once `session/cancel` was sent."""
-        p = self.p
-        loop = asyncio.get_running_loop()
-        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
-        try:
-            await asyncio.wait_for(p.abort.wait(), timeout)
-            self.stop_kind = "aborted"
-        except TimeoutError:
-            self.stop_kind = "timeout"
+        await self.wait_for_stop()
         live = self.live
         if live is not None and live.conn is not None and live.session_id is not None:
             with contextlib.suppress(Exception):

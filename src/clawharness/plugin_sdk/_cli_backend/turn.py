@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
@@ -88,7 +88,6 @@ class CliTurn(NativeTurn):
         self.pending_id: str | None = None
         self.pending_streamed = False
         self.stream_text = ""
-        self.stop_kind: Literal["aborted", "timeout"] | None = None
         self.killed = False
         self.finished: TurnFinished | None = None
         self.live: LiveProcess | None = None
@@ -307,14 +306,7 @@ class CliTurn(NativeTurn):
 
     async def watch(self) -> None:
         """Wait for abort or the deadline; then interrupt, and kill as a last resort."""
-        p = self.p
-        loop = asyncio.get_running_loop()
-        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
-        try:
-            await asyncio.wait_for(p.abort.wait(), timeout)
-            self.stop_kind = "aborted"
-        except TimeoutError:
-            self.stop_kind = "timeout"
+        await self.wait_for_stop()
         request = self.spec.control.interrupt(self.h.next_request_id("interrupt"))
         if request is not None:
             with contextlib.suppress(ProcessStopped, OSError):
