@@ -1,0 +1,125 @@
+"""`McpManager`: the host's MCP client side (`host.mcp`).
+
+Owns one `McpConnection` per enabled `mcp.servers.<name>` (each started on first use,
+shared by every turn, closed with the host), the catalog of their tools under
+model-facing names, and the `ToolSpec`s a turn of the built-in runtime is offered: only
+the tools the agent's tool policy allows, each calling its server when the model calls it.
+A server that cannot be reached leaves its tools out of that turn (with a warning), never
+the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from clawharness.config.schema import McpConfig
+from clawharness.errors import McpServerNotFoundError
+from clawharness.harness.capabilities import ToolPolicyCheck
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
+from clawharness.mcp.catalog import McpCatalogEntry, build_catalog
+from clawharness.mcp.connection import McpConnection
+from clawharness.mcp.results import map_call_result
+from clawharness.mcp.specs import McpServerSpec, server_specs
+
+__all__ = ["McpManager"]
+
+_log = logging.getLogger("clawharness.mcp")
+
+
+class McpManager:
+    """Connections, catalog and tool specs for the configured MCP servers."""
+
+    def __init__(self, config: McpConfig, env: Mapping[str, str]) -> None:
+        self.specs: tuple[McpServerSpec, ...] = server_specs(config)
+        self._by_name = {spec.name: spec for spec in self.specs}
+        self._env = env
+        self._connections: dict[str, McpConnection] = {}
+        self._catalog: tuple[McpCatalogEntry, ...] | None = None
+        self._catalog_key: tuple[int, ...] = ()
+        self._warned: set[str] = set()
+        self._catalog_lock = asyncio.Lock()
+        #: warnings of the last catalog build (left-out tools, renamed tools, down servers)
+        self.warnings: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.specs)
+
+    def spec(self, name: str) -> McpServerSpec:
+        spec = self._by_name.get(name)
+        if spec is None:
+            known = ", ".join(self._by_name) or "none"
+            raise McpServerNotFoundError(
+                f"no enabled MCP server {name!r} (configured: {known})", server=name,
+                hint="add it under mcp.servers, or set its enabled to true")
+        return spec
+
+    def connection(self, name: str) -> McpConnection:
+        """The one connection to `name` (not started until used)."""
+        spec = self.spec(name)
+        conn = self._connections.get(name)
+        if conn is None:
+            conn = McpConnection(spec, self._env, on_tools_changed=self._invalidate)
+            self._connections[name] = conn
+        return conn
+
+    def _invalidate(self) -> None:
+        self._catalog = None
+
+    async def close(self) -> None:
+        """Close every session and end every server process."""
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+        self._catalog = None
+
+    # --- the catalog ----------------------------------------------------------------
+
+    async def catalog(self) -> tuple[McpCatalogEntry, ...]:
+        """Every enabled server's offered tools (servers started as needed, in parallel)."""
+        async with self._catalog_lock:
+            conns = [self.connection(spec.name) for spec in self.specs]
+            key = tuple(c.starts for c in conns)
+            if self._catalog is not None and key == self._catalog_key and all(
+                    c.alive for c in conns):
+                return self._catalog
+            listed = await asyncio.gather(*(c.tools() for c in conns), return_exceptions=True)
+            servers = []
+            warnings: list[str] = []
+            for conn, tools in zip(conns, listed, strict=True):
+                if isinstance(tools, BaseException):
+                    if not isinstance(tools, Exception):
+                        raise tools
+                    warnings.append(f"MCP server {conn.spec.name!r} is unavailable: {tools}")
+                    continue
+                servers.append((conn.spec, tools))
+            entries, notes = build_catalog(servers)
+            self.warnings = (*warnings, *notes)
+            for warning in self.warnings:
+                if warning not in self._warned:
+                    self._warned.add(warning)
+                    _log.warning("%s", warning)
+            down = bool(warnings)
+            self._catalog = None if down else entries
+            self._catalog_key = tuple(c.starts for c in conns)
+            return entries
+
+    async def tool_specs(self, policy: ToolPolicyCheck) -> tuple[ToolSpec, ...]:
+        """The MCP tools `policy` allows, as the built-in runtime offers them."""
+        if not self.specs:
+            return ()
+        return tuple(self._tool_spec(entry) for entry in await self.catalog()
+                     if policy.check(entry.model_name) is None)
+
+    def _tool_spec(self, entry: McpCatalogEntry) -> ToolSpec:
+        conn = self.connection(entry.server)
+        limit = conn.spec.max_result_chars
+
+        async def execute(arguments: Mapping[str, Any], _ctx: ToolCallContext) -> dict[str, Any]:
+            result = await conn.call_tool(entry.tool, arguments)
+            return map_call_result(result, server=entry.server, tool=entry.tool,
+                                   max_chars=limit)
+
+        return ToolSpec(entry.model_name, entry.description, entry.parameters, execute,
+                        owner=f"mcp:{entry.server}")
