@@ -265,6 +265,10 @@ class McpConnection:
             if not cursor or len(tools) > 10_000:
                 return tuple(tools)
 
+    def refresh_tools(self) -> None:
+        """List the tools again on the next `tools()`."""
+        self._tools_stale = True
+
     async def tools(self) -> tuple[McpServerTool, ...]:
         """The server's tools (listed again after `notifications/tools/list_changed`)."""
         session = await self.session()

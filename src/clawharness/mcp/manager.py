@@ -12,21 +12,47 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from clawharness.config.schema import McpConfig
 from clawharness.errors import McpServerNotFoundError
 from clawharness.harness.capabilities import ToolPolicyCheck
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
-from clawharness.mcp.catalog import McpCatalogEntry, build_catalog
-from clawharness.mcp.connection import McpConnection
+from clawharness.mcp.catalog import McpCatalogEntry, McpServerTool, build_catalog
+from clawharness.mcp.connection import McpConnection, ServerInfo
 from clawharness.mcp.results import map_call_result
 from clawharness.mcp.specs import McpServerSpec, server_specs
 
-__all__ = ["McpManager"]
+__all__ = ["McpManager", "McpProbe"]
 
 _log = logging.getLogger("clawharness.mcp")
+
+
+@dataclass(frozen=True, slots=True)
+class McpProbe:
+    """What `mcp probe` found: the server, its inventory, and how long each step took."""
+
+    server: str
+    info: ServerInfo
+    tools: tuple[McpServerTool, ...]
+    resources: tuple[str, ...] | None
+    prompts: tuple[str, ...] | None
+    #: step -> milliseconds: connect (start, initialize, first tools/list), tools,
+    #: resources, prompts
+    timings_ms: Mapping[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"server": self.server, "ok": True,
+                "serverInfo": {"name": self.info.name, "version": self.info.version,
+                               "protocolVersion": self.info.protocol_version},
+                "capabilities": dict(self.info.capabilities),
+                "tools": [t.name for t in self.tools],
+                "resources": None if self.resources is None else list(self.resources),
+                "prompts": None if self.prompts is None else list(self.prompts),
+                "timingsMs": {k: round(v, 2) for k, v in self.timings_ms.items()}}
 
 
 class McpManager:
@@ -73,6 +99,42 @@ class McpManager:
         connections, self._connections = list(self._connections.values()), {}
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
         self._catalog = None
+
+    # --- inspection (the `mcp` commands) ----------------------------------------------
+
+    async def probe(self, name: str) -> McpProbe:
+        """Connect to `name` and list its tools, resources and prompts, timing each."""
+        conn = self.connection(name)
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        await conn.session()
+        timings["connect"] = (time.perf_counter() - started) * 1000
+        assert conn.info is not None
+        info = conn.info
+        step = time.perf_counter()
+        conn.refresh_tools()
+        tools = await conn.tools()
+        timings["tools"] = (time.perf_counter() - step) * 1000
+        resources: tuple[str, ...] | None = None
+        if "resources" in info.capabilities:
+            step = time.perf_counter()
+            resources = tuple(str(r.uri) for r in await conn.list_resources())
+            timings["resources"] = (time.perf_counter() - step) * 1000
+        prompts: tuple[str, ...] | None = None
+        if "prompts" in info.capabilities:
+            step = time.perf_counter()
+            prompts = tuple(p.name for p in await conn.list_prompts())
+            timings["prompts"] = (time.perf_counter() - step) * 1000
+        return McpProbe(name, info, tools, resources, prompts, timings)
+
+    async def server_catalog(self, name: str) -> tuple[tuple[McpCatalogEntry, ...],
+                                                          tuple[str, ...]]:
+        """`(entries, warnings)` for one server's offered tools, named as turns see them."""
+        spec = self.spec(name)
+        await self.connection(name).tools()  # a server that cannot answer says why
+        entries = await self.catalog()
+        return (tuple(e for e in entries if e.server == spec.name),
+                tuple(w for w in self.warnings if f"{spec.name!r}" in w))
 
     # --- the catalog ----------------------------------------------------------------
 

@@ -41,10 +41,24 @@ class McpServerSpec:
     max_result_chars: int = 100_000
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
+    enabled: bool = True
 
     @property
     def key_path(self) -> str:
         return f"mcp.servers.{self.name}"
+
+    def to_json(self) -> dict[str, object]:
+        """The spec as `mcp list --json` shows it: secrets by key name only."""
+        return {"name": self.name, "safeName": self.safe_name or None,
+                "enabled": self.enabled, "transport": self.transport,
+                "command": self.command, "args": list(self.args), "cwd": self.cwd,
+                "url": _without_userinfo(self.url) if self.url else None,
+                "envKeys": sorted(self.env), "headerKeys": sorted(self.headers),
+                "connectionTimeoutMs": round(self.connection_timeout * 1000),
+                "toolTimeoutMs": round(self.tool_timeout * 1000),
+                "maxResultChars": self.max_result_chars,
+                "include": None if self.include is None else list(self.include),
+                "exclude": list(self.exclude), "launch": self.launch_summary()}
 
     def launch_summary(self) -> str:
         """How the server is reached, with no secret in it (`env`/`headers` by name only)."""
@@ -63,14 +77,17 @@ def _without_userinfo(url: str) -> str:
     return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1***@", url, flags=re.IGNORECASE)
 
 
-def server_specs(config: McpConfig) -> tuple[McpServerSpec, ...]:
-    """The enabled servers, in declaration order, with their model-facing names."""
+def server_specs(config: McpConfig, *, disabled: bool = False) -> tuple[McpServerSpec, ...]:
+    """The enabled servers (with `disabled`, every one), in declaration order, with their
+    model-facing names (assigned among the enabled servers, as turns see them)."""
     enabled = {name: entry for name, entry in config.servers.items() if entry.enabled}
     safe = assign_mcp_catalog_safe_server_names(enabled)
+    shown = config.servers if disabled else enabled
     specs: list[McpServerSpec] = []
-    for name, entry in enabled.items():
+    for name, entry in shown.items():
         specs.append(McpServerSpec(
-            name=name, safe_name=safe[name], transport=entry.transport or "stdio",
+            name=name, safe_name=safe.get(name, ""), enabled=entry.enabled,
+            transport=entry.transport or "stdio",
             command=entry.command, args=tuple(entry.args), env=dict(entry.env), cwd=entry.cwd,
             url=entry.url, headers=dict(entry.headers),
             connection_timeout=entry.connection_timeout_ms / 1000,
