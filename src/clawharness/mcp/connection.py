@@ -23,10 +23,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+import anyio
 import mcp.types as mcp_types
 from mcp import ClientSession, MCPError
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from pydantic import ValidationError
 
 from clawharness.errors import McpCallError, McpConnectError
 from clawharness.mcp.catalog import McpServerTool
@@ -41,6 +45,8 @@ _T = TypeVar("_T")
 #: the first restart waits this long, each consecutive failure doubles it, up to the cap
 BACKOFF_BASE_SECONDS: Final = 0.2
 BACKOFF_CAP_SECONDS: Final = 30.0
+#: a listing stops after this many tools (memory stays bounded)
+MAX_TOOLS: Final = 10_000
 #: more notifications than this within one second closes the connection
 NOTIFICATION_FLOOD_PER_SECOND: Final = 2_000
 
@@ -81,6 +87,12 @@ class McpConnection:
         self.last_error: str | None = None
         #: seconds the last start took (transport up, initialised, tools listed)
         self.connect_seconds: float | None = None
+        #: tools the last listing left out, and why
+        self.listing_warnings: list[str] = []
+        self._dispatcher: JSONRPCDispatcher[Any] | None = None
+        self._protocol_version = ""
+        #: this server's listing has a tool the SDK refuses: list and call without it
+        self._lenient = False
 
     # --- lifecycle ----------------------------------------------------------------
 
@@ -147,12 +159,16 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
+                dispatcher = JSONRPCDispatcher(read, write)
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=self._on_message))
+                    ClientSession(dispatcher=dispatcher, message_handler=self._on_message))
                 init = await session.initialize()
+                self._dispatcher, self._protocol_version = dispatcher, init.protocol_version
+                self._lenient = False
                 self.info = ServerInfo(
                     init.server_info.name, init.server_info.version, init.protocol_version,
                     init.capabilities.model_dump(mode="json", exclude_none=True, by_alias=True))
+                self.listing_warnings = []
                 self._tools = await self._list_tools(session)
                 self._session = session
                 ready.set_result(session)
@@ -251,8 +267,21 @@ class McpConnection:
 
     # --- requests -----------------------------------------------------------------
 
+    async def _list_tools(self, session: ClientSession) -> tuple[McpServerTool, ...]:
+        """Every page of `tools/list`. When the SDK refuses a listing because one tool in
+        it is malformed, the listing is read again tool by tool, so only that tool is
+        lost (with a warning naming it)."""
+        if not self._lenient:
+            try:
+                return await self._pages(session)
+            except ValidationError:
+                # the SDK would refuse every later listing too (it lists again to check a
+                # call's structured result), so this session calls tools directly
+                self._lenient = True
+        return await self._pages_leniently()
+
     @staticmethod
-    async def _list_tools(session: ClientSession) -> tuple[McpServerTool, ...]:
+    async def _pages(session: ClientSession) -> tuple[McpServerTool, ...]:
         tools: list[McpServerTool] = []
         cursor: str | None = None
         while True:
@@ -262,7 +291,35 @@ class McpConnection:
                 tools.append(McpServerTool(tool.name, tool.description or "",
                                            tool.input_schema, tool.output_schema))
             cursor = page.next_cursor
-            if not cursor or len(tools) > 10_000:
+            if not cursor or len(tools) > MAX_TOOLS:
+                return tuple(tools)
+
+    async def _pages_leniently(self) -> tuple[McpServerTool, ...]:
+        assert self._dispatcher is not None
+        headers = {MCP_PROTOCOL_VERSION_HEADER: self._protocol_version}
+        tools: list[McpServerTool] = []
+        cursor: str | None = None
+        while True:
+            raw = await self._dispatcher.send_raw_request(
+                "tools/list", {"cursor": cursor} if cursor else None,
+                {"headers": dict(headers)})
+            listed = raw.get("tools")
+            for item in listed if isinstance(listed, list) else []:
+                try:
+                    tool = mcp_types.Tool.model_validate(item)
+                except ValidationError as exc:
+                    name = item.get("name") if isinstance(item, dict) else None
+                    first = exc.errors()[0]
+                    where = ".".join(map(str, first["loc"]))
+                    self.listing_warnings.append(
+                        f"MCP server {self.spec.name!r}: tool {name!r} left out: its "
+                        f"definition is invalid ({where}: {first['msg']})")
+                    continue
+                tools.append(McpServerTool(tool.name, tool.description or "",
+                                           tool.input_schema, tool.output_schema))
+            next_cursor = raw.get("nextCursor")
+            cursor = next_cursor if isinstance(next_cursor, str) and next_cursor else None
+            if cursor is None or len(tools) > MAX_TOOLS:
                 return tuple(tools)
 
     def refresh_tools(self) -> None:
@@ -274,6 +331,7 @@ class McpConnection:
         session = await self.session()
         if self._tools is None or self._tools_stale:
             self._tools_stale = False
+            self.listing_warnings = []
             self._tools = await self._request("tools/list", self._list_tools(session))
         return self._tools
 
@@ -296,12 +354,15 @@ class McpConnection:
                                server=self.spec.name) from exc
         except (asyncio.CancelledError, McpCallError):
             raise
-        except Exception as exc:
+        except _TRANSPORT_FAILURES as exc:
             cause = _describe(exc)
             self._break(cause)
             raise McpCallError(f"MCP server {self.spec.name!r}: {what} failed: {cause} (the "
                                "connection is restarted for the next call)",
                                server=self.spec.name) from exc
+        except Exception as exc:  # a bad answer fails this request only
+            raise McpCallError(f"MCP server {self.spec.name!r}: {what} got a bad answer: "
+                               f"{_describe(exc)}", server=self.spec.name) from exc
 
     async def call_tool(self, tool: str, arguments: Mapping[str, Any]
                         ) -> mcp_types.CallToolResult:
@@ -311,13 +372,22 @@ class McpConnection:
         except McpConnectError as exc:
             raise McpCallError(f"MCP tool {tool!r} of server {self.spec.name!r} was not "
                                f"called: {exc}", server=self.spec.name) from exc
-        result = await self._request(f"tool {tool!r}",
-                                     session.call_tool(tool, dict(arguments)))
+        call = self._call_leniently(tool, arguments) if self._lenient else session.call_tool(
+            tool, dict(arguments))
+        result = await self._request(f"tool {tool!r}", call)
         if not isinstance(result, mcp_types.CallToolResult):
             raise McpCallError(f"MCP server {self.spec.name!r}: tool {tool!r} answered "
                                f"with a {type(result).__name__}, not a tool result",
                                server=self.spec.name)
         return result
+
+    async def _call_leniently(self, tool: str, arguments: Mapping[str, Any]
+                              ) -> mcp_types.CallToolResult:
+        assert self._dispatcher is not None
+        raw = await self._dispatcher.send_raw_request(
+            "tools/call", {"name": tool, "arguments": dict(arguments)},
+            {"headers": {MCP_PROTOCOL_VERSION_HEADER: self._protocol_version}})
+        return mcp_types.CallToolResult.model_validate(raw)
 
     async def list_resources(self) -> list[mcp_types.Resource]:
         session = await self.session()
@@ -326,6 +396,11 @@ class McpConnection:
     async def list_prompts(self) -> list[mcp_types.Prompt]:
         session = await self.session()
         return list((await self._request("prompts/list", session.list_prompts())).prompts)
+
+
+#: what a dead or closed transport raises (any other error is a bad answer to one request)
+_TRANSPORT_FAILURES: Final = (anyio.ClosedResourceError, anyio.BrokenResourceError,
+                              anyio.EndOfStream, OSError, EOFError)
 
 
 def _describe(exc: BaseException) -> str:

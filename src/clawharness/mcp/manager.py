@@ -156,13 +156,14 @@ class McpManager:
                     warnings.append(f"MCP server {conn.spec.name!r} is unavailable: {tools}")
                     continue
                 servers.append((conn.spec, tools))
+                warnings.extend(conn.listing_warnings)
             entries, notes = build_catalog(servers)
             self.warnings = (*warnings, *notes)
             for warning in self.warnings:
                 if warning not in self._warned:
                     self._warned.add(warning)
                     _log.warning("%s", warning)
-            down = bool(warnings)
+            down = len(servers) < len(conns)
             self._catalog = None if down else entries
             self._catalog_key = tuple(c.starts for c in conns)
             return entries
