@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -143,5 +145,14 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         for warning in warnings:
             err_console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+
+    @group.command("serve")
+    def serve_cmd(config: ConfigOption = None) -> None:
+        """Serve this host as a stdio MCP server: sessions_list, session_history,
+        message_send (stdout carries the protocol only)."""
+        from clawharness.mcp.serve import serve_stdio
+
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+        run_async(lambda: serve_stdio(Host.from_config(config)), as_json=False)
 
     app.add_typer(group, name="mcp")
