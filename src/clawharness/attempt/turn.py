@@ -389,6 +389,8 @@ class TurnRunner:
             system_prompt=plugins.system_prompt(agent_id),
             # stored rows are transcript messages of the wire shape
             tools=await self._tools(agent_id, decision),
+            mcp_servers=() if decision.builtin or not self._host.config.mcp.servers
+            else self._host.mcp.launches(),
             history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,

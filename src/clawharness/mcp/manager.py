@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from clawharness.config.schema import McpConfig
-from clawharness.errors import McpServerNotFoundError
+from clawharness.errors import McpConnectError, McpServerNotFoundError
 from clawharness.harness.capabilities import ToolPolicyCheck
+from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.mcp.catalog import McpCatalogEntry, McpServerTool, build_catalog
 from clawharness.mcp.connection import McpConnection, ServerInfo
 from clawharness.mcp.results import map_call_result
-from clawharness.mcp.specs import McpServerSpec, server_specs
+from clawharness.mcp.specs import McpServerSpec, launch_of, server_specs
 
 __all__ = ["McpManager", "McpProbe"]
 
@@ -99,6 +100,17 @@ class McpManager:
         connections, self._connections = list(self._connections.values()), {}
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
         self._catalog = None
+
+    def launches(self) -> tuple[McpServerLaunch, ...]:
+        """The enabled servers as a native runtime starts them (one whose `${ENV}` secret
+        is not set is left out, with a warning)."""
+        out: list[McpServerLaunch] = []
+        for spec in self.specs:
+            try:
+                out.append(launch_of(spec, self._env))
+            except McpConnectError as exc:
+                _log.warning("MCP server %r is not offered: %s", spec.name, exc)
+        return tuple(out)
 
     # --- inspection (the `mcp` commands) ----------------------------------------------
 

@@ -14,9 +14,10 @@ from typing import Literal
 
 from clawharness.config.schema import McpConfig
 from clawharness.errors import McpConnectError
+from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
 
-__all__ = ["McpServerSpec", "McpTransport", "resolve_secrets", "server_specs"]
+__all__ = ["McpServerSpec", "McpTransport", "launch_of", "resolve_secrets", "server_specs"]
 
 McpTransport = Literal["stdio", "streamable-http", "sse"]
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -118,3 +119,14 @@ def resolve_secrets(spec: McpServerSpec, env: Mapping[str, str]
         return out
 
     return expand("env", spec.env), expand("headers", spec.headers)
+
+
+def launch_of(spec: McpServerSpec, env: Mapping[str, str]) -> McpServerLaunch:
+    """`spec` as a native runtime starts it (secrets resolved; `McpConnectError` when a
+    referenced variable is not set)."""
+    resolved_env, headers = resolve_secrets(spec, env)
+    return McpServerLaunch(
+        name=spec.name, safe_name=spec.safe_name, transport=spec.transport,
+        command=spec.command, args=spec.args, env=resolved_env, cwd=spec.cwd, url=spec.url,
+        headers=headers, connection_timeout=spec.connection_timeout,
+        tool_timeout=spec.tool_timeout, include=spec.include, exclude=spec.exclude)
