@@ -84,3 +84,38 @@ async def test_a_restricted_codex_turn_fails_closed(tmp_path: Path) -> None:
         assert result.terminal == "failed"
         assert "cannot enforce this conversation's tool policy" in (result.error or "")
         assert server.requests == []  # rejected before Codex ran
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
+from claude_cli_rig import CLAUDE, isolated  # noqa: E402
+
+needs_claude = pytest.mark.skipif(not CLAUDE.exists(), reason="run scripts/native-runtimes.sh")
+
+
+@needs_claude
+async def test_a_claude_cli_turn_calls_the_configured_mcp_server(tmp_path: Path) -> None:
+    script = {"responses": [
+        {"match": "Echo: from claude", "text": "claude heard the echo", "repeat": True},
+        {"match": "please echo", "tool_calls": [{"name": "mcp__everything__echo",
+                                                 "arguments": {"message": "from claude"}}]},
+    ], "exhausted": "text"}
+    async with ScriptedModelServer(script) as server:
+        config = {
+            "models": {"providers": {"anthropic": {"baseUrl": server.url}}},
+            "agents": {"defaults": {
+                "model": "anthropic/claude-opus-5", "workspace": str(tmp_path / "ws"),
+                "models": {"anthropic/claude-opus-5": {"agentRuntime": {"id": "claude-cli"}}}}},
+            "plugins": {"entries": {"claude-cli": {"config": {
+                "command": isolated([str(CLAUDE)], server.url)}}}},
+            "mcp": {"servers": {"everything": everything_server()}},
+        }
+        path = tmp_path / "config.json5"
+        path.write_text(json.dumps(config))
+        async with Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
+            result = await host.run_turn("claude-mcp", "please echo")
+        turns = [r for r in server.requests if r.path.endswith("/v1/messages")]
+        names = _tool_names(turns[0].body)
+        assert "mcp__everything__echo" in names, names
+        assert result.runtime == "claude-cli"
+        assert (result.terminal, result.text) == ("ok", "claude heard the echo"), result
+        assert "Echo: from claude" in json.dumps(turns[-1].body)

@@ -50,6 +50,7 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
+from clawharness.plugin_sdk.agent_harness_mcp import McpServerLaunch
 from clawharness.plugin_sdk.agent_harness_process import (
     ChildProcess,
     InputLimitError,
@@ -214,6 +215,8 @@ class LaunchRequest:
     resume_session_id: str | None = None
     fork: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: the host's configured MCP servers (`AttemptParams.mcp_servers`) for the runtime
+    mcp_servers: Sequence[McpServerLaunch] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,7 +564,8 @@ class _Turn:
         native = record.get("nativeSessionId") if record else None
         fork = bool(native and record and record.get("hostSessionId")
                     and record.get("hostSessionId") != p.session_id)
-        base = LaunchRequest(self.command, p.model_id, cwd, options=self.config)
+        base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
+                             mcp_servers=tuple(p.mcp_servers))
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
         live = self.h._processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
@@ -572,7 +576,8 @@ class _Turn:
             return live
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
-                               fork=fork, options=self.config)
+                               fork=fork, options=self.config,
+                               mcp_servers=tuple(p.mcp_servers))
         argv = self.spec.command_line.argv(launch)
         try:
             child = await spawn(argv, env=env, cwd=cwd)
