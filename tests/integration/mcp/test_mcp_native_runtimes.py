@@ -119,3 +119,37 @@ async def test_a_claude_cli_turn_calls_the_configured_mcp_server(tmp_path: Path)
         assert result.runtime == "claude-cli"
         assert (result.terminal, result.text) == ("ok", "claude heard the echo"), result
         assert "Echo: from claude" in json.dumps(turns[-1].body)
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "acp"))
+from acp_rig import CLAUDE_ACP  # noqa: E402
+
+needs_claude_acp = pytest.mark.skipif(not CLAUDE_ACP.exists(),
+                                      reason="run scripts/native-runtimes.sh")
+
+
+@needs_claude_acp
+async def test_an_acp_agent_gets_the_servers_in_session_new(tmp_path: Path) -> None:
+    script = {"responses": [
+        {"match": "Echo: from acp", "text": "acp heard the echo", "repeat": True},
+        {"match": "please echo", "tool_calls": [{"name": "mcp__everything__echo",
+                                                 "arguments": {"message": "from acp"}}]},
+    ], "exhausted": "text"}
+    async with ScriptedModelServer(script) as server:
+        agent = {"command": isolated([str(CLAUDE_ACP)], server.url),
+                 "env": {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-dummy",
+                         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}}
+        config = {
+            "agents": {"defaults": {"model": "acp/claude", "workspace": str(tmp_path / "ws")}},
+            "plugins": {"entries": {"acp": {"config": {"agents": {"claude": agent}}}}},
+            "mcp": {"servers": {"everything": everything_server()}},
+        }
+        path = tmp_path / "config.json5"
+        path.write_text(json.dumps(config))
+        async with Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
+            result = await host.run_turn("acp-mcp", "please echo")
+        turns = [r for r in server.requests if r.path.endswith("/v1/messages")]
+        assert any("mcp__everything__echo" in _tool_names(t.body) for t in turns)
+        assert result.runtime == "acp"
+        assert (result.terminal, result.text) == ("ok", "acp heard the echo"), result
+        assert any("Echo: from acp" in json.dumps(t.body) for t in turns)
