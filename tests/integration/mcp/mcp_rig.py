@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -89,3 +92,37 @@ def scripted_config(directory: Path, script: Mapping[str, Any],
         path = directory / "config.json5"
         path.write_text(json.dumps(config))
         yield path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def everything_over_http(mode: str) -> Iterator[str]:
+    """server-everything in `mode` ("streamableHttp" or "sse") on a free loopback port;
+    yields its endpoint URL; the process group is ended on exit."""
+    port = free_port()
+    proc = subprocess.Popen([str(EVERYTHING), mode], env={**os.environ, "PORT": str(port)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"server-everything {mode} did not listen") from None
+                time.sleep(0.05)  # waiting for a port another process opens
+        yield f"http://127.0.0.1:{port}/{'mcp' if mode == 'streamableHttp' else 'sse'}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

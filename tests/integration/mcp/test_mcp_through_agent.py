@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from mcp_rig import (
     FILESYSTEM,
+    everything_over_http,
     everything_server,
     invoke,
     kill_marked,
@@ -60,12 +61,15 @@ def test_agent_calls_an_mcp_tool_and_its_real_output_is_in_the_transcript(
 def test_a_denied_mcp_tool_is_refused_and_never_reaches_the_server(tmp_path: Path) -> None:
     root = tmp_path / "files"
     root.mkdir()
+    (root / "notes.txt").write_text("the real file contents")
     target = root / "written.txt"
     script = {"responses": [
         {"match": "write", "tool_calls": [{"name": "files__write_file", "arguments": {
             "path": str(target), "content": "should never be written"}}]},
-        {"match": "not available", "text": "refused"},
-    ], "exhausted": "text"}
+        {"match": "not available", "tool_calls": [{"name": "files__read_text_file",
+                                                   "arguments": {"path": str(root / "notes.txt")}}]},
+        {"match": "the real file contents", "text": "read it, could not write"},
+    ]}
     extra = {"mcp": {"servers": {"files": {"command": str(FILESYSTEM), "args": [str(root)]}}},
              "tools": {"deny": ["files__write_file"]}}
     with scripted_config(tmp_path, script, extra) as config:
@@ -73,12 +77,15 @@ def test_a_denied_mcp_tool_is_refused_and_never_reaches_the_server(tmp_path: Pat
                      "-m", "write a file")
         assert out.exit_code == 0, out.output
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        [call] = result["toolCalls"]
-        assert (call["name"], call["ok"]) == ("files__write_file", False)
-        assert "denied by the tools.deny list" in call["error"]
+        denied, read = result["toolCalls"]
+        assert (denied["name"], denied["ok"]) == ("files__write_file", False)
+        assert "denied by the tools.deny list" in denied["error"]
+        assert (read["name"], read["ok"]) == ("files__read_text_file", True)
+        assert result["text"] == "read it, could not write"
         results = _tool_results(config, "d")
     assert results[0]["isError"] is True
     assert "not available" in results[0]["content"][0]["text"]
+    assert "the real file contents" in results[1]["content"][0]["text"]
     assert not target.exists()
 
 
@@ -125,3 +132,26 @@ async def test_a_hung_call_times_out_with_a_clear_error_and_the_next_works(
             assert "no answer within 0.8s" in text
             after = await host.run_turn("h", "echo")
             assert after.text == "back"
+
+
+@needs_everything
+@pytest.mark.parametrize(("mode", "transport"), [("streamableHttp", "streamable-http"),
+                                                 ("sse", "sse")])
+def test_agent_calls_a_server_over_http(tmp_path: Path, mode: str, transport: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_HTTP_TEST_HEADER", "header-value")
+    script = {"responses": [
+        {"match": "sum", "tool_calls": [{"name": "web__get-sum", "arguments": {"a": 2, "b": 40}}]},
+        {"match": "42", "text": "the sum is 42"},
+    ]}
+    with everything_over_http(mode) as url:
+        extra = {"mcp": {"servers": {"web": {"transport": transport, "url": url,
+                                             "headers": {"X-Test": "${MCP_HTTP_TEST_HEADER}"}}}}}
+        with scripted_config(tmp_path, script, extra) as config:
+            out = invoke("agent", "--config", str(config), "--session", "h", "--json",
+                         "-m", "what is the sum")
+            assert out.exit_code == 0, out.output
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            assert result["text"] == "the sum is 42", result
+            results = _tool_results(config, "h")
+    assert "42" in results[0]["content"][0]["text"]
