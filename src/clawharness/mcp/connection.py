@@ -30,6 +30,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from clawharness.errors import McpCallError, McpConnectError
@@ -45,6 +46,8 @@ _T = TypeVar("_T")
 #: the first restart waits this long, each consecutive failure doubles it, up to the cap
 BACKOFF_BASE_SECONDS: Final = 0.2
 BACKOFF_CAP_SECONDS: Final = 30.0
+#: a call waits out a back-off this short; a longer one fails the call at once
+BACKOFF_WAIT_IN_CALL_SECONDS: Final = 1.0
 #: a listing stops after this many tools (memory stays bounded)
 MAX_TOOLS: Final = 10_000
 #: more notifications than this within one second closes the connection
@@ -114,8 +117,13 @@ class McpConnection:
                 raise McpConnectError(f"MCP server {self.spec.name!r} is closed",
                                       server=self.spec.name)
             wait = self._retry_at - time.monotonic()
+            if wait > BACKOFF_WAIT_IN_CALL_SECONDS:
+                raise McpConnectError(
+                    f"MCP server {self.spec.name!r} failed {self._failures} times in a row "
+                    f"(last: {self.last_error}); the next start is in {wait:.1f}s",
+                    server=self.spec.name, hint=f"check {self.spec.key_path}")
             if wait > 0:
-                await asyncio.sleep(wait)  # back-off before a restart, not a test wait
+                await asyncio.sleep(wait)  # a short back-off before a restart
             return await self._start()
 
     async def _start(self) -> ClientSession:
@@ -159,7 +167,14 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
-                dispatcher = JSONRPCDispatcher(read, write)
+                # the session reads through a relay, so the end of the server's output (its
+                # process died, the stream closed) is seen at once, not at the next call
+                ended = asyncio.Event()
+                relay_send, relay_recv = anyio.create_memory_object_stream[
+                    SessionMessage | Exception](0)
+                relay = asyncio.create_task(_relay(read, relay_send, ended))
+                stack.push_async_callback(_cancel, relay)
+                dispatcher = JSONRPCDispatcher(relay_recv, write)
                 session = await stack.enter_async_context(
                     ClientSession(dispatcher=dispatcher, message_handler=self._on_message))
                 init = await session.initialize()
@@ -172,7 +187,9 @@ class McpConnection:
                 self._tools = await self._list_tools(session)
                 self._session = session
                 ready.set_result(session)
-                await stop.wait()
+                await _first(stop, ended)
+                if ended.is_set() and not stop.is_set():
+                    self._break("the server closed the connection (did its process exit?)")
         except McpConnectError as exc:
             if not ready.done():
                 ready.set_exception(exc)
@@ -241,10 +258,10 @@ class McpConnection:
 
     def _break(self, cause: str) -> None:
         """Mark the session unusable; the next use restarts it after the back-off."""
-        if self._broken is None:
+        if self._broken is None:  # one incident counts once toward the back-off
             _log.warning("MCP server %r: closing the connection: %s", self.spec.name, cause)
-        self._broken = cause
-        self._failed(cause)
+            self._broken = cause
+            self._failed(cause)
         self._stop.set()
 
     async def _on_message(self, message: Any) -> None:
@@ -396,6 +413,34 @@ class McpConnection:
     async def list_prompts(self) -> list[mcp_types.Prompt]:
         session = await self.session()
         return list((await self._request("prompts/list", session.list_prompts())).prompts)
+
+
+async def _relay(source: Any, sink: Any, ended: asyncio.Event) -> None:
+    """Forward the transport's messages to the session; set `ended` when they stop."""
+    try:
+        async with sink:
+            async for item in source:
+                await sink.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+        pass
+    finally:
+        ended.set()
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+
+
+async def _first(*events: asyncio.Event) -> None:
+    """Return when any of `events` is set."""
+    waiters = [asyncio.create_task(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
 
 
 #: what a dead or closed transport raises (any other error is a bad answer to one request)

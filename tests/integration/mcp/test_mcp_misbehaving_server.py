@@ -133,3 +133,27 @@ async def test_aborting_a_turn_cancels_its_in_flight_mcp_call(tmp_path: Path) ->
             result = await asyncio.wait_for(turn, 20)
             assert result.terminal == "aborted", result
             assert await logged("cancelled") == started
+
+
+async def test_a_server_that_keeps_dying_backs_off_and_then_fails_fast() -> None:
+    from clawharness.errors import McpConnectError
+
+    config = McpConfig.model_validate({"servers": {"dies": {
+        "command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}}})
+    manager = McpManager(config, {})
+    conn = manager.connection("dies")
+    try:
+        messages = []
+        for _ in range(4):  # waits 0, 0.2, 0.4, 0.8 s before the starts
+            with pytest.raises(McpConnectError) as caught:
+                await conn.session()
+            messages.append(str(caught.value))
+        assert all("'dies' could not be started" in m for m in messages)
+        with pytest.raises(McpConnectError, match=r"failed 4 times in a row .* next start is in"):
+            await conn.session()  # 1.6 s to wait: the call fails at once
+        assert conn.starts == 0
+        # the catalog leaves the server out, with the reason, and never fails the turn
+        assert await manager.tool_specs(_AllowAll()) == ()
+        assert any("'dies' is unavailable" in w for w in manager.warnings)
+    finally:
+        await manager.close()

@@ -91,22 +91,30 @@ def test_a_denied_mcp_tool_is_refused_and_never_reaches_the_server(tmp_path: Pat
 
 @needs_everything
 async def test_a_killed_server_is_restarted_and_the_next_call_works(tmp_path: Path) -> None:
+    import asyncio
+
     marker = uuid.uuid4().hex
     script = {"responses": [
         {"match": "Echo: ping", "text": "pong", "repeat": True},
-        {"match": "echo", "tool_calls": [{"name": "everything__echo",
-                                          "arguments": {"message": "ping"}}], "repeat": True},
+        {"match": "^echo", "tool_calls": [{"name": "everything__echo",
+                                           "arguments": {"message": "ping"}}], "repeat": True},
     ]}
     extra = {"mcp": {"servers": {"everything": everything_server(marker)}}}
     with scripted_config(tmp_path, script, extra) as config:
         async with Host.from_config(config) as host:
             first = await host.run_turn("k", "echo please")
             assert first.text == "pong"
+            conn = host.mcp.connection("everything")
             assert pids_with_marker(marker)
             assert kill_marked(marker) >= 1
+            async with asyncio.timeout(10):  # the host sees the process go
+                while conn.alive:
+                    await asyncio.sleep(0.02)
             second = await host.run_turn("k", "echo again")
             assert second.text == "pong", second
-            assert host.mcp.connection("everything").starts == 2
+            # the first call after the crash already works: nothing was retried
+            assert second.tool_calls == ({"name": "everything__echo", "ok": True},)
+            assert conn.starts == 2
         assert not pids_with_marker(marker)  # closed with the host
 
 
