@@ -171,6 +171,8 @@ class McpManager:
                 warnings.extend(conn.listing_warnings)
             entries, notes = build_catalog(servers)
             self.warnings = (*warnings, *notes)
+            if len(self._warned) > 256:  # bounded: a changing warning is logged again
+                self._warned.clear()
             for warning in self.warnings:
                 if warning not in self._warned:
                     self._warned.add(warning)
