@@ -31,6 +31,7 @@ from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEn
 
 if TYPE_CHECKING:
     from clawharness.harness.status import SessionPin, StatusReport
+    from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
 
 __all__ = ["Host", "TurnResult"]
@@ -55,6 +56,7 @@ class Host:
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
+        self._mcp: McpManager | None = None
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
@@ -88,6 +90,9 @@ class Host:
     async def close(self) -> None:
         if self._runner is not None:
             await self._runner.drain()
+        if self._mcp is not None:
+            await self._mcp.close()
+            self._mcp = None
         await self.writers.close()
         await self.plugins.dispose()
         if self._store is not None:
@@ -103,6 +108,16 @@ class Host:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.close()
+
+    @property
+    def mcp(self) -> McpManager:
+        """The configured MCP servers (`mcp.servers`): sessions start on first use and
+        close with the host."""
+        if self._mcp is None:
+            from clawharness.mcp.manager import McpManager
+
+            self._mcp = McpManager(self.config.mcp, self.env)
+        return self._mcp
 
     @property
     def store(self) -> Store:
