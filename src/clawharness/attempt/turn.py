@@ -49,6 +49,7 @@ from clawharness.store.leases import SessionLease
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
+    from clawharness.mcp.manager import McpManager
     from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions.writers import SessionWriters
 
@@ -198,6 +199,8 @@ class TurnContext:
     writers: SessionWriters
     env: Mapping[str, str]
     state_dir: Path
+    #: the host's MCP client manager, made on first use (most turns never need it)
+    mcp: Callable[[], McpManager]
 
 
 class TurnRunner:
@@ -402,8 +405,8 @@ class TurnRunner:
             system_prompt=plugins.system_prompt(agent_id),
             # stored rows are transcript messages of the wire shape
             tools=await self._tools(agent_id, decision),
-            mcp_servers=() if decision.builtin or not self._host.config.mcp.servers
-            else self._host.mcp.launches(),
+            mcp_servers=() if decision.builtin or not self._context.config.mcp.servers
+            else self._context.mcp().launches(),
             history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._context.config.agents.defaults.max_steps or 24,
@@ -461,10 +464,11 @@ class TurnRunner:
     async def _tools(self, agent_id: str, decision: Any) -> tuple[ToolSpec, ...]:
         """The host tools, and for the built-in runtime the configured MCP servers' tools
         the agent's policy allows (native runtimes get the servers projected instead)."""
-        tools = self._host.plugins.tool_specs(agent_id)
-        if not decision.builtin or not self._host.config.mcp.servers:
+        plugins = self._context.plugins
+        tools = plugins.tool_specs(agent_id)
+        if not decision.builtin or not self._context.config.mcp.servers:
             return tools
-        return tools + await self._host.mcp.tool_specs(self._host.plugins.tool_policy(agent_id))
+        return tools + await self._context.mcp().tool_specs(plugins.tool_policy(agent_id))
 
     @staticmethod
     async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:
