@@ -217,6 +217,9 @@ class LaunchRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: the host's configured MCP servers (`AttemptParams.mcp_servers`) for the runtime
     mcp_servers: Sequence[McpServerLaunch] = ()
+    #: this agent's private directory under the harness state (for files a command line
+    #: names, e.g. a config holding secrets that must not sit in argv)
+    agent_dir: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,7 +568,7 @@ class _Turn:
         fork = bool(native and record and record.get("hostSessionId")
                     and record.get("hostSessionId") != p.session_id)
         base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
-                             mcp_servers=tuple(p.mcp_servers))
+                             mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
         live = self.h._processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
@@ -577,7 +580,7 @@ class _Turn:
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
                                fork=fork, options=self.config,
-                               mcp_servers=tuple(p.mcp_servers))
+                               mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
         argv = self.spec.command_line.argv(launch)
         try:
             child = await spawn(argv, env=env, cwd=cwd)
