@@ -55,8 +55,8 @@ def test_the_claude_cli_reads_its_mcp_config_from_a_private_file(tmp_path: Path)
     import json
     import stat
 
-    from clawharness.harnesses.cli.backend import LaunchRequest
     from clawharness.harnesses.cli.claude import ClaudeCommandLine
+    from clawharness.plugin_sdk.agent_harness_cli import LaunchRequest
 
     launch = LaunchRequest(("claude",), "m", str(tmp_path), mcp_servers=(STDIO,),
                            agent_dir=tmp_path)

@@ -35,11 +35,6 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from clawharness.harnesses.codex._sdk import (
-    NativeSessionGone,
-    NativeSessionRecovery,
-    SessionHookParams,
-)
 from clawharness.harnesses.codex.bindings import BindingHandle, CodexBindings, binding_key
 from clawharness.harnesses.codex.config import AppServerConfig
 from clawharness.harnesses.codex.errors import (
@@ -62,6 +57,11 @@ from clawharness.plugin_sdk.agent_harness import (
 )
 from clawharness.plugin_sdk.agent_harness_mcp import codex_mcp_servers
 from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    NativeSessionGone,
+    NativeSessionRecovery,
+    SessionHookParams,
+)
 
 __all__ = ["LEGACY_CODEX_PROVIDERS", "CodexHarness"]
 
