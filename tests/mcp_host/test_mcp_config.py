@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from clawharness.cli.main import app
@@ -28,3 +29,19 @@ def test_config_validate_reports_each_bad_mcp_entry_by_key_path(tmp_path: Path) 
     assert "command` (stdio) or `url`" in report["problems"][0]["message"]
     assert "sk-live" not in out.stdout
     assert not any(p.startswith("mcp.servers.good") for p in paths)
+
+
+def test_validate_warns_of_unset_mcp_secrets_and_knows_mcp_tool_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOPE_MCP_VAR", raising=False)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({
+        "mcp": {"servers": {"my srv": {"command": "x",
+                                       "headers": {"A": "Bearer ${NOPE_MCP_VAR}"}}}},
+        "tools": {"deny": ["my-srv__write", "unknownthing"]}}))
+    out = CliRunner().invoke(app, ["config", "validate", "--config", str(path), "--json"])
+    assert out.exit_code == 0, out.stdout
+    warnings = {(w["keyPath"], w["code"]) for w in json.loads(out.stdout)["warnings"]}
+    assert warnings == {('mcp.servers["my srv"].headers.A', "env-var-missing"),
+                        ("tools.deny[1]", "unknown-tool")}
+    assert "Bearer" not in out.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from clawharness.plugin_sdk.agent_harness_mcp import (
     McpServerLaunch,
     acp_mcp_servers,
@@ -47,3 +49,23 @@ def test_acp_follows_the_agents_mcp_capabilities() -> None:
     assert listed[1]["type"] == "http" and listed[1]["headers"] == [
         {"name": "Authorization", "value": "Bearer t0ken-value"}]
     assert len(listed) == 2 and any("'old'" in n and "sse" in n for n in notes)
+
+
+def test_the_claude_cli_reads_its_mcp_config_from_a_private_file(tmp_path: Path) -> None:
+    import json
+    import stat
+
+    from clawharness.harnesses.cli.claude import ClaudeCommandLine
+    from clawharness.plugin_sdk.agent_harness_cli import LaunchRequest
+
+    launch = LaunchRequest(("claude",), "m", str(tmp_path), mcp_servers=(STDIO,),
+                           agent_dir=tmp_path)
+    argv = ClaudeCommandLine().argv(launch)
+    assert "s3cret-value" not in " ".join(argv)
+    at = argv.index("--mcp-config")
+    assert argv[at - 1] == "--strict-mcp-config"
+    path = tmp_path / "mcp" / Path(argv[at + 1]).name
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["mcpServers"]["my-tools"]["env"] == {
+        "TOKEN": "s3cret-value"}
+    assert ClaudeCommandLine().argv(launch) == argv  # same config, same argv

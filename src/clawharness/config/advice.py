@@ -7,7 +7,8 @@
 - `gateway-token-missing`: `gateway.auth.mode` "token" with no token in the config or
   the environment (`clawharness serve` refuses to start);
 - `env-var-missing`: a provider `apiKey: "${VAR}"` whose variable is not set (turns on
-  that provider fail); checked only when an environment is given;
+  that provider fail), or an MCP server's `env` / `headers` value referring to one (the
+  server is not started); checked only when an environment is given;
 - the legacy runtime config `doctor --fix` repairs (`config.legacy`).
 """
 
@@ -25,12 +26,15 @@ from clawharness.config.problems import ConfigProblem, KeyPath
 from clawharness.config.schema import ClawConfig, ToolsConfig
 from clawharness.config.wording import closest
 from clawharness.tools.groups import normalize_tool_name
+from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
 
 __all__ = ["GATEWAY_TOKEN_ENV_VARS", "config_warnings"]
 
 GATEWAY_TOKEN_ENV_VARS: Final = ("CLAWHARNESS_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN")
 #: the `${VAR}` form `models.routes.expand_secret` reads from the environment
 _ENV_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+#: `${VAR}` anywhere in an MCP server's env or header value (clawharness.mcp.specs)
+_ANY_ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _unknown_keys(model: BaseModel, prefix: KeyPath) -> Iterator[ConfigProblem]:
@@ -55,7 +59,8 @@ def _unknown_keys(model: BaseModel, prefix: KeyPath) -> Iterator[ConfigProblem]:
                     yield from _unknown_keys(item, (*child, index))
 
 
-def _unknown_tools(tools: ToolsConfig, prefix: KeyPath) -> Iterator[ConfigProblem]:
+def _unknown_tools(tools: ToolsConfig, prefix: KeyPath,
+                   mcp_prefixes: tuple[str, ...] = ()) -> Iterator[ConfigProblem]:
     lists = (("allow", tools.allow or []), ("deny", tools.deny), ("alsoAllow", tools.also_allow))
     choices = sorted(KNOWN_TOOL_NAMES)
     for key, entries in lists:
@@ -63,6 +68,8 @@ def _unknown_tools(tools: ToolsConfig, prefix: KeyPath) -> Iterator[ConfigProble
             name = normalize_tool_name(entry)
             if "*" in name or name.startswith("group:") or name in KNOWN_TOOL_NAMES:
                 continue
+            if name.startswith(mcp_prefixes):
+                continue  # a configured MCP server's tool (`<server>__<tool>`)
             guess = closest(name, choices)
             yield ConfigProblem(
                 f"{entry!r} is not a built-in tool: it matches only a plugin tool of that name",
@@ -75,10 +82,12 @@ def config_warnings(config: ClawConfig, raw: Mapping[str, Any],
                     env: Mapping[str, str] | None = None) -> list[ConfigProblem]:
     """Every warning for a config that validated (`raw` is the decoded file)."""
     found = list(_unknown_keys(config, ()))
-    found.extend(_unknown_tools(config.tools, ("tools",)))
+    mcp = _mcp_tool_prefixes(config)
+    found.extend(_unknown_tools(config.tools, ("tools",), mcp))
     for agent_id, entry in config.agents.entries.items():
         if entry.tools is not None:
-            found.extend(_unknown_tools(entry.tools, ("agents", "entries", agent_id, "tools")))
+            found.extend(_unknown_tools(entry.tools, ("agents", "entries", agent_id, "tools"),
+                                        mcp))
     auth = config.gateway.auth
     if ("gateway" in raw and auth.mode == "token" and not auth.token
             and not any((env or {}).get(name) for name in GATEWAY_TOKEN_ENV_VARS)):
@@ -93,7 +102,26 @@ def config_warnings(config: ClawConfig, raw: Mapping[str, Any],
     return found
 
 
+def _mcp_tool_prefixes(config: ClawConfig) -> tuple[str, ...]:
+    """`<safe server name>__` of each enabled MCP server, as policy entries name its tools."""
+    enabled = [name for name, entry in config.mcp.servers.items() if entry.enabled]
+    safe = assign_mcp_catalog_safe_server_names(enabled)
+    return tuple(normalize_tool_name(f"{safe[name]}__") for name in enabled)
+
+
 def _missing_env_vars(config: ClawConfig, env: Mapping[str, str]) -> Iterator[ConfigProblem]:
+    for server_name, server in config.mcp.servers.items():
+        if not server.enabled:
+            continue
+        for kind, values in (("env", server.env), ("headers", server.headers)):
+            for key, value in values.items():
+                for var in _ANY_ENV_REF.findall(value):
+                    if var not in env:
+                        yield ConfigProblem(
+                            f"refers to the environment variable {var}, which is not set "
+                            f"here: MCP server {server_name!r} will not be started",
+                            ("mcp", "servers", server_name, kind, key),
+                            f"export {var} before running", "warning", "env-var-missing")
     for provider_id, provider in config.models.providers.items():
         match = _ENV_REF.match((provider.api_key or "").strip())
         if match and match.group(1) not in env:

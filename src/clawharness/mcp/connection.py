@@ -236,10 +236,14 @@ class McpConnection:
             yield streams
 
     async def _stop_runner(self) -> None:
+        """End the runner: a live session closes cleanly (up to 5 s), a start still under
+        way is cancelled at once."""
         runner, self._runner = self._runner, None
         if runner is None:
             return
         self._stop.set()
+        if self._session is None and not runner.done():
+            runner.cancel()  # still starting: nothing to close cleanly
         try:
             async with asyncio.timeout(5):
                 await asyncio.shield(runner)

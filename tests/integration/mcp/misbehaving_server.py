@@ -5,7 +5,8 @@ Tools: `pid` (its process id), `flood` (thousands of notifications before answer
 `garbage` (a line that is not JSON-RPC), `grow` (adds a tool and announces
 `notifications/tools/list_changed`), `big` (a long text), `bad schema` (an array schema),
 `sleep` (answers after 30 s; its start and any `notifications/cancelled` are appended to
-the file named by `$MCP_TEST_LOG`).
+the file named by `$MCP_TEST_LOG`). With `$MCP_TEST_HANG_INIT` set it never answers
+`initialize`.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def main() -> None:
             log(f"started {ident}")
             threading.Thread(target=sleep_then_answer, args=(ident,), daemon=True).start()
             continue
+        if method == "initialize" and os.environ.get("MCP_TEST_HANG_INIT"):
+            continue  # never answers: a server that hangs at start
         if method == "initialize":
             result: dict[str, Any] = {
                 "protocolVersion": message["params"]["protocolVersion"],

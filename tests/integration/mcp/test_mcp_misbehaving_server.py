@@ -157,3 +157,15 @@ async def test_a_server_that_keeps_dying_backs_off_and_then_fails_fast() -> None
         assert any("'dies' is unavailable" in w for w in manager.warnings)
     finally:
         await manager.close()
+
+
+async def test_a_server_that_hangs_at_start_times_out_and_the_turn_goes_on() -> None:
+    from clawharness.errors import McpConnectError
+
+    manager = _manager(env={"MCP_TEST_HANG_INIT": "1"}, connectionTimeoutMs=500)
+    try:
+        with pytest.raises(McpConnectError, match=r"'bad' did not start within 0\.5s"):
+            await manager.connection("bad").session()
+        assert await manager.tool_specs(_AllowAll()) == ()  # left out, not raised
+    finally:
+        await manager.close()

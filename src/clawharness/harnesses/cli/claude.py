@@ -2,7 +2,7 @@
 
     claude -p --input-format stream-json --output-format stream-json --verbose
            --permission-prompt-tool stdio --include-partial-messages --model M
-           [--resume SID [--fork-session]] [--strict-mcp-config --mcp-config JSON]
+           [--resume SID [--fork-session]] [--strict-mcp-config --mcp-config FILE]
 
 The handshake is an `initialize` control request; a user turn is a `user` stream-json
 line; permission questions arrive as `can_use_tool` control requests and are answered
@@ -12,8 +12,10 @@ control request. The turn ends at the `result` line, whose `session_id` is the b
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -127,7 +129,7 @@ class ClaudeCommandLine:
             config, left_out = claude_mcp_config(launch.mcp_servers)
             for note in left_out:
                 log.warning("%s", note)
-            argv += ["--strict-mcp-config", "--mcp-config", json.dumps(config)]
+            argv += ["--strict-mcp-config", "--mcp-config", _mcp_config_arg(config, launch)]
         extra = launch.options.get("extraArgs")
         if isinstance(extra, Sequence) and not isinstance(extra, str):
             argv += [str(a) for a in extra]
@@ -143,6 +145,24 @@ class ClaudeCommandLine:
         if base_url:
             env["ANTHROPIC_BASE_URL"] = base_url
         return env
+
+
+def _mcp_config_arg(config: Mapping[str, Any], launch: LaunchRequest) -> str:
+    """The `--mcp-config` value: a file only this user can read, named by its content's
+    hash (so a changed config means a new argv, and a new process), in the agent's
+    directory; the JSON itself only when there is no such directory. The config holds
+    the servers' resolved secrets, which must not sit in argv for any local user to see."""
+    text = json.dumps(config, sort_keys=True)
+    if launch.agent_dir is None:
+        return text
+    folder = launch.agent_dir / "mcp"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    return str(path)
 
 
 def _text_of(content: Any) -> str:

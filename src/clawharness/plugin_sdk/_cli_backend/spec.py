@@ -37,6 +37,9 @@ class LaunchRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: the host's configured MCP servers (`AttemptParams.mcp_servers`) for the runtime
     mcp_servers: Sequence[McpServerLaunch] = ()
+    #: this agent's private directory under the harness state (for files a command line
+    #: names, e.g. a config holding secrets that must not sit in argv)
+    agent_dir: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,7 @@ class CliTurn(NativeTurn):
         fork = bool(native and record and record.get("hostSessionId")
                     and record.get("hostSessionId") != p.session_id)
         base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
-                             mcp_servers=tuple(p.mcp_servers))
+                             mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
         live = self.h._processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
@@ -134,7 +134,7 @@ class CliTurn(NativeTurn):
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
                                fork=fork, options=self.config,
-                               mcp_servers=tuple(p.mcp_servers))
+                               mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
         argv = self.spec.command_line.argv(launch)
         try:
             child = await spawn(argv, env=env, cwd=cwd)
