@@ -21,6 +21,9 @@ from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.llm import LlmApi
+from clawharness.observability import Telemetry, resolve_settings
+from clawharness.observability.processes import live_native_processes
+from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
@@ -39,7 +42,10 @@ class Host:
     """A configured host: config, store, plugins and harnesses, session writers."""
 
     def __init__(self, loaded: LoadedConfig, *, store_url: str | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None,
+                 telemetry: Telemetry | None = None) -> None:
+        """`telemetry`: instead of the one `diagnostics.*` and `OTEL_*` describe (a test's
+        or a bench's, e.g. with its own span processor); the host shuts it down."""
         self.loaded = loaded
         self.config = loaded.config
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
@@ -53,6 +59,9 @@ class Host:
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
+        self._given_telemetry = telemetry
+        #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
+        self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(self)
 
@@ -60,12 +69,15 @@ class Host:
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, *,
-                    env: Mapping[str, str] | None = None, store_url: str | None = None) -> Host:
+                    env: Mapping[str, str] | None = None, store_url: str | None = None,
+                    telemetry: Telemetry | None = None) -> Host:
         """Load config from `path` (or the usual locations) and build a host (not started)."""
-        return cls(load_config(path, env=env), store_url=store_url, env=env)
+        return cls(load_config(path, env=env), store_url=store_url, env=env,
+                   telemetry=telemetry)
 
     async def start(self) -> Host:
         if self._store is None:
+            self._start_telemetry()
             if "://" not in self._store_url:
                 Path(self._store_url).parent.mkdir(parents=True, exist_ok=True)
             store = open_store(self._store_url)
@@ -91,6 +103,15 @@ class Host:
         if self._holds_gc:
             GcTuning.release()
             self._holds_gc = False
+        self.telemetry.shutdown()
+        self.telemetry = Telemetry.off()
+
+    def _start_telemetry(self) -> None:
+        given, self._given_telemetry = self._given_telemetry, None
+        telemetry = given or Telemetry(resolve_settings(self.config.diagnostics, self.env))
+        telemetry.gauge_source("queue_depth", self.writers.queue_depths)
+        telemetry.gauge_source("native_processes", live_native_processes)
+        self.telemetry = telemetry
 
     async def __aenter__(self) -> Host:
         return await self.start()
@@ -137,7 +158,11 @@ class Host:
             await self.start()
         assert self._runner is not None
         opts = options or TurnOptions(**kwargs)
-        return await self._runner.run(self.session_key(session_key), message, opts)
+        token = use_telemetry(self.telemetry)
+        try:
+            return await self._runner.run(self.session_key(session_key), message, opts)
+        finally:
+            reset_telemetry(token)
 
     # sessions -------------------------------------------------------------------------
 

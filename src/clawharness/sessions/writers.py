@@ -25,12 +25,15 @@ import logging
 import os
 import secrets
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
+from clawharness.observability.spans import lease_wait_span
+from clawharness.observability.telemetry import current_telemetry
 from clawharness.store.base import Store
 from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState, waiter_ttl
 
@@ -132,6 +135,10 @@ class SessionWriters:
         """The store whose leases back the slots (None: this process's queue only)."""
         return self._store
 
+    def queue_depths(self) -> list[tuple[float, dict[str, str]]]:
+        """(turns holding or waiting for the writer, {"session_key": key}) per busy key."""
+        return [(float(n), {"session_key": key}) for key, n in list(self._waiters.items())]
+
     def busy(self, key: str) -> bool:
         lock = self._locks.get(key)
         return bool(lock and lock.locked())
@@ -147,6 +154,10 @@ class SessionWriters:
         deadline = started + wait
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._waiters[key] = self._waiters.get(key, 0) + 1
+        # the wait (in this process, then in the store) is one span, ended once held
+        span = lease_wait_span(key)
+        span.__enter__()
+        waiting: AbstractContextManager[object] | None = span
         try:
             if lock.locked() or self._waiters[key] > 1:
                 try:
@@ -164,6 +175,9 @@ class SessionWriters:
                 if store is not None:
                     slot.lease = await self._acquire(store, key, purpose, wait, deadline)
                 slot.waited = loop.time() - started
+                waiting = None
+                span.__exit__(None, None, None)
+                current_telemetry().lease_wait.record(slot.waited)
                 if slot.lease is not None:
                     self._held.add(slot)
                     self._ensure_keeper()
@@ -177,6 +191,9 @@ class SessionWriters:
             finally:
                 lock.release()
         finally:
+            if waiting is not None:  # gave up or failed while waiting
+                exc_type, exc, tb = sys.exc_info()
+                waiting.__exit__(exc_type, exc, tb)
             self._waiters[key] -= 1
             if self._waiters[key] == 0:
                 del self._waiters[key]
