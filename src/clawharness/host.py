@@ -164,6 +164,12 @@ class Host:
         finally:
             reset_telemetry(token)
 
+    def metrics_text(self) -> bytes:
+        """The host's metrics as Prometheus text (the gateway's `/metrics`)."""
+        from clawharness.observability.prometheus import render_prometheus
+
+        return render_prometheus(self.telemetry.metrics_data())
+
     # sessions -------------------------------------------------------------------------
 
     async def list_sessions(self, *, agent_id: str | None = None,
