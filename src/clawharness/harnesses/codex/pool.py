@@ -285,9 +285,10 @@ class AppServerPool:
         argv = resolve_command(self.config)
         Path(home).mkdir(parents=True, exist_ok=True)
         _write_if_changed(Path(home) / "config.toml", render_config_toml(self.config))
-        # the app-server continues the trace of the turn that started it
-        env = trace_env(build_env(self.config, home, argv[0], host_env=self._host_env))
+        env = build_env(self.config, home, argv[0], host_env=self._host_env)
         with native_process_span("codex", argv[0]):
+            # the app-server continues the trace of the turn that started it
+            env = trace_env(env)
             client = await AppServerClient.spawn(
                 argv, env=env, cwd=home, label=f"codex[{Path(home).name}]",
                 request_timeout=self.config.request_timeout_seconds)
