@@ -95,7 +95,7 @@ SURFACE: dict[str, set[str]] = {
     },
     "agent_harness_telemetry": {
         "chat_span", "end_chat", "tool_span", "end_tool", "native_process_span", "trace_env",
-        "track_native_process", "content_attribute", "mark_failed",
+        "track_native_process", "content_attribute", "mark_failed", "capture_trace_context",
     },
     "agent_harness_cli": {
         "CliAgentSpec", "CliBackendHarness", "CliBackendError", "CommandLine", "EventMapper",

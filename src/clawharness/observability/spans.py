@@ -16,10 +16,11 @@ its transcript. Prompts, replies and tool payloads go on spans only with
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Final
 
+from opentelemetry import context as otel_context
 from opentelemetry.propagators.textmap import default_setter
 from opentelemetry.trace import INVALID_SPAN, Span, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
@@ -34,6 +35,7 @@ __all__ = [
     "SELECTED_REASON",
     "TERMINAL",
     "attempt_span",
+    "capture_trace_context",
     "chat_span",
     "content_attribute",
     "end_attempt",
@@ -249,6 +251,28 @@ def _redact(text: str) -> str:
     from clawharness.redaction import redact_tool_payload_text
 
     return redact_tool_payload_text(text)
+
+
+def capture_trace_context() -> Callable[[], AbstractContextManager[object]]:
+    """The trace context here, to resume where the work continues in another task (a
+    native runtime's request handled by its connection's reader): `with resume(): ...`."""
+    if current_telemetry().tracer is None:
+        return _no_resume
+    captured = otel_context.get_current()
+
+    @contextmanager
+    def resume() -> Iterator[None]:
+        token = otel_context.attach(captured)
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+
+    return resume
+
+
+def _no_resume() -> AbstractContextManager[object]:
+    return _NOOP
 
 
 def trace_env(env: Mapping[str, str]) -> dict[str, str]:

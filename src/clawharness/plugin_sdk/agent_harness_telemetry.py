@@ -11,6 +11,9 @@ harness marks its own work with these helpers, which nest under the host's
   process with the trace context in its environment (`TRACEPARENT`);
   `track_native_process(process, runtime)` counts it while it lives. `spawn` from
   `agent_harness_process` does all three itself;
+- `capture_trace_context()`: the trace context of the attempt, resumed (`with
+  resume(): ...`) where its work goes on in another task, such as a request from the
+  native runtime that its connection's reader task handles;
 - `content_attribute(span, key, value)`: prompt or tool content, only when the operator
   opted in (`captureContent`), and redacted; `mark_failed(span, error)`.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from clawharness.observability.processes import track_native_process
 from clawharness.observability.spans import (
+    capture_trace_context,
     chat_span,
     content_attribute,
     end_chat,
@@ -30,6 +34,7 @@ from clawharness.observability.spans import (
 )
 
 __all__ = [
+    "capture_trace_context",
     "chat_span",
     "content_attribute",
     "end_chat",
