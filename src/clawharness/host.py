@@ -43,9 +43,11 @@ class Host:
 
     def __init__(self, loaded: LoadedConfig, *, store_url: str | None = None,
                  env: Mapping[str, str] | None = None,
-                 telemetry: Telemetry | None = None) -> None:
+                 telemetry: Telemetry | None = None, serving: bool = False) -> None:
         """`telemetry`: instead of the one `diagnostics.*` and `OTEL_*` describe (a test's
-        or a bench's, e.g. with its own span processor); the host shuts it down."""
+        or a bench's, e.g. with its own span processor); the host shuts it down.
+        `serving`: a server front (the gateway) runs this host, so metrics are recorded
+        unless `diagnostics.metrics.enabled` says no."""
         self.loaded = loaded
         self.config = loaded.config
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
@@ -60,6 +62,7 @@ class Host:
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         self._given_telemetry = telemetry
+        self._serving = serving
         #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
         self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
@@ -70,10 +73,10 @@ class Host:
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, *,
                     env: Mapping[str, str] | None = None, store_url: str | None = None,
-                    telemetry: Telemetry | None = None) -> Host:
+                    telemetry: Telemetry | None = None, serving: bool = False) -> Host:
         """Load config from `path` (or the usual locations) and build a host (not started)."""
         return cls(load_config(path, env=env), store_url=store_url, env=env,
-                   telemetry=telemetry)
+                   telemetry=telemetry, serving=serving)
 
     async def start(self) -> Host:
         if self._store is None:
@@ -108,7 +111,8 @@ class Host:
 
     def _start_telemetry(self) -> None:
         given, self._given_telemetry = self._given_telemetry, None
-        telemetry = given or Telemetry(resolve_settings(self.config.diagnostics, self.env))
+        telemetry = given or Telemetry(resolve_settings(self.config.diagnostics, self.env,
+                                                        serving=self._serving))
         telemetry.gauge_source("queue_depth", self.writers.queue_depths)
         telemetry.gauge_source("native_processes", live_native_processes)
         self.telemetry = telemetry

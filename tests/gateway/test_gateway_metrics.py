@@ -47,7 +47,8 @@ async def test_metrics_parse_and_count_the_turns_run(tmp_path: Path) -> None:
         path = tmp_path / "config.json"
         path.write_text(json.dumps(config))
         env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
-        async with Host.from_config(path, env=env) as host:
+        # a served host records metrics by default (`clawharness serve` says serving=True)
+        async with Host.from_config(path, env=env, serving=True) as host:
             assert (await host.run_turn("a", "read the file")).terminal == "ok"
             assert (await host.run_turn("b", "hello")).terminal == "ok"
             server = GatewayServer(host, resolve_settings(host.config, env))

@@ -13,9 +13,13 @@ def diag(**otel: object) -> DiagnosticsConfig:
     return DiagnosticsConfig.model_validate({"otel": otel})
 
 
-def test_off_by_default_metrics_on() -> None:
+def test_off_by_default_and_metrics_on_when_serving_or_exporting() -> None:
     settings = resolve_settings(diag(), {})
-    assert not settings.tracing and settings.metrics and not settings.export_metrics
+    assert not settings.tracing and not settings.metrics and not settings.export_metrics
+    assert resolve_settings(diag(), {}, serving=True).metrics
+    assert resolve_settings(diag(enabled=True), {}).export_metrics
+    off = DiagnosticsConfig.model_validate({"metrics": {"enabled": False}})
+    assert not resolve_settings(off, {}, serving=True).metrics
 
 
 def test_the_standard_variables_turn_export_on() -> None:

@@ -273,7 +273,8 @@ class MetricsConfig(_Node):
     """`diagnostics.metrics`: the host's counters and histograms (served at the
     gateway's `/metrics`, exported by OTLP when `diagnostics.otel` is on)."""
 
-    enabled: bool = True
+    #: None: on when the host serves the gateway or exports by OTLP, else off
+    enabled: bool | None = None
 
 
 class DiagnosticsConfig(_Node):

@@ -28,7 +28,7 @@ class TelemetrySettings:
     #: spans are made and exported by OTLP
     tracing: bool = False
     #: counters and histograms are recorded (for `/metrics`, and OTLP when tracing)
-    metrics: bool = True
+    metrics: bool = False
     #: metrics are exported by OTLP as well
     export_metrics: bool = False
     traces_endpoint: str = f"{_DEFAULT_ENDPOINT}/v1/traces"
@@ -81,12 +81,16 @@ def _sample_rate(env: Mapping[str, str]) -> float | None:
     return None
 
 
-def resolve_settings(diagnostics: DiagnosticsConfig,
-                     env: Mapping[str, str]) -> TelemetrySettings:
-    """The host's telemetry from `diagnostics` and `env` (the host's environment)."""
+def resolve_settings(diagnostics: DiagnosticsConfig, env: Mapping[str, str], *,
+                     serving: bool = False) -> TelemetrySettings:
+    """The host's telemetry from `diagnostics` and `env` (the host's environment).
+
+    `serving`: the host serves the gateway, so metrics are on unless config says no."""
     otel = diagnostics.otel
+    configured = diagnostics.metrics.enabled
     if env.get("OTEL_SDK_DISABLED", "").strip().lower() in _TRUE:
-        return TelemetrySettings(tracing=False, metrics=diagnostics.metrics.enabled)
+        return TelemetrySettings(tracing=False,
+                                 metrics=serving if configured is None else configured)
     base = otel.endpoint or env.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     traces = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") if otel.endpoint is None else None
     metrics_url = env.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") if otel.endpoint is None else None
@@ -105,10 +109,11 @@ def resolve_settings(diagnostics: DiagnosticsConfig,
     headers = dict(otel.headers) if otel.headers is not None else _parse_pairs(
         env.get("OTEL_EXPORTER_OTLP_HEADERS", ""), "OTEL_EXPORTER_OTLP_HEADERS")
     rate = otel.sample_rate if otel.sample_rate is not None else _sample_rate(env)
+    metrics = (serving or enabled) if configured is None else configured
     return TelemetrySettings(
         tracing=enabled,
-        metrics=diagnostics.metrics.enabled,
-        export_metrics=enabled and otel.metrics and diagnostics.metrics.enabled,
+        metrics=metrics,
+        export_metrics=enabled and otel.metrics and metrics,
         traces_endpoint=traces or f"{root}/v1/traces",
         metrics_endpoint=metrics_url or f"{root}/v1/metrics",
         protocol=protocol,
