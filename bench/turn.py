@@ -45,18 +45,18 @@ SCRIPT = {
 TUNE_GC = True
 
 
-def noop_telemetry() -> Any:
-    """Tracing on (every span made, ended and handed to a processor that drops it), and
-    the metrics recorded, as with OTLP export on."""
+def noop_telemetry(*, metrics: bool) -> Any:
+    """Tracing on: every span made, ended and handed to a processor that drops it; with
+    `metrics`, the metrics recorded too (as with OTLP export on)."""
     from opentelemetry.sdk.trace import SpanProcessor
 
     from clawharness.observability import Telemetry, TelemetrySettings
 
-    return Telemetry(TelemetrySettings(tracing=True, metrics=True),
+    return Telemetry(TelemetrySettings(tracing=True, metrics=metrics),
                      span_processors=[SpanProcessor()])
 
 
-async def ours_host(root: Path, *, traced: bool = False) -> Any:
+async def ours_host(root: Path, *, traced: bool = False, metrics: bool = False) -> Any:
     from clawharness.host import Host
 
     ws = root / "ws"
@@ -73,7 +73,7 @@ async def ours_host(root: Path, *, traced: bool = False) -> Any:
     path.write_text(json.dumps(config))
     host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(root)},
                             store_url=str(root / "ours.db"),
-                            telemetry=noop_telemetry() if traced else None)
+                            telemetry=noop_telemetry(metrics=metrics) if traced else None)
     await host.start()
     return host
 
@@ -179,11 +179,13 @@ async def sequential(n: int, root: Path) -> tuple[float, float]:
     return median(ours) * 1000, median(theirs) * 1000
 
 
-async def traced_sequential(n: int, root: Path) -> tuple[float, float]:
-    """`sequential` with tracing on, on both sides, each to a no-op processor."""
-    host = await ours_host(root / "traced", traced=True)
-    (root / "sdktraced").mkdir()
-    agent, session, _ = sdk_parts(root / "sdktraced", traced=True)
+async def traced_sequential(n: int, root: Path, *, metrics: bool) -> tuple[float, float]:
+    """`sequential` with tracing on, on both sides, each to a no-op processor (ours with
+    or without its metrics; the SDK records none)."""
+    name = f"traced{int(metrics)}"
+    host = await ours_host(root / name, traced=True, metrics=metrics)
+    (root / f"sdk{name}").mkdir()
+    agent, session, _ = sdk_parts(root / f"sdk{name}", traced=True)
     try:
         for i in range(5):
             await ours_turn(host, f"warm{i}")
@@ -192,7 +194,7 @@ async def traced_sequential(n: int, root: Path) -> tuple[float, float]:
         theirs = [await sdk_turn(agent, session, f"t{i}") for i in range(n)]
     finally:
         await host.close()
-        sdk_parts(root / "sdktraced")  # tracing off again for the runs after this one
+        sdk_parts(root / f"sdk{name}")  # tracing off again for the runs after this one
     return median(ours) * 1000, median(theirs) * 1000
 
 
@@ -249,9 +251,13 @@ async def main() -> None:
         ours_ms, sdk_ms = await sequential(seq_n, root)
         rows: list[list[Any]] = [["per-turn ms (median, sequential)", ours_ms, sdk_ms, sdk_ms / ours_ms]]
         console.print("[bold]sequential turns, tracing on (no-op processors)[/]")
-        ours_traced_ms, sdk_traced_ms = await traced_sequential(seq_n, root)
+        ours_traced_ms, sdk_traced_ms = await traced_sequential(seq_n, root, metrics=False)
         rows.append(["per-turn ms (median, sequential, traced)", ours_traced_ms, sdk_traced_ms,
                      sdk_traced_ms / ours_traced_ms])
+        console.print("[bold]sequential turns, tracing on, our metrics too[/]")
+        ours_metered_ms, sdk_metered_ms = await traced_sequential(seq_n, root, metrics=True)
+        rows.append(["per-turn ms (median, sequential, traced + our metrics)", ours_metered_ms,
+                     sdk_metered_ms, sdk_metered_ms / ours_metered_ms])
         throughput: dict[int, tuple[float, float, int]] = {}
         for n in conc:
             console.print(f"[bold]{n} concurrent sessions[/]")
@@ -274,6 +280,9 @@ async def main() -> None:
         "sdk_traced_turn_ms_p50": round(sdk_traced_ms, 3),
         "traced_overhead_ratio": round(ours_traced_ms / sdk_traced_ms, 4),
         "tracing_cost_ratio": round(ours_traced_ms / ours_ms, 3),
+        "ours_traced_metrics_turn_ms_p50": round(ours_metered_ms, 3),
+        "sdk_traced_turn_ms_p50_2": round(sdk_metered_ms, 3),
+        "traced_metrics_overhead_ratio": round(ours_metered_ms / sdk_metered_ms, 4),
         "ours_tps_1000": round(throughput[top][0], 1),
         "sdk_tps_1000": round(throughput[top][1], 1),
         "concurrent_speedup": round(throughput[top][0] / throughput[top][1], 3),
@@ -285,7 +294,9 @@ async def main() -> None:
         "gc_thresholds": list(gc.get_threshold()),
         "notes": "in-process scripted model, one tool call per turn, SQLite file sessions on both "
                  "sides; overhead_ratio = ours/SDK per-turn median; traced_overhead_ratio = the same with "
-                 "tracing on both sides to no-op processors; tracing_cost_ratio = ours traced/untraced; "
+                 "tracing on both sides to no-op processors; traced_metrics_overhead_ratio = the same "
+                 "with our metrics recorded too (the SDK has none); tracing_cost_ratio = ours "
+                 "traced/untraced; "
                  "concurrent_speedup = ours/SDK "
                  "turns/s at 1000 concurrent sessions (SDK with agent.clone() per run); both sides under "
                  "the same GC thresholds (gc_thresholds)",

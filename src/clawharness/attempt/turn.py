@@ -456,8 +456,7 @@ class TurnRunner:
                     record.session_id)
             finally:
                 capabilities.settle()
-            end_attempt(span, terminal=result.terminal.kind, usage=result.attempt_usage,
-                        error=result.terminal.error)
+            end_attempt(span, terminal=result.terminal.kind, error=result.terminal.error)
         result = await self._stored(mirror, result)
         self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:

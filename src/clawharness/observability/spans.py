@@ -18,11 +18,19 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, Final
+from types import TracebackType
+from typing import Any, Final, cast
 
 from opentelemetry import context as otel_context
 from opentelemetry.propagators.textmap import default_setter
-from opentelemetry.trace import INVALID_SPAN, Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    Span,
+    SpanKind,
+    Status,
+    StatusCode,
+    set_span_in_context,
+)
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from clawharness.observability.telemetry import current_telemetry
@@ -61,7 +69,6 @@ TOOL_NAME: Final = "gen_ai.tool.name"
 TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
 CONVERSATION_ID: Final = "gen_ai.conversation.id"
 AGENT_ID: Final = "gen_ai.agent.id"
-AGENT_NAME: Final = "gen_ai.agent.name"
 SESSION_KEY: Final = "clawharness.session.key"
 RUN_ID: Final = "clawharness.run.id"
 RUNTIME: Final = "clawharness.runtime"
@@ -74,12 +81,38 @@ _PROPAGATOR: Final = TraceContextTextMapPropagator()
 _CONTENT_LIMIT: Final = 8192
 
 
-def _span(name: str, kind: SpanKind, attributes: Mapping[str, Any]
+class _CurrentSpan(AbstractContextManager[Span]):
+    """A started span, current while the block runs and ended after it (what
+    `start_as_current_span` does, without its generator: this is the hot path)."""
+
+    __slots__ = ("_span", "_token")
+
+    def __init__(self, span: Span) -> None:
+        self._span = span
+        self._token: object = None
+
+    def __enter__(self) -> Span:
+        self._token = otel_context.attach(set_span_in_context(self._span))
+        return self._span
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        span = self._span
+        try:
+            if isinstance(exc, Exception):
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            span.end()
+        finally:
+            otel_context.detach(cast(Any, self._token))
+
+
+def _span(name: str, kind: SpanKind, attributes: dict[str, Any]
           ) -> AbstractContextManager[Span]:
     tracer = current_telemetry().tracer
     if tracer is None:
         return _NOOP
-    return tracer.start_as_current_span(name, kind=kind, attributes=dict(attributes))
+    return _CurrentSpan(tracer.start_span(name, kind=kind, attributes=attributes))
 
 
 def turn_span(agent_id: str, session_key: str, run_id: str) -> AbstractContextManager[Span]:
@@ -87,8 +120,8 @@ def turn_span(agent_id: str, session_key: str, run_id: str) -> AbstractContextMa
     if current_telemetry().tracer is None:
         return _NOOP
     return _span(f"invoke_agent {agent_id}", SpanKind.INTERNAL, {
-        OPERATION: "invoke_agent", AGENT_ID: agent_id, AGENT_NAME: agent_id,
-        SESSION_KEY: session_key, RUN_ID: run_id})
+        OPERATION: "invoke_agent", AGENT_ID: agent_id, SESSION_KEY: session_key,
+        RUN_ID: run_id})
 
 
 def attempt_span(runtime: str, selected_reason: str, *, provider: str, model: str,
@@ -101,14 +134,12 @@ def attempt_span(runtime: str, selected_reason: str, *, provider: str, model: st
         REQUEST_MODEL: model, CONVERSATION_ID: session_id, "clawharness.attempt": attempt})
 
 
-def chat_span(provider: str, model: str, *, api: str | None = None,
+def chat_span(provider: str, model: str, *,
               session_id: str | None = None) -> AbstractContextManager[Span]:
     """`chat <model>`: one model request."""
     if current_telemetry().tracer is None:
         return _NOOP
     attributes: dict[str, Any] = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model}
-    if api:
-        attributes["clawharness.provider.api"] = api
     if session_id:
         attributes[CONVERSATION_ID] = session_id
     return _span(f"chat {model}", SpanKind.CLIENT, attributes)
@@ -142,11 +173,14 @@ def store_append_span(session_id: str, entries: int) -> AbstractContextManager[S
                  {CONVERSATION_ID: session_id, "clawharness.store.entries": entries})
 
 
-def lease_wait_span(session_key: str) -> AbstractContextManager[Span]:
-    """`session_lease_wait`: waiting for the session's writer (in process and store)."""
+def lease_wait_span(session_key: str, where: str) -> AbstractContextManager[Span]:
+    """`session_lease_wait`: a turn waiting for its session's writer, behind another turn
+    of this process (`where` "process") or another process's lease ("store"). A writer
+    taken at once makes no span."""
     if current_telemetry().tracer is None:
         return _NOOP
-    return _span("session_lease_wait", SpanKind.INTERNAL, {SESSION_KEY: session_key})
+    return _span("session_lease_wait", SpanKind.INTERNAL,
+                 {SESSION_KEY: session_key, "clawharness.lease.wait": where})
 
 
 def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
@@ -159,32 +193,30 @@ def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
     telemetry.turn_duration.record(duration, outcome)
     if not span.is_recording():
         return
-    span.set_attribute(RUNTIME, runtime)
-    span.set_attribute(SELECTED_REASON, selected_reason)
-    span.set_attribute(TERMINAL, terminal)
-    span.set_attribute(CONVERSATION_ID, session_id)
-    _usage_attributes(span, usage)
+    attributes: dict[str, Any] = {RUNTIME: runtime, SELECTED_REASON: selected_reason,
+                                  TERMINAL: terminal, CONVERSATION_ID: session_id}
+    _usage_attributes(attributes, usage)
+    span.set_attributes(attributes)
     if terminal != "ok":
         mark_failed(span, error, error_type or terminal)
 
 
-def end_attempt(span: Span, *, terminal: str, usage: Mapping[str, Any] | None,
-                error: str | None = None) -> None:
+def end_attempt(span: Span, *, terminal: str, error: str | None = None) -> None:
+    """What the attempt came to (its tokens are on the turn and each `chat` span)."""
     if not span.is_recording():
         return
     span.set_attribute(TERMINAL, terminal)
-    _usage_attributes(span, usage)
     if terminal != "ok":
         mark_failed(span, error, terminal)
 
 
-def _usage_attributes(span: Span, usage: Mapping[str, Any] | None) -> None:
+def _usage_attributes(attributes: dict[str, Any], usage: Mapping[str, Any] | None) -> None:
     if not usage:
         return
     for key, attribute in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
         value = usage.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
-            span.set_attribute(attribute, value)
+            attributes[attribute] = value
 
 
 def end_chat(span: Span, *, provider: str, model: str, duration: float,
@@ -194,26 +226,25 @@ def end_chat(span: Span, *, provider: str, model: str, duration: float,
     """What a model request came to: its span's response attributes and the GenAI
     client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)."""
     telemetry = current_telemetry()
-    attributes = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model}
-    if response_model:
-        attributes[RESPONSE_MODEL] = response_model
+    metric = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model,
+              RESPONSE_MODEL: response_model or model}
     if error_type:
-        attributes["error.type"] = error_type
-    telemetry.operation_duration.record(duration, attributes)
+        metric["error.type"] = error_type
+    telemetry.operation_duration.record(duration, metric)
     if input_tokens is not None:
-        telemetry.token_usage.record(input_tokens, {**attributes, "gen_ai.token.type": "input"})
+        telemetry.token_usage.record(input_tokens, {**metric, "gen_ai.token.type": "input"})
     if output_tokens is not None:
-        telemetry.token_usage.record(output_tokens,
-                                     {**attributes, "gen_ai.token.type": "output"})
+        telemetry.token_usage.record(output_tokens, {**metric, "gen_ai.token.type": "output"})
     if not span.is_recording():
         return
-    span.set_attribute(RESPONSE_MODEL, response_model or model)
+    attributes: dict[str, Any] = {RESPONSE_MODEL: response_model or model}
     if input_tokens is not None:
-        span.set_attribute(INPUT_TOKENS, input_tokens)
+        attributes[INPUT_TOKENS] = input_tokens
     if output_tokens is not None:
-        span.set_attribute(OUTPUT_TOKENS, output_tokens)
+        attributes[OUTPUT_TOKENS] = output_tokens
     if finish_reason:
-        span.set_attribute("gen_ai.response.finish_reasons", (finish_reason,))
+        attributes["gen_ai.response.finish_reasons"] = (finish_reason,)
+    span.set_attributes(attributes)
     if error_type:
         mark_failed(span, error, error_type)
 

@@ -78,11 +78,13 @@ class Telemetry:
     def _start_tracing(self, processors: Sequence[Any] | None) -> None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
-        from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+        from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, TraceIdRatioBased
 
         settings = self.settings
-        provider = TracerProvider(resource=self._resource(),
-                                  sampler=ParentBased(TraceIdRatioBased(settings.sample_rate)))
+        root = ALWAYS_ON if settings.sample_rate >= 1 else TraceIdRatioBased(settings.sample_rate)
+        # no atexit hook: the host shuts its provider down (and hosts come and go)
+        provider = TracerProvider(resource=self._resource(), shutdown_on_exit=False,
+                                  sampler=ParentBased(root))
         if processors is None:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -95,7 +97,7 @@ class Telemetry:
         self.tracer = provider.get_tracer("clawharness")
 
     def _start_metrics(self, readers: Sequence[Any]) -> Any:
-        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
         from opentelemetry.sdk.metrics.export import (
             InMemoryMetricReader,
             PeriodicExportingMetricReader,
@@ -111,8 +113,11 @@ class Telemetry:
             all_readers.append(PeriodicExportingMetricReader(OTLPMetricExporter(
                 endpoint=self.settings.metrics_endpoint, headers=dict(self.settings.headers),
                 timeout=EXPORT_TIMEOUT)))
+        # exemplars would cost a sampled span's lookup on every measurement
         self._meter_provider = MeterProvider(resource=self._resource(),
-                                             metric_readers=all_readers)
+                                             metric_readers=all_readers,
+                                             exemplar_filter=AlwaysOffExemplarFilter(),
+                                             shutdown_on_exit=False)
         return self._meter_provider.get_meter("clawharness")
 
     def _instruments(self, meter: otel_metrics.Meter) -> None:

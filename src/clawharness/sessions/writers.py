@@ -25,10 +25,9 @@ import logging
 import os
 import secrets
 import socket
-import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import AbstractContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
@@ -154,14 +153,11 @@ class SessionWriters:
         deadline = started + wait
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._waiters[key] = self._waiters.get(key, 0) + 1
-        # the wait (in this process, then in the store) is one span, ended once held
-        span = lease_wait_span(key)
-        span.__enter__()
-        waiting: AbstractContextManager[object] | None = span
         try:
             if lock.locked() or self._waiters[key] > 1:
                 try:
-                    await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
+                    with lease_wait_span(key, "process"):
+                        await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
                 except TimeoutError:
                     raise SessionBusyError(
                         f"session {key} is busy with another turn in this process; gave up "
@@ -175,8 +171,6 @@ class SessionWriters:
                 if store is not None:
                     slot.lease = await self._acquire(store, key, purpose, wait, deadline)
                 slot.waited = loop.time() - started
-                waiting = None
-                span.__exit__(None, None, None)
                 current_telemetry().lease_wait.record(slot.waited)
                 if slot.lease is not None:
                     self._held.add(slot)
@@ -191,9 +185,6 @@ class SessionWriters:
             finally:
                 lock.release()
         finally:
-            if waiting is not None:  # gave up or failed while waiting
-                exc_type, exc, tb = sys.exc_info()
-                waiting.__exit__(exc_type, exc, tb)
             self._waiters[key] -= 1
             if self._waiters[key] == 0:
                 del self._waiters[key]
@@ -211,14 +202,23 @@ class SessionWriters:
 
     async def _acquire(self, store: Store, key: str, purpose: str, wait: float,
                        deadline: float) -> SessionLease:
-        loop = asyncio.get_running_loop()
         timings = self.timings
         holder = f"{self.holder} ({purpose})" if purpose else self.holder
         attempt = await _acquire_once(store, key, holder, timings.ttl, None)
         if isinstance(attempt, SessionLease):
             return attempt
-        ticket: int | None = attempt.ticket
-        seen: SessionLeaseBusy | SessionLeaseState = attempt
+        with lease_wait_span(key, "store"):
+            return await self._wait_in_store(store, key, holder, attempt, wait, deadline)
+
+    async def _wait_in_store(self, store: Store, key: str, holder: str,
+                             busy: SessionLeaseBusy, wait: float,
+                             deadline: float) -> SessionLease:
+        """Queue for the store lease another process holds, until it is ours."""
+        loop = asyncio.get_running_loop()
+        timings = self.timings
+        attempt: SessionLease | SessionLeaseBusy = busy
+        ticket: int | None = busy.ticket
+        seen: SessionLeaseBusy | SessionLeaseState = busy
         refreshed = loop.time()
         delay = 0.0
         last = (seen.fence, seen.waiters_ahead)

@@ -220,8 +220,7 @@ class EmbeddedAttempt:
         p = self.p
         model = p.model
         started = time.perf_counter()
-        with chat_span(p.provider, model.model_id, api=self.transport.api,
-                       session_id=p.session_id) as span:
+        with chat_span(p.provider, model.model_id, session_id=p.session_id) as span:
             try:
                 message = await self.stream_model_turn()
             except ProviderError as exc:
