@@ -118,6 +118,7 @@ def test_captured_content_is_redacted_and_the_api_key_is_nowhere(tmp_path: Path)
     assert "read the note" in captured and "api_key=" in captured
     tool = next(s for s in spans if s.name == "execute_tool read")
     assert "n.txt" in attributes(tool)["gen_ai.tool.call.arguments"]
+    assert "the note says hi" in attributes(tool)["gen_ai.tool.call.result"]
     for body in received.raw:  # every span and metric payload, as sent
         assert API_KEY.encode() not in body
         assert API_KEY[:20].encode() not in body

@@ -305,6 +305,9 @@ class EmbeddedAttempt:
         with tool_span(call["name"], call["id"], session_id=self.p.session_id) as span:
             content_attribute(span, "gen_ai.tool.call.arguments", call["arguments"])
             await self.run_tool_call(call)
+            if self.new_messages and self.new_messages[-1]["role"] == "toolResult":
+                content_attribute(span, "gen_ai.tool.call.result",
+                                  self.new_messages[-1]["content"])
             meta = self.tool_metas[-1] if self.tool_metas else {}
             ok = meta.get("toolCallId") == call["id"] and not meta.get("isError")
             end_tool(span, call["name"], ok=ok, started=self.tool_started,
