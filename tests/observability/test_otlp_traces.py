@@ -102,6 +102,16 @@ def test_a_tool_turn_exports_the_span_tree_with_genai_attributes(tmp_path: Path)
     assert not any(k.startswith(("gen_ai.input", "gen_ai.output", "gen_ai.tool.call.arg"))
                    for s in spans for k in attributes(s))
 
+    # the metrics went by OTLP too (flushed when the host closed)
+    exported = {m.name: m for request in received.metrics for rm in request.resource_metrics
+                for sm in rm.scope_metrics for m in sm.metrics}
+    turns = exported["clawharness.turns"].sum.data_points
+    assert [p.as_int for p in turns] == [1]
+    assert {kv.key: kv.value.string_value for kv in turns[0].attributes} == {
+        "runtime": "openclaw", "outcome": "ok"}
+    assert "gen_ai.client.token.usage" in exported
+    assert "gen_ai.client.operation.duration" in exported
+
     resource = {kv.key: kv.value.string_value
                 for kv in received.traces[0].resource_spans[0].resource.attributes}
     assert resource["service.name"] == "otel-test"
