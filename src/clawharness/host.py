@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
-from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
+from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
-from clawharness.llm import LlmApi
+from clawharness.harnesses.embedded.harness import OpenClawHarness
+from clawharness.llm import LlmApi, LlmContext
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.processes import live_native_processes
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
@@ -57,7 +58,8 @@ class Host:
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
-        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
+        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
+                                     builtin=OpenClawHarness())
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
@@ -66,7 +68,8 @@ class Host:
         #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
         self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(self)
+        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
+                                     default_agent_id=self.default_agent_id, start=self.start))
 
     # construction -------------------------------------------------------------------
 
@@ -89,7 +92,9 @@ class Host:
             self.writers.attach(store)
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
-            self._runner = TurnRunner(self, store)
+            self._runner = TurnRunner(TurnContext(
+                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
+                state_dir=self.state_dir), store)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
                 self._holds_gc = True
