@@ -7,7 +7,10 @@ answers. Both keep the session in a SQLite file (ours: the embedded store; their
   - sequential per-turn time (one turn per new session);
   - throughput with 100 and 1,000 concurrent sessions (the SDK at its best: an
     `agent.clone()` per run), and lost or duplicated transcript entries on our side;
-  - per-turn time as one session's history grows (first vs last decile p50).
+  - per-turn time as one session's history grows (first vs last decile p50);
+  - sequential per-turn time with tracing on, on both sides, each exporting to a no-op
+    processor (ours: OpenTelemetry spans, then spans and metrics; the SDK: its own
+    tracing), the three taking turns within each round.
 
 Both sides run under the same garbage-collector thresholds: by default the ones a
 started host sets (`clawharness._gc`, held for the whole run, so the SDK gets them too);
@@ -43,7 +46,18 @@ SCRIPT = {
 TUNE_GC = True
 
 
-async def ours_host(root: Path) -> Any:
+def noop_telemetry(*, metrics: bool) -> Any:
+    """Tracing on: every span made, ended and handed to a processor that drops it; with
+    `metrics`, the metrics recorded too (as with OTLP export on)."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    from clawharness.observability import Telemetry, TelemetrySettings
+
+    return Telemetry(TelemetrySettings(tracing=True, metrics=metrics),
+                     span_processors=[SpanProcessor()])
+
+
+async def ours_host(root: Path, *, traced: bool = False, metrics: bool = False) -> Any:
     from clawharness.host import Host
 
     ws = root / "ws"
@@ -59,7 +73,8 @@ async def ours_host(root: Path) -> Any:
     path = root / "config.json"
     path.write_text(json.dumps(config))
     host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(root)},
-                            store_url=str(root / "ours.db"))
+                            store_url=str(root / "ours.db"),
+                            telemetry=noop_telemetry(metrics=metrics) if traced else None)
     await host.start()
     return host
 
@@ -75,10 +90,17 @@ async def ours_turn(host: Any, key: str) -> float:
 
 # --- the SDK ------------------------------------------------------------------------------
 
-def sdk_parts(root: Path) -> tuple[Any, Any, Any]:
-    from agents import Agent, SQLiteSession, function_tool, set_tracing_disabled
+def sdk_parts(root: Path, *, traced: bool = False) -> tuple[Any, Any, Any]:
+    from agents import (
+        Agent,
+        SQLiteSession,
+        function_tool,
+        set_trace_processors,
+        set_tracing_disabled,
+    )
     from agents.items import ModelResponse
     from agents.models.interface import Model
+    from agents.tracing import TracingProcessor
     from agents.usage import Usage
     from openai.types.responses import (
         ResponseFunctionToolCall,
@@ -86,7 +108,19 @@ def sdk_parts(root: Path) -> tuple[Any, Any, Any]:
         ResponseOutputText,
     )
 
-    set_tracing_disabled(True)  # the SDK at its best: no trace export work
+    class NoopProcessor(TracingProcessor):
+        def on_trace_start(self, trace: Any) -> None: ...
+        def on_trace_end(self, trace: Any) -> None: ...
+        def on_span_start(self, span: Any) -> None: ...
+        def on_span_end(self, span: Any) -> None: ...
+        def shutdown(self) -> None: ...
+        def force_flush(self) -> None: ...
+
+    if traced:  # traces and spans made, handed to a processor that drops them
+        set_tracing_disabled(False)
+        set_trace_processors([NoopProcessor()])
+    else:
+        set_tracing_disabled(True)  # the SDK at its best: no trace export work
     data = root / "sdk-data.txt"
     data.write_text("hello data\n")
 
@@ -146,6 +180,38 @@ async def sequential(n: int, root: Path) -> tuple[float, float]:
     return median(ours) * 1000, median(theirs) * 1000
 
 
+async def traced_sequential(n: int, root: Path) -> tuple[float, float, float]:
+    """Sequential turns with tracing on, each to a no-op processor: ours with spans only,
+    ours with spans and metrics, and the SDK (which records no metrics). The three take
+    turns, one turn each in a round (in rotating order), so a loaded machine weighs on
+    all of them alike."""
+    spans_only = await ours_host(root / "traced", traced=True, metrics=False)
+    metered = await ours_host(root / "traced-metrics", traced=True, metrics=True)
+    (root / "sdktraced").mkdir()
+    agent, session, _ = sdk_parts(root / "sdktraced", traced=True)
+    ours: list[float] = []
+    ours_metered: list[float] = []
+    theirs: list[float] = []
+    try:
+        for i in range(5):
+            await ours_turn(spans_only, f"warm{i}")
+            await ours_turn(metered, f"warm{i}")
+            await sdk_turn(agent, session, f"warm{i}")
+        # who goes first rotates: a turn right after the SDK's pays for what the SDK's
+        # session left running (its writes go through a thread), so no side always does
+        sides = [(ours, lambda key: ours_turn(spans_only, key)),
+                 (ours_metered, lambda key: ours_turn(metered, key)),
+                 (theirs, lambda key: sdk_turn(agent, session, key))]
+        for i in range(n):
+            for times, run in sides[i % 3:] + sides[:i % 3]:
+                times.append(await run(f"t{i}"))
+    finally:
+        await spans_only.close()
+        await metered.close()
+        sdk_parts(root / "sdktraced")  # tracing off again for the runs after this one
+    return median(ours) * 1000, median(ours_metered) * 1000, median(theirs) * 1000
+
+
 async def concurrent(n: int, root: Path) -> tuple[float, float, int]:
     host = await ours_host(root / f"conc{n}")
     (root / f"sdkconc{n}").mkdir()
@@ -198,6 +264,12 @@ async def main() -> None:
         console.print("[bold]sequential turns[/]")
         ours_ms, sdk_ms = await sequential(seq_n, root)
         rows: list[list[Any]] = [["per-turn ms (median, sequential)", ours_ms, sdk_ms, sdk_ms / ours_ms]]
+        console.print("[bold]sequential turns, tracing on (no-op processors), interleaved[/]")
+        ours_traced_ms, ours_metered_ms, sdk_traced_ms = await traced_sequential(seq_n, root)
+        rows.append(["per-turn ms (median, sequential, traced)", ours_traced_ms, sdk_traced_ms,
+                     sdk_traced_ms / ours_traced_ms])
+        rows.append(["per-turn ms (median, sequential, traced + our metrics)", ours_metered_ms,
+                     sdk_traced_ms, sdk_traced_ms / ours_metered_ms])
         throughput: dict[int, tuple[float, float, int]] = {}
         for n in conc:
             console.print(f"[bold]{n} concurrent sessions[/]")
@@ -216,6 +288,11 @@ async def main() -> None:
         "ours_turn_ms_p50": round(ours_ms, 3),
         "sdk_turn_ms_p50": round(sdk_ms, 3),
         "overhead_ratio": round(ours_ms / sdk_ms, 4),
+        "ours_traced_turn_ms_p50": round(ours_traced_ms, 3),
+        "sdk_traced_turn_ms_p50": round(sdk_traced_ms, 3),
+        "traced_overhead_ratio": round(ours_traced_ms / sdk_traced_ms, 4),
+        "ours_traced_metrics_turn_ms_p50": round(ours_metered_ms, 3),
+        "traced_metrics_overhead_ratio": round(ours_metered_ms / sdk_traced_ms, 4),
         "ours_tps_1000": round(throughput[top][0], 1),
         "sdk_tps_1000": round(throughput[top][1], 1),
         "concurrent_speedup": round(throughput[top][0] / throughput[top][1], 3),
@@ -226,7 +303,11 @@ async def main() -> None:
         "lost_entries": sum(v[2] for v in throughput.values()),
         "gc_thresholds": list(gc.get_threshold()),
         "notes": "in-process scripted model, one tool call per turn, SQLite file sessions on both "
-                 "sides; overhead_ratio = ours/SDK per-turn median; concurrent_speedup = ours/SDK "
+                 "sides; overhead_ratio = ours/SDK per-turn median; traced_overhead_ratio = the same with "
+                 "tracing on both sides to no-op processors; traced_metrics_overhead_ratio = the same "
+                 "with our metrics recorded too (the SDK has none); the traced turns "
+                 "interleave ours and the SDK's in rotating order; "
+                 "concurrent_speedup = ours/SDK "
                  "turns/s at 1000 concurrent sessions (SDK with agent.clone() per run); both sides under "
                  "the same GC thresholds (gc_thresholds)",
     })

@@ -4,13 +4,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CODEX_VERSION=0.169.0
+STEPS=4  # the three npm packages and the ACP sdist: a progress line per step
+STEP=0
+step() {  # what: one progress line, "[n/4] what"
+  STEP=$((STEP + 1))
+  printf '[%d/%d] %s\n' "$STEP" "$STEPS" "$1"
+}
 install() {  # dir package@version marker-file
-  local dir=$1 spec=$2 marker=$3
-  if [ -e "$dir/$marker" ] && [ -f "$dir/.pinned" ] && [ "$(cat "$dir/.pinned")" = "$spec" ]; then return 0; fi
-  echo "installing $spec into $dir"
+  local dir=$1 spec=$2 marker=$3 started=$SECONDS
+  if [ -e "$dir/$marker" ] && [ -f "$dir/.pinned" ] && [ "$(cat "$dir/.pinned")" = "$spec" ]; then
+    step "$spec: present"
+    return 0
+  fi
+  step "$spec: installing into $dir"
   mkdir -p "$dir"
-  npm install --prefix "$dir" "$spec" --no-audit --no-fund --loglevel=error >/dev/null
+  # on a terminal npm draws its own progress bar (on stderr); elsewhere it stays quiet
+  if [ -t 2 ]; then
+    npm install --prefix "$dir" "$spec" --no-audit --no-fund --progress=true >/dev/null
+  else
+    npm install --prefix "$dir" "$spec" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
   echo "$spec" > "$dir/.pinned"
+  printf '      done in %ds\n' $((SECONDS - started))
 }
 install .cache/codex "@openai/codex@$CODEX_VERSION" node_modules/@openai/codex/package.json
 CLAUDE_CODE_VERSION=2.1.197
@@ -19,7 +34,10 @@ install .cache/claude "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" node_modu
 install .cache/claude-acp "@zed-industries/claude-code-acp@$CLAUDE_CODE_ACP_VERSION" node_modules/@zed-industries/claude-code-acp/package.json
 # the ACP Python SDK's example agent ships only in its sdist (the ACP smoke test runs it)
 ACP_SDK_VERSION=0.12.1
-if [ ! -f ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION/examples/agent.py" ]; then
+if [ -f ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION/examples/agent.py" ]; then
+  step "agent-client-protocol $ACP_SDK_VERSION sdist: present"
+else
+  step "agent-client-protocol $ACP_SDK_VERSION sdist: downloading"
   mkdir -p .cache/acp-sdist
   if .venv/bin/python -m pip download --no-deps --no-binary :all: "agent-client-protocol==$ACP_SDK_VERSION" -d .cache/acp-sdist >/dev/null 2>&1; then
     tar xzf ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION.tar.gz" -C .cache/acp-sdist

@@ -22,6 +22,9 @@ from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
+from clawharness.observability import Telemetry, resolve_settings
+from clawharness.observability.processes import live_native_processes
+from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
@@ -41,7 +44,12 @@ class Host:
     """A configured host: config, store, plugins and harnesses, session writers."""
 
     def __init__(self, loaded: LoadedConfig, *, store_url: str | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None,
+                 telemetry: Telemetry | None = None, serving: bool = False) -> None:
+        """`telemetry`: instead of the one `diagnostics.*` and `OTEL_*` describe (a test's
+        or a bench's, e.g. with its own span processor); the host shuts it down.
+        `serving`: a server front (the gateway) runs this host, so metrics are recorded
+        unless `diagnostics.metrics.enabled` says no."""
         self.loaded = loaded
         self.config = loaded.config
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
@@ -57,6 +65,10 @@ class Host:
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         self._mcp: McpManager | None = None
+        self._given_telemetry = telemetry
+        self._serving = serving
+        #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
+        self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
@@ -65,12 +77,15 @@ class Host:
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, *,
-                    env: Mapping[str, str] | None = None, store_url: str | None = None) -> Host:
+                    env: Mapping[str, str] | None = None, store_url: str | None = None,
+                    telemetry: Telemetry | None = None, serving: bool = False) -> Host:
         """Load config from `path` (or the usual locations) and build a host (not started)."""
-        return cls(load_config(path, env=env), store_url=store_url, env=env)
+        return cls(load_config(path, env=env), store_url=store_url, env=env,
+                   telemetry=telemetry, serving=serving)
 
     async def start(self) -> Host:
         if self._store is None:
+            self._start_telemetry()
             if "://" not in self._store_url:
                 Path(self._store_url).parent.mkdir(parents=True, exist_ok=True)
             store = open_store(self._store_url)
@@ -102,6 +117,16 @@ class Host:
         if self._holds_gc:
             GcTuning.release()
             self._holds_gc = False
+        self.telemetry.shutdown()
+        self.telemetry = Telemetry.off()
+
+    def _start_telemetry(self) -> None:
+        given, self._given_telemetry = self._given_telemetry, None
+        telemetry = given or Telemetry(resolve_settings(self.config.diagnostics, self.env,
+                                                        serving=self._serving))
+        telemetry.gauge_source("queue_depth", self.writers.queue_depths)
+        telemetry.gauge_source("native_processes", live_native_processes)
+        self.telemetry = telemetry
 
     async def __aenter__(self) -> Host:
         return await self.start()
@@ -158,7 +183,17 @@ class Host:
             await self.start()
         assert self._runner is not None
         opts = options or TurnOptions(**kwargs)
-        return await self._runner.run(self.session_key(session_key), message, opts)
+        token = use_telemetry(self.telemetry)
+        try:
+            return await self._runner.run(self.session_key(session_key), message, opts)
+        finally:
+            reset_telemetry(token)
+
+    def metrics_text(self) -> bytes:
+        """The host's metrics as Prometheus text (the gateway's `/metrics`)."""
+        from clawharness.observability.prometheus import render_prometheus
+
+        return render_prometheus(self.telemetry.metrics_data())
 
     # sessions -------------------------------------------------------------------------
 

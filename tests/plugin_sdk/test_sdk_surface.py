@@ -22,6 +22,7 @@ from clawharness.plugin_sdk import (
     agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
+    agent_harness_telemetry,
     agent_harness_tool_runtime,
     testing,
 )
@@ -94,6 +95,10 @@ SURFACE: dict[str, set[str]] = {
         "SupervisedProcess", "read_frame_line", "decode_json_frame", "BoundedLineReader",
         "InputLimitError", "MAX_NATIVE_FRAME_BYTES", "MAX_JSON_DEPTH",
     },
+    "agent_harness_telemetry": {
+        "chat_span", "end_chat", "tool_span", "end_tool", "native_process_span", "trace_env",
+        "track_native_process", "content_attribute", "mark_failed", "capture_trace_context",
+    },
     "agent_harness_cli": {
         "CliAgentSpec", "CliBackendHarness", "CliBackendError", "CommandLine", "EventMapper",
         "ControlProtocol", "LaunchRequest", "EnvContext", "resolve_command", "CliEvent",
@@ -119,6 +124,7 @@ MODULES: dict[str, ModuleType] = {
     "agent_harness_process": agent_harness_process,
     "agent_harness_cli": agent_harness_cli,
     "agent_harness_mcp": agent_harness_mcp,
+    "agent_harness_telemetry": agent_harness_telemetry,
     "testing": testing,
 }
 

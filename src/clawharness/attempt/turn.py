@@ -40,6 +40,13 @@ from clawharness.harness.types import (
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.observability.spans import (
+    attempt_span,
+    content_attribute,
+    end_attempt,
+    end_turn,
+    turn_span,
+)
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
 from clawharness.sessions.keys import parse_session_key
@@ -291,8 +298,29 @@ class TurnRunner:
     async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
-        plugins = self._context.plugins
         run_id = opts.run_id or new_id()
+        with turn_span(key.agent_id, session_key, run_id) as span:
+            content_attribute(span, "gen_ai.input.messages", [
+                {"role": "user", "parts": [{"type": "text", "content": message}]}])
+            try:
+                result = await self._run(key, session_key, message, opts, run_id, started)
+            except Exception as exc:
+                end_turn(span, runtime="none", selected_reason="none", terminal="error",
+                         session_id="", usage=None, duration=time.perf_counter() - started,
+                         error=str(exc), error_type=getattr(exc, "code", type(exc).__name__))
+                raise
+            end_turn(span, runtime=result.runtime, selected_reason=result.selected_reason,
+                     terminal=result.terminal, session_id=result.session_id, usage=result.usage,
+                     duration=result.duration_ms / 1000, error=result.error,
+                     error_type=result.error_type)
+            if result.text:
+                content_attribute(span, "gen_ai.output.messages", [
+                    {"role": "assistant", "parts": [{"type": "text", "content": result.text}]}])
+            return result
+
+    async def _run(self, key: Any, session_key: str, message: str, opts: TurnOptions,
+                   run_id: str, started: float) -> TurnResult:
+        plugins = self._context.plugins
         async with self._context.writers.hold(session_key, timeout=opts.busy_timeout,
                                            purpose=f"turn {run_id}") as slot:
             # read under the lease: the complete transcript, whoever wrote it
@@ -421,30 +449,34 @@ class TurnRunner:
         )
         gate = plugins.tool_policy_gate(decision, agent_id)
         preflight: AgentHarnessPreflightError | None = None
-        try:
-            if deadline is not None:
-                async with asyncio.timeout_at(deadline):
+        with attempt_span(decision.selected_harness_id, decision.selected_reason,
+                          provider=route.model.provider, model=route.model.model_id,
+                          session_id=record.session_id, attempt=index) as span:
+            try:
+                if deadline is not None:
+                    async with asyncio.timeout_at(deadline):
+                        result = await run_selected_attempt(decision, params, gate=gate)
+                else:
                     result = await run_selected_attempt(decision, params, gate=gate)
-            else:
-                result = await run_selected_attempt(decision, params, gate=gate)
-        except TimeoutError:
-            abort.set()
-            result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
-                                   record.session_id)
-        except AgentHarnessPreflightError as exc:
-            preflight = exc
-            result = AttemptResult(AttemptTerminal("failed", source="precheck", error=str(exc)),
-                                   record.session_id)
-        except ClawHarnessError as exc:
-            result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
-                                   record.session_id)
-        except Exception as exc:  # a harness bug must not take the host down
-            log.exception("harness %s failed", decision.selected_harness_id)
-            result = AttemptResult(
-                AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
-                record.session_id)
-        finally:
-            capabilities.settle()
+            except TimeoutError:
+                abort.set()
+                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
+                                       record.session_id)
+            except AgentHarnessPreflightError as exc:
+                preflight = exc
+                result = AttemptResult(AttemptTerminal("failed", source="precheck", error=str(exc)),
+                                       record.session_id)
+            except ClawHarnessError as exc:
+                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                       record.session_id)
+            except Exception as exc:  # a harness bug must not take the host down
+                log.exception("harness %s failed", decision.selected_harness_id)
+                result = AttemptResult(
+                    AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
+                    record.session_id)
+            finally:
+                capabilities.settle()
+            end_attempt(span, terminal=result.terminal.kind, error=result.terminal.error)
         result = await self._stored(mirror, result)
         self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:

@@ -7,6 +7,8 @@ assembles them. Every command reaches the core through `clawharness.host.Host`.
 from __future__ import annotations
 
 import importlib
+import os
+from enum import StrEnum
 from importlib import metadata
 from typing import Annotated
 
@@ -40,13 +42,26 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+class LogFormatChoice(StrEnum):
+    text = "text"
+    json = "json"
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option(
         "--version", "-V", is_eager=True, callback=_print_version,
         help="Print the version and exit.")] = False,
+    log_format: Annotated[LogFormatChoice | None, typer.Option(
+        "--log-format", envvar="CLAWHARNESS_LOG_FORMAT",
+        help="Log lines on stderr: text, or json (one object per line, with trace and "
+             "span ids); every line redacted. Level: CLAWHARNESS_LOG_LEVEL.")] = None,
 ) -> None:
-    pass
+    if log_format is not None:
+        from clawharness.observability.logs import configure_logging
+
+        configure_logging(log_format.value,
+                          level=os.environ.get("CLAWHARNESS_LOG_LEVEL", "WARNING"))
 
 #: command modules, each with `register(app: typer.Typer) -> None`
 COMMAND_MODULES = (

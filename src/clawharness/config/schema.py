@@ -28,13 +28,16 @@ __all__ = [
     "AgentModelEntry",
     "AgentRuntimeRef",
     "ClawConfig",
+    "DiagnosticsConfig",
     "ExecToolConfig",
     "GatewayConfig",
     "HostConfig",
     "McpConfig",
     "McpServerConfig",
     "McpToolFilter",
+    "MetricsConfig",
     "ModelRefSetting",
+    "OtelConfig",
     "PluginEntry",
     "PluginsConfig",
     "ProviderConfig",
@@ -301,6 +304,40 @@ class McpServerConfig(_Node):
 
 class McpConfig(_Node):
     servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+OtelProtocol = Literal["http/protobuf", "grpc"]
+
+
+class OtelConfig(_Node):
+    """`diagnostics.otel`: OpenTelemetry export (docs/observability.md). Unset keys fall
+    back to the standard `OTEL_*` environment variables."""
+
+    #: None: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces one) is set
+    enabled: bool | None = None
+    #: the OTLP base URL (`/v1/traces` and `/v1/metrics` are added), e.g. http://127.0.0.1:4318
+    endpoint: str | None = None
+    protocol: OtelProtocol | None = None
+    #: sent with every export (credentials: never shown, never logged)
+    headers: dict[str, str] | None = None
+    service_name: str | None = Field(default=None, alias="serviceName")
+    #: the share of root traces kept, 0..1 (a child follows its parent's decision)
+    sample_rate: float | None = Field(default=None, ge=0, le=1, alias="sampleRate")
+    #: record prompts, replies and tool arguments/results on spans (redacted)
+    capture_content: bool = Field(default=False, alias="captureContent")
+    #: export metrics by OTLP too (when traces are exported)
+    metrics: bool = True
+
+
+class MetricsConfig(_Node):
+    """`diagnostics.metrics`: the host's counters and histograms (served at the
+    gateway's `/metrics`, exported by OTLP when `diagnostics.otel` is on)."""
+
+    #: None: on when the host serves the gateway or exports by OTLP, else off
+    enabled: bool | None = None
+
+
+class DiagnosticsConfig(_Node):
+    otel: OtelConfig = Field(default_factory=OtelConfig)
+    metrics: MetricsConfig = Field(default_factory=MetricsConfig)
 
 
 class ClawConfig(_Node):
@@ -317,6 +354,7 @@ class ClawConfig(_Node):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     host: HostConfig = Field(default_factory=HostConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
 
 
 AgentEntry.model_rebuild()

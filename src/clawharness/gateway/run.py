@@ -26,7 +26,7 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
     logging.basicConfig(level=getattr(logging, level, logging.WARNING),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     environ = dict(os.environ if env is None else env)
-    host = Host.from_config(config_path, env=environ)
+    host = Host.from_config(config_path, env=environ, serving=True)
     settings = resolve_settings(host.config, environ, port=port, bind=bind, token=token,
                                 tick_interval_ms=tick_interval_ms)
     stop = asyncio.Event()

@@ -31,6 +31,7 @@ from clawharness.gateway.handshake import handle_preconnect, is_request_frame
 from clawharness.gateway.host_port import GatewayHost
 from clawharness.gateway.hub import ConnectionHub
 from clawharness.gateway.methods import default_methods, health_snapshot
+from clawharness.gateway.metrics_route import METRICS_PATH, metrics_response
 from clawharness.gateway.protocol import (
     CLOSE_PREAUTH_TOO_LARGE,
     MAX_BUFFERED_BYTES,
@@ -175,11 +176,13 @@ class GatewayServer:
             self.hub.broadcast("tick", {"ts": _now_ms()})
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP on the gateway port: `/health`; WebSocket upgrades pass through."""
+        """Plain HTTP on the gateway port: `/health`, `/metrics`; WebSocket upgrades pass through."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         if request.path.split("?", 1)[0] in ("/health", "/healthz"):
             return connection.respond(200, '{"ok":true}\n')
+        if request.path.split("?", 1)[0] == METRICS_PATH:
+            return metrics_response(connection, request, self.host, self.settings)
         return connection.respond(426, "Upgrade Required: this is a WebSocket gateway\n")
 
     # --- connections --------------------------------------------------------------------

@@ -18,6 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from clawharness.limits import MAX_NATIVE_FRAME_BYTES
+from clawharness.observability.processes import track_native_process
+from clawharness.observability.spans import native_process_span, trace_env
+from clawharness.observability.telemetry import current_telemetry
 
 __all__ = [
     "ChildProcess",
@@ -196,17 +199,24 @@ async def spawn(
     limit: int = MAX_NATIVE_FRAME_BYTES,
 ) -> ChildProcess:
     """Start `argv` in a new session (its own process group) with exactly `env`; its
-    stdout reads lines of up to `limit` bytes (a longer one is an error, not a buffer)."""
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=dict(env),
-        cwd=cwd,
-        start_new_session=True,
-        limit=limit,
-    )
+    stdout reads lines of up to `limit` bytes (a longer one is an error, not a buffer).
+
+    Traced (`native_process_start`), and when a trace is running the process gets its
+    context as `TRACEPARENT` in its environment."""
+    label = os.path.basename(argv[0]) if argv else "process"
+    with native_process_span(label, argv[0] if argv else ""):
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=trace_env(env),
+            cwd=cwd,
+            start_new_session=True,
+            limit=limit,
+        )
+    track_native_process(process, label)
+    current_telemetry().native_processes_started.add(1, {"runtime": label})
     tail = bytearray()
     child = ChildProcess(process, process.pid, tail)
     if process.stderr is not None:

@@ -10,6 +10,8 @@
   (`SessionBindings`) and recovery from a lost native session
 - `clawharness.plugin_sdk.agent_harness_process`: spawning and supervising native
   runtime processes, and reading their output within limits
+- `clawharness.plugin_sdk.agent_harness_telemetry`: spans and metrics of a harness's
+  own work (model requests, tool calls, native process starts), nested in the host's
 - `clawharness.plugin_sdk.agent_harness_cli`: a CLI agent as a harness, from a
   description (docs/cli-backends.md)
 - `clawharness.plugin_sdk.agent_harness_mcp`: the configured MCP servers a native
@@ -28,6 +30,7 @@ __all__ = [
     "agent_harness_process",
     "agent_harness_runtime",
     "agent_harness_session_runtime",
+    "agent_harness_telemetry",
     "agent_harness_tool_runtime",
     "testing",
 ]

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
+from clawharness.observability.spans import store_append_span
+from clawharness.observability.telemetry import current_telemetry
 from clawharness.store.base import AppendOutcome, NewEntry, Store, TranscriptEntry
 from clawharness.store.leases import SessionLease
 
@@ -120,12 +123,15 @@ class TranscriptMirror:
                 await self._after
             while self._queued and self._failure is None:
                 batch, self._queued = self._queued, []
-                if self._fence is None:
-                    outcomes = await self._store.append_entries(
-                        self._session_key, self._session_id, batch)
-                else:
-                    outcomes = await self._store.append_entries(
-                        self._session_key, self._session_id, batch, fence=self._fence)
+                started = time.perf_counter()
+                with store_append_span(self._session_id, len(batch)):
+                    if self._fence is None:
+                        outcomes = await self._store.append_entries(
+                            self._session_key, self._session_id, batch)
+                    else:
+                        outcomes = await self._store.append_entries(
+                            self._session_key, self._session_id, batch, fence=self._fence)
+                current_telemetry().store_append.record(time.perf_counter() - started)
                 self.appended.extend(outcomes)
         except BaseException as exc:  # kept for the barrier; later messages are dropped
             self._failure = exc

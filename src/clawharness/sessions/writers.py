@@ -31,6 +31,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
+from clawharness.observability.spans import lease_wait_span
+from clawharness.observability.telemetry import current_telemetry
 from clawharness.store.base import Store
 from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState, waiter_ttl
 
@@ -132,6 +134,10 @@ class SessionWriters:
         """The store whose leases back the slots (None: this process's queue only)."""
         return self._store
 
+    def queue_depths(self) -> list[tuple[float, dict[str, str]]]:
+        """(turns holding or waiting for the writer, {"session_key": key}) per busy key."""
+        return [(float(n), {"session_key": key}) for key, n in list(self._waiters.items())]
+
     def busy(self, key: str) -> bool:
         lock = self._locks.get(key)
         return bool(lock and lock.locked())
@@ -150,7 +156,8 @@ class SessionWriters:
         try:
             if lock.locked() or self._waiters[key] > 1:
                 try:
-                    await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
+                    with lease_wait_span(key, "process"):
+                        await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
                 except TimeoutError:
                     raise SessionBusyError(
                         f"session {key} is busy with another turn in this process; gave up "
@@ -164,6 +171,7 @@ class SessionWriters:
                 if store is not None:
                     slot.lease = await self._acquire(store, key, purpose, wait, deadline)
                 slot.waited = loop.time() - started
+                current_telemetry().lease_wait.record(slot.waited)
                 if slot.lease is not None:
                     self._held.add(slot)
                     self._ensure_keeper()
@@ -194,14 +202,23 @@ class SessionWriters:
 
     async def _acquire(self, store: Store, key: str, purpose: str, wait: float,
                        deadline: float) -> SessionLease:
-        loop = asyncio.get_running_loop()
         timings = self.timings
         holder = f"{self.holder} ({purpose})" if purpose else self.holder
         attempt = await _acquire_once(store, key, holder, timings.ttl, None)
         if isinstance(attempt, SessionLease):
             return attempt
-        ticket: int | None = attempt.ticket
-        seen: SessionLeaseBusy | SessionLeaseState = attempt
+        with lease_wait_span(key, "store"):
+            return await self._wait_in_store(store, key, holder, attempt, wait, deadline)
+
+    async def _wait_in_store(self, store: Store, key: str, holder: str,
+                             busy: SessionLeaseBusy, wait: float,
+                             deadline: float) -> SessionLease:
+        """Queue for the store lease another process holds, until it is ours."""
+        loop = asyncio.get_running_loop()
+        timings = self.timings
+        attempt: SessionLease | SessionLeaseBusy = busy
+        ticket: int | None = busy.ticket
+        seen: SessionLeaseBusy | SessionLeaseState = busy
         refreshed = loop.time()
         delay = 0.0
         last = (seen.fence, seen.waiters_ahead)

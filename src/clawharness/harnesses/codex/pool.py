@@ -44,6 +44,11 @@ from clawharness.harnesses.codex.config import (
     resolve_command,
 )
 from clawharness.harnesses.codex.errors import CodexPoolClosedError, CodexProcessExitedError
+from clawharness.plugin_sdk.agent_harness_telemetry import (
+    native_process_span,
+    trace_env,
+    track_native_process,
+)
 
 __all__ = ["AppServerPool", "PooledProcess", "ProcessSlot"]
 
@@ -281,9 +286,13 @@ class AppServerPool:
         Path(home).mkdir(parents=True, exist_ok=True)
         _write_if_changed(Path(home) / "config.toml", render_config_toml(self.config))
         env = build_env(self.config, home, argv[0], host_env=self._host_env)
-        client = await AppServerClient.spawn(
-            argv, env=env, cwd=home, label=f"codex[{Path(home).name}]",
-            request_timeout=self.config.request_timeout_seconds)
+        with native_process_span("codex", argv[0]):
+            # the app-server continues the trace of the turn that started it
+            env = trace_env(env)
+            client = await AppServerClient.spawn(
+                argv, env=env, cwd=home, label=f"codex[{Path(home).name}]",
+                request_timeout=self.config.request_timeout_seconds)
+        track_native_process(client.process, "codex")
         try:
             await client.initialize(self.client_version, min_version=self.config.min_version,
                                     max_validated_version=self.config.max_validated_version,

@@ -33,6 +33,12 @@ from clawharness.plugin_sdk.agent_harness import (
     ToolSpec,
 )
 from clawharness.plugin_sdk.agent_harness_runtime import report_tool_terminal
+from clawharness.plugin_sdk.agent_harness_telemetry import (
+    capture_trace_context,
+    content_attribute,
+    end_tool,
+    tool_span,
+)
 
 __all__ = ["HARNESS_ID", "INTERRUPT_GRACE_SECONDS", "CodexTurn"]
 
@@ -68,6 +74,8 @@ class CodexTurn:
     def __init__(self, params: AttemptParams, client: AppServerClient, thread_id: str, *,
                  cwd: str, tools: Sequence[ToolSpec], context: str | None = None) -> None:
         self.p = params
+        #: host-tool requests arrive on the client's reader task: they resume this trace
+        self._resume_trace = capture_trace_context()
         #: the host transcript, for the first turn of a thread started for this turn
         self.context = context
         self.client = client
@@ -154,10 +162,20 @@ class CodexTurn:
             return NO_RESPONSE
         name = str(params.get("tool", ""))
         call_id = str(params.get("callId", ""))
+        with self._resume_trace(), tool_span(name, call_id, session_id=self.p.session_id) as span:
+            content_attribute(span, "gen_ai.tool.call.arguments", params.get("arguments"))
+            reply = await self._run_tool(name, call_id, params)
+            items = reply["contentItems"]
+            end_tool(span, name, ok=bool(reply["success"]), started=self._tool_started,
+                     error=None if reply["success"] or not items else items[0].get("text"))
+            return reply
+
+    async def _run_tool(self, name: str, call_id: str, params: Mapping[str, Any]
+                        ) -> dict[str, Any]:
         raw = params.get("arguments")
         args: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {"input": raw}
         spec = self.tools.get(name)
-        started = False
+        started = self._tool_started = False
         error: str | None = None
         result: dict[str, Any] | None = None
         await self._emit("tool", {"phase": "start", "name": name, "toolCallId": call_id,
@@ -171,7 +189,7 @@ class CodexTurn:
                 error = f"Tool {name!r} was not run: {decision.reason or 'blocked by policy'}"
             else:
                 args = decision.arguments or args
-                started = True
+                started = self._tool_started = True
                 context = ToolCallContext(call_id=call_id, workspace_dir=self.p.workspace_dir,
                                           abort=self.p.abort, session_key=self.p.session_key,
                                           run_id=self.p.run_id)

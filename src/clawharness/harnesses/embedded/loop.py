@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +38,13 @@ from clawharness.plugin_sdk.agent_harness_runtime import (
     is_replay_safe_tool_call,
     report_tool_terminal,
     tool_observation,
+)
+from clawharness.plugin_sdk.agent_harness_telemetry import (
+    chat_span,
+    content_attribute,
+    end_chat,
+    end_tool,
+    tool_span,
 )
 from clawharness.providers import (
     STREAM_CUT_MESSAGE,
@@ -86,6 +94,8 @@ class EmbeddedAttempt:
         self.last_tool_error: dict[str, Any] | None = None
         self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.arg_errors: dict[str, str] = {}
+        self.tool_started = False
+        self.last_usage = Usage()
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -210,6 +220,26 @@ class EmbeddedAttempt:
         return AssistantBuilder(self.p.provider, model.model_id, self.transport.api)
 
     async def model_turn(self) -> Message:
+        """Stream one model call into an assistant message (a `chat <model>` span)."""
+        p = self.p
+        model = p.model
+        started = time.perf_counter()
+        with chat_span(p.provider, model.model_id, session_id=p.session_id) as span:
+            try:
+                message = await self.stream_model_turn()
+            except ProviderError as exc:
+                end_chat(span, provider=p.provider, model=model.model_id,
+                         duration=time.perf_counter() - started,
+                         error_type=type(exc).__name__, error=str(exc))
+                raise
+            usage = self.last_usage
+            end_chat(span, provider=p.provider, model=model.model_id,
+                     duration=time.perf_counter() - started,
+                     input_tokens=usage.input, output_tokens=usage.output,
+                     response_model=model.model_id, finish_reason=str(message["stopReason"]))
+            return message
+
+    async def stream_model_turn(self) -> Message:
         """Stream one model call into an assistant message."""
         p = self.p
         model = p.model
@@ -248,6 +278,7 @@ class EmbeddedAttempt:
         if done is None:
             raise ProviderError(STREAM_CUT_MESSAGE)
         self.builder = None
+        self.last_usage = done.usage
         self.add_usage(done.usage)
         if events:
             await self.emit("usage", {**done.usage.as_dict(), "attempt": dict(self.usage)})
@@ -273,9 +304,24 @@ class EmbeddedAttempt:
                                session_key=p.session_key, run_id=p.run_id)
 
     async def run_tool(self, call: ContentBlock) -> None:
+        """Policy and approval, then execute, observe and settle one tool call (an
+        `execute_tool <tool>` span)."""
+        with tool_span(call["name"], call["id"], session_id=self.p.session_id) as span:
+            content_attribute(span, "gen_ai.tool.call.arguments", call["arguments"])
+            await self.run_tool_call(call)
+            if self.new_messages and self.new_messages[-1]["role"] == "toolResult":
+                content_attribute(span, "gen_ai.tool.call.result",
+                                  self.new_messages[-1]["content"])
+            meta = self.tool_metas[-1] if self.tool_metas else {}
+            ok = meta.get("toolCallId") == call["id"] and not meta.get("isError")
+            end_tool(span, call["name"], ok=ok, started=self.tool_started,
+                     error=meta.get("error"))
+
+    async def run_tool_call(self, call: ContentBlock) -> None:
         """Policy and approval, then execute, observe and settle one tool call."""
         call_id, name = call["id"], call["name"]
         args: Mapping[str, Any] = call["arguments"]
+        self.tool_started = False
         await self.emit("tool", {"phase": "start", "name": name, "toolCallId": call_id,
                                  "args": args})
         started = False
@@ -297,7 +343,7 @@ class EmbeddedAttempt:
                 barrier = self.p.mirror_barrier
                 if barrier is not None and not is_replay_safe_tool_call(name, args):
                     await barrier()  # the call is on record before it can change anything
-                started = True
+                started = self.tool_started = True
                 self.running, self.running_args = call_id, args
                 try:
                     raw = await spec.execute(args, self.tool_context(call_id))

@@ -1,0 +1,323 @@
+"""The span points of a turn, as small helpers: each takes typed facts, names the span
+and its GenAI attributes in one place, and is a shared no-op context when tracing is off.
+
+    with turn_span(agent_id, session_key, run_id) as span:
+        ...
+        if span.is_recording():
+            span.set_attribute(TERMINAL, "ok")
+
+The tree of one turn: `invoke_agent <agent>` > `harness_attempt <runtime>` >
+`chat <model>` / `execute_tool <tool>` / `native_process_start <label>`, with
+`session_lease_wait` and `store_append` where the turn waits for its writer and stores
+its transcript. Prompts, replies and tool payloads go on spans only with
+`diagnostics.otel.captureContent`, and then through the secret redaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from types import TracebackType
+from typing import Any, Final, cast
+
+from opentelemetry import context as otel_context
+from opentelemetry.propagators.textmap import default_setter
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    Span,
+    SpanKind,
+    Status,
+    StatusCode,
+    set_span_in_context,
+)
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from clawharness.observability.telemetry import current_telemetry
+
+__all__ = [
+    "CONVERSATION_ID",
+    "INPUT_TOKENS",
+    "OUTPUT_TOKENS",
+    "RESPONSE_MODEL",
+    "SELECTED_REASON",
+    "TERMINAL",
+    "attempt_span",
+    "capture_trace_context",
+    "chat_span",
+    "content_attribute",
+    "end_attempt",
+    "end_chat",
+    "end_tool",
+    "end_turn",
+    "lease_wait_span",
+    "mark_failed",
+    "native_process_span",
+    "store_append_span",
+    "tool_span",
+    "trace_env",
+    "turn_span",
+]
+
+OPERATION: Final = "gen_ai.operation.name"
+PROVIDER: Final = "gen_ai.provider.name"
+REQUEST_MODEL: Final = "gen_ai.request.model"
+RESPONSE_MODEL: Final = "gen_ai.response.model"
+INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
+TOOL_NAME: Final = "gen_ai.tool.name"
+TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+CONVERSATION_ID: Final = "gen_ai.conversation.id"
+AGENT_ID: Final = "gen_ai.agent.id"
+SESSION_KEY: Final = "clawharness.session.key"
+RUN_ID: Final = "clawharness.run.id"
+RUNTIME: Final = "clawharness.runtime"
+SELECTED_REASON: Final = "clawharness.selected_reason"
+TERMINAL: Final = "clawharness.terminal"
+
+_NOOP: Final[AbstractContextManager[Span]] = nullcontext(INVALID_SPAN)
+_PROPAGATOR: Final = TraceContextTextMapPropagator()
+#: the most characters of one captured content attribute
+_CONTENT_LIMIT: Final = 8192
+
+
+class _CurrentSpan(AbstractContextManager[Span]):
+    """A started span, current while the block runs and ended after it (what
+    `start_as_current_span` does, without its generator: this is the hot path)."""
+
+    __slots__ = ("_span", "_token")
+
+    def __init__(self, span: Span) -> None:
+        self._span = span
+        self._token: object = None
+
+    def __enter__(self) -> Span:
+        self._token = otel_context.attach(set_span_in_context(self._span))
+        return self._span
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        span = self._span
+        try:
+            if isinstance(exc, Exception):
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            span.end()
+        finally:
+            otel_context.detach(cast(Any, self._token))
+
+
+def _span(name: str, kind: SpanKind, attributes: dict[str, Any]
+          ) -> AbstractContextManager[Span]:
+    tracer = current_telemetry().tracer
+    if tracer is None:
+        return _NOOP
+    return _CurrentSpan(tracer.start_span(name, kind=kind, attributes=attributes))
+
+
+def turn_span(agent_id: str, session_key: str, run_id: str) -> AbstractContextManager[Span]:
+    """`invoke_agent <agent>`: one whole turn."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span(f"invoke_agent {agent_id}", SpanKind.INTERNAL, {
+        OPERATION: "invoke_agent", AGENT_ID: agent_id, SESSION_KEY: session_key,
+        RUN_ID: run_id})
+
+
+def attempt_span(runtime: str, selected_reason: str, *, provider: str, model: str,
+                 session_id: str, attempt: int) -> AbstractContextManager[Span]:
+    """`harness_attempt <runtime>`: one candidate's attempt on its selected harness."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span(f"harness_attempt {runtime}", SpanKind.INTERNAL, {
+        RUNTIME: runtime, SELECTED_REASON: selected_reason, PROVIDER: provider,
+        REQUEST_MODEL: model, CONVERSATION_ID: session_id, "clawharness.attempt": attempt})
+
+
+def chat_span(provider: str, model: str, *,
+              session_id: str | None = None) -> AbstractContextManager[Span]:
+    """`chat <model>`: one model request."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    attributes: dict[str, Any] = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model}
+    if session_id:
+        attributes[CONVERSATION_ID] = session_id
+    return _span(f"chat {model}", SpanKind.CLIENT, attributes)
+
+
+def tool_span(name: str, call_id: str, *, session_id: str | None = None
+              ) -> AbstractContextManager[Span]:
+    """`execute_tool <tool>`: one tool call (policy, approval and execution)."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    attributes: dict[str, Any] = {OPERATION: "execute_tool", TOOL_NAME: name,
+                                  TOOL_CALL_ID: call_id, "gen_ai.tool.type": "function"}
+    if session_id:
+        attributes[CONVERSATION_ID] = session_id
+    return _span(f"execute_tool {name}", SpanKind.INTERNAL, attributes)
+
+
+def native_process_span(label: str, argv0: str) -> AbstractContextManager[Span]:
+    """`native_process_start <label>`: spawning a native runtime's process."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span(f"native_process_start {label}", SpanKind.INTERNAL,
+                 {"process.executable.name": argv0.rsplit("/", 1)[-1]})
+
+
+def store_append_span(session_id: str, entries: int) -> AbstractContextManager[Span]:
+    """`store_append`: one batch of transcript entries written."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span("store_append", SpanKind.INTERNAL,
+                 {CONVERSATION_ID: session_id, "clawharness.store.entries": entries})
+
+
+def lease_wait_span(session_key: str, where: str) -> AbstractContextManager[Span]:
+    """`session_lease_wait`: a turn waiting for its session's writer, behind another turn
+    of this process (`where` "process") or another process's lease ("store"). A writer
+    taken at once makes no span."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span("session_lease_wait", SpanKind.INTERNAL,
+                 {SESSION_KEY: session_key, "clawharness.lease.wait": where})
+
+
+def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
+             session_id: str, usage: Mapping[str, Any] | None, duration: float,
+             error: str | None = None, error_type: str | None = None) -> None:
+    """What the turn came to, on its span and in the turn metrics."""
+    telemetry = current_telemetry()
+    outcome = {"runtime": runtime, "outcome": terminal}
+    telemetry.turns.add(1, outcome)
+    telemetry.turn_duration.record(duration, outcome)
+    if not span.is_recording():
+        return
+    attributes: dict[str, Any] = {RUNTIME: runtime, SELECTED_REASON: selected_reason,
+                                  TERMINAL: terminal, CONVERSATION_ID: session_id}
+    _usage_attributes(attributes, usage)
+    span.set_attributes(attributes)
+    if terminal != "ok":
+        mark_failed(span, error, error_type or terminal)
+
+
+def end_attempt(span: Span, *, terminal: str, error: str | None = None) -> None:
+    """What the attempt came to (its tokens are on the turn and each `chat` span)."""
+    if not span.is_recording():
+        return
+    span.set_attribute(TERMINAL, terminal)
+    if terminal != "ok":
+        mark_failed(span, error, terminal)
+
+
+def _usage_attributes(attributes: dict[str, Any], usage: Mapping[str, Any] | None) -> None:
+    if not usage:
+        return
+    for key, attribute in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            attributes[attribute] = value
+
+
+def end_chat(span: Span, *, provider: str, model: str, duration: float,
+             input_tokens: int | None = None, output_tokens: int | None = None,
+             response_model: str | None = None, finish_reason: str | None = None,
+             error_type: str | None = None, error: str | None = None) -> None:
+    """What a model request came to: its span's response attributes and the GenAI
+    client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)."""
+    telemetry = current_telemetry()
+    metric = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model,
+              RESPONSE_MODEL: response_model or model}
+    if error_type:
+        metric["error.type"] = error_type
+    telemetry.operation_duration.record(duration, metric)
+    if input_tokens is not None:
+        telemetry.token_usage.record(input_tokens, {**metric, "gen_ai.token.type": "input"})
+    if output_tokens is not None:
+        telemetry.token_usage.record(output_tokens, {**metric, "gen_ai.token.type": "output"})
+    if not span.is_recording():
+        return
+    attributes: dict[str, Any] = {RESPONSE_MODEL: response_model or model}
+    if input_tokens is not None:
+        attributes[INPUT_TOKENS] = input_tokens
+    if output_tokens is not None:
+        attributes[OUTPUT_TOKENS] = output_tokens
+    if finish_reason:
+        attributes["gen_ai.response.finish_reasons"] = (finish_reason,)
+    span.set_attributes(attributes)
+    if error_type:
+        mark_failed(span, error, error_type)
+
+
+def end_tool(span: Span, name: str, *, ok: bool, started: bool,
+             error: str | None = None) -> None:
+    """What a tool call came to: its span's status and the tool-call counter."""
+    outcome = "success" if ok else ("error" if started else "refused")
+    current_telemetry().tool_calls.add(1, {TOOL_NAME: name, "outcome": outcome})
+    if not span.is_recording():
+        return
+    span.set_attribute("clawharness.tool.outcome", outcome)
+    if not ok:
+        mark_failed(span, error, "tool_error" if started else "tool_refused")
+
+
+def mark_failed(span: Span, error: str | None, error_type: str = "turn_failed") -> None:
+    """Record a failure the code returned (rather than raised) on `span`."""
+    if not span.is_recording():
+        return
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, _redact(error or error_type)))
+
+
+def content_attribute(span: Span, key: str, value: Any) -> None:
+    """Put prompt/reply/tool content on `span`, redacted, only with captureContent on."""
+    if not span.is_recording() or not current_telemetry().capture_content:
+        return
+    text = value if isinstance(value, str) else json.dumps(value, default=str,
+                                                          ensure_ascii=False)
+    span.set_attribute(key, _redact(text)[:_CONTENT_LIMIT])
+
+
+def _redact(text: str) -> str:
+    from clawharness.redaction import redact_tool_payload_text
+
+    return redact_tool_payload_text(text)
+
+
+def capture_trace_context() -> Callable[[], AbstractContextManager[object]]:
+    """The trace context here, to resume where the work continues in another task (a
+    native runtime's request handled by its connection's reader): `with resume(): ...`."""
+    if current_telemetry().tracer is None:
+        return _no_resume
+    captured = otel_context.get_current()
+
+    @contextmanager
+    def resume() -> Iterator[None]:
+        token = otel_context.attach(captured)
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+
+    return resume
+
+
+def _no_resume() -> AbstractContextManager[object]:
+    return _NOOP
+
+
+def trace_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with `TRACEPARENT` (and `TRACESTATE`) of the current span, for a native
+    process that continues the trace; `env` as it is when nothing is traced."""
+    out = dict(env)
+    if current_telemetry().tracer is None:
+        return out
+    carrier: dict[str, str] = {}
+    _PROPAGATOR.inject(carrier, setter=default_setter)
+    if "traceparent" in carrier:
+        out["TRACEPARENT"] = carrier["traceparent"]
+        if carrier.get("tracestate"):
+            out["TRACESTATE"] = carrier["tracestate"]
+    return out
+
+

@@ -1,0 +1,214 @@
+"""A host's telemetry: its tracer, its meter and the instruments the core records into.
+
+`Telemetry` is owned by `Host` (made in `start`, shut down in `close`); while a host runs a
+turn it is the *current* telemetry (a context variable, so several hosts in one process
+each trace their own turns). With tracing off there is no tracer at all and the span
+helpers (`clawharness.observability.spans`) hand back one shared no-op context; with
+metrics off the instruments are the OpenTelemetry API's no-op ones.
+
+Nothing here installs OpenTelemetry's process-global providers: an application that
+embeds a host keeps its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any
+
+from opentelemetry import metrics as otel_metrics
+from opentelemetry import trace as otel_trace
+from opentelemetry.metrics import CallbackOptions, Observation
+
+from clawharness.observability.settings import TelemetrySettings
+
+__all__ = ["Telemetry", "current_telemetry", "use_telemetry"]
+
+log = logging.getLogger("clawharness.observability")
+
+#: GenAI semantic conventions' advised buckets (seconds, tokens)
+DURATION_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
+                    10.24, 20.48, 40.96, 81.92)
+TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304)
+#: seconds one export may take, retries included, before it is given up: a host whose
+#: collector is down still closes (a CLI turn exits) within a few seconds
+EXPORT_TIMEOUT = 2.0
+
+GaugeSource = Callable[[], Iterable[tuple[float, Mapping[str, str]]]]
+
+
+class Telemetry:
+    """One host's tracer, meter and instruments."""
+
+    def __init__(self, settings: TelemetrySettings, *,
+                 span_processors: Sequence[Any] | None = None,
+                 metric_readers: Sequence[Any] = ()) -> None:
+        """`span_processors`: instead of the OTLP exporter (a test's or bench's own);
+        `metric_readers`: besides the Prometheus reader (and OTLP's when exporting)."""
+        self.settings = settings
+        self._tracer_provider: Any = None
+        self._meter_provider: Any = None
+        self._prometheus: Any = None
+        self._gauges: dict[str, GaugeSource] = {}
+        self.tracer: otel_trace.Tracer | None = None
+        self.tracing = settings.tracing or bool(span_processors)
+        self.capture_content = settings.capture_content
+        if self.tracing:
+            self._start_tracing(span_processors)
+        meter = otel_metrics.NoOpMeter("clawharness")
+        if settings.metrics:
+            meter = self._start_metrics(metric_readers)
+        self._instruments(meter)
+
+    @classmethod
+    def off(cls) -> Telemetry:
+        return cls(TelemetrySettings(tracing=False, metrics=False))
+
+    # set-up ----------------------------------------------------------------------------
+
+    def _resource(self) -> Any:
+        from opentelemetry.sdk.resources import Resource
+
+        from clawharness import __version__
+
+        return Resource({"service.name": self.settings.service_name,
+                         "service.version": __version__, "telemetry.sdk.language": "python",
+                         **self.settings.resource_attributes})
+
+    def _start_tracing(self, processors: Sequence[Any] | None) -> None:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, TraceIdRatioBased
+
+        settings = self.settings
+        root = ALWAYS_ON if settings.sample_rate >= 1 else TraceIdRatioBased(settings.sample_rate)
+        # no atexit hook: the host shuts its provider down (and hosts come and go)
+        provider = TracerProvider(resource=self._resource(), shutdown_on_exit=False,
+                                  sampler=ParentBased(root))
+        if processors is None:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            processors = [BatchSpanProcessor(OTLPSpanExporter(
+                endpoint=settings.traces_endpoint, headers=dict(settings.headers),
+                timeout=EXPORT_TIMEOUT))]
+        for processor in processors:
+            provider.add_span_processor(processor)
+        self._tracer_provider = provider
+        self.tracer = provider.get_tracer("clawharness")
+
+    def _start_metrics(self, readers: Sequence[Any]) -> Any:
+        from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
+        from opentelemetry.sdk.metrics.export import (
+            InMemoryMetricReader,
+            PeriodicExportingMetricReader,
+        )
+
+        self._prometheus = InMemoryMetricReader()
+        all_readers = [self._prometheus, *readers]
+        if self.settings.export_metrics:
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+                OTLPMetricExporter,
+            )
+
+            all_readers.append(PeriodicExportingMetricReader(OTLPMetricExporter(
+                endpoint=self.settings.metrics_endpoint, headers=dict(self.settings.headers),
+                timeout=EXPORT_TIMEOUT)))
+        # exemplars would cost a sampled span's lookup on every measurement
+        self._meter_provider = MeterProvider(resource=self._resource(),
+                                             metric_readers=all_readers,
+                                             exemplar_filter=AlwaysOffExemplarFilter(),
+                                             shutdown_on_exit=False)
+        return self._meter_provider.get_meter("clawharness")
+
+    def _instruments(self, meter: otel_metrics.Meter) -> None:
+        self.token_usage = meter.create_histogram(
+            "gen_ai.client.token.usage", unit="{token}",
+            description="Tokens used per model request, by gen_ai.token.type",
+            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS)
+        self.operation_duration = meter.create_histogram(
+            "gen_ai.client.operation.duration", unit="s",
+            description="Duration of model requests",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+        self.turns = meter.create_counter(
+            "clawharness.turns", unit="{turn}", description="Turns run, by runtime and outcome")
+        self.turn_duration = meter.create_histogram(
+            "clawharness.turn.duration", unit="s", description="Duration of turns",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+        self.tool_calls = meter.create_counter(
+            "clawharness.tool.calls", unit="{call}", description="Tool calls, by outcome")
+        self.lease_wait = meter.create_histogram(
+            "clawharness.session.lease.wait", unit="s",
+            description="Time a turn waited for its session's writer",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+        self.store_append = meter.create_histogram(
+            "clawharness.store.append.duration", unit="s",
+            description="Latency of transcript append batches",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
+        self.native_processes_started = meter.create_counter(
+            "clawharness.native.process.starts", unit="{process}",
+            description="Native runtime processes started")
+        meter.create_observable_gauge(
+            "clawharness.session.queue.depth", callbacks=[self._observe("queue_depth")],
+            unit="{turn}", description="Turns waiting for or holding each session's writer")
+        meter.create_observable_gauge(
+            "clawharness.native.processes", callbacks=[self._observe("native_processes")],
+            unit="{process}", description="Native runtime processes alive")
+
+    def _observe(self, name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
+        def callback(options: CallbackOptions) -> Iterable[Observation]:
+            source = self._gauges.get(name)
+            if source is None:
+                return []
+            return [Observation(value, dict(attrs)) for value, attrs in source()]
+        return callback
+
+    def gauge_source(self, name: str, source: GaugeSource) -> None:
+        """Where an observable gauge (`queue_depth`, `native_processes`) reads its values."""
+        self._gauges[name] = source
+
+    # reading and shutting down ---------------------------------------------------------
+
+    @property
+    def metrics_on(self) -> bool:
+        return self._prometheus is not None
+
+    def metrics_data(self) -> Any:
+        """The current metric points (for `/metrics`); None with metrics off."""
+        return None if self._prometheus is None else self._prometheus.get_metrics_data()
+
+    def force_flush(self) -> None:
+        if self._tracer_provider is not None:
+            self._tracer_provider.force_flush(int(EXPORT_TIMEOUT * 1000))
+
+    def shutdown(self) -> None:
+        """Export what is pending (bounded) and stop; safe to call twice."""
+        provider, self._tracer_provider = self._tracer_provider, None
+        meters, self._meter_provider = self._meter_provider, None
+        self.tracer = None
+        self.tracing = False
+        try:
+            if provider is not None:
+                provider.shutdown()
+            if meters is not None:
+                meters.shutdown(timeout_millis=EXPORT_TIMEOUT * 1000)
+        except Exception as exc:  # a collector that is down must not fail the host's close
+            log.warning("telemetry shutdown: %s", exc)
+
+
+_OFF = Telemetry.off()
+_current: ContextVar[Telemetry] = ContextVar("clawharness_telemetry", default=_OFF)
+
+
+def current_telemetry() -> Telemetry:
+    """The telemetry of the host whose turn is running here (the no-op one elsewhere)."""
+    return _current.get()
+
+
+def use_telemetry(telemetry: Telemetry) -> Any:
+    """Make `telemetry` current in this context; returns the token to reset it with."""
+    return _current.set(telemetry)
+
+
+def reset_telemetry(token: Any) -> None:
+    _current.reset(token)
