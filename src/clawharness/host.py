@@ -81,8 +81,7 @@ class Host:
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._runner = TurnRunner(TurnContext(
                 config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
-                store)
+                state_dir=self.state_dir, mcp=lambda: self.mcp), store)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
                 self._holds_gc = True

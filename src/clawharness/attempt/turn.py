@@ -199,8 +199,8 @@ class TurnContext:
     writers: SessionWriters
     env: Mapping[str, str]
     state_dir: Path
-    #: the configured MCP servers (`host.mcp`), None when there are none
-    mcp: McpManager | None = None
+    #: the host's MCP client manager, made on first use (most turns never need it)
+    mcp: Callable[[], McpManager]
 
 
 class TurnRunner:
@@ -405,8 +405,8 @@ class TurnRunner:
             system_prompt=plugins.system_prompt(agent_id),
             # stored rows are transcript messages of the wire shape
             tools=await self._tools(agent_id, decision),
-            mcp_servers=() if decision.builtin or self._context.mcp is None
-            else self._context.mcp.launches(),
+            mcp_servers=() if decision.builtin or not self._context.config.mcp.servers
+            else self._context.mcp().launches(),
             history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._context.config.agents.defaults.max_steps or 24,
@@ -466,9 +466,9 @@ class TurnRunner:
         the agent's policy allows (native runtimes get the servers projected instead)."""
         plugins = self._context.plugins
         tools = plugins.tool_specs(agent_id)
-        if not decision.builtin or self._context.mcp is None:
+        if not decision.builtin or not self._context.config.mcp.servers:
             return tools
-        return tools + await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+        return tools + await self._context.mcp().tool_specs(plugins.tool_policy(agent_id))
 
     @staticmethod
     async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:
