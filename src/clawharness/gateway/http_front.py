@@ -78,6 +78,10 @@ class HttpFront:
             protocol = _TrackedH11(self._config, self._state, self._app_state)
         return protocol
 
+    def open_connections(self) -> int:
+        """HTTP connections currently open (for tests and status)."""
+        return len(self._state.connections)
+
     def abort_client(self, client: Any) -> bool:
         """Drop the HTTP connection of `scope["client"]` at once (True when it was open)."""
         if not isinstance(client, (tuple, list)) or len(client) < 2:

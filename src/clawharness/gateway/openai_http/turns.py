@@ -21,10 +21,12 @@ from clawharness.gateway.runs import Run, RunOutcome
 if TYPE_CHECKING:
     from clawharness.gateway.server import GatewayServer
 
-__all__ = ["MAX_PENDING_EVENTS", "RunStream", "TurnText", "final_text", "start_turn"]
+__all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "RunStream", "TurnText", "final_text", "start_turn"]
 
 #: stream items waiting for a slow reader before it is dropped
 MAX_PENDING_EVENTS: Final = 2048
+#: text waiting for a slow reader before it is dropped (one delta is always taken)
+MAX_PENDING_BYTES = 1024 * 1024
 NO_RESPONSE_TEXT: Final = "No response from OpenClaw."
 
 
@@ -71,6 +73,8 @@ class RunStream:
         self._run = run
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._on_overflow = on_overflow
+        self._pending_bytes = 0
+        self._max_pending_bytes = MAX_PENDING_BYTES
         self.dropped = False
         self.saw_delta = False
         run.observers.append(self._observe)
@@ -87,11 +91,15 @@ class RunStream:
         delta = payload.get("data", {}).get("delta")
         if not isinstance(delta, str) or not delta:
             return
-        if self._queue.qsize() >= MAX_PENDING_EVENTS:
+        size = len(delta.encode())
+        waiting = self._queue.qsize()
+        if waiting and (waiting >= MAX_PENDING_EVENTS
+                        or self._pending_bytes + size > self._max_pending_bytes):
             self.dropped = True
             self.close()
             self._on_overflow()
             return
+        self._pending_bytes += size
         self._queue.put_nowait(delta)
 
     async def deltas(self) -> Any:
@@ -100,6 +108,7 @@ class RunStream:
             item = await self._queue.get()
             if item is None:
                 return
+            self._pending_bytes -= len(item.encode())
             self.saw_delta = True
             yield item
 
