@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +209,18 @@ class Store(SyncPluginStateView, Protocol):
                                fence: SessionLease | None = None) -> int:
         """Delete entries with seq > after_seq (a rewind). Returns how many went.
         The next append continues at `after_seq + 1`."""
+
+    # turn records (the turn inspector) ---------------------------------------------
+    async def put_turn_record(self, run_id: str, session_key: str, session_id: str,
+                              created_at: float, record: Mapping[str, Any]) -> None:
+        """Store (or replace) the inspector's record of one turn."""
+
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
+
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
 
     async def search(
         self, query: str, *, session_key: str | None = None, limit: int = 20

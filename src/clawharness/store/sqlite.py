@@ -25,7 +25,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -37,6 +37,7 @@ from clawharness.errors import (
 )
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
+from clawharness.store import turn_records
 from clawharness.store._sqlite_file import check_header, create_if_absent, migrate
 from clawharness.store._sqlite_indexer import (
     Indexer,
@@ -71,9 +72,10 @@ _SMALL_COMMITS_PER_CHECKPOINT = 500
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
-                                           3: leases.MIGRATION_V3}
+                                           3: leases.MIGRATION_V3,
+                                           4: turn_records.SQLITE_MIGRATION_V4}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -358,6 +360,7 @@ class SqliteStore(leases.SessionLeaseMethods):
             seqs.clear()
             q.delete_entries(conn, "session_key = ?", (key,))
             writer.search_dirty = True
+            conn.execute("DELETE FROM turn_records WHERE session_key = ?", (key,))
             return conn.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._write(fn)
@@ -438,6 +441,42 @@ class SqliteStore(leases.SessionLeaseMethods):
             return [_entry(r, session_id) for r in conn.execute(q.READ_ALL, (session_id, after))]
 
         return await self._read(every)
+
+    # turn records ---------------------------------------------------------------------
+    async def put_turn_record(self, run_id: str, session_key: str, session_id: str,
+                              created_at: float, record: Mapping[str, Any]) -> None:
+        """Store (or replace) the inspector's record of one turn."""
+        raw = dump_json(record, f"turn record {run_id!r}")
+        if len(raw) > turn_records.TURN_RECORDS_MAX_BYTES:
+            raise StoreError(f"turn record {run_id!r} is {len(raw)} bytes, over "
+                             f"{turn_records.TURN_RECORDS_MAX_BYTES}")
+        row = (run_id, session_key, session_id, created_at, raw)
+
+        def fn(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
+                         "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", row)
+
+        await self._write_small(fn)
+
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
+        def fn(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            found = conn.execute("SELECT record FROM turn_records WHERE run_id = ?",
+                                 (run_id,)).fetchone()
+            return None if found is None else dict(json.loads(found[0]))
+
+        return await self._read(fn, inline=True)
+
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
+        def fn(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            rows = conn.execute("SELECT record FROM turn_records WHERE session_key = ? "
+                                "ORDER BY created_at DESC LIMIT ?",
+                                (session_key, max(1, limit))).fetchall()
+            return [dict(json.loads(r[0])) for r in rows]
+
+        return await self._read(fn)
 
     async def count_entries(self, session_id: str) -> int:
         """How many entries `session_id` holds."""
