@@ -30,6 +30,7 @@ from clawharness.store.leases import (
     SessionLeaseState,
     SessionLeaseWatch,
 )
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -211,9 +212,9 @@ class Store(SyncPluginStateView, Protocol):
         The next append continues at `after_seq + 1`."""
 
     # turn records (the turn inspector) ---------------------------------------------
-    async def put_turn_record(self, run_id: str, session_key: str, session_id: str,
-                              created_at: float, record: Mapping[str, Any]) -> None:
-        """Store (or replace) the inspector's record of one turn."""
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction
+        (a record that is not JSON, or too large, fails the call and stores none)."""
 
     async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
         """One turn's record by its run id; None when absent."""

@@ -50,6 +50,7 @@ from clawharness.store.base import (
     parse_search_query,
 )
 from clawharness.store.leases import SessionLease
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["PostgresStore"]
 
@@ -342,23 +343,22 @@ class PostgresStore(leases.SessionLeaseMethods):
         return [_entry(r) for r in await self._all("read_entries", q.READ_ALL, (session_id, after))]
 
     # turn records ---------------------------------------------------------------------
-    async def put_turn_record(self, run_id: str, session_key: str, session_id: str,
-                              created_at: float, record: Mapping[str, Any]) -> None:
-        """Store (or replace) the inspector's record of one turn."""
-        raw = dump_json(record, f"turn record {run_id!r}")
-        if len(raw) > turn_records.TURN_RECORDS_MAX_BYTES:
-            raise StoreError(f"turn record {run_id!r} is {len(raw)} bytes, over "
-                             f"{turn_records.TURN_RECORDS_MAX_BYTES}")
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction."""
+        rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
+                 turn_records.encode(r)) for r in records]
+        if not rows:
+            return
 
         async def fn(conn: psycopg.AsyncConnection[Any]) -> None:
-            await conn.execute(
-                "INSERT INTO turn_records (run_id, session_key, session_id, created_at, "
-                "record) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
-                "session_key = EXCLUDED.session_key, session_id = EXCLUDED.session_id, "
-                "created_at = EXCLUDED.created_at, record = EXCLUDED.record",
-                (run_id, session_key, session_id, created_at, raw))
+            async with conn.cursor() as cur:
+                await cur.executemany(
+                    "INSERT INTO turn_records (run_id, session_key, session_id, created_at, "
+                    "record) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+                    "session_key = EXCLUDED.session_key, session_id = EXCLUDED.session_id, "
+                    "created_at = EXCLUDED.created_at, record = EXCLUDED.record", rows)
 
-        await self._run("put_turn_record", fn)
+        await self._run("put_turn_records", fn)
 
     async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
         """One turn's record by its run id; None when absent."""

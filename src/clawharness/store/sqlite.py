@@ -25,7 +25,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -59,6 +59,7 @@ from clawharness.store.base import (
     parse_search_query,
 )
 from clawharness.store.leases import SessionLease
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["SqliteStore"]
 
@@ -443,18 +444,16 @@ class SqliteStore(leases.SessionLeaseMethods):
         return await self._read(every)
 
     # turn records ---------------------------------------------------------------------
-    async def put_turn_record(self, run_id: str, session_key: str, session_id: str,
-                              created_at: float, record: Mapping[str, Any]) -> None:
-        """Store (or replace) the inspector's record of one turn."""
-        raw = dump_json(record, f"turn record {run_id!r}")
-        if len(raw) > turn_records.TURN_RECORDS_MAX_BYTES:
-            raise StoreError(f"turn record {run_id!r} is {len(raw)} bytes, over "
-                             f"{turn_records.TURN_RECORDS_MAX_BYTES}")
-        row = (run_id, session_key, session_id, created_at, raw)
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction."""
+        rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
+                 turn_records.encode(r)) for r in records]
+        if not rows:
+            return
 
         def fn(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
-                         "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", row)
+            conn.executemany("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
+                             "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", rows)
 
         await self._write_small(fn)
 
