@@ -24,7 +24,7 @@ from clawharness.gateway.openai_http.errors import OpenAiHttpError, error_body, 
 from clawharness.gateway.openai_http.models import models_get, models_list
 from clawharness.gateway.openai_http.responses import responses
 
-__all__ = ["SECURITY_HEADERS", "build_http_app"]
+__all__ = ["SECURITY_HEADERS", "api_route", "build_http_app"]
 
 log = logging.getLogger("clawharness.gateway")
 
@@ -52,7 +52,8 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        api = str(scope.get("path", "")).startswith("/v1/")
+        path = str(scope.get("path", ""))
+        api = path.startswith(("/v1/", "/ui/api/"))
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -107,7 +108,7 @@ async def _health(_request: Request) -> Response:
     return JSONResponse({"ok": True})
 
 
-def _api_route(api: HttpApi, path: str, methods: dict[str, Endpoint]) -> Route:
+def api_route(api: HttpApi, path: str, methods: dict[str, Endpoint]) -> Route:
     allow = ", ".join(sorted(methods))
     handlers = {m: _endpoint(api, h) for m, h in methods.items()}
     fallback = _endpoint(api, _method_not_allowed(allow))
@@ -127,13 +128,17 @@ def build_http_app(api: HttpApi, *, extra_routes: list[BaseRoute] | None = None)
                       else _disabled("gateway.http.endpoints.responses.enabled"))
     routes: list[BaseRoute] = [
         Route("/health", _health), Route("/healthz", _health),
-        _api_route(api, "/v1/models", {"GET": models_list}),
-        _api_route(api, "/v1/models/{model_id:path}", {"GET": models_get}),
-        _api_route(api, "/v1/chat/completions", {"POST": chat}),
-        _api_route(api, "/v1/responses", {"POST": resp}),
-        _api_route(api, "/v1/{rest:path}", {m: _not_found for m in ("GET", "POST")}),
+        api_route(api, "/v1/models", {"GET": models_list}),
+        api_route(api, "/v1/models/{model_id:path}", {"GET": models_get}),
+        api_route(api, "/v1/chat/completions", {"POST": chat}),
+        api_route(api, "/v1/responses", {"POST": resp}),
+        api_route(api, "/v1/{rest:path}", {m: _not_found for m in ("GET", "POST")}),
         *(extra_routes or []),
     ]
+    if settings.control_ui_enabled:
+        from clawharness.gateway.control_ui.routes import control_ui_routes
+
+        routes += control_ui_routes(api)
     app = Starlette(routes=routes)
 
     async def not_found(request: Request, _exc: Exception) -> Response:
