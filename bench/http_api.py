@@ -13,26 +13,22 @@ The original is `openclaw gateway run` from `.cache/openclaw` (Node 24), offline
 start-up time (until `/v1/models` answers) is reported too. When it cannot be run, the
 JSON says so (`original_error`) and `latency_ratio` is null.
 
-    .venv/bin/python bench/http.py [--quick] [--turns N] [--skip-original]
+    .venv/bin/python bench/http_api.py [--quick] [--turns N] [--skip-original]
 
-The last line printed is one JSON object.
+The last line printed is one JSON object. (Named http_api.py, not http.py: every bench
+script runs with bench/ first on sys.path, where an `http.py` would shadow the standard
+library's `http` for all of them.)
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# this file is bench/http.py: run as a script, its folder comes first on sys.path and would
-# shadow the standard library's `http` package, so the folder goes to the end instead
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE] + [_HERE]
-
 import argparse
 import asyncio
 import json
+import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -40,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import console, emit, median, pct, show
 
 from gateway import NODE, OPENCLAW, REPLY, ROOT, TOKEN, ModelEndpoint, free_port, model_server, stop
