@@ -100,3 +100,21 @@ async def test_unknown_agent_header_and_bad_session_key_header(serve: ServeFacto
             "x-openclaw-session-key": "agent:helper:chosen"})
         assert ok.status_code == 200
         assert ok.headers["x-openclaw-session-key"] == "agent:helper:chosen"
+
+
+async def test_bad_responses_requests_are_named(serve: ServeFactory) -> None:
+    async with serve(HELLO) as served, httpx.AsyncClient() as http:
+        url = f"{served.v1}/responses"
+        unknown = await http.post(url, headers=AUTH, json={
+            "model": "openclaw", "input": "x", "previous_response_id": "resp_nope"})
+        assert unknown.status_code == 400
+        assert error(unknown)["param"] == "previous_response_id"
+        empty = await http.post(url, headers=AUTH, json={"model": "openclaw", "input": []})
+        assert empty.status_code == 400 and error(empty)["param"] == "input"
+        kind = await http.post(url, headers=AUTH, json={
+            "model": "openclaw", "input": [{"type": "image_generation_call"}]})
+        assert kind.status_code == 400 and error(kind)["param"] == "input[0].type"
+        tools = await http.post(url, headers=AUTH, json={
+            "model": "openclaw", "input": "x", "tools": [{"type": "web_search"}]})
+        assert tools.status_code == 400 and error(tools)["code"] == "unsupported_parameter"
+        assert served.model.requests == []

@@ -75,6 +75,16 @@ async def test_chat_completion_streams_deltas_then_done(serve: ServeFactory) -> 
         assert len([c for c in chunks if c.choices[0].delta.content]) > 1
 
 
+async def test_stream_options_include_usage_adds_a_usage_chunk(serve: ServeFactory) -> None:
+    async with serve(HELLO) as served:
+        stream = await client(served.base).chat.completions.create(
+            model="openclaw", stream=True, stream_options={"include_usage": True},
+            messages=[{"role": "user", "content": "hi"}])
+        chunks = [chunk async for chunk in stream]
+        assert chunks[-1].choices == [] and chunks[-1].usage is not None
+        assert chunks[-1].usage.total_tokens > 0
+
+
 async def test_sse_framing_ends_with_done(serve: ServeFactory) -> None:
     async with serve(HELLO) as served, httpx.AsyncClient() as http:
         response = await http.post(

@@ -100,8 +100,10 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
                          "finish_reason": "stop" if answer.ok else "length"}],
             "usage": _usage(answer.usage),
         }, headers=headers)
+    options = body.get("stream_options")
+    include_usage = isinstance(options, dict) and options.get("include_usage") is True
     events = RunStream(run, on_overflow=lambda: api.drop_client(request))
-    return StreamingResponse(_stream(run.run_id, model_name, events),
+    return StreamingResponse(_stream(run.run_id, model_name, events, include_usage),
                              media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
 
@@ -116,7 +118,8 @@ def _chunk(run_id: str, model: str, delta: dict[str, Any],
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
-async def _stream(run_id: str, model: str, events: RunStream) -> AsyncIterator[bytes]:
+async def _stream(run_id: str, model: str, events: RunStream,
+                  include_usage: bool = False) -> AsyncIterator[bytes]:
     try:
         yield sse(_chunk(run_id, model, {"role": "assistant", "content": ""}))
         async for delta in events.deltas():
@@ -128,6 +131,10 @@ async def _stream(run_id: str, model: str, events: RunStream) -> AsyncIterator[b
         elif not events.saw_delta:
             yield sse(_chunk(run_id, model, {"content": answer.text}))
         yield sse(_chunk(run_id, model, {}, "stop" if answer.ok else "length"))
+        if include_usage:  # OpenAI's `stream_options.include_usage`: one last chunk
+            yield sse({"id": run_id, "object": "chat.completion.chunk",
+                       "created": int(time.time()), "model": model, "choices": [],
+                       "usage": _usage(answer.usage)})
         yield b"data: [DONE]\n\n"
     finally:
         events.close()
