@@ -78,18 +78,19 @@ async def test_a_client_that_disconnects_mid_turn_leaves_the_turn_running(
 async def test_a_stream_reader_that_stops_reading_is_dropped(
         serve: ServeFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(turns, "MAX_PENDING_BYTES", 64 * 1024)
-    # three model steps of three deltas each, more than the socket buffers of a reader
-    # that stopped (its receive window pinned small) and the 64 KiB allowance can hold
-    part = "y" * (2500 * 1024)
-    text = part * 3
-    step = {"text": part, "tool_calls": [{"name": "exec", "arguments": {"command": "true"},
-                                          "id": "call_1"}]}
-    script = {"responses": [step, {**step, "tool_calls": [{**step["tool_calls"][0],
-                                                            "id": "call_2"}]},
-                            {"text": part}]}
-    async with serve(script) as served:
+    # one scripted step, repeated until agents.defaults.maxSteps: 40 steps of three
+    # deltas each (10 MB in all), far more than the socket buffers of a reader that
+    # stopped (its receive window pinned small) and the 64 KiB allowance can hold
+    part = "y" * (250 * 1024)
+    text = part * 40
+    script = {"responses": [{"match": "stream|again", "repeat": True, "text": part,
+                             "tool_calls": [{"name": "exec",
+                                             "arguments": {"command": "echo again"}}]}]}
+    agents = {"defaults": {"model": "scripted/m", "maxSteps": 40},
+              "entries": {"main": {"default": True}}}
+    async with serve(script, agents=agents) as served:
         body = json.dumps({"model": "openclaw", "stream": True, "user": "sleeper",
-                           "messages": USER}).encode()
+                           "messages": [{"role": "user", "content": "stream it"}]}).encode()
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.connect(("127.0.0.1", served.server.port))
@@ -100,12 +101,15 @@ async def test_a_stream_reader_that_stops_reading_is_dropped(
                      b"Content-Type: application/json\r\n"
                      b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         await writer.drain()
-        key = "agent:main:openai-user:sleeper"
+
+        async def started() -> bool:
+            return bool(served.model.requests)
 
         async def finished() -> bool:
-            return bool(await assistant_text(served, key))
+            return not served.server.runs.active_runs()
 
-        await until(finished, timeout=60)
+        await until(started)
+        await until(finished, timeout=90)
         received = 0
         with contextlib.suppress(ConnectionError):
             while chunk := await asyncio.wait_for(reader.read(65536), 10):
