@@ -64,6 +64,8 @@ async def test_sign_in_chat_approve_inspect_and_delete(tmp_path: Path) -> None:
             await page.click("#chat-send")
             reply = page.locator('.msg.assistant[data-state="final"]').first
             await expect(reply).to_have_text("Hi there, this reply was streamed.")
+            deltas = await reply.get_attribute("data-deltas")
+            assert deltas is not None and int(deltas) >= 2, "the reply did not stream"
             await page.screenshot(path=str(ARTIFACTS / "1-chat.png"))
 
             # an exec approval answered in the page

@@ -146,6 +146,7 @@ function wireEvents() {
       runs.set(payload.runId, node);
     }
     if (payload.message) node.textContent = textOf(payload.message);
+    if (payload.state === "delta") node.dataset.deltas = String(Number(node.dataset.deltas || 0) + 1);
     if (payload.state === "final") node.dataset.state = "final";
     if (payload.state === "error") {
       node.dataset.state = "error";
