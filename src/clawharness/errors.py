@@ -30,6 +30,10 @@
     │   └── ProviderServerError
     │       ├── ProviderConnectionError  the model server could not be reached
     │       └── ProviderTimeoutError     the model server did not answer in time
+    ├── McpError                         an MCP server could not be used
+    │   ├── McpServerNotFoundError       no configured (enabled) server of that name
+    │   ├── McpConnectError              the server could not be started or initialised
+    │   └── McpCallError                 one call to a server failed (server, tool, cause)
     └── ToolError
         ├── ToolPolicyDeniedError
         ├── ToolApprovalRefusedError
@@ -42,10 +46,10 @@ set, says what to do about it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from clawharness.config.problems import ConfigProblem
+from clawharness.config.keypaths import try_parse_key_path
+from clawharness.config.problems import ConfigProblem, render_problems
 
 __all__ = [
     "AgentHarnessNotRegisteredError",
@@ -60,6 +64,10 @@ __all__ = [
     "HarnessError",
     "InputLimitError",
     "InvalidSessionKeyError",
+    "McpCallError",
+    "McpConnectError",
+    "McpError",
+    "McpServerNotFoundError",
     "MissingAgentHarnessError",
     "ModelRefError",
     "PluginApiFloorError",
@@ -107,10 +115,6 @@ class ConfigError(ClawHarnessError):
     def __init__(self, message: str = "", *, path: str | None = None,
                  key_path: str | None = None, hint: str | None = None,
                  problems: Sequence[ConfigProblem] = ()):
-        # imported here: the config package imports this module
-        from clawharness.config.keypaths import try_parse_key_path
-        from clawharness.config.problems import ConfigProblem, render_problems
-
         source = path
         if problems:
             found = tuple(problems)
@@ -296,6 +300,29 @@ class ProviderConnectionError(ProviderServerError):
 
 class ProviderTimeoutError(ProviderServerError):
     code = "provider_timeout"
+
+
+class McpError(ClawHarnessError):
+    code = "mcp_error"
+
+    def __init__(self, message: str, *, server: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message)
+        #: the configured server's name (`mcp.servers.<name>`)
+        self.server = server
+        self.hint = hint
+
+
+class McpServerNotFoundError(McpError):
+    code = "mcp_server_not_found"
+
+
+class McpConnectError(McpError):
+    code = "mcp_connect_failed"
+
+
+class McpCallError(McpError):
+    code = "mcp_call_failed"
 
 
 class ToolError(ClawHarnessError):

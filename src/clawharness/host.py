@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
-from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
+from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
-from clawharness.llm import LlmApi
+from clawharness.harnesses.embedded.harness import OpenClawHarness
+from clawharness.llm import LlmApi, LlmContext
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
@@ -30,6 +31,7 @@ from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEn
 
 if TYPE_CHECKING:
     from clawharness.harness.status import SessionPin, StatusReport
+    from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
 
 __all__ = ["Host", "TurnResult"]
@@ -49,12 +51,15 @@ class Host:
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
-        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
+        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
+                                     builtin=OpenClawHarness())
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
+        self._mcp: McpManager | None = None
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(self)
+        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
+                                     default_agent_id=self.default_agent_id, start=self.start))
 
     # construction -------------------------------------------------------------------
 
@@ -74,7 +79,9 @@ class Host:
             self.writers.attach(store)
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
-            self._runner = TurnRunner(self, store)
+            self._runner = TurnRunner(TurnContext(
+                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
+                state_dir=self.state_dir, mcp=lambda: self.mcp), store)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
                 self._holds_gc = True
@@ -83,6 +90,9 @@ class Host:
     async def close(self) -> None:
         if self._runner is not None:
             await self._runner.drain()
+        if self._mcp is not None:
+            await self._mcp.close()
+            self._mcp = None
         await self.writers.close()
         await self.plugins.dispose()
         if self._store is not None:
@@ -98,6 +108,16 @@ class Host:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.close()
+
+    @property
+    def mcp(self) -> McpManager:
+        """The configured MCP servers (`mcp.servers`): sessions start on first use and
+        close with the host."""
+        if self._mcp is None:
+            from clawharness.mcp.manager import McpManager
+
+            self._mcp = McpManager(self.config.mcp, self.env)
+        return self._mcp
 
     @property
     def store(self) -> Store:

@@ -18,6 +18,7 @@ import pytest
 from clawharness.plugin_sdk import (
     agent_harness,
     agent_harness_cli,
+    agent_harness_mcp,
     agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
@@ -53,7 +54,8 @@ SURFACE: dict[str, set[str]] = {
         "ObserveToolTerminal", "TransformToolResult", "RequestUserInput", "Mirror",
         "MirrorBarrier", "AttemptParams", "AttemptResult", "AttemptTerminal", "RuntimeArtifact",
         "AgentHarnessAttemptParamsV2", "EmbeddedRunAttemptParamsV2", "assert_runtime_artifact",
-        "is_replay_safe_tool_call",
+        "is_replay_safe_tool_call", "tool_observation", "report_tool_terminal",
+        "NativeTurn",
         # shared rules, loaded on first use
         "AgentRuntimePlan", "restore_prepared_user_turn_operational_meta_for_runtime",
         "infer_tool_meta_from_args", "sanitize_tool_args", "sanitize_tool_result",
@@ -99,6 +101,9 @@ SURFACE: dict[str, set[str]] = {
         "ToolResult", "PermissionRequest", "UnknownControlRequest", "ControlAnswer",
         "NativeSessionMissing", "TurnFinished",
     },
+    "agent_harness_mcp": {
+        "McpServerLaunch", "codex_mcp_servers", "claude_mcp_config", "acp_mcp_servers",
+    },
     "testing": {
         "attempt_params", "declared_route", "undeclared_routes", "RecordingMirror",
         "StaticToolPolicy", "register_plugin", "RegisteredPlugin", "check_harness_contract", "check_attempt_result", "ContractReport",
@@ -113,6 +118,7 @@ MODULES: dict[str, ModuleType] = {
     "agent_harness_session_runtime": agent_harness_session_runtime,
     "agent_harness_process": agent_harness_process,
     "agent_harness_cli": agent_harness_cli,
+    "agent_harness_mcp": agent_harness_mcp,
     "testing": testing,
 }
 
