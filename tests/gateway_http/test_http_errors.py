@@ -54,6 +54,12 @@ async def test_malformed_json_oversized_bodies_and_wrong_methods(serve: ServeFac
             **AUTH, "content-type": "application/json"})
         assert bad.status_code == 400
         assert "malformed JSON" in error(bad)["message"] and "line 1" in error(bad)["message"]
+        deep = await http.post(url, content=b'{"model": ' + b"[" * 200 + b"]" * 200 + b"}",
+                               headers={**AUTH, "content-type": "application/json"})
+        assert deep.status_code == 400 and "nested deeper than 128" in error(deep)["message"]
+        nan = await http.post(url, content=b'{"model": NaN}', headers={
+            **AUTH, "content-type": "application/json"})
+        assert nan.status_code == 400 and error(nan)["code"] == "invalid_json"
         big = await http.post(url, json={"model": "openclaw", "messages": [
             {"role": "user", "content": "x" * 5000}]}, headers=AUTH)
         assert big.status_code == 413 and "2048 bytes" in error(big)["message"]

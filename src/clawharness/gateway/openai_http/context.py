@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
+from clawharness.errors import InputLimitError
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.routing import AGENT_HEADER, resolve_agent
+from clawharness.limits import loads_bounded
 from clawharness.sessions.keys import parse_session_key
 
 if TYPE_CHECKING:
@@ -72,11 +74,13 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
         raise OpenAiHttpError(400, "request body is empty: expected a JSON object",
                               code="invalid_json")
     try:
-        parsed = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        parsed = loads_bounded(bytes(body), what="the request body", max_size=limit)
+    except InputLimitError as exc:
+        raise OpenAiHttpError(400, str(exc), code="invalid_json") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
         where = (f" at line {exc.lineno} column {exc.colno}"
                  if isinstance(exc, json.JSONDecodeError) else "")
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise OpenAiHttpError(400, f"malformed JSON in the request body{where}: {reason}",
                               code="invalid_json") from None
     if not isinstance(parsed, dict):
