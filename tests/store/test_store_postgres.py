@@ -189,3 +189,32 @@ async def test_a_release_wakes_the_waiters_watching_that_session(schema: str) ->
         for store in (a, b, c):
             await store.close()
         drop_schema(other_schema)
+
+
+async def test_a_schema_2_database_migrates_to_3_adding_turn_records(
+        schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.store import postgres as postgres_mod
+    from clawharness.store.base import SessionRecord
+    from clawharness.store.turn_records import StoredTurnRecord
+
+    monkeypatch.setattr(postgres_mod, "SCHEMA_VERSION", 2)
+    old = PostgresStore(PG_URL, schema=schema)
+    await old.open()
+    await old.create_session(SessionRecord(key="agent:main:old", session_id="s0",
+                                           agent_id="main"))
+    await old.close()
+    with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        assert conn.execute("SELECT to_regclass('turn_records')").fetchone() == (None,)
+    monkeypatch.setattr(postgres_mod, "SCHEMA_VERSION", SCHEMA_VERSION)
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.open()
+    try:
+        assert await store.get_session("agent:main:old") is not None
+        await store.put_turn_records([StoredTurnRecord("r1", "agent:main:old", "s0", 1.0,
+                                                       {"run_id": "r1"})])
+        assert await store.get_turn_record("r1") == {"run_id": "r1"}
+    finally:
+        await store.close()
+    with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]

@@ -24,6 +24,7 @@ from clawharness.attempt.finalize import (
     run_settled_turn_finalization,
     should_finalize,
 )
+from clawharness.attempt.inspector import TurnRecorder, TurnRecordKeeper
 from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
@@ -217,12 +218,14 @@ class TurnRunner:
         self._context = context
         self._store = store
         self._background: set[asyncio.Task[Any]] = set()
+        self._records = TurnRecordKeeper(store)
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
         self._workspaces: dict[str, str] = {}
 
     async def drain(self) -> None:
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        await self._records.drain()
 
     # resolution ----------------------------------------------------------------------
 
@@ -340,6 +343,7 @@ class TurnRunner:
             #: transcript waits for it before its first append (and so does any tool that
             #: may change state), so a lost creation race writes nothing
             creating: asyncio.Future[SessionRecord] | None = None
+            recorder = TurnRecorder(run_id, session_key, slot.fence)
             for index, ref in enumerate(chain):
                 route = resolve_route(self._context.config, ref, env=self._context.env,
                                       extra_providers=plugins.providers)
@@ -348,6 +352,8 @@ class TurnRunner:
                 if decision.selected_harness_id in skipped_harnesses:
                     fallbacks.append({"model": str(ref), "skipped": "harness-scoped preflight"})
                     continue
+                recorder.selected(index, str(ref), decision)
+                attempt_started = recorder.now_ms()
                 if record is None:
                     # a new session is born pinned to the harness selected for it
                     now = time.time()
@@ -362,11 +368,12 @@ class TurnRunner:
                     attempt = await self._attempt(
                         index, key.agent_id, session_key, record, ref, route, decision,
                         message, opts, run_id, abort, deadline, fresh=created and index == 0,
-                        after=creating, fence=slot.fence)
+                        after=creating, fence=slot.fence, recorder=recorder)
                 finally:
                     if creating is not None:
                         record = await creating  # raises when the row could not be made
                         creating = None
+                recorder.attempt_ended(index, attempt.result, attempt_started)
                 verdict = _fallback_verdict(attempt, last=index == len(chain) - 1)
                 if verdict is None:
                     break
@@ -378,14 +385,15 @@ class TurnRunner:
             assert attempt is not None and record is not None
             return await self._conclude(attempt, record, session_key, key.agent_id, message,
                                         started, fallbacks, slot.fence, pinned=pinned,
-                                        timeout=timeout)
+                                        timeout=timeout, recorder=recorder)
 
     async def _attempt(self, index: int, agent_id: str, session_key: str,
                        record: SessionRecord, ref: ModelRef, route: Any, decision: Any,
                        message: str, opts: TurnOptions, run_id: str, abort: asyncio.Event,
                        deadline: float | None, *, fresh: bool = False,
                        after: Awaitable[Any] | None = None,
-                       fence: SessionLease | None = None) -> _Attempt:
+                       fence: SessionLease | None = None,
+                       recorder: TurnRecorder | None = None) -> _Attempt:
         """Prepare and run one candidate's attempt; failures come back as results.
 
         `fresh`: the session row was created by this turn, so it has no history to read.
@@ -416,7 +424,8 @@ class TurnRunner:
         workspace = self._workspace(agent_id)
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
-            policy=plugins.tool_policy(agent_id), approvals=opts.approvals,
+            policy=plugins.tool_policy(agent_id),
+            approvals=opts.approvals if recorder is None else recorder.gate(opts.approvals),
         )
         observer = plugins.new_tool_observer(run_id)
         observe: Callable[..., Any] = observer
@@ -424,6 +433,8 @@ class TurnRunner:
         if on_event is not None:
             previews = ToolResultPreviews(on_event)
             observe, on_event = previews.observing(observer), previews.sink
+        if recorder is not None:
+            on_event = recorder.chain(on_event)
         params = AttemptParams(
             run_id=run_id, session_key=session_key, session_id=record.session_id,
             agent_id=agent_id, prompt=message, provider=route.model.provider,
@@ -521,7 +532,8 @@ class TurnRunner:
                         agent_id: str, message: str, started: float,
                         fallbacks: list[dict[str, Any]],
                         fence: SessionLease | None = None, *, pinned: str | None = None,
-                        timeout: float | None = None) -> TurnResult:
+                        timeout: float | None = None,
+                        recorder: TurnRecorder | None = None) -> TurnResult:
         """Pin, finalize when needed, start side effects, and shape the turn's result."""
         plugins = self._context.plugins
         decision, result, ref = attempt.decision, attempt.result, attempt.ref
@@ -538,6 +550,8 @@ class TurnRunner:
         if decision.harness is not None and should_finalize(result) and not text.strip():
             text, warning = await self._finalize(decision.harness, attempt.params, result,
                                                  attempt.observer, attempt.mirror)
+            if recorder is not None:
+                recorder.finalized("incomplete-warning" if warning else "finalized")
         silent = plugins.is_silent(text)
         tool_calls = tuple(
             {"name": m.get("toolName"), "ok": not m.get("isError"),
@@ -564,7 +578,7 @@ class TurnRunner:
             result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),
             runtime=decision.selected_harness_id, builtin=decision.builtin,
             timeout_seconds=timeout)
-        return TurnResult(
+        turn = TurnResult(
             session_key=session_key, session_id=record.session_id, run_id=run_id,
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
@@ -575,6 +589,10 @@ class TurnRunner:
             warnings=tuple(result.warnings), extra=extra,
             error_details=failure.details if failure else None, pinned_harness_id=pinned,
         )
+        if recorder is not None:
+            self._records.keep(recorder.build(turn, agent_id=agent_id, silent=silent,
+                                      fallbacks=fallbacks))
+        return turn
 
     async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,
                         observer: Any, mirror: TranscriptMirror) -> tuple[str, str | None]:

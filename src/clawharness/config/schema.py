@@ -201,10 +201,41 @@ class GatewayAuthConfig(_Node):
     token: str | None = None
 
 
+#: the original's default request body limit for its OpenAI-compatible endpoints
+DEFAULT_HTTP_MAX_BODY_BYTES = 20 * 1024 * 1024
+
+
+class GatewayHttpEndpointConfig(_Node):
+    """One OpenAI-compatible endpoint (`gateway.http.endpoints.<name>`): off by default."""
+
+    enabled: bool = False
+    max_body_bytes: int = Field(default=DEFAULT_HTTP_MAX_BODY_BYTES, ge=1024,
+                                le=256 * 1024 * 1024, alias="maxBodyBytes")
+
+
+class GatewayHttpEndpointsConfig(_Node):
+    chat_completions: GatewayHttpEndpointConfig = Field(
+        default_factory=GatewayHttpEndpointConfig, alias="chatCompletions")
+    responses: GatewayHttpEndpointConfig = Field(default_factory=GatewayHttpEndpointConfig)
+
+
+class GatewayHttpConfig(_Node):
+    endpoints: GatewayHttpEndpointsConfig = Field(default_factory=GatewayHttpEndpointsConfig)
+
+
+class GatewayControlUiConfig(_Node):
+    """The browser Control UI at `/` on the gateway's port."""
+
+    enabled: bool = True
+
+
 class GatewayConfig(_Node):
     port: int = Field(default=18789, ge=0, le=65535)
     bind: Annotated[str, AfterValidator(check_bind)] = "loopback"
     auth: GatewayAuthConfig = Field(default_factory=GatewayAuthConfig)
+    http: GatewayHttpConfig = Field(default_factory=GatewayHttpConfig)
+    control_ui: GatewayControlUiConfig = Field(default_factory=GatewayControlUiConfig,
+                                               alias="controlUi")
 
     @model_validator(mode="after")
     def _auth_beyond_loopback(self) -> GatewayConfig:

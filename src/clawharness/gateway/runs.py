@@ -75,6 +75,10 @@ class Run:
     started: bool = False
     abort_reason: str | None = None
     finished_at: float | None = None
+    #: called with (event name, payload) for each event the run emits (an HTTP stream)
+    observers: list[Callable[[str, dict[str, Any]], None]] = field(default_factory=list)
+    #: the turn's result once it settled (None while running, or when it raised)
+    result: TurnResult | None = None
     _agent_seq: int = 0
     _chat_seq: int = 0
 
@@ -263,6 +267,7 @@ class RunManager:
     def _settle_result(self, run: Run, result: TurnResult) -> None:
         assert run.outcome is not None
         run.session_id = result.session_id
+        run.result = result
         self._ensure_started(run)
         ended = {"phase": "end", "endedAt": _now_ms(), "terminal": result.terminal}
         if result.terminal == "failed":
@@ -354,9 +359,13 @@ class RunManager:
             payload["sessionId"] = run.session_id
         self._hub.publish_run_event("agent", payload, session_key=run.session_key,
                                     origin=run.origin, tool=tool)
+        for observer in run.observers:
+            observer("agent", payload)
 
     def _emit_chat(self, run: Run, fields: dict[str, Any]) -> None:
         payload = {"runId": run.run_id, "sessionKey": run.session_key, "agentId": run.agent_id,
                    "seq": run.next_chat_seq(), **fields}
         self._hub.publish_run_event("chat", payload, session_key=run.session_key,
                                     origin=run.origin)
+        for observer in run.observers:
+            observer("chat", payload)

@@ -29,6 +29,7 @@ from clawharness.gateway.approvals import ApprovalBroker
 from clawharness.gateway.connection import Connection
 from clawharness.gateway.handshake import handle_preconnect, is_request_frame
 from clawharness.gateway.host_port import GatewayHost
+from clawharness.gateway.http_front import HttpFront
 from clawharness.gateway.hub import ConnectionHub
 from clawharness.gateway.methods import default_methods, health_snapshot
 from clawharness.gateway.metrics_route import METRICS_PATH, metrics_response
@@ -119,6 +120,19 @@ class GatewayServer:
         self._server: Server | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
+        self._front: HttpFront | None = None
+
+    def http_front(self) -> HttpFront:
+        """Plain HTTP on this port: the OpenAI-compatible API and the Control UI."""
+        from clawharness.gateway.openai_http.app import build_http_app
+        from clawharness.gateway.openai_http.context import HttpApi
+
+        if self._front is None:
+            api = HttpApi(self)
+            self._front = HttpFront(build_http_app(api),
+                                    server_header=f"clawharness/{self.settings.version}")
+            api.front = self._front
+        return self._front
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -132,9 +146,15 @@ class GatewayServer:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[GatewayServer]:
         """Listen until the block exits; then stop ticks, runs and connections."""
+        front = self.http_front()
+
+        def connection(protocol: ServerProtocol, server: Server, **kwargs: Any) -> Any:
+            return front.protocol_for(lambda: _GatewayConnection(protocol, server, **kwargs))
+
         self._server = await serve(
             self._handle, self.settings.host, self.settings.port,
-            create_connection=_GatewayConnection, process_request=self._http,
+            create_connection=connection,  # type: ignore[arg-type]
+            process_request=self._http,
             max_size=MAX_PREAUTH_PAYLOAD_BYTES, compression=None, close_timeout=2,
             server_header=f"clawharness/{self.settings.version}",
         )
@@ -159,6 +179,8 @@ class GatewayServer:
                 await self._ticker
         self.hub.broadcast("shutdown", {"reason": "gateway stopping"})
         self.approvals.cancel_all()
+        if self._front is not None:
+            await self._front.shutdown()
         await self.runs.shutdown()
         for conn in self.hub.authenticated():
             conn.close_after_flush(1012, "service restart")

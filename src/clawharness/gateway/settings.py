@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from clawharness.config.checks import bind_host, is_loopback_host
-from clawharness.config.schema import ClawConfig
+from clawharness.config.schema import DEFAULT_HTTP_MAX_BODY_BYTES, ClawConfig
 from clawharness.errors import ConfigError
 from clawharness.gateway.connection import SendLimits
 from clawharness.gateway.protocol import DEFAULT_TICK_INTERVAL_MS
@@ -37,6 +37,15 @@ class GatewaySettings:
     send_limits: SendLimits = field(default_factory=SendLimits)
     approval_timeout_s: float = 120.0
     version: str = "clawharness"
+    #: `gateway.http.endpoints.chatCompletions.enabled` (off by default, as in the original)
+    chat_completions_enabled: bool = False
+    #: `gateway.http.endpoints.responses.enabled`
+    responses_enabled: bool = False
+    #: the largest request body each endpoint reads (`...<endpoint>.maxBodyBytes`)
+    chat_completions_max_body: int = DEFAULT_HTTP_MAX_BODY_BYTES
+    responses_max_body: int = DEFAULT_HTTP_MAX_BODY_BYTES
+    #: `gateway.controlUi.enabled`: the browser Control UI at `/`
+    control_ui_enabled: bool = True
 
     @property
     def loopback(self) -> bool:
@@ -82,10 +91,16 @@ def resolve_settings(config: ClawConfig, env: Mapping[str, str], *, port: int | 
     if mode == "none" and not _is_loopback(host):
         raise ConfigError(f"refusing to bind {host} without auth: set gateway.auth.mode "
                           "\"token\" with a token, or bind loopback", key_path="gateway.auth.mode")
+    endpoints = gateway.http.endpoints
     return GatewaySettings(
         host=host, port=resolved_port, auth_mode=mode, token=resolved_token,
         tick_interval_ms=tick_interval_ms or DEFAULT_TICK_INTERVAL_MS,
         version=version or _package_version(),
+        chat_completions_enabled=endpoints.chat_completions.enabled,
+        responses_enabled=endpoints.responses.enabled,
+        chat_completions_max_body=endpoints.chat_completions.max_body_bytes,
+        responses_max_body=endpoints.responses.max_body_bytes,
+        control_ui_enabled=gateway.control_ui.enabled,
     )
 
 

@@ -30,6 +30,7 @@ from clawharness.store.leases import (
     SessionLeaseState,
     SessionLeaseWatch,
 )
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 #: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +210,18 @@ class Store(SyncPluginStateView, Protocol):
                                fence: SessionLease | None = None) -> int:
         """Delete entries with seq > after_seq (a rewind). Returns how many went.
         The next append continues at `after_seq + 1`."""
+
+    # turn records (the turn inspector) ---------------------------------------------
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction
+        (a record that is not JSON, or too large, fails the call and stores none)."""
+
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
+
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
 
     async def search(
         self, query: str, *, session_key: str | None = None, limit: int = 20

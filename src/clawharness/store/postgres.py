@@ -16,6 +16,7 @@ locks (and with them the takeover of a session writer lease) until it wakes.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 import time
@@ -35,6 +36,7 @@ from clawharness.errors import (
 )
 from clawharness.store import _postgres_leases as leases
 from clawharness.store import _postgres_sql as q
+from clawharness.store import turn_records
 from clawharness.store.base import (
     SCHEMA_VERSION,
     AppendOutcome,
@@ -48,12 +50,14 @@ from clawharness.store.base import (
     parse_search_query,
 )
 from clawharness.store.leases import SessionLease
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["PostgresStore"]
 
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2}
+_MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2,
+                                           3: turn_records.POSTGRES_MIGRATION_V3}
 
 
 def _redact(url: str) -> str:
@@ -267,6 +271,7 @@ class PostgresStore(leases.SessionLeaseMethods):
         async def fn(conn: psycopg.AsyncConnection[Any]) -> bool:
             await leases.check_fence(conn, key, fence, "delete_session")
             await conn.execute("DELETE FROM transcript_entries WHERE session_key = %s", (key,))
+            await conn.execute("DELETE FROM turn_records WHERE session_key = %s", (key,))
             cur = await conn.execute("DELETE FROM sessions WHERE key = %s", (key,))
             return cur.rowcount > 0
 
@@ -336,6 +341,39 @@ class PostgresStore(leases.SessionLeaseMethods):
             rows = await self._all("read_entries", q.READ_LAST, (session_id, after, last))
             return [_entry(r) for r in reversed(rows)]
         return [_entry(r) for r in await self._all("read_entries", q.READ_ALL, (session_id, after))]
+
+    # turn records ---------------------------------------------------------------------
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction."""
+        rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
+                 turn_records.encode(r)) for r in records]
+        if not rows:
+            return
+
+        async def fn(conn: psycopg.AsyncConnection[Any]) -> None:
+            async with conn.cursor() as cur:
+                await cur.executemany(
+                    "INSERT INTO turn_records (run_id, session_key, session_id, created_at, "
+                    "record) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+                    "session_key = EXCLUDED.session_key, session_id = EXCLUDED.session_id, "
+                    "created_at = EXCLUDED.created_at, record = EXCLUDED.record", rows)
+
+        await self._run("put_turn_records", fn)
+
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
+        row = await self._one("get_turn_record",
+                              "SELECT record FROM turn_records WHERE run_id = %s", (run_id,))
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
+        rows = await self._all("list_turn_records",
+                               "SELECT record FROM turn_records WHERE session_key = %s "
+                               "ORDER BY created_at DESC LIMIT %s",
+                               (session_key, max(1, limit)))
+        return [dict(json.loads(r[0])) for r in rows]
 
     async def count_entries(self, session_id: str) -> int:
         """How many entries `session_id` holds."""

@@ -37,6 +37,7 @@ from clawharness.errors import (
 )
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
+from clawharness.store import turn_records
 from clawharness.store._sqlite_file import check_header, create_if_absent, migrate
 from clawharness.store._sqlite_indexer import (
     Indexer,
@@ -58,6 +59,7 @@ from clawharness.store.base import (
     parse_search_query,
 )
 from clawharness.store.leases import SessionLease
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["SqliteStore"]
 
@@ -71,9 +73,10 @@ _SMALL_COMMITS_PER_CHECKPOINT = 500
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
-                                           3: leases.MIGRATION_V3}
+                                           3: leases.MIGRATION_V3,
+                                           4: turn_records.SQLITE_MIGRATION_V4}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -358,6 +361,7 @@ class SqliteStore(leases.SessionLeaseMethods):
             seqs.clear()
             q.delete_entries(conn, "session_key = ?", (key,))
             writer.search_dirty = True
+            conn.execute("DELETE FROM turn_records WHERE session_key = ?", (key,))
             return conn.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._write(fn)
@@ -438,6 +442,40 @@ class SqliteStore(leases.SessionLeaseMethods):
             return [_entry(r, session_id) for r in conn.execute(q.READ_ALL, (session_id, after))]
 
         return await self._read(every)
+
+    # turn records ---------------------------------------------------------------------
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction."""
+        rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
+                 turn_records.encode(r)) for r in records]
+        if not rows:
+            return
+
+        def fn(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
+                             "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", rows)
+
+        await self._write_small(fn)
+
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
+        def fn(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            found = conn.execute("SELECT record FROM turn_records WHERE run_id = ?",
+                                 (run_id,)).fetchone()
+            return None if found is None else dict(json.loads(found[0]))
+
+        return await self._read(fn, inline=True)
+
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
+        def fn(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            rows = conn.execute("SELECT record FROM turn_records WHERE session_key = ? "
+                                "ORDER BY created_at DESC LIMIT ?",
+                                (session_key, max(1, limit))).fetchall()
+            return [dict(json.loads(r[0])) for r in rows]
+
+        return await self._read(fn)
 
     async def count_entries(self, session_id: str) -> int:
         """How many entries `session_id` holds."""

@@ -1,0 +1,10 @@
+"""The gateway's OpenAI-compatible HTTP surface (`/v1/...`), on the gateway's own port.
+
+- `errors`: OpenAI's error shape and the one exception handlers raise.
+- `routing`: pure decisions: which agent a request names, its session key, the model
+  ids served, the prompt built from a message list, the parameters refused.
+- `auth`: bearer token (constant-time compare) and operator scopes.
+- `chat`, `responses`, `models`: the endpoints; every turn goes through the gateway's
+  `RunManager`, so through `Host.run_turn` like any other front.
+- `app`: the Starlette app (body limits, security headers) the gateway mounts.
+"""

@@ -1,0 +1,140 @@
+"""`POST /v1/chat/completions`: a turn per request, answered whole or as SSE chunks.
+
+SSE framing as the original writes it: `data: <chunk JSON>\n\n` per chunk (first the
+assistant role, then content deltas), a last chunk with `finish_reason: "stop"`, then
+`data: [DONE]\n\n`. A failed turn answers 500 in OpenAI's error shape (non-streaming) or
+an `Error: ...` content chunk before `[DONE]` (streaming, where the status is already sent).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from clawharness.gateway.openai_http.auth import authorize
+from clawharness.gateway.openai_http.context import HttpApi, read_json_body
+from clawharness.gateway.openai_http.errors import OpenAiHttpError
+from clawharness.gateway.openai_http.routing import (
+    SESSION_HEADER,
+    chat_prompt,
+    refuse_unsupported,
+    resolve_session_key,
+)
+from clawharness.gateway.openai_http.turns import RunStream, final_text, start_turn
+
+__all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
+
+#: parameters that would change the answer's shape, refused by name (others, such as
+#: temperature or max_tokens, are the agent's to decide and are ignored)
+UNSUPPORTED_CHAT_PARAMETERS: Final = {
+    "n": "one agent turn gives one choice (n must be 1)",
+    "tools": "the agent runs its own tools; client-side tools are not offered to it",
+    "functions": "the agent runs its own tools; client-side functions are not offered to it",
+    "tool_choice": "the agent runs its own tools",
+    "function_call": "the agent runs its own tools",
+    "logprobs": "the agent's answer carries no token log-probabilities",
+    "top_logprobs": "the agent's answer carries no token log-probabilities",
+    "response_format": "structured output is not enforced on an agent's answer",
+    "audio": "answers are text only",
+    "modalities": "answers are text only",
+    "prediction": "predicted outputs are not supported",
+}
+
+SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+def sse(data: Any) -> bytes:
+    return f"data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+
+
+def _usage(usage: dict[str, Any] | None) -> dict[str, int]:
+    def pick(*names: str) -> int:
+        for name in names:
+            value = (usage or {}).get(name)
+            if isinstance(value, int):
+                return value
+        return 0
+
+    prompt = pick("input", "inputTokens", "prompt_tokens", "input_tokens")
+    completion = pick("output", "outputTokens", "completion_tokens", "output_tokens")
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
+
+
+async def chat_completions(api: HttpApi, request: Request) -> Response:
+    settings = api.server.settings
+    authorize(settings, request.headers, "agent")
+    body = await read_json_body(request, settings.chat_completions_max_body)
+    refuse_unsupported(body, UNSUPPORTED_CHAT_PARAMETERS)
+    model = body.get("model")
+    agent_id = api.agent_for(request, model)
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise OpenAiHttpError(400, "`stream` must be a boolean", param="stream")
+    prompt = chat_prompt(body.get("messages"))
+    session_key = resolve_session_key(agent_id, header=request.headers.get(SESSION_HEADER),
+                                      user=body.get("user"), prefix="openai",
+                                      new_id=_new_id())
+    model_name = model if isinstance(model, str) else "openclaw"
+    agent_id = api.agent_of_session(session_key)
+    run = start_turn(api.server, prefix="chatcmpl", session_key=session_key,
+                     agent_id=agent_id, message=prompt.message)
+    headers = {"x-openclaw-session-key": session_key}
+    if not stream:
+        outcome = await run.wait()
+        answer = final_text(run, outcome)
+        if not answer.ok and not answer.text:
+            raise OpenAiHttpError(500, f"the agent turn failed: {answer.error}",
+                                  type_="api_error", code=answer.error_type,
+                                  headers=headers)
+        return JSONResponse({
+            "id": run.run_id, "object": "chat.completion", "created": int(time.time()),
+            "model": model_name,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
+                         "finish_reason": "stop" if answer.ok else "length"}],
+            "usage": _usage(answer.usage),
+        }, headers=headers)
+    options = body.get("stream_options")
+    include_usage = isinstance(options, dict) and options.get("include_usage") is True
+    events = RunStream(run, on_overflow=lambda: api.drop_client(request))
+    return StreamingResponse(_stream(run.run_id, model_name, events, include_usage),
+                             media_type="text/event-stream",
+                             headers={**SSE_HEADERS, **headers})
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _chunk(run_id: str, model: str, delta: dict[str, Any],
+           finish: str | None = None) -> dict[str, Any]:
+    return {"id": run_id, "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+async def _stream(run_id: str, model: str, events: RunStream,
+                  include_usage: bool = False) -> AsyncIterator[bytes]:
+    try:
+        yield sse(_chunk(run_id, model, {"role": "assistant", "content": ""}))
+        async for delta in events.deltas():
+            yield sse(_chunk(run_id, model, {"content": delta}))
+        outcome = await events.outcome()
+        answer = final_text(events.run, outcome)
+        if not answer.ok and not answer.text:
+            yield sse(_chunk(run_id, model, {"content": f"Error: {answer.error}"}))
+        elif not events.saw_delta:
+            yield sse(_chunk(run_id, model, {"content": answer.text}))
+        yield sse(_chunk(run_id, model, {}, "stop" if answer.ok else "length"))
+        if include_usage:  # OpenAI's `stream_options.include_usage`: one last chunk
+            yield sse({"id": run_id, "object": "chat.completion.chunk",
+                       "created": int(time.time()), "model": model, "choices": [],
+                       "usage": _usage(answer.usage)})
+        yield b"data: [DONE]\n\n"
+    finally:
+        events.close()

@@ -1,0 +1,89 @@
+"""What every endpoint handler gets: the gateway, the HTTP front, and request helpers."""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+
+from clawharness.errors import InputLimitError
+from clawharness.gateway.openai_http.errors import OpenAiHttpError
+from clawharness.gateway.openai_http.routing import AGENT_HEADER, resolve_agent
+from clawharness.limits import loads_bounded
+from clawharness.sessions.keys import parse_session_key
+
+if TYPE_CHECKING:
+    from clawharness.gateway.http_front import HttpFront
+    from clawharness.gateway.server import GatewayServer
+
+__all__ = ["HttpApi", "read_json_body"]
+
+
+@dataclass(slots=True)
+class HttpApi:
+    server: GatewayServer
+    front: HttpFront | None = None
+    #: response id -> session key, for the Responses API's previous_response_id
+    responses_sessions: OrderedDict[str, str] = field(default_factory=OrderedDict)
+
+    def agent_ids(self) -> list[str]:
+        default = self.server.host.default_agent_id()
+        entries = self.server.host.config.agents.entries
+        return [default, *(a for a in entries if a != default)]
+
+    def agent_for(self, request: Request, model: Any) -> str:
+        if model is not None and not isinstance(model, str):
+            raise OpenAiHttpError(400, "`model` must be a string", param="model")
+        return resolve_agent(model, request.headers.get(AGENT_HEADER), self.agent_ids(),
+                             self.server.host.default_agent_id())
+
+    def agent_of_session(self, session_key: str) -> str:
+        """The agent a session key belongs to (a key named by header may name another)."""
+        agent_id = parse_session_key(session_key).agent_id
+        if agent_id not in self.agent_ids():
+            raise OpenAiHttpError(404, f"unknown agent {agent_id!r} (from the session key "
+                                  f"{session_key!r})", code="agent_not_found")
+        return agent_id
+
+    def drop_client(self, request: Request) -> None:
+        if self.front is not None:
+            self.front.abort_client(request.scope.get("client"))
+
+
+async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
+    """The request's JSON object, read up to `limit` bytes; OpenAiHttpError otherwise."""
+    too_large = OpenAiHttpError(413, f"request body is larger than this endpoint's limit of "
+                                f"{limit} bytes (gateway.http.endpoints.*.maxBodyBytes)",
+                                code="request_too_large")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large
+    content_type = request.headers.get("content-type", "application/json")
+    if "json" not in content_type.lower():
+        raise OpenAiHttpError(415, f"expected a JSON body (Content-Type: application/json), "
+                              f"got {content_type!r}", code="unsupported_media_type")
+    if not body.strip():
+        raise OpenAiHttpError(400, "request body is empty: expected a JSON object",
+                              code="invalid_json")
+    try:
+        parsed = loads_bounded(bytes(body), what="the request body", max_size=limit)
+    except InputLimitError as exc:
+        raise OpenAiHttpError(400, str(exc), code="invalid_json") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+        where = (f" at line {exc.lineno} column {exc.colno}"
+                 if isinstance(exc, json.JSONDecodeError) else "")
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise OpenAiHttpError(400, f"malformed JSON in the request body{where}: {reason}",
+                              code="invalid_json") from None
+    if not isinstance(parsed, dict):
+        raise OpenAiHttpError(400, f"the request body must be a JSON object, got "
+                              f"{type(parsed).__name__}", code="invalid_json")
+    return parsed

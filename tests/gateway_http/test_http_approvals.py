@@ -1,0 +1,46 @@
+"""An HTTP turn is a normal turn: tool policy asks for approval, and an operator connected
+over the WebSocket protocol answers it."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import openai
+from http_support import TOKEN, ServeFactory
+
+from clawharness.gateway.client import GatewayClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
+from gateway_support import next_event
+
+SCRIPT = {"responses": [
+    {"tool_calls": [{"name": "exec", "arguments": {"command": "echo via-http"},
+                     "id": "call_h"}]},
+    {"text": "Approved over the socket."},
+]}
+
+
+async def test_an_http_turn_asks_a_websocket_operator_and_its_answer_decides(
+        serve: ServeFactory) -> None:
+    tools = {"exec": {"security": "full", "ask": "always"}}
+    async with serve(SCRIPT, tools=tools) as served:
+        operator = await GatewayClient.connect(
+            served.base.replace("http://", "ws://"), token=TOKEN, client_id="openclaw-tui",
+            mode="ui", caps=["plugin-approvals"])
+        async with operator:
+            events = operator.events()
+            sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
+            answer = asyncio.create_task(sdk.chat.completions.create(
+                model="openclaw", user="approver",
+                messages=[{"role": "user", "content": "run it"}]))
+            asked = await next_event(events, lambda f: f["event"] == "plugin.approval.requested",
+                                     timeout=20)
+            assert asked["payload"]["request"]["toolName"] == "exec"
+            await operator.request("plugin.approval.resolve",
+                                   {"id": asked["payload"]["id"], "decision": "allow-once"})
+            reply = await asyncio.wait_for(answer, 30)
+        assert reply.choices[0].message.content == "Approved over the socket."
+        history = await served.host.history("agent:main:openai-user:approver")
+        assert any(e.role == "toolResult" and "via-http" in (e.text or "") for e in history)
