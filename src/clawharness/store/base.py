@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from clawharness.errors import StoreError
 from clawharness.store.leases import (
@@ -30,7 +30,9 @@ from clawharness.store.leases import (
     SessionLeaseState,
     SessionLeaseWatch,
 )
-from clawharness.store.turn_records import StoredTurnRecord
+
+if TYPE_CHECKING:
+    from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
     "SCHEMA_VERSION",

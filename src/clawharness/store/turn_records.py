@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from clawharness.errors import StoreError
+from clawharness.store.base import dump_json
+
 __all__ = ["POSTGRES_MIGRATION_V3", "SQLITE_MIGRATION_V4", "TURN_RECORDS_MAX_BYTES",
            "StoredTurnRecord", "encode"]
 
@@ -55,9 +58,6 @@ POSTGRES_MIGRATION_V3: tuple[str, ...] = (
 
 def encode(record: StoredTurnRecord) -> str:
     """The record's JSON column; StoreError when it is not JSON or too large."""
-    from clawharness.errors import StoreError
-    from clawharness.store.base import dump_json
-
     raw = dump_json(record.record, f"turn record {record.run_id!r}")
     if len(raw) > TURN_RECORDS_MAX_BYTES:
         raise StoreError(f"turn record {record.run_id!r} is {len(raw)} bytes, over the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -32,9 +33,9 @@ async def _asset(request: Request) -> Response:
                         headers={"cache-control": "no-cache"})
 
 
-def control_ui_routes(api: HttpApi) -> list[BaseRoute]:
-    from clawharness.gateway.openai_http.app import api_route
-
+def control_ui_routes(api: HttpApi, api_route: Callable[..., Route]) -> list[BaseRoute]:
+    """The pages and `/ui/api`; `api_route` wraps an endpoint in the HTTP side's auth and
+    error handling (handed in, so this package does not import the app that mounts it)."""
     return [
         Route("/", _index, methods=["GET", "HEAD"]),
         Route("/ui/{name}", _asset, methods=["GET", "HEAD"]),

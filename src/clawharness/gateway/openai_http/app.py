@@ -138,7 +138,7 @@ def build_http_app(api: HttpApi, *, extra_routes: list[BaseRoute] | None = None)
     if settings.control_ui_enabled:
         from clawharness.gateway.control_ui.routes import control_ui_routes
 
-        routes += control_ui_routes(api)
+        routes += control_ui_routes(api, api_route)
     app = Starlette(routes=routes)
 
     async def not_found(request: Request, _exc: Exception) -> Response:
