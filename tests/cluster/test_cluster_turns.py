@@ -3,7 +3,9 @@ the real Temporal dev server and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+from typing import Any
 
 import pytest
 from cluster_rig import ClusterRig
@@ -31,3 +33,64 @@ async def test_a_front_runs_a_turn_on_a_worker_and_streams_its_reply(make_rig) -
         assert [(e.role, e.text) for e in entries] == [
             ("user", "hello"), ("assistant", "hi from the cluster, streamed in parts")]
         assert entries[0].metadata["runId"] == result.run_id
+
+
+def _message_texts(body: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for item in body.get("messages") or []:
+        if item.get("role") not in ("user", "assistant"):
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.append("".join(b.get("text", "") for b in content if isinstance(b, dict)))
+    return out
+
+
+async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
+    """The messages of the turns signalled to the session's workflow, in the order the
+    server received them (its history)."""
+    from temporalio.client import Client
+
+    from clawharness.cluster.messages import workflow_id_for
+
+    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
+    history = await client.get_workflow_handle(workflow_id_for(session_key)).fetch_history()
+    out: list[str] = []
+    for event in history.events:
+        if event.HasField("workflow_execution_signaled_event_attributes"):
+            payloads = event.workflow_execution_signaled_event_attributes.input.payloads
+            [request] = await client.data_converter.decode(payloads)
+            out.append(request["message"])
+    return out
+
+
+async def test_eight_turns_from_two_fronts_run_one_at_a_time_in_arrival_order(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": f"^m{i}$", "text": f"reply to m{i}", "delay_ms": 30} for i in range(8)]})
+    rig.start_worker("w1")
+    rig.start_worker("w2")
+    async with Host.from_config(rig.config_path, env=rig.env()) as a, \
+            Host.from_config(rig.config_path, env=rig.env()) as b:
+        fronts = [a, b]
+        results = await asyncio.gather(*(fronts[i % 2].run_turn("same", f"m{i}")
+                                         for i in range(8)))
+        assert [r.terminal for r in results] == ["ok"] * 8
+        assert [r.text for r in results] == [f"reply to m{i}" for i in range(8)]
+        assert len({r.session_id for r in results}) == 1
+        entries = await a.history("same")
+    pairs = [(e.role, e.text) for e in entries]
+    assert [role for role, _ in pairs] == ["user", "assistant"] * 8
+    for (_, prompt), (_, reply) in zip(pairs[::2], pairs[1::2], strict=True):
+        assert reply == f"reply to {prompt}"
+    # the transcript's order is the order the cluster received the turns
+    prompts = [text for role, text in pairs if role == "user"]
+    assert prompts == await _signalled_turns(rig, "agent:main:same")
+    # and each turn's model request carried every earlier turn, nothing later
+    texts = [text for _, text in pairs]
+    requests = [_message_texts(r.body) for r in rig.server.requests
+                if r.path.endswith("/chat/completions")]
+    assert len(requests) == 8
+    for n, sent in enumerate(requests):
+        assert sent == texts[:2 * n + 1]

@@ -8,21 +8,21 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from clawharness.cli.common import ConfigOption, JsonOption, err_console, print_json, run_async
+from clawharness.cli.common import (
+    ClusterOption,
+    ConfigOption,
+    JsonOption,
+    err_console,
+    print_json,
+    run_async,
+)
 from clawharness.errors import ConfigError
 from clawharness.host import Host
 
 if TYPE_CHECKING:
     from clawharness.cluster.worker import ClusterWorker
 
-__all__ = ["ClusterOption", "register"]
-
-ClusterOption = Annotated[
-    str | None, typer.Option("--cluster", metavar="URL",
-                             help="The Temporal cluster, temporal://HOST:PORT "
-                                  "(else cluster.url in config).")
-]
-
+__all__ = ["register"]
 
 def register(app: typer.Typer) -> None:
     @app.command("worker")
