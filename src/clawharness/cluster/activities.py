@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +90,8 @@ class TurnActivities:
         try:
             options = TurnOptions(run_id=request.turn_id, model=request.model,
                                   max_steps=request.max_steps, timeout=request.timeout,
-                                  on_partial_reply=partials)
+                                  on_partial_reply=partials, durable_tools=True,
+                                  resumes_run=attempt > 1)
             try:
                 result = await self._host.run_turn(request.session_key, request.message,
                                                    options)
@@ -99,6 +101,9 @@ class TurnActivities:
                 result = failed_result(request.session_key, request.turn_id, str(exc),
                                        error_type=exc.code)
             await partials.flush()
+            # which worker ran it, on which attempt: for the caller, and for the logs
+            result = dataclasses.replace(result, extra={
+                **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
             await self._relay.append(request.turn_id, "result", result_to_wire(result))
         finally:
             beating.cancel()
