@@ -276,3 +276,15 @@ def test_a_bare_name_entry_does_not_allow_a_same_named_file_elsewhere() -> None:
             p.needs_approval("exec", {"command": command})
     by_path = exec_policy(security="allowlist", ask="off", allowlist=["/fake/bin/ls"])
     assert by_path.needs_approval("exec", {"command": "/fake/bin/ls"}) is None
+
+
+async def test_an_unanswered_approval_says_which_rule_asked_and_that_no_one_could_answer(
+        tmp_path: Any) -> None:
+    # `clawharness agent` with stdin piped: the terminal gate has no one to ask
+    gate = ScriptedApprovalGate([])
+    caps = HostCapabilities(run_id="r", session_key="s", workspace_dir=str(tmp_path),
+                            policy=policy(), approvals=gate)
+    decision = await caps.run_before_tool_call("exec", {"command": "echo hi"})
+    assert decision.allowed is False and decision.approval == "unavailable"
+    reason = decision.reason or ""
+    assert "tools.exec.allowlist" in reason and "no one could answer" in reason

@@ -212,7 +212,10 @@ class HostCapabilities:
         if decision == "allow-once":
             return BeforeToolCallDecision(True, None, "approved-once", arguments, cwd)
         if decision is None:
-            return BeforeToolCallDecision(False, "approval unavailable: refused", "unavailable",
-                                          arguments, cwd)
+            # a gate with no one to ask (no terminal, no operator client connected)
+            return BeforeToolCallDecision(
+                False, f"{ask_reason}; no one could answer the approval request (no terminal "
+                "or operator client), so the call is refused", "unavailable", arguments, cwd,
+            )
         return BeforeToolCallDecision(False, "approval refused by the operator", "denied",
                                       arguments, cwd)
