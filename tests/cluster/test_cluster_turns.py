@@ -56,7 +56,8 @@ async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
     from clawharness.cluster.messages import workflow_id_for
 
     client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
-    history = await client.get_workflow_handle(workflow_id_for(session_key)).fetch_history()
+    handle = client.get_workflow_handle(workflow_id_for(rig.task_queue, session_key))
+    history = await handle.fetch_history()
     out: list[str] = []
     for event in history.events:
         if event.HasField("workflow_execution_signaled_event_attributes"):

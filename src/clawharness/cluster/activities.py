@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TurnActivities"]
 
+#: the built-in runtime runs in the worker's own process and holds nothing between turns
+BUILT_IN_RUNTIME = "openclaw"
+
 log = logging.getLogger("clawharness.cluster.activities")
 
 
@@ -68,11 +71,12 @@ class TurnActivities:
     """The activities a worker registers, bound to its host and relay."""
 
     def __init__(self, host: Host, relay: TurnEventRelay, *, heartbeat_seconds: float,
-                 worker_id: str) -> None:
+                 worker_id: str, own_queue: str) -> None:
         self._host = host
         self._relay = relay
         self._heartbeat_seconds = heartbeat_seconds
         self.worker_id = worker_id
+        self.own_queue = own_queue
 
     async def _heartbeat(self) -> None:
         while True:
@@ -80,7 +84,9 @@ class TurnActivities:
             await asyncio.sleep(self._heartbeat_seconds)
 
     @activity.defn(name=TURN_ACTIVITY)
-    async def run_turn(self, request: TurnRequest) -> None:
+    async def run_turn(self, request: TurnRequest) -> str | None:
+        """Run the turn; returns this worker's own queue when the session's native
+        runtime now lives here (its next turns come here), else None."""
         attempt = activity.info().attempt
         if attempt > 1:
             await self._relay.append(request.turn_id, "retry",
@@ -91,7 +97,7 @@ class TurnActivities:
             options = TurnOptions(run_id=request.turn_id, model=request.model,
                                   max_steps=request.max_steps, timeout=request.timeout,
                                   on_partial_reply=partials, durable_tools=True,
-                                  resumes_run=attempt > 1)
+                                  resumes_run=attempt > 1 or request.resumed)
             try:
                 result = await self._host.run_turn(request.session_key, request.message,
                                                    options)
@@ -105,6 +111,8 @@ class TurnActivities:
             result = dataclasses.replace(result, extra={
                 **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
             await self._relay.append(request.turn_id, "result", result_to_wire(result))
+            native = result.runtime not in ("", BUILT_IN_RUNTIME)
+            return self.own_queue if native else None
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -68,8 +68,10 @@ class ClusterClient:
         try:
             await client.start_workflow(
                 WORKFLOW_TYPE, SessionWorkflowInput(
-                    request.session_key, heartbeat_seconds=self._settings.heartbeat_seconds),
-                id=workflow_id_for(request.session_key), task_queue=self._settings.task_queue,
+                    request.session_key, heartbeat_seconds=self._settings.heartbeat_seconds,
+                    rebind_seconds=self._settings.rebind_seconds),
+                id=workflow_id_for(self._settings.task_queue, request.session_key),
+                task_queue=self._settings.task_queue,
                 start_signal=SUBMIT_SIGNAL, start_signal_args=[request])
         except RPCError as exc:
             raise ClusterUnreachableError(

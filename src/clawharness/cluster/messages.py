@@ -25,9 +25,10 @@ FAILURE_ACTIVITY = "report_turn_failure"
 WORKFLOW_TYPE = "ClawharnessSession"
 
 
-def workflow_id_for(session_key: str) -> str:
-    """One workflow per session key, cluster-wide."""
-    return f"clawharness-session:{session_key}"
+def workflow_id_for(task_queue: str, session_key: str) -> str:
+    """One workflow per session key, cluster-wide, for the fleet polling `task_queue`
+    (fleets on other task queues of one namespace, e.g. staging, never share one)."""
+    return f"clawharness-session:{task_queue}:{session_key}"
 
 
 @dataclass
@@ -43,8 +44,8 @@ class TurnRequest:
     timeout: float | None = None
     #: which front submitted it (for logs and the workflow's history)
     front: str = ""
-    #: the task queue to run it on (None: the shared one); set by the workflow
-    task_queue: str | None = None
+    #: an earlier run of this turn was lost (its worker died): resume, do not repeat
+    resumed: bool = False
 
 
 @dataclass
@@ -56,6 +57,12 @@ class SessionWorkflowInput:
     turns_run: int = 0
     #: `cluster.heartbeatSeconds` of the front that started it
     heartbeat_seconds: float = 2.0
+    #: the task queue of the worker whose native runtime holds this session's thread
+    #: (None: any worker); the turn activity reports it
+    bound_queue: str | None = None
+    #: how long a turn waits on its bound worker's queue before it moves to any worker
+    #: (`cluster.rebindSeconds`)
+    rebind_seconds: float = 10.0
 
 
 @dataclass

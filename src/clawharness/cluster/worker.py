@@ -78,7 +78,7 @@ class ClusterWorker:
         await relay.open()
         activities = TurnActivities(self.host, relay,
                                     heartbeat_seconds=self.settings.heartbeat_seconds,
-                                    worker_id=self.worker_id)
+                                    worker_id=self.worker_id, own_queue=self.own_queue)
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
                         max_concurrent_activities=self.max_concurrent_turns,

@@ -231,6 +231,9 @@ class ClusterConfig(_Node):
     #: how often a running turn heartbeats; a worker silent for three of these is dead
     #: and its turn is retried on another worker
     heartbeat_seconds: float = Field(default=2.0, gt=0, le=300, alias="heartbeatSeconds")
+    #: how long a turn waits on the queue of the worker its native runtime lives on
+    #: before it moves to any worker (that worker is taken for dead)
+    rebind_seconds: float = Field(default=10.0, gt=0, le=3600, alias="rebindSeconds")
     #: turns one worker runs at once
     max_concurrent_turns: int = Field(default=10, ge=1, le=10_000, alias="maxConcurrentTurns")
 
