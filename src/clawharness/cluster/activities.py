@@ -71,12 +71,14 @@ class TurnActivities:
     """The activities a worker registers, bound to its host and relay."""
 
     def __init__(self, host: Host, relay: TurnEventRelay, *, heartbeat_seconds: float,
-                 worker_id: str, own_queue: str) -> None:
+                 worker_id: str, own_queue: str, max_concurrent_turns: int) -> None:
         self._host = host
         self._relay = relay
         self._heartbeat_seconds = heartbeat_seconds
         self.worker_id = worker_id
         self.own_queue = own_queue
+        #: the worker's cap across its two queues (each Temporal worker has its own slots)
+        self._slots = asyncio.Semaphore(max_concurrent_turns)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -94,29 +96,34 @@ class TurnActivities:
         beating = asyncio.ensure_future(self._heartbeat())
         partials = _PartialWriter(self._relay, request.turn_id)
         try:
-            options = TurnOptions(run_id=request.turn_id, model=request.model,
-                                  max_steps=request.max_steps, timeout=request.timeout,
-                                  on_partial_reply=partials, durable_tools=True,
-                                  resumes_run=attempt > 1 or request.resumed)
-            try:
-                result = await self._host.run_turn(request.session_key, request.message,
-                                                   options)
-            except SessionBusyError:
-                raise  # another worker still holds the session: Temporal retries
-            except ClawHarnessError as exc:
-                result = failed_result(request.session_key, request.turn_id, str(exc),
-                                       error_type=exc.code)
-            await partials.flush()
-            # which worker ran it, on which attempt: for the caller, and for the logs
-            result = dataclasses.replace(result, extra={
-                **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
-            await self._relay.append(request.turn_id, "result", result_to_wire(result))
-            native = result.runtime not in ("", BUILT_IN_RUNTIME)
-            return self.own_queue if native else None
+            async with self._slots:
+                return await self._run(request, attempt, partials)
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
+
+    async def _run(self, request: TurnRequest, attempt: int,
+                   partials: _PartialWriter) -> str | None:
+        options = TurnOptions(run_id=request.turn_id, model=request.model,
+                              max_steps=request.max_steps, timeout=request.timeout,
+                              on_partial_reply=partials, durable_tools=True,
+                              resumes_run=attempt > 1 or request.resumed)
+        try:
+            result = await self._host.run_turn(request.session_key, request.message,
+                                               options)
+        except SessionBusyError:
+            raise  # another worker still holds the session: Temporal retries
+        except ClawHarnessError as exc:
+            result = failed_result(request.session_key, request.turn_id, str(exc),
+                                   error_type=exc.code)
+        await partials.flush()
+        # which worker ran it, on which attempt: for the caller, and for the logs
+        result = dataclasses.replace(result, extra={
+            **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
+        await self._relay.append(request.turn_id, "result", result_to_wire(result))
+        native = result.runtime not in ("", BUILT_IN_RUNTIME)
+        return self.own_queue if native else None
 
     @activity.defn(name=FAILURE_ACTIVITY)
     async def report_failure(self, failure: TurnFailure) -> None:

@@ -78,7 +78,8 @@ class ClusterWorker:
         await relay.open()
         activities = TurnActivities(self.host, relay,
                                     heartbeat_seconds=self.settings.heartbeat_seconds,
-                                    worker_id=self.worker_id, own_queue=self.own_queue)
+                                    worker_id=self.worker_id, own_queue=self.own_queue,
+                                    max_concurrent_turns=self.max_concurrent_turns)
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
                         max_concurrent_activities=self.max_concurrent_turns,
