@@ -45,10 +45,10 @@ set, says what to do about it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from clawharness.config.problems import ConfigProblem
+from clawharness.config.keypaths import try_parse_key_path
+from clawharness.config.problems import ConfigProblem, render_problems
 
 __all__ = [
     "AgentHarnessNotRegisteredError",
@@ -113,10 +113,6 @@ class ConfigError(ClawHarnessError):
     def __init__(self, message: str = "", *, path: str | None = None,
                  key_path: str | None = None, hint: str | None = None,
                  problems: Sequence[ConfigProblem] = ()):
-        # imported here: the config package imports this module
-        from clawharness.config.keypaths import try_parse_key_path
-        from clawharness.config.problems import ConfigProblem, render_problems
-
         source = path
         if problems:
             found = tuple(problems)

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
-from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
+from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
-from clawharness.llm import LlmApi
+from clawharness.harnesses.embedded.harness import OpenClawHarness
+from clawharness.llm import LlmApi, LlmContext
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
@@ -61,12 +62,14 @@ class Host:
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
-        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env)
+        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
+                                     builtin=OpenClawHarness())
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(self)
+        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
+                                     default_agent_id=self.default_agent_id, start=self.start))
 
     # construction -------------------------------------------------------------------
 
@@ -92,7 +95,9 @@ class Host:
             self.writers.attach(store)
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
-            self._runner = TurnRunner(self, store)
+            self._runner = TurnRunner(TurnContext(
+                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
+                state_dir=self.state_dir), store)
             if self.cluster_url is not None:
                 await self._start_front(self.cluster_url)
             if self.config.host.tune_gc and not self._holds_gc:

@@ -9,7 +9,8 @@ it, the built-in runtime makes the call on the host's exact transport and creden
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from clawharness.attempt.isolated import (
@@ -23,16 +24,31 @@ from clawharness.models.refs import parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
 
 if TYPE_CHECKING:
-    from clawharness.host import Host
+    from clawharness.config.schema import ClawConfig
+    from clawharness.plugins.runtime import PluginRuntime
 
-__all__ = ["LlmApi"]
+__all__ = ["LlmApi", "LlmContext"]
+
+
+@dataclass(frozen=True, slots=True)
+class LlmContext:
+    """What a completion reads from its host, and nothing more (the host builds it).
+
+    `start` makes sure the host is started (its plugins loaded); it is idempotent.
+    """
+
+    config: ClawConfig
+    plugins: PluginRuntime
+    env: Mapping[str, str]
+    default_agent_id: Callable[[], str]
+    start: Callable[[], Awaitable[object]]
 
 
 class LlmApi:
     """The completion door of one host."""
 
-    def __init__(self, host: Host) -> None:
-        self._host = host
+    def __init__(self, context: LlmContext) -> None:
+        self._context = context
 
     async def complete(
         self,
@@ -47,24 +63,23 @@ class LlmApi:
         max_tokens: int | None = None,
     ) -> IsolatedCompletionResult:
         """Complete `prompt` once; raises `IsolatedCompletionError` when refused."""
-        host = self._host
-        if host._runner is None:
-            await host.start()
-        config = host.config
-        agent = agent_id or host.default_agent_id()
+        context = self._context
+        await context.start()
+        config = context.config
+        agent = agent_id or context.default_agent_id()
         text = model or (config.agents.defaults.model.primary if config.agents.defaults.model
                          else None)
         models_by_provider = {p: [m.id for m in c.models] for p, c in config.models.providers.items()}
         ref = parse_model_ref(text or "", known_providers=known_provider_ids(
-            config, host.plugins.providers), models_by_provider=models_by_provider)
-        route = resolve_route(config, ref, env=host.env, extra_providers=host.plugins.providers)
+            config, context.plugins.providers), models_by_provider=models_by_provider)
+        route = resolve_route(config, ref, env=context.env, extra_providers=context.plugins.providers)
         isolated = (execution or {}).get("mode") == "isolated-agent-runtime"
         if isolated:
-            decision = host.plugins.select(agent_id=agent, route=route, pinned=None,
-                                           session_key=f"agent:{agent}:llm")
+            decision = context.plugins.select(agent_id=agent, route=route, pinned=None,
+                                               session_key=f"agent:{agent}:llm")
             harness: Any = decision.harness
         else:
-            harness = host.plugins.builtin
+            harness = context.plugins.builtin
         owns_auth = getattr(harness, "auth_bootstrap", None) == "harness"
         authorization = (HarnessAuthorization(plan={"provider": route.model.provider},
                                               auth_profile_store={}, profile_id=None)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from clawharness.config import load_config, parse_config
+from clawharness.config.loader import load_config, parse_config
 from clawharness.errors import ConfigError
 
 

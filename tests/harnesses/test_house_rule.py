@@ -34,3 +34,13 @@ def test_bundled_harness_imports_only_the_sdk(package: str) -> None:
                     module == a or module.startswith(a + ".") for a in allowed):
                 offenders.append(f"{path.relative_to(HARNESSES)}: {module}")
     assert offenders == []
+
+
+def test_the_sdk_depends_on_no_bundled_harness() -> None:
+    """The SDK is what harnesses build on; it never republishes one of them."""
+    sdk = HARNESSES.parent / "plugin_sdk"
+    offenders = [f"{path.relative_to(sdk.parent)}: {module}"
+                 for path in sorted(sdk.rglob("*.py"))
+                 for module in imported_modules(path)
+                 if module == "clawharness.harnesses" or module.startswith("clawharness.harnesses.")]
+    assert offenders == []

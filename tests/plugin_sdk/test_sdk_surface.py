@@ -53,7 +53,8 @@ SURFACE: dict[str, set[str]] = {
         "ObserveToolTerminal", "TransformToolResult", "RequestUserInput", "Mirror",
         "MirrorBarrier", "AttemptParams", "AttemptResult", "AttemptTerminal", "RuntimeArtifact",
         "AgentHarnessAttemptParamsV2", "EmbeddedRunAttemptParamsV2", "assert_runtime_artifact",
-        "is_replay_safe_tool_call",
+        "is_replay_safe_tool_call", "tool_observation", "report_tool_terminal",
+        "NativeTurn",
         # shared rules, loaded on first use
         "AgentRuntimePlan", "restore_prepared_user_turn_operational_meta_for_runtime",
         "infer_tool_meta_from_args", "sanitize_tool_args", "sanitize_tool_result",

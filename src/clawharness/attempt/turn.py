@@ -48,9 +48,11 @@ from clawharness.store.leases import SessionLease
 from clawharness.tools.outcomes import ToolOutcomeLedger
 
 if TYPE_CHECKING:
-    from clawharness.host import Host
+    from clawharness.config.schema import ClawConfig
+    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.sessions.writers import SessionWriters
 
-__all__ = ["TurnOptions", "TurnResult", "TurnRunner"]
+__all__ = ["TurnContext", "TurnOptions", "TurnResult", "TurnRunner"]
 
 log = logging.getLogger("clawharness.turn")
 
@@ -193,11 +195,22 @@ def _final_text(result: AttemptResult) -> str:
     return ""
 
 
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What a turn reads from its host, and nothing more (the host builds it)."""
+
+    config: ClawConfig
+    plugins: PluginRuntime
+    writers: SessionWriters
+    env: Mapping[str, str]
+    state_dir: Path
+
+
 class TurnRunner:
     """Runs turns for one host. Holds no per-turn state between turns."""
 
-    def __init__(self, host: Host, store: Store) -> None:
-        self._host = host
+    def __init__(self, context: TurnContext, store: Store) -> None:
+        self._context = context
         self._store = store
         self._background: set[asyncio.Task[Any]] = set()
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
@@ -210,7 +223,7 @@ class TurnRunner:
     # resolution ----------------------------------------------------------------------
 
     def _model_ref(self, agent_id: str, override: str | None, record: SessionRecord | None) -> ModelRef:
-        config = self._host.config
+        config = self._context.config
         text = override
         if text is None and record is not None and record.model_ref:
             text = record.model_ref
@@ -226,22 +239,22 @@ class TurnRunner:
         return self._parse_ref(text)
 
     def _parse_ref(self, text: str) -> ModelRef:
-        config = self._host.config
+        config = self._context.config
         models_by_provider = {p: [m.id for m in cfg.models]
                               for p, cfg in config.models.providers.items()}
         return parse_model_ref(
             text,
-            known_providers=known_provider_ids(config, self._host.plugins.providers),
+            known_providers=known_provider_ids(config, self._context.plugins.providers),
             models_by_provider=models_by_provider,
         )
 
     def _workspace(self, agent_id: str) -> str:
         text = self._workspaces.get(agent_id)
         if text is None:
-            config = self._host.config
+            config = self._context.config
             entry = config.agents.entries.get(agent_id)
             raw = (entry.workspace if entry else None) or config.agents.defaults.workspace
-            path = Path(raw).expanduser() if raw else self._host.state_dir / "workspace" / agent_id
+            path = Path(raw).expanduser() if raw else self._context.state_dir / "workspace" / agent_id
             text = self._workspaces[agent_id] = str(path)
         if not os.path.isdir(text):  # made on first use, and again if someone removed it
             Path(text).mkdir(parents=True, exist_ok=True)
@@ -256,7 +269,7 @@ class TurnRunner:
         if opts.model is not None or (record is not None and record.model_ref
                                       and record.model_ref != self._configured_primary(agent_id)):
             return [primary]
-        config = self._host.config
+        config = self._context.config
         entry = config.agents.entries.get(agent_id)
         setting = entry.model if entry is not None and entry.model is not None else (
             config.agents.defaults.model)
@@ -272,7 +285,7 @@ class TurnRunner:
         return chain
 
     def _configured_primary(self, agent_id: str) -> str | None:
-        config = self._host.config
+        config = self._context.config
         entry = config.agents.entries.get(agent_id)
         setting = entry.model if entry is not None and entry.model is not None else (
             config.agents.defaults.model)
@@ -281,9 +294,9 @@ class TurnRunner:
     async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
-        plugins = self._host.plugins
+        plugins = self._context.plugins
         run_id = opts.run_id or new_id()
-        async with self._host.writers.hold(session_key, timeout=opts.busy_timeout,
+        async with self._context.writers.hold(session_key, timeout=opts.busy_timeout,
                                            purpose=f"turn {run_id}") as slot:
             # read under the lease: the complete transcript, whoever wrote it
             record = await self._store.get_session(session_key)
@@ -292,7 +305,7 @@ class TurnRunner:
             # the pin this session carried into the turn (not one this turn just created)
             pinned = record.agent_harness_id if record else None
             abort = opts.abort or asyncio.Event()
-            timeout = opts.timeout or self._host.config.agents.defaults.timeout_seconds
+            timeout = opts.timeout or self._context.config.agents.defaults.timeout_seconds
             deadline = asyncio.get_running_loop().time() + timeout if timeout else None
             skipped_harnesses: set[str] = set()
             fallbacks: list[dict[str, Any]] = []
@@ -303,7 +316,7 @@ class TurnRunner:
             #: may change state), so a lost creation race writes nothing
             creating: asyncio.Future[SessionRecord] | None = None
             for index, ref in enumerate(chain):
-                route = resolve_route(self._host.config, ref, env=self._host.env,
+                route = resolve_route(self._context.config, ref, env=self._context.env,
                                       extra_providers=plugins.providers)
                 decision = plugins.select(agent_id=key.agent_id, route=route, pinned=pinned,
                                           session_key=session_key)
@@ -353,7 +366,7 @@ class TurnRunner:
         `fresh`: the session row was created by this turn, so it has no history to read.
         `fence`: the session writer lease the turn holds; its transcript writes carry it.
         """
-        plugins = self._host.plugins
+        plugins = self._context.plugins
         window: list[dict[str, Any]] | None
         fence_no = None if fence is None else fence.fence
         if fresh:
@@ -403,12 +416,12 @@ class TurnRunner:
             # stored rows are transcript messages of the wire shape
             tools=plugins.tool_specs(agent_id), history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
-            max_steps=opts.max_steps or self._host.config.agents.defaults.max_steps or 24,
+            max_steps=opts.max_steps or self._context.config.agents.defaults.max_steps or 24,
             on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
             observe_tool_terminal=observe,
             agent_harness_id=decision.selected_harness_id,
             plugin_config=plugins.plugin_config(decision.owner_plugin_id),
-            state_dir=str(self._host.state_dir), mirror=cast(Mirror, mirror),
+            state_dir=str(self._context.state_dir), mirror=cast(Mirror, mirror),
             mirror_barrier=mirror.flush,
             transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
@@ -478,7 +491,7 @@ class TurnRunner:
                         fence: SessionLease | None = None, *, pinned: str | None = None,
                         timeout: float | None = None) -> TurnResult:
         """Pin, finalize when needed, start side effects, and shape the turn's result."""
-        plugins = self._host.plugins
+        plugins = self._context.plugins
         decision, result, ref = attempt.decision, attempt.result, attempt.ref
         # a fallback model answers this turn only: the session keeps its own model and pin
         if not fallbacks and (record.agent_harness_id != decision.selected_harness_id

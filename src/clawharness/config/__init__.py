@@ -1,6 +1,7 @@
-"""Config: the openclaw.json shape (JSON5, camelCase keys), loading and repair."""
+"""Config: the openclaw.json shape (JSON5, camelCase keys), loading and repair.
 
-from clawharness.config.loader import LoadedConfig, load_config, parse_config, state_dir
-from clawharness.config.schema import ClawConfig
-
-__all__ = ["ClawConfig", "LoadedConfig", "load_config", "parse_config", "state_dir"]
+`loader` loads (`load_config`, `parse_config`, `LoadedConfig`, `state_dir`); `schema` is
+the shape (`ClawConfig`). The package itself imports nothing: `clawharness.errors` builds
+`ConfigError` from `problems`, and the loader raises those errors, so importing a leaf
+module here must not pull the loader in.
+"""

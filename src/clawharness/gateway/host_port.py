@@ -14,7 +14,7 @@ from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.config.schema import ClawConfig
 from clawharness.store.base import SessionRecord, TranscriptEntry
 
-__all__ = ["GatewayHost"]
+__all__ = ["GatewayHost", "default_model", "status_report"]
 
 
 class GatewayHost(Protocol):
@@ -41,6 +41,16 @@ class GatewayHost(Protocol):
     async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord: ...
 
     async def delete_session(self, key: str) -> bool: ...
+
+
+def default_model(host: GatewayHost, agent_id: str | None = None) -> str | None:
+    """The primary model ref of `agent_id` (else the default agent), else the defaults'."""
+    config = host.config
+    entry = config.agents.entries.get(agent_id or host.default_agent_id())
+    if entry is not None and entry.model is not None and entry.model.primary:
+        return entry.model.primary
+    model = config.agents.defaults.model
+    return model.primary if model is not None else None
 
 
 async def status_report(host: GatewayHost) -> dict[str, Any]:

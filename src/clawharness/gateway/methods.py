@@ -15,11 +15,13 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from clawharness.gateway.host_port import status_report
+from clawharness.gateway import methods_sessions
+from clawharness.gateway.host_port import default_model, status_report
 from clawharness.gateway.protocol import GatewayError
+from clawharness.gateway.request import Handler, RequestContext
 
 if TYPE_CHECKING:
-    from clawharness.gateway.server import GatewayServer, Handler, RequestContext
+    from clawharness.gateway.server import GatewayServer
 
 __all__ = ["default_methods", "health_snapshot"]
 
@@ -33,15 +35,6 @@ def _agent_ids(server: GatewayServer) -> list[str]:
     default = server.host.default_agent_id()
     ids = [default, *(a for a in config.agents.entries if a != default)]
     return list(dict.fromkeys(ids))
-
-
-def _default_model(server: GatewayServer, agent_id: str | None = None) -> str | None:
-    config = server.host.config
-    entry = config.agents.entries.get(agent_id or server.host.default_agent_id())
-    if entry is not None and entry.model is not None and entry.model.primary:
-        return entry.model.primary
-    model = config.agents.defaults.model
-    return model.primary if model is not None else None
 
 
 def health_snapshot(server: GatewayServer) -> dict[str, Any]:
@@ -107,7 +100,7 @@ async def _status(ctx: RequestContext) -> Any:
         "sessions": {
             "paths": [store_path] if sensitive else [],
             "count": len(records),
-            "defaults": {"model": _default_model(server), "contextTokens": None},
+            "defaults": {"model": default_model(server.host), "contextTokens": None},
             "recent": [_session_summary(server, r, now) for r in records[:10]] if sensitive else [],
             "byAgent": by_agent,
         },
@@ -145,7 +138,7 @@ async def _agents_list(ctx: RequestContext) -> Any:
         row: dict[str, Any] = {"id": agent_id}
         if entry is not None and entry.name:
             row["name"] = entry.name
-        primary = _default_model(server, agent_id)
+        primary = default_model(server.host, agent_id)
         if primary:
             row["model"] = {"primary": primary}
         workspace = (entry.workspace if entry else None) or config.agents.defaults.workspace
@@ -247,8 +240,6 @@ async def _last_heartbeat(ctx: RequestContext) -> Any:
 
 
 def default_methods() -> dict[str, Handler]:
-    from clawharness.gateway import methods_sessions
-
     table: dict[str, Handler] = {
         "health": _health,
         "status": _status,

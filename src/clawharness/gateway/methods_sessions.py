@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawharness.errors import InvalidSessionKeyError, SessionNotFoundError
+from clawharness.gateway.host_port import default_model
 from clawharness.gateway.protocol import GatewayError, format_validation_error
-from clawharness.gateway.server import NO_RESPONSE
+from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
 from clawharness.sessions.keys import parse_session_key
 from clawharness.store.base import SessionRecord, TranscriptEntry
 
 if TYPE_CHECKING:
-    from clawharness.gateway.server import GatewayServer, Handler, RequestContext
+    from clawharness.gateway.server import GatewayServer
 
 __all__ = ["METHODS"]
 
@@ -167,9 +168,7 @@ def session_row(server: GatewayServer, record: SessionRecord) -> dict[str, Any]:
 
 
 def _defaults(server: GatewayServer, agent_id: str | None = None) -> dict[str, Any]:
-    from clawharness.gateway.methods import _default_model
-
-    return {**_model_fields(_default_model(server, agent_id)), "contextTokens": None}
+    return {**_model_fields(default_model(server.host, agent_id)), "contextTokens": None}
 
 
 def _display(entry: TranscriptEntry) -> dict[str, Any]:

@@ -16,8 +16,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -31,6 +30,7 @@ from clawharness.gateway.connection import Connection
 from clawharness.gateway.handshake import handle_preconnect, is_request_frame
 from clawharness.gateway.host_port import GatewayHost
 from clawharness.gateway.hub import ConnectionHub
+from clawharness.gateway.methods import default_methods, health_snapshot
 from clawharness.gateway.protocol import (
     CLOSE_PREAUTH_TOO_LARGE,
     MAX_BUFFERED_BYTES,
@@ -44,6 +44,7 @@ from clawharness.gateway.protocol import (
     event_frame,
     response_frame,
 )
+from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
 from clawharness.gateway.runs import Run, RunManager
 from clawharness.gateway.scopes import authorize_method
 from clawharness.gateway.settings import GatewaySettings
@@ -59,37 +60,10 @@ GATEWAY_EVENTS: Final = (
 )
 #: requests one connection may have in flight before it is told to retry
 MAX_INFLIGHT_PER_CONNECTION: Final = 256
-#: a handler's return value meaning "already answered"
-NO_RESPONSE: Final = object()
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-@dataclass(slots=True)
-class RequestContext:
-    """One authenticated request, as a method handler sees it."""
-
-    server: GatewayServer
-    conn: Connection
-    req_id: str
-    method: str
-    params: dict[str, Any]
-    raw_params: Any = None
-    answered: bool = field(default=False)
-
-    def respond(self, ok: bool, payload: Any = None, error: dict[str, Any] | None = None,
-                *, final: bool = True) -> None:
-        frame = response_frame(self.req_id, ok, payload, error)
-        if not ok and payload is not None:
-            frame["payload"] = payload
-        self.conn.send(frame)
-        if final:
-            self.answered = True
-
-
-Handler = Callable[[RequestContext], Awaitable[Any]]
 
 
 class _GatewayProtocol(ServerProtocol):
@@ -132,8 +106,6 @@ class GatewayServer:
 
     def __init__(self, host: GatewayHost, settings: GatewaySettings,
                  methods: dict[str, Handler] | None = None) -> None:
-        from clawharness.gateway.methods import default_methods
-
         self.host = host
         self.settings = settings
         self.hub = ConnectionHub()
@@ -213,8 +185,6 @@ class GatewayServer:
     # --- connections --------------------------------------------------------------------
 
     def hello(self, conn: Connection, params: ConnectParams) -> dict[str, Any]:
-        from clawharness.gateway.methods import health_snapshot
-
         agent_id = self.host.default_agent_id()
         return {
             "type": "hello-ok",

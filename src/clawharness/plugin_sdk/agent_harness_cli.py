@@ -15,23 +15,16 @@ The events an `EventMapper` produces (`CliEvent`)
     `ToolResult`, `PermissionRequest`, `UnknownControlRequest`, `ControlAnswer`,
     `NativeSessionMissing` (the runtime's own "no such session"), `TurnFinished`.
 
-The bundled `claude-cli` harness is one such description (its code is the toolkit's).
+The bundled `claude-cli` harness is one such description. The toolkit's code is the SDK's
+own (`clawharness.plugin_sdk._cli_backend`), not a bundled harness's.
 """
 
 from __future__ import annotations
 
-from clawharness.harnesses.cli.backend import (
+from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
-    CliAgentSpec,
-    CliBackendError,
-    CliBackendHarness,
     CliEvent,
-    CommandLine,
     ControlAnswer,
-    ControlProtocol,
-    EnvContext,
-    EventMapper,
-    LaunchRequest,
     NativeSessionMissing,
     PermissionRequest,
     SessionStarted,
@@ -41,6 +34,18 @@ from clawharness.harnesses.cli.backend import (
     ToolUseBlock,
     TurnFinished,
     UnknownControlRequest,
+)
+from clawharness.plugin_sdk._cli_backend.harness import (
+    CliBackendHarness,
+)
+from clawharness.plugin_sdk._cli_backend.spec import (
+    CliAgentSpec,
+    CliBackendError,
+    CommandLine,
+    ControlProtocol,
+    EnvContext,
+    EventMapper,
+    LaunchRequest,
     resolve_command,
 )
 

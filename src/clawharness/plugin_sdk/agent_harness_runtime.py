@@ -16,7 +16,12 @@ Host capabilities and callbacks of an attempt
     `ObserveToolTerminal`, `TransformToolResult`, `RequestUserInput`, `Mirror`,
     `MirrorBarrier`; the attempt types again (`AttemptParams`, `AttemptResult`,
     `AttemptTerminal`, `RuntimeArtifact`, `AgentHarnessAttemptParamsV2`,
-    `EmbeddedRunAttemptParamsV2`); `assert_runtime_artifact`; `is_replay_safe_tool_call`.
+    `EmbeddedRunAttemptParamsV2`); `assert_runtime_artifact`; `is_replay_safe_tool_call`;
+    a settled tool call reported the one way every harness reports it: `tool_observation`
+    builds the observation, `report_tool_terminal` hands it to `observe_tool_terminal` and
+    returns the turn's last tool error as the host answers it; `NativeTurn`, the base of a
+    process-owning harness's turn (its record, `emit`, `settle`, `settle_tool_result`,
+    `wait_for_stop`).
 
 Shared rules, so a native harness decides as the built-in runtime does (loaded on first
 use; see each function's docstring)
@@ -62,6 +67,8 @@ from clawharness.harness.capabilities import (
     ToolPolicyCheck,
 )
 from clawharness.harness.gates import assert_runtime_artifact
+from clawharness.harness.native_turn import NativeTurn
+from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
 from clawharness.harness.types import (
     AttemptParams,
     AttemptResult,
@@ -193,6 +200,7 @@ __all__ = [
     "Mirror",
     "MirrorBarrier",
     "MissingAgentHarnessError",
+    "NativeTurn",
     "ObserveToolTerminal",
     "PartialReply",
     "ReplyPayload",
@@ -222,10 +230,12 @@ __all__ = [
     "project_plugin_message_delivery_fact",
     "project_settled_turn_finalization_attempt_result",
     "read_embedded_message_delivery_fact",
+    "report_tool_terminal",
     "restore_prepared_user_turn_operational_meta_for_runtime",
     "run_agent_end_side_effects",
     "sanitize_tool_args",
     "sanitize_tool_result",
+    "tool_observation",
 ]
 
 #: `run_attempt`'s parameter type (seed names)

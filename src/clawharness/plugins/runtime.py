@@ -30,7 +30,6 @@ from clawharness.harness.selection import (
 )
 from clawharness.harness.transcript_contract import check_transcript_contract
 from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
-from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
@@ -59,11 +58,13 @@ DEFAULT_SYSTEM_PROMPT = (
 class PluginRuntime:
     """Loaded plugins and the per-agent tool surface of one host."""
 
-    def __init__(self, config: ClawConfig, *, state_dir: Path, env: Mapping[str, str]) -> None:
+    def __init__(self, config: ClawConfig, *, state_dir: Path, env: Mapping[str, str],
+                 builtin: AgentHarness) -> None:
         self.config = config
         self.state_dir = state_dir
         self.env = env
-        self.builtin = OpenClawHarness()
+        #: the built-in harness, handed in by the host (the core does not import a harness)
+        self.builtin = builtin
         self.registry = HarnessRegistry(builtin=self.builtin)
         self.registrations = PluginRegistrations()
         self.load_result: PluginLoadResult | None = None

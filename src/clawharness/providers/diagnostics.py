@@ -10,7 +10,7 @@ with "is the server running at ...?" under it. Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from clawharness.errors import (
@@ -22,7 +22,9 @@ from clawharness.errors import (
     ProviderServerError,
     ProviderTimeoutError,
 )
-from clawharness.harness.types import ResolvedModel
+
+if TYPE_CHECKING:
+    from clawharness.harness.types import ResolvedModel
 
 __all__ = ["OFFICIAL_BASE_URLS", "display_url", "endpoint_url", "locate_provider_error",
            "provider_failure_details", "provider_hint"]

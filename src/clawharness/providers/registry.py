@@ -13,11 +13,13 @@ import hashlib
 import json
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawharness.errors import ProviderError
-from clawharness.harness.types import ResolvedModel
 from clawharness.providers.base import ModelTransport
+
+if TYPE_CHECKING:
+    from clawharness.harness.types import ResolvedModel
 
 __all__ = [
     "KNOWN_APIS",

@@ -15,9 +15,9 @@ from cli_support import Recorder, make_params, pid_alive, processes_matching, wa
 from clawharness.config.schema import ToolsConfig
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import SupportContext
-from clawharness.harnesses.cli.backend import CliBackendHarness
 from clawharness.harnesses.cli.claude import claude_cli_harness
 from clawharness.harnesses.cli.plugin import entry
+from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness
 from clawharness.plugins.entry import PluginApi
 from clawharness.sessions.lifecycle import SessionHookParams
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from cli_support import Recorder, make_params
 
-from clawharness.harnesses.cli.backend import CliBackendHarness
 from clawharness.harnesses.cli.claude import claude_cli_harness, missing_conversation
+from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness
 
 FAKE = Path(__file__).resolve().parent / "fake_claude.py"
 TIMEOUT = 20.0

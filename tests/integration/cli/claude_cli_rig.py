@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harnesses" / "cli"
 
 from cli_support import Recorder, make_params
 
-from clawharness.harnesses.cli.backend import CliBackendHarness
 from clawharness.harnesses.cli.claude import claude_cli_harness
+from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness
 
 ROOT = Path(__file__).resolve().parents[3]
 CLAUDE = ROOT / ".cache" / "claude" / "node_modules" / ".bin" / "claude"

@@ -35,7 +35,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
@@ -57,7 +57,6 @@ from acp.schema import (
 )
 
 from clawharness.plugin_sdk.agent_harness import (
-    AgentEvent,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
@@ -75,7 +74,11 @@ from clawharness.plugin_sdk.agent_harness_process import (
     kill_stray_groups,
     spawn,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import HarnessError, WorkspacePathEscapeError
+from clawharness.plugin_sdk.agent_harness_runtime import (
+    HarnessError,
+    NativeTurn,
+    WorkspacePathEscapeError,
+)
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
@@ -520,37 +523,23 @@ class _Tool:
         return dict(self.raw_input) if isinstance(self.raw_input, Mapping) else {}
 
 
-class _Turn:
+class _Turn(NativeTurn):
     """One prompt on one binding."""
 
     def __init__(self, harness: AcpHarness, params: AttemptParams, key: str,
                  agent: AcpAgentConfig, grace: float) -> None:
+        super().__init__(params)
         self.h = harness
-        self.p = params
         self.key = key
         self.agent = agent
         self.grace = grace
         self.started = False
         self.live: _Live | None = None
-        self.new_messages: list[Message] = []
-        self.assistant_texts: list[str] = []
-        self.tool_metas: list[dict[str, Any]] = []
-        self.last_tool_error: dict[str, Any] | None = None
         self.tools: dict[str, _Tool] = {}
         self.pending: Message | None = None
         self.text = ""
         self.count = 0
-        self.stop_kind: Literal["aborted", "timeout"] | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
-
-    async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        if self.p.on_agent_event is not None:
-            await _maybe_await(self.p.on_agent_event(AgentEvent(stream, data)))
-
-    async def settle(self, message: Message, key: str) -> None:
-        if self.p.mirror is not None:
-            await self.p.mirror([{**message, "__meta": {"idempotencyKey": key}}])
-        self.new_messages.append(message)
 
     def native_key(self, suffix: str) -> str:
         sid = self.live.session_id if self.live is not None else None
@@ -655,14 +644,7 @@ class _Turn:
 
     async def watch(self) -> None:
         """Return after abort or the deadline, once `session/cancel` was sent."""
-        p = self.p
-        loop = asyncio.get_running_loop()
-        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
-        try:
-            await asyncio.wait_for(p.abort.wait(), timeout)
-            self.stop_kind = "aborted"
-        except TimeoutError:
-            self.stop_kind = "timeout"
+        await self.wait_for_stop()
         live = self.live
         if live is not None and live.conn is not None and live.session_id is not None:
             with contextlib.suppress(Exception):
@@ -814,28 +796,10 @@ class _Turn:
 
     async def tool_done(self, tool: _Tool, text: str, is_error: bool) -> None:
         tool.settled = True
-        started = not (tool.asked and tool.allowed is False)
-        content: list[ContentBlock] = [{"type": "text", "text": text}]
-        result: dict[str, Any] = {"content": content, "isError": is_error}
-        if tool.raw_output is not None:
-            result["details"] = _dump(tool.raw_output)
-        observe = self.p.observe_tool_terminal
-        if observe is not None:
-            observation: dict[str, Any] = {
-                "toolCallId": tool.id, "toolName": tool.name, "arguments": tool.arguments(),
-                "executionStarted": started, "outcome": "failure" if is_error else "success",
-                "result": result}
-            if is_error:
-                observation["failure"] = {"error": tool.reason if not started and tool.reason
-                                          else text}
-            resolution = await _maybe_await(observe(observation))
-            if isinstance(resolution, Mapping):
-                last = resolution.get("lastToolError")
-                self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
-        self.tool_metas.append({"toolName": tool.name, "toolCallId": tool.id,
-                                "isError": is_error})
-        await self.settle({"role": "toolResult", "toolCallId": tool.id, "toolName": tool.name,
-                           "content": content, "isError": is_error, "timestamp": _now_ms()},
-                          self.native_key(f"result:{tool.id}"))
-        await self.emit("tool", {"phase": "result", "name": tool.name, "toolCallId": tool.id,
-                                 "isError": is_error})
+        # the agent's raw output goes to the observer, not into the transcript message
+        await self.settle_tool_result(
+            tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments(), text=text,
+            is_error=is_error, execution_started=not (tool.asked and tool.allowed is False),
+            refusal_reason=tool.reason,
+            details=_dump(tool.raw_output) if tool.raw_output is not None else None,
+            key=self.native_key(f"result:{tool.id}"), details_in_message=False)

@@ -1,3 +1,4 @@
-"""CLI-backend harnesses: a generic base (`backend`) and Claude Code's CLI (`claude`)."""
+"""CLI-backend harnesses: Claude Code's CLI (`claude`), described for the SDK's CLI-backend
+toolkit (`clawharness.plugin_sdk.agent_harness_cli`)."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
-from clawharness.harnesses.cli.backend import (
+from clawharness.plugin_sdk.agent_harness_cli import (
     AssistantMessage,
     CliAgentSpec,
     CliBackendHarness,

@@ -23,7 +23,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from clawharness.harnesses.codex._sdk import (
+from clawharness.plugin_sdk.agent_harness import AttemptParams
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BindingOperationParams,
     DictRecordCodec,
     LeaseTimings,
@@ -33,7 +34,6 @@ from clawharness.harnesses.codex._sdk import (
     Store,
     create_native_session_binding_lifecycle,
 )
-from clawharness.plugin_sdk.agent_harness import AttemptParams
 
 __all__ = ["NAMESPACE", "BindingHandle", "CodexBinding", "CodexBindings", "binding_key"]
 

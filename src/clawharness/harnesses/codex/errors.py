@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from clawharness.harnesses.codex._sdk import HarnessError
-from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
+from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError, HarnessError
 
 __all__ = [
     "CodexAppServerError",

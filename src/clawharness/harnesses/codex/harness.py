@@ -34,11 +34,6 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from clawharness.harnesses.codex._sdk import (
-    NativeSessionGone,
-    NativeSessionRecovery,
-    SessionHookParams,
-)
 from clawharness.harnesses.codex.bindings import BindingHandle, CodexBindings, binding_key
 from clawharness.harnesses.codex.config import AppServerConfig
 from clawharness.harnesses.codex.errors import (
@@ -60,6 +55,11 @@ from clawharness.plugin_sdk.agent_harness import (
     Unsupported,
 )
 from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    NativeSessionGone,
+    NativeSessionRecovery,
+    SessionHookParams,
+)
 
 __all__ = ["LEGACY_CODEX_PROVIDERS", "CodexHarness"]
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clawharness.harnesses.codex._sdk import HarnessError, Store
 from clawharness.harnesses.codex.bindings import CodexBindings
 from clawharness.harnesses.codex.config import parse_app_server_config
 from clawharness.harnesses.codex.harness import CodexHarness, default_home_root
 from clawharness.plugin_sdk.agent_harness import PluginApi, define_plugin_entry
+from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    Store,
+)
 
 __all__ = ["PLUGIN_API", "entry", "register"]
 

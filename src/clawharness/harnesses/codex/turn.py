@@ -32,6 +32,7 @@ from clawharness.plugin_sdk.agent_harness import (
     ToolCallContext,
     ToolSpec,
 )
+from clawharness.plugin_sdk.agent_harness_runtime import report_tool_terminal
 
 __all__ = ["HARNESS_ID", "INTERRUPT_GRACE_SECONDS", "CodexTurn"]
 
@@ -143,15 +144,8 @@ class CodexTurn:
             await mirror(messages)
 
     async def _observe(self, observation: dict[str, Any]) -> None:
-        observe = self.p.observe_tool_terminal
-        if observe is None:
-            return
-        resolution = observe(observation)
-        if resolution is not None and inspect.isawaitable(resolution):
-            resolution = await resolution
-        if isinstance(resolution, Mapping):
-            last = resolution.get("lastToolError")
-            self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
+        self.last_tool_error = await report_tool_terminal(
+            self.p.observe_tool_terminal, observation, self.last_tool_error)
 
     # --- host tools as dynamic tools ----------------------------------------------------------
 

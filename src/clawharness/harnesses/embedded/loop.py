@@ -33,7 +33,11 @@ from clawharness.plugin_sdk.agent_harness import (
     ContentBlock,
     ToolCallContext,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import is_replay_safe_tool_call
+from clawharness.plugin_sdk.agent_harness_runtime import (
+    is_replay_safe_tool_call,
+    report_tool_terminal,
+    tool_observation,
+)
 from clawharness.providers import (
     STREAM_CUT_MESSAGE,
     Done,
@@ -327,21 +331,11 @@ class EmbeddedAttempt:
         if not isinstance(content, list):
             content = [{"type": "text", "text": "" if content is None else str(content)}]
         is_error = error is not None or bool(result.get("isError"))
-        observe = self.p.observe_tool_terminal
-        if observe is not None:
-            observation: dict[str, Any] = {
-                "toolCallId": call_id, "toolName": name, "arguments": dict(args),
-                "executionStarted": started, "outcome": "failure" if is_error else "success",
-                "result": result,
-            }
-            if is_error:
-                observation["failure"] = {"error": error or _text_of(content)}
-            resolution = observe(observation)
-            if resolution is not None and inspect.isawaitable(resolution):
-                resolution = await resolution
-            if isinstance(resolution, Mapping):
-                last = resolution.get("lastToolError")
-                self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
+        self.last_tool_error = await report_tool_terminal(
+            self.p.observe_tool_terminal, tool_observation(
+                tool_call_id=call_id, tool_name=name, arguments=args, execution_started=started,
+                is_error=is_error, result=result, failure_error=error or _text_of(content)),
+            self.last_tool_error)
         transform = self.p.transform_tool_result
         if transform is not None and started:
             # the observer saw the original; the model sees what middleware makes of it

@@ -8,7 +8,7 @@ exit code) and raises a `ToolError` for calls it cannot carry out.
 from __future__ import annotations
 
 from clawharness.config.schema import ToolsConfig
-from clawharness.harness.types import ToolSpec
+from clawharness.harness.tool_spec import ToolSpec
 from clawharness.tools.builtin.exec import exec_tool
 from clawharness.tools.builtin.fs import edit_tool, ls_tool, read_tool, write_tool
 from clawharness.tools.builtin.patch import apply_patch_tool

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
 from clawharness.tools.workspace import display_path, resolve_workspace_path
 
@@ -62,6 +62,16 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def _kill_spawned_group(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _ExitProtocol]],
+) -> None:
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    transport, _ = spawn.result()
+    _kill_group(transport.get_pid())
+    transport.close()
+
+
 class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     """Signals the child's exit at once; `Process.wait()` also waits for the pipes to close,
     which a background grandchild can hold open indefinitely."""
@@ -93,7 +103,7 @@ async def run_command(
     bash = shutil.which("bash") or "/bin/bash"
     loop = asyncio.get_running_loop()
     started = time.monotonic()
-    transport, protocol = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(loop.subprocess_exec(
         lambda: _ExitProtocol(2**16, loop),
         bash, "-c", command,
         cwd=cwd,
@@ -102,7 +112,14 @@ async def run_command(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-    )
+    ))
+    try:
+        # the command runs before the pipes are connected; a cancellation in between would
+        # make asyncio kill the shell alone and leave its children running
+        transport, protocol = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        spawn.add_done_callback(_kill_spawned_group)
+        raise
     pid = transport.get_pid()
     pgid = pid  # a new session makes the child its group's leader
     tail = _Tail(max(1024, max_output_chars * 4))

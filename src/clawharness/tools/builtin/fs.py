@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.errors import ToolError
-from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import optional_int, require_str, text_result
 from clawharness.tools.workspace import (
     display_path,

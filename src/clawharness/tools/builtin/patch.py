@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.errors import ToolError
-from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import require_str, text_result
 from clawharness.tools.workspace import display_path, resolve_workspace_path
 

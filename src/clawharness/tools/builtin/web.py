@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from clawharness.errors import ToolError
-from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import ToolInputError, optional_int, require_str, text_result
 
 __all__ = ["html_to_text", "web_fetch_tool"]

@@ -1,505 +1,80 @@
-"""A generic CLI-backend harness: describe a CLI agent, get a harness.
-
-A CLI agent is described by three things (`CliAgentSpec`):
-
-- its **command line** (`CommandLine.argv(launch)`): the base command (configured or the
-  default) plus the flags for streaming, the model, and continuation (`resume`, `fork`);
-  and its **environment** (`CommandLine.environment(ctx)`): the runtime-specific variables
-  (the base adds PATH, a scratch HOME and the plugin's configured `env`; nothing is
-  inherited from the host);
-- its **stream-json event mapping** (`EventMapper.map(obj)`): one JSON object read from the
-  agent's stdout becomes zero or more normalized `CliEvent`s;
-- its **control protocol** (`ControlProtocol`): the objects written to its stdin: the
-  handshake, a user turn, the answer to a permission question, an interrupt.
-
-`CliBackendHarness(spec)` does the rest: one process per native binding (kept between
-turns, re-spawned with `resume` when it is gone), the native session id kept as the binding
-through the SDK's binding lifecycle and re-captured every turn, a resumed session the agent
-no longer has (`NativeSessionMissing`) dropped with one warning and the turn run on a fresh
-one that gets the host transcript (`NativeSessionRecovery`), streamed text to
-`on_partial_reply`, assistant and tool messages mirrored into the transcript with
-idempotency keys, every permission question decided by the host's `run_before_tool_call`,
-every tool reported to `observe_tool_terminal`, and abort/deadline handled as an interrupt
-followed, as a last resort, by killing the whole process tree.
-"""
+"""One attempt of a CLI agent on one binding's process (`CliTurn`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import logging
 import os
-import shlex
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any
 
+from clawharness.plugin_sdk._cli_backend.events import (
+    AssistantMessage,
+    CliEvent,
+    ControlAnswer,
+    NativeSessionMissing,
+    PermissionRequest,
+    SessionStarted,
+    TextBlock,
+    TextDelta,
+    ToolResult,
+    TurnFinished,
+    UnknownControlRequest,
+)
+from clawharness.plugin_sdk._cli_backend.live import (
+    LiveProcess,
+    ProcessStopped,
+    TurnTool,
+    maybe_await,
+    now_ms,
+    usage_of,
+    user_message,
+)
+from clawharness.plugin_sdk._cli_backend.spec import CliBackendError, EnvContext, LaunchRequest
 from clawharness.plugin_sdk.agent_harness import (
-    AgentEvent,
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
     ContentBlock,
     Message,
-    SupportContext,
-    Supported,
-    SupportResult,
-    Unsupported,
 )
 from clawharness.plugin_sdk.agent_harness_process import (
-    ChildProcess,
     InputLimitError,
-    SupervisedProcesses,
     decode_json_frame,
     kill_stray_groups,
     read_frame_line,
     spawn,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
+from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
     NativeSessionRecord,
     NativeSessionRecovery,
-    SessionBindings,
-    Store,
-    native_session_bindings,
     native_session_recovery,
 )
 
-__all__ = [
-    "AssistantMessage",
-    "CliAgentSpec",
-    "CliBackendError",
-    "CliBackendHarness",
-    "CliEvent",
-    "CommandLine",
-    "ControlAnswer",
-    "ControlProtocol",
-    "EnvContext",
-    "EventMapper",
-    "LaunchRequest",
-    "NativeSessionMissing",
-    "PermissionRequest",
-    "SessionStarted",
-    "TextBlock",
-    "TextDelta",
-    "ToolResult",
-    "ToolUseBlock",
-    "TurnFinished",
-    "UnknownControlRequest",
-    "resolve_command",
-]
+if TYPE_CHECKING:
+    from clawharness.plugin_sdk._cli_backend.harness import CliBackendHarness
+
+
+__all__ = ["CliTurn"]
 
 log = logging.getLogger("clawharness.harnesses.cli")
 
 
-class CliBackendError(HarnessError):
-    code = "cli_backend_error"
-
-
-# --- normalized events ----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SessionStarted:
-    """The agent announced (or re-announced) its native session id."""
-
-    session_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A piece of streamed assistant text."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TextBlock:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolUseBlock:
-    id: str
-    name: str
-    input: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class AssistantMessage:
-    """Settled assistant content. Events with the same `message_id` are one message."""
-
-    blocks: tuple[TextBlock | ToolUseBlock, ...]
-    message_id: str | None = None
-    error: str | None = None
-    usage: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    tool_use_id: str
-    text: str
-    is_error: bool
-    details: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionRequest:
-    """The agent asks whether it may run a tool; it waits for the answer."""
-
-    request_id: str
-    tool_name: str
-    input: Mapping[str, Any]
-    tool_use_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class UnknownControlRequest:
-    """A control request this harness does not serve (answered with an error)."""
-
-    request_id: str
-    subtype: str
-
-
-@dataclass(frozen=True, slots=True)
-class ControlAnswer:
-    """The agent's answer to one of our control requests."""
-
-    request_id: str
-    ok: bool
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class NativeSessionMissing:
-    """The agent says the session it was asked to resume does not exist (its own error
-    for an unknown session, not any failure): the binding is stale."""
-
-    session_id: str
-    detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class TurnFinished:
-    """The turn ended (the agent waits for the next user turn)."""
-
-    session_id: str | None
-    is_error: bool
-    text: str | None = None
-    error: str | None = None
-    usage: Mapping[str, Any] | None = None
-    interrupted: bool = False
-
-
-CliEvent = (SessionStarted | TextDelta | AssistantMessage | ToolResult | PermissionRequest
-            | UnknownControlRequest | ControlAnswer | NativeSessionMissing | TurnFinished)
-
-
-# --- the description of a CLI agent -----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LaunchRequest:
-    """What a command line is built from."""
-
-    command: tuple[str, ...]
-    model_id: str
-    cwd: str
-    resume_session_id: str | None = None
-    fork: bool = False
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class EnvContext:
-    """What a runtime's environment variables are built from."""
-
-    home: Path
-    agent_dir: Path
-    params: AttemptParams
-
-
-class CommandLine(Protocol):
-    def argv(self, launch: LaunchRequest) -> list[str]:
-        """The full argv: `launch.command` plus the runtime's flags."""
-        ...
-
-    def environment(self, ctx: EnvContext) -> dict[str, str]:
-        """Runtime-specific variables (PATH, HOME and the configured env come from the base)."""
-        ...
-
-
-class EventMapper(Protocol):
-    def map(self, obj: Mapping[str, Any]) -> Sequence[CliEvent]:
-        """The normalized events of one JSON object read from stdout."""
-        ...
-
-
-class ControlProtocol(Protocol):
-    def handshake(self) -> Sequence[Mapping[str, Any]]:
-        """Objects to write once after spawning (before the first user turn)."""
-        ...
-
-    def user_turn(self, prompt: str, images: Sequence[Mapping[str, Any]], *,
-                  context: str | None = None) -> Mapping[str, Any]:
-        """The object that starts one turn; `context` (the host transcript, for a fresh
-        native session's first turn) goes before the prompt."""
-        ...
-
-    def permission_reply(self, request: PermissionRequest, *, allow: bool,
-                         updated_input: Mapping[str, Any] | None,
-                         message: str | None) -> Mapping[str, Any]:
-        """The answer to a permission question."""
-        ...
-
-    def error_reply(self, request_id: str, message: str) -> Mapping[str, Any]:
-        """The answer to a control request we do not serve."""
-        ...
-
-    def interrupt(self, request_id: str) -> Mapping[str, Any] | None:
-        """The object that interrupts the running turn (None: the agent has none)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class CliAgentSpec:
-    """Everything the generic harness needs to know about one CLI agent."""
-
-    id: str
-    label: str
-    default_command: tuple[str, ...]
-    command_line: CommandLine
-    events: EventMapper
-    control: ControlProtocol
-    #: providers this harness serves when explicitly requested (`agentRuntime.id`)
-    providers: tuple[str, ...] = ()
-    #: native tool name -> canonical host tool name (unknown names are lower-cased)
-    tool_names: Mapping[str, str] = field(default_factory=dict)
-    #: "harness" when the runtime owns authentication
-    auth_bootstrap: Literal["harness"] | None = None
-    #: the `api` recorded on mirrored assistant messages
-    api: str = "cli"
-
-    def canonical_tool(self, native: str) -> str:
-        if native in self.tool_names:
-            return self.tool_names[native]
-        if native.startswith("mcp__"):
-            return native
-        return native.lower()
-
-
-def resolve_command(value: Any, default: Sequence[str]) -> tuple[str, ...]:
-    """`command` config: a list of strings, a shell-quoted string, or unset (the default)."""
-    if value is None or value == "" or value == []:
-        return tuple(default)
-    if isinstance(value, str):
-        parts = shlex.split(value)
-    elif isinstance(value, Sequence) and all(isinstance(p, str) for p in value):
-        parts = list(value)
-    else:
-        raise CliBackendError(f"command must be a list of strings or a string, got {value!r}")
-    if not parts:
-        raise CliBackendError("command is empty")
-    return tuple(parts)
-
-
-def _config_env(value: Any) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise CliBackendError("env must be a mapping of variable names to strings")
-    return {str(k): str(v) for k, v in value.items()}
-
-
-def _number(config: Mapping[str, Any], key: str, default: float) -> float:
-    value = config.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise CliBackendError(f"{key} must be a number >= 0")
-    return float(value)
-
-
-# --- live processes -----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Live:
-    """One binding's running process."""
-
-    child: ChildProcess
-    fingerprint: str
-    cwd: str
-    session_id: str | None = None
-    handshake_sent: bool = False
-    #: the native session this process was started to resume (None: a new one)
-    resumed: str | None = None
-    #: started without a session to resume and no turn sent yet: its first prompt
-    #: carries the host transcript
-    fresh: bool = False
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def _usage_of(usage: Mapping[str, Any]) -> dict[str, int]:
-    """Anthropic-style token counts in the host's usage shape."""
-
-    def count(name: str) -> int:
-        value = usage.get(name)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    found = {"input": count("input_tokens"), "output": count("output_tokens"),
-             "cacheRead": count("cache_read_input_tokens")}
-    found["totalTokens"] = found["input"] + found["output"] + found["cacheRead"]
-    return found
-
-
-class CliBackendHarness:
-    """The harness for one described CLI agent."""
-
-    def __init__(self, spec: CliAgentSpec, *, state_dir: str | os.PathLike[str] | None = None,
-                 config: Mapping[str, Any] | None = None, store: Store | None = None,
-                 bindings: SessionBindings[NativeSessionRecord] | None = None) -> None:
-        """`bindings`: the binding records (from `PluginApi.session_bindings`, which the
-        host resets and deletes with each session); without them the harness keeps its
-        own in `store` or under `state_dir`."""
-        self.spec = spec
-        self.id = spec.id
-        self.label = spec.label
-        if spec.auth_bootstrap is not None:
-            self.auth_bootstrap = spec.auth_bootstrap
-        self._config: dict[str, Any] = dict(config or {})
-        self.bindings = bindings if bindings is not None else native_session_bindings(
-            spec.id, store=store, state_dir=Path(state_dir) if state_dir is not None else None)
-        self._processes: SupervisedProcesses[_Live] = SupervisedProcesses(grace=2.0)
-        # a session the host reset, deleted or rewound resumes nothing: stop its process
-        self._processes.close_with(self.bindings)
-        self._request_seq = 0
-
-    # --- selection ---------------------------------------------------------------------
-
-    def supports(self, ctx: SupportContext) -> SupportResult:
-        """Supported only when explicitly requested for a provider it serves."""
-        if ctx.requested_runtime != self.id:
-            return Unsupported(reason=f"{self.id} runs only when selected explicitly "
-                                      f'(agentRuntime.id: "{self.id}")')
-        if self.spec.providers and ctx.provider not in self.spec.providers:
-            return Unsupported(reason=f"{self.id} serves provider(s) "
-                                      f"{', '.join(self.spec.providers)}, not {ctx.provider}")
-        return Supported(priority=100, reason=f"explicitly selected {self.id}")
-
-    async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
-        """The stored binding of a host session (None when there is none)."""
-        return await self.bindings.read(agent_id, session_key)
-
-    # --- process ownership ---------------------------------------------------------------
-
-    def live_pids(self) -> list[int]:
-        """Pids of the processes this harness keeps (for diagnostics and tests)."""
-        return self._processes.pids()
-
-    async def dispose(self) -> None:
-        """Shut every process down and close the binding store."""
-        await self._processes.close_all()
-        await self.bindings.close()
-
-    def next_request_id(self, prefix: str) -> str:
-        self._request_seq += 1
-        return f"{prefix}_{self._request_seq}"
-
-    # --- the attempt ----------------------------------------------------------------------
-
-    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
-        """Run one turn on the binding's process (spawned or resumed as needed)."""
-        config = {**self._config, **dict(params.plugin_config or {})}
-        try:
-            command = resolve_command(config.get("command"), self.spec.default_command)
-            env_extra = _config_env(config.get("env"))
-            grace = _number(config, "interruptGraceSeconds", 5.0)
-            idle = _number(config, "idleTimeoutSeconds", 300.0)
-        except CliBackendError as exc:
-            return await _precheck_failure(self.spec, params, str(exc))
-        host_state = Path(params.state_dir) if params.state_dir else None
-        fallback = host_state / "plugins" / self.id if host_state else None
-        try:
-            await self.bindings.lifecycle(fallback)
-        except Exception as exc:
-            return await _precheck_failure(self.spec, params, f"binding store: {exc}")
-        key = self.bindings.row_key(params.agent_id, params.session_key)
-        turn = _Turn(self, params, key, command, env_extra, grace, idle, config)
-        try:
-            return await self.bindings.with_turn(params, turn.run)
-        except HarnessError as exc:
-            return await _precheck_failure(self.spec, params, str(exc))
-        except Exception as exc:
-            if turn.started:
-                raise
-            return await _precheck_failure(self.spec, params, f"{type(exc).__name__}: {exc}")
-
-    def agent_dir(self, params: AttemptParams) -> Path:
-        """Per-agent runtime state (HOME, config dir) under the host state dir."""
-        base = Path(params.state_dir) if params.state_dir else (
-            self.bindings.state_dir or Path.home() / ".clawharness" / "plugins" / self.id)
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
-        return base / self.id / "agents" / (safe or "default")
-
-
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
-def _user_message(prompt: str, images: Sequence[Mapping[str, Any]]) -> Message:
-    content: list[ContentBlock] = [{"type": "text", "text": prompt}]
-    for image in images:
-        content.append({"type": "image", "data": image.get("data", ""),
-                        "mimeType": image.get("mimeType", "image/png")})
-    return {"role": "user", "content": content, "timestamp": _now_ms()}
-
-
-async def _precheck_failure(spec: CliAgentSpec, params: AttemptParams,
-                            error: str) -> AttemptResult:
-    message = _user_message(params.prompt, params.images)
-    if params.mirror is not None:
-        await params.mirror([{**message, "__meta": {"idempotencyKey": f"{params.run_id}:user"}}])
-    return AttemptResult(
-        terminal=AttemptTerminal("failed", source="precheck", error=error),
-        session_id_used=params.session_id, messages_snapshot=[message],
-        agent_harness_id=spec.id, transcript_mirrored=params.mirror is not None)
-
-
-@dataclass(slots=True)
-class _Tool:
-    id: str
-    native_name: str
-    name: str
-    arguments: Mapping[str, Any]
-    asked: bool = False
-    allowed: bool | None = None
-    reason: str | None = None
-    settled: bool = False
-
-
-class _Stop(Exception):
-    """The process ended before the turn did."""
-
-
-class _Turn:
+class CliTurn(NativeTurn):
     """One attempt on one binding."""
 
     def __init__(self, harness: CliBackendHarness, params: AttemptParams, key: str,
                  command: tuple[str, ...], env_extra: Mapping[str, str], grace: float,
                  idle: float, config: Mapping[str, Any]) -> None:
+        super().__init__(params)
         self.h = harness
         self.spec = harness.spec
-        self.p = params
         self.key = key
         self.command = command
         self.env_extra = env_extra
@@ -508,34 +83,19 @@ class _Turn:
         self.config = config
         self.started = False
         self.session_id: str | None = None
-        self.new_messages: list[Message] = []
-        self.assistant_texts: list[str] = []
-        self.tool_metas: list[dict[str, Any]] = []
-        self.last_tool_error: dict[str, Any] | None = None
-        self.tools: dict[str, _Tool] = {}
+        self.tools: dict[str, TurnTool] = {}
         self.pending: Message | None = None
         self.pending_id: str | None = None
         self.pending_streamed = False
         self.stream_text = ""
-        self.stop_kind: Literal["aborted", "timeout"] | None = None
         self.killed = False
         self.finished: TurnFinished | None = None
-        self.live: _Live | None = None
+        self.live: LiveProcess | None = None
         self.usage: dict[str, int] = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.gone: NativeSessionMissing | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     # --- callbacks ---------------------------------------------------------------------
-
-    async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        sink = self.p.on_agent_event
-        if sink is not None:
-            await _maybe_await(sink(AgentEvent(stream, data)))
-
-    async def settle(self, message: Message, key: str) -> None:
-        if self.p.mirror is not None:
-            await self.p.mirror([{**message, "__meta": {"idempotencyKey": key}}])
-        self.new_messages.append(message)
 
     def native_key(self, suffix: str) -> str:
         return f"{self.spec.id}:{self.session_id or self.p.run_id}:{suffix}"
@@ -551,7 +111,7 @@ class _Turn:
         env.update(self.env_extra)
         return env
 
-    async def ensure_process(self, record: NativeSessionRecord | None) -> _Live:
+    async def ensure_process(self, record: NativeSessionRecord | None) -> LiveProcess:
         p = self.p
         agent_dir = self.h.agent_dir(p)
         cwd = str(record.get("cwd")) if record and record.get("cwd") else p.workspace_dir
@@ -579,7 +139,7 @@ class _Turn:
         except OSError as exc:
             raise CliBackendError(f"could not start {argv[0]}: {exc}") from exc
         resumed = native if isinstance(native, str) else None
-        live = _Live(child, fingerprint, cwd, resumed, resumed=resumed, fresh=resumed is None)
+        live = LiveProcess(child, fingerprint, cwd, resumed, resumed=resumed, fresh=resumed is None)
         self.h._processes.put(self.key, live)
         return live
 
@@ -587,12 +147,12 @@ class _Turn:
         assert self.live is not None
         stdin = self.live.child.process.stdin
         if stdin is None or stdin.is_closing():
-            raise _Stop("stdin closed")
+            raise ProcessStopped("stdin closed")
         stdin.write((json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8"))
         try:
             await stdin.drain()
         except (ConnectionError, RuntimeError) as exc:
-            raise _Stop(str(exc)) from exc
+            raise ProcessStopped(str(exc)) from exc
 
     # --- the turn --------------------------------------------------------------------------
 
@@ -605,7 +165,7 @@ class _Turn:
             key=bound.key, logger=log)
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": self.spec.id})
-        await self.settle(_user_message(p.prompt, p.images), f"{p.run_id}:user")
+        await self.settle(user_message(p.prompt, p.images), f"{p.run_id}:user")
         if p.abort.is_set():
             return await self.finish(AttemptTerminal("aborted", source="external",
                                                      error="aborted before start"))
@@ -683,7 +243,7 @@ class _Turn:
                 reader = group.create_task(self.read_turn())
                 watcher = group.create_task(self.watch())
                 reader.add_done_callback(lambda _: watcher.cancel())
-        except* _Stop as stopped:
+        except* ProcessStopped as stopped:
             stopped_with.append(str(stopped.exceptions[0]))
         return stopped_with[0] if stopped_with else None
 
@@ -746,17 +306,10 @@ class _Turn:
 
     async def watch(self) -> None:
         """Wait for abort or the deadline; then interrupt, and kill as a last resort."""
-        p = self.p
-        loop = asyncio.get_running_loop()
-        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
-        try:
-            await asyncio.wait_for(p.abort.wait(), timeout)
-            self.stop_kind = "aborted"
-        except TimeoutError:
-            self.stop_kind = "timeout"
+        await self.wait_for_stop()
         request = self.spec.control.interrupt(self.h.next_request_id("interrupt"))
         if request is not None:
-            with contextlib.suppress(_Stop, OSError):
+            with contextlib.suppress(ProcessStopped, OSError):
                 await self.write(request)
             await asyncio.sleep(self.grace)  # the reader cancels us once the turn ends
         assert self.live is not None
@@ -772,9 +325,9 @@ class _Turn:
             try:
                 line = await read_frame_line(stdout, what=what)
             except InputLimitError as exc:
-                raise _Stop(str(exc)) from exc
+                raise ProcessStopped(str(exc)) from exc
             if not line:
-                raise _Stop("the process closed its output" if not self.killed
+                raise ProcessStopped("the process closed its output" if not self.killed
                             else "the process was killed")
             text = line.decode("utf-8", "replace").strip()
             if not text:
@@ -782,7 +335,7 @@ class _Turn:
             try:
                 obj = decode_json_frame(text, what=what)
             except InputLimitError as exc:
-                raise _Stop(str(exc)) from exc
+                raise ProcessStopped(str(exc)) from exc
             except ValueError:
                 log.debug("%s: non-JSON output: %s", self.spec.id, text[:200])
                 continue
@@ -858,7 +411,7 @@ class _Turn:
         self.stream_text += text
         self.pending_streamed = True
         if self.p.on_partial_reply is not None:
-            await _maybe_await(self.p.on_partial_reply(self.stream_text))
+            await maybe_await(self.p.on_partial_reply(self.stream_text))
         await self.emit("assistant", {"text": self.stream_text, "delta": text})
 
     async def on_assistant(self, event: AssistantMessage) -> None:
@@ -870,7 +423,7 @@ class _Turn:
                 "role": "assistant", "content": [], "stopReason": "stop",
                 "usage": {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0},
                 "provider": self.p.provider, "model": self.p.model_id, "api": self.spec.api,
-                "timestamp": _now_ms()}
+                "timestamp": now_ms()}
             self.pending_id = event.message_id
         content: list[ContentBlock] = self.pending["content"]
         for block in event.blocks:
@@ -885,12 +438,12 @@ class _Turn:
                 content.append({"type": "toolCall", "id": block.id, "name": canonical,
                                 "arguments": dict(block.input)})
                 if block.id not in self.tools:
-                    self.tools[block.id] = _Tool(block.id, block.name, canonical,
+                    self.tools[block.id] = TurnTool(block.id, block.name, canonical,
                                                  dict(block.input))
                     await self.emit("tool", {"phase": "start", "name": canonical,
                                              "toolCallId": block.id, "args": dict(block.input)})
         if event.usage:
-            self.pending["usage"] = _usage_of(event.usage)
+            self.pending["usage"] = usage_of(event.usage)
         if event.error:
             self.pending["stopReason"] = "error"
             self.pending["errorMessage"] = event.error
@@ -912,7 +465,7 @@ class _Turn:
         if text and message["stopReason"] != "error":
             self.assistant_texts.append(text)
             if not streamed and self.p.on_partial_reply is not None:
-                await _maybe_await(self.p.on_partial_reply(text))
+                await maybe_await(self.p.on_partial_reply(text))
         suffix = f"msg:{message_id}" if message_id else f"assistant:{len(self.new_messages)}"
         await self.settle(message, self.native_key(suffix))
 
@@ -921,7 +474,7 @@ class _Turn:
         canonical = self.spec.canonical_tool(event.tool_name)
         tool = self.tools.get(event.tool_use_id or "")
         if tool is None and event.tool_use_id:
-            tool = self.tools[event.tool_use_id] = _Tool(
+            tool = self.tools[event.tool_use_id] = TurnTool(
                 event.tool_use_id, event.tool_name, canonical, dict(event.input))
         allow, reason, updated = False, None, dict(event.input)
         if self.stop_kind is not None:
@@ -954,39 +507,16 @@ class _Turn:
         self.note_progress(tool=True)
         tool = self.tools.get(event.tool_use_id)
         if tool is None:
-            tool = self.tools[event.tool_use_id] = _Tool(event.tool_use_id, "unknown",
+            tool = self.tools[event.tool_use_id] = TurnTool(event.tool_use_id, "unknown",
                                                         "unknown", {})
         if tool.settled:
             return
         await self.tool_done(tool, event.text, event.is_error, event.details)
 
-    async def tool_done(self, tool: _Tool, text: str, is_error: bool, details: Any) -> None:
+    async def tool_done(self, tool: TurnTool, text: str, is_error: bool, details: Any) -> None:
         tool.settled = True
-        started = not (tool.asked and tool.allowed is False)
-        content: list[ContentBlock] = [{"type": "text", "text": text}]
-        result: dict[str, Any] = {"content": content, "isError": is_error}
-        if details is not None:
-            result["details"] = details
-        observe = self.p.observe_tool_terminal
-        if observe is not None:
-            observation: dict[str, Any] = {
-                "toolCallId": tool.id, "toolName": tool.name, "arguments": dict(tool.arguments),
-                "executionStarted": started, "outcome": "failure" if is_error else "success",
-                "result": result}
-            if is_error:
-                observation["failure"] = {"error": tool.reason if not started and tool.reason
-                                          else text}
-            resolution = await _maybe_await(observe(observation))
-            if isinstance(resolution, Mapping):
-                last = resolution.get("lastToolError")
-                self.last_tool_error = dict(last) if isinstance(last, Mapping) else None
-        self.tool_metas.append({"toolName": tool.name, "toolCallId": tool.id,
-                                "isError": is_error})
-        message: Message = {
-            "role": "toolResult", "toolCallId": tool.id, "toolName": tool.name,
-            "content": content, "isError": is_error, "timestamp": _now_ms()}
-        if details is not None:
-            message["details"] = details
-        await self.settle(message, self.native_key(f"result:{tool.id}"))
-        await self.emit("tool", {"phase": "result", "name": tool.name, "toolCallId": tool.id,
-                                 "isError": is_error})
+        await self.settle_tool_result(
+            tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments, text=text,
+            is_error=is_error, execution_started=not (tool.asked and tool.allowed is False),
+            refusal_reason=tool.reason, details=details,
+            key=self.native_key(f"result:{tool.id}"))
