@@ -16,6 +16,8 @@ loopback, a free port, its SQLite file in a temp dir), PostgreSQL as the store, 
 
     python bench/cluster.py [--quick] [--pg URL]
 
+`--quick`: 30 latency turns and 100 sessions (the full run: 200 and 200).
+
 Ends with one line of JSON: `added_ms_per_turn`, `two_worker_speedup`, and the figures.
 """
 
@@ -186,8 +188,8 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer turns (under a minute)")
     parser.add_argument("--pg", default=PG_URL, help="PostgreSQL URL for the store")
     args = parser.parse_args()
-    turns = int(os.environ.get("BENCH_TURNS", 40 if args.quick else 200))
-    sessions = int(os.environ.get("BENCH_SESSIONS", "200"))
+    turns = int(os.environ.get("BENCH_TURNS", 30 if args.quick else 200))
+    sessions = int(os.environ.get("BENCH_SESSIONS", 100 if args.quick else 200))
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         rig = Rig(Path(tmp), args.pg)
         try:

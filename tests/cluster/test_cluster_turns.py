@@ -7,8 +7,9 @@ import asyncio
 import itertools
 from typing import Any
 
+import psycopg
 import pytest
-from cluster_rig import ClusterRig
+from cluster_rig import PG_URL, ClusterRig
 
 from clawharness.attempt.turn import TurnOptions
 from clawharness.host import Host
@@ -33,6 +34,11 @@ async def test_a_front_runs_a_turn_on_a_worker_and_streams_its_reply(make_rig) -
         assert [(e.role, e.text) for e in entries] == [
             ("user", "hello"), ("assistant", "hi from the cluster, streamed in parts")]
         assert entries[0].metadata["runId"] == result.run_id
+    # the relay held the turn's events only while it was in flight
+    with psycopg.connect(PG_URL) as conn:
+        left = conn.execute(f'SELECT count(*) FROM "{rig.schema}".cluster_turn_events '
+                            "WHERE turn_id = %s", (result.run_id,)).fetchone()
+    assert left == (0,)
 
 
 def _message_texts(body: dict[str, Any]) -> list[str]:

@@ -92,7 +92,7 @@ class ClusterClient:
                 for event in await self._relay.read(turn_id, after):
                     after = event.id
                     if event.kind == "result":
-                        await self._relay.discard(turn_id)
+                        self._relay.discard_soon(turn_id)
                         return result_from_wire(event.payload)
                     if event.kind == "partial" and opts.on_partial_reply is not None:
                         shown = opts.on_partial_reply(str(event.payload.get("text", "")))

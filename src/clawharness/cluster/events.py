@@ -100,6 +100,7 @@ class TurnEventRelay:
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
+        self._cleanups: set[asyncio.Task[None]] = set()
 
     async def open(self) -> None:
         """Create the relay's table if absent (idempotent, serialized across processes)."""
@@ -113,6 +114,8 @@ class TurnEventRelay:
                              f"{exc}") from exc
 
     async def close(self) -> None:
+        if self._cleanups:
+            await asyncio.gather(*self._cleanups, return_exceptions=True)
         task, self._listener = self._listener, None
         if task is not None:
             task.cancel()
@@ -142,6 +145,19 @@ class TurnEventRelay:
 
     async def discard(self, turn_id: str) -> None:
         await self._execute("DELETE FROM cluster_turn_events WHERE turn_id = %s", (turn_id,))
+
+    def discard_soon(self, turn_id: str) -> None:
+        """Delete the turn's rows behind the caller's back (not on its critical path);
+        `close` waits for it."""
+        task = asyncio.ensure_future(self._discard_quietly(turn_id))
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    async def _discard_quietly(self, turn_id: str) -> None:
+        try:
+            await self.discard(turn_id)
+        except StoreError as exc:  # rows of a finished turn, harmless if left
+            log.warning("turn %s: its relayed events were not deleted: %s", turn_id, exc)
 
     async def listen(self) -> None:
         """Start the LISTEN connection (once) and wait until it listens."""
