@@ -63,6 +63,8 @@ class SessionWorkflowInput:
     #: how long a turn waits on its bound worker's queue before it moves to any worker
     #: (`cluster.rebindSeconds`)
     rebind_seconds: float = 10.0
+    #: turns per workflow run before continue-as-new (keeps the history bounded)
+    turns_per_run: int = 100
 
 
 @dataclass

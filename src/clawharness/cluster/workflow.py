@@ -4,7 +4,7 @@ Fronts signal-with-start it (`SUBMIT_SIGNAL`); Temporal orders the signals, so t
 from every front of the cluster queue in the order the server received them. Each turn
 is one activity (`TURN_ACTIVITY`) that a worker runs; the workflow only sequences them.
 Its history holds turn requests, never transcripts, and it continues as new every
-`TURNS_PER_RUN` turns (or when Temporal suggests it), carrying the queue across. An idle
+`turns_per_run` turns (100) (or when Temporal suggests it), carrying the queue across. An idle
 workflow completes; the next submit starts a fresh one.
 
 Deterministic code only: this module runs in Temporal's workflow sandbox.
@@ -31,10 +31,8 @@ with workflow.unsafe.imports_passed_through():
         TurnRequest,
     )
 
-__all__ = ["TURNS_PER_RUN", "SessionWorkflow"]
+__all__ = ["SessionWorkflow"]
 
-#: turns per workflow run before continue-as-new (keeps the history bounded)
-TURNS_PER_RUN = 100
 #: a workflow with nothing queued for this long completes
 IDLE = timedelta(minutes=10)
 #: a turn retried this often (each time after its worker went silent) is failed
@@ -78,11 +76,12 @@ class SessionWorkflow:
             self._bound = await self._run_turn(request, start)
             turns_run += 1
             ran_here += 1
-            if ran_here >= TURNS_PER_RUN or workflow.info().is_continue_as_new_suggested():
+            if (ran_here >= start.turns_per_run
+                    or workflow.info().is_continue_as_new_suggested()):
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(SessionWorkflowInput(
-                    start.session_key, list(self._pending), turns_run,
-                    start.heartbeat_seconds, self._bound, start.rebind_seconds))
+                workflow.continue_as_new(dataclasses.replace(
+                    start, pending=list(self._pending), turns_run=turns_run,
+                    bound_queue=self._bound))
 
     async def _run_turn(self, request: TurnRequest, start: SessionWorkflowInput) -> str | None:
         """Run the turn where its native runtime lives (the bound worker's queue), else
