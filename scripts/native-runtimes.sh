@@ -27,3 +27,10 @@ if [ ! -f ".cache/acp-sdist/agent_client_protocol-$ACP_SDK_VERSION/examples/agen
     echo "could not download the agent-client-protocol sdist (the ACP smoke test will skip)" >&2
   fi
 fi
+# real MCP servers and the MCP Inspector (its CLI mode drives `clawharness mcp serve`)
+MCP_SERVER_EVERYTHING_VERSION=2026.8.31
+MCP_SERVER_FILESYSTEM_VERSION=2026.8.31
+MCP_INSPECTOR_VERSION=2.12.0
+install .cache/mcp-everything "@modelcontextprotocol/server-everything@$MCP_SERVER_EVERYTHING_VERSION" node_modules/@modelcontextprotocol/server-everything/package.json
+install .cache/mcp-filesystem "@modelcontextprotocol/server-filesystem@$MCP_SERVER_FILESYSTEM_VERSION" node_modules/@modelcontextprotocol/server-filesystem/package.json
+install .cache/mcp-inspector "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" node_modules/@modelcontextprotocol/inspector/package.json

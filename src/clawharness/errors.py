@@ -33,6 +33,10 @@
     │   └── ProviderServerError
     │       ├── ProviderConnectionError  the model server could not be reached
     │       └── ProviderTimeoutError     the model server did not answer in time
+    ├── McpError                         an MCP server could not be used
+    │   ├── McpServerNotFoundError       no configured (enabled) server of that name
+    │   ├── McpConnectError              the server could not be started or initialised
+    │   └── McpCallError                 one call to a server failed (server, tool, cause)
     └── ToolError
         ├── ToolPolicyDeniedError
         ├── ToolApprovalRefusedError
@@ -66,6 +70,10 @@ __all__ = [
     "HarnessError",
     "InputLimitError",
     "InvalidSessionKeyError",
+    "McpCallError",
+    "McpConnectError",
+    "McpError",
+    "McpServerNotFoundError",
     "MissingAgentHarnessError",
     "ModelRefError",
     "PluginApiFloorError",
@@ -315,6 +323,29 @@ class ProviderConnectionError(ProviderServerError):
 
 class ProviderTimeoutError(ProviderServerError):
     code = "provider_timeout"
+
+
+class McpError(ClawHarnessError):
+    code = "mcp_error"
+
+    def __init__(self, message: str, *, server: str | None = None,
+                 hint: str | None = None) -> None:
+        super().__init__(message)
+        #: the configured server's name (`mcp.servers.<name>`)
+        self.server = server
+        self.hint = hint
+
+
+class McpServerNotFoundError(McpError):
+    code = "mcp_server_not_found"
+
+
+class McpConnectError(McpError):
+    code = "mcp_connect_failed"
+
+
+class McpCallError(McpError):
+    code = "mcp_call_failed"
 
 
 class ToolError(ClawHarnessError):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from clawharness.cluster.client import ClusterClient
     from clawharness.cluster.events import TurnEventRelay
     from clawharness.harness.status import SessionPin, StatusReport
+    from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
 
 __all__ = ["Host", "TurnResult"]
@@ -67,6 +68,7 @@ class Host:
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
+        self._mcp: McpManager | None = None
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
@@ -97,7 +99,7 @@ class Host:
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._runner = TurnRunner(TurnContext(
                 config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-                state_dir=self.state_dir), store)
+                state_dir=self.state_dir, mcp=lambda: self.mcp), store)
             if self.cluster_url is not None:
                 await self._start_front(self.cluster_url)
             if self.config.host.tune_gc and not self._holds_gc:
@@ -125,6 +127,9 @@ class Host:
             self._cluster = None
         if self._runner is not None:
             await self._runner.drain()
+        if self._mcp is not None:
+            await self._mcp.close()
+            self._mcp = None
         await self.writers.close()
         await self.plugins.dispose()
         if self._store is not None:
@@ -140,6 +145,16 @@ class Host:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.close()
+
+    @property
+    def mcp(self) -> McpManager:
+        """The configured MCP servers (`mcp.servers`): sessions start on first use and
+        close with the host."""
+        if self._mcp is None:
+            from clawharness.mcp.manager import McpManager
+
+            self._mcp = McpManager(self.config.mcp, self.env)
+        return self._mcp
 
     @property
     def store(self) -> Store:

@@ -57,6 +57,10 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
     (("config", "set", "agents.defaults.maxSteps", "many", "--config", "{config}"),
      "config_invalid"),
     (("init", "--offline", "--config", "{config}"), "config_exists"),
+    (("mcp", "list", "--config", "{invalid}"), "config_invalid"),
+    (("mcp", "show", "nope", "--config", "{config}"), "mcp_server_not_found"),
+    (("mcp", "probe", "nope", "--config", "{config}"), "mcp_server_not_found"),
+    (("mcp", "tools", "nope", "--config", "{config}"), "mcp_server_not_found"),
     (("worker", "--config", "{config}"), "config_invalid"),  # no cluster named
     (("worker", "--config", "{config}", "--cluster", "temporal://127.0.0.1:9"),
      "cluster_refused"),  # a SQLite store

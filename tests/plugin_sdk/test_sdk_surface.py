@@ -18,6 +18,7 @@ import pytest
 from clawharness.plugin_sdk import (
     agent_harness,
     agent_harness_cli,
+    agent_harness_mcp,
     agent_harness_process,
     agent_harness_runtime,
     agent_harness_session_runtime,
@@ -101,6 +102,9 @@ SURFACE: dict[str, set[str]] = {
         "ToolResult", "PermissionRequest", "UnknownControlRequest", "ControlAnswer",
         "NativeSessionMissing", "TurnFinished",
     },
+    "agent_harness_mcp": {
+        "McpServerLaunch", "codex_mcp_servers", "claude_mcp_config", "acp_mcp_servers",
+    },
     "testing": {
         "attempt_params", "declared_route", "undeclared_routes", "RecordingMirror",
         "StaticToolPolicy", "register_plugin", "RegisteredPlugin", "check_harness_contract", "check_attempt_result", "ContractReport",
@@ -115,6 +119,7 @@ MODULES: dict[str, ModuleType] = {
     "agent_harness_session_runtime": agent_harness_session_runtime,
     "agent_harness_process": agent_harness_process,
     "agent_harness_cli": agent_harness_cli,
+    "agent_harness_mcp": agent_harness_mcp,
     "testing": testing,
 }
 

@@ -28,6 +28,7 @@ from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
 from clawharness.harness.dispatch import run_selected_attempt
+from clawharness.harness.tool_spec import ToolSpec
 from clawharness.harness.types import (
     AgentEvent,
     AttemptParams,
@@ -49,6 +50,7 @@ from clawharness.tools.outcomes import ToolOutcomeLedger
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
+    from clawharness.mcp.manager import McpManager
     from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions.writers import SessionWriters
 
@@ -204,6 +206,8 @@ class TurnContext:
     writers: SessionWriters
     env: Mapping[str, str]
     state_dir: Path
+    #: the host's MCP client manager, made on first use (most turns never need it)
+    mcp: Callable[[], McpManager]
 
 
 class TurnRunner:
@@ -414,7 +418,10 @@ class TurnRunner:
             runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
             system_prompt=plugins.system_prompt(agent_id),
             # stored rows are transcript messages of the wire shape
-            tools=plugins.tool_specs(agent_id), history=cast("list[Message]", history),
+            tools=await self._tools(agent_id, decision),
+            mcp_servers=() if decision.builtin or not self._context.config.mcp.servers
+            else self._context.mcp().launches(),
+            history=cast("list[Message]", history),
             auth=route.auth, abort=abort, deadline=deadline,
             max_steps=opts.max_steps or self._context.config.agents.defaults.max_steps or 24,
             on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
@@ -469,6 +476,15 @@ class TurnRunner:
                           *map(dict, result.messages_snapshot)])
             await mirror.flush()
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight)
+
+    async def _tools(self, agent_id: str, decision: Any) -> tuple[ToolSpec, ...]:
+        """The host tools, and for the built-in runtime the configured MCP servers' tools
+        the agent's policy allows (native runtimes get the servers projected instead)."""
+        plugins = self._context.plugins
+        tools = plugins.tool_specs(agent_id)
+        if not decision.builtin or not self._context.config.mcp.servers:
+            return tools
+        return tools + await self._context.mcp().tool_specs(plugins.tool_policy(agent_id))
 
     @staticmethod
     async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:

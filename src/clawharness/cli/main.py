@@ -62,6 +62,7 @@ COMMAND_MODULES = (
     "clawharness.cli.demo_cmd",
     "clawharness.cli.chat_cmd",
     "clawharness.cli.init_cmd",
+    "clawharness.cli.mcp_cmd",
     "clawharness.cli.worker_cmd",
 )
 

@@ -29,6 +29,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness._json import JsonValue
 from clawharness.harness.capabilities import HostCapabilities
+from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
 from clawharness.harness.tool_spec import ToolCallContext, ToolExecute, ToolResult, ToolSpec
 from clawharness.tools.outcomes import ToolOutcomeLedger
@@ -215,6 +216,9 @@ class AttemptParams:
     system_prompt: str | None = None
     images: Sequence[Mapping[str, JsonValue]] = ()
     tools: Sequence[ToolSpec] = ()
+    #: the configured MCP servers (`mcp.servers`, secrets resolved) a native runtime
+    #: should start itself; empty for the built-in runtime, whose `tools` hold them
+    mcp_servers: Sequence[McpServerLaunch] = ()
     #: prior transcript messages of this session (the built-in runtime's context)
     history: Sequence[Message] = ()
     auth: PreparedAuth = field(default_factory=PreparedAuth)

@@ -12,6 +12,8 @@
   runtime processes, and reading their output within limits
 - `clawharness.plugin_sdk.agent_harness_cli`: a CLI agent as a harness, from a
   description (docs/cli-backends.md)
+- `clawharness.plugin_sdk.agent_harness_mcp`: the configured MCP servers a native
+  harness hands to its runtime, and their projections (Codex, Claude CLI, ACP)
 - `clawharness.plugin_sdk.testing`: the contract kit for a harness's tests
 
 Bundled harnesses import only from here, exactly as a third-party plugin would.
@@ -22,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "agent_harness",
     "agent_harness_cli",
+    "agent_harness_mcp",
     "agent_harness_process",
     "agent_harness_runtime",
     "agent_harness_session_runtime",

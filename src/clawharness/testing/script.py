@@ -70,7 +70,7 @@ EXHAUSTED_TEXT = "(script exhausted)"
 _ITEM_KEYS = frozenset(
     {"text", "tool_calls", "error", "cut", "delay_ms", "match", "usage", "repeat", "custom"}
 )
-_CALL_KEYS = frozenset({"name", "arguments", "id", "custom", "input"})
+_CALL_KEYS = frozenset({"name", "arguments", "id", "custom", "input", "namespace"})
 _ERROR_KEYS = frozenset({"status", "message", "type"})
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens"})
 _TOP_KEYS = frozenset({"responses", "exhausted", "responses_stream"})
@@ -89,6 +89,8 @@ class ScriptToolCall:
     id: str | None = None
     custom: bool = False
     input: str | None = None
+    #: the Responses API's tool namespace (Codex offers each MCP server as one)
+    namespace: str | None = None
 
     def arguments_json(self) -> str:
         """The arguments as the JSON text a function call carries."""
@@ -364,6 +366,9 @@ def _parse_calls(raw: Any, item_custom: bool, fail: _Fail) -> tuple[ScriptToolCa
                 raise fail("a custom tool call needs a string 'input'", f"{key}.input")
         if text_input is not None and not custom:
             raise fail("'input' is only for a custom tool call", f"{key}.input")
+        namespace = call.get("namespace")
+        if namespace is not None and (not isinstance(namespace, str) or not namespace):
+            raise fail("must be a non-empty string", f"{key}.namespace")
         calls.append(
             ScriptToolCall(
                 name=name,
@@ -371,6 +376,7 @@ def _parse_calls(raw: Any, item_custom: bool, fail: _Fail) -> tuple[ScriptToolCa
                 id=call_id,
                 custom=custom,
                 input=text_input,
+                namespace=namespace,
             )
         )
     return tuple(calls)

@@ -103,7 +103,7 @@ def _call_item(item_id: str, rc: ReplyCall, done: bool) -> dict[str, Any]:
             "name": rc.call.name,
             "input": (rc.call.input or "") if done else "",
         }
-    return {
+    item = {
         "id": item_id,
         "type": "function_call",
         "status": status,
@@ -111,6 +111,9 @@ def _call_item(item_id: str, rc: ReplyCall, done: bool) -> dict[str, Any]:
         "name": rc.call.name,
         "arguments": rc.call.arguments_json() if done else "",
     }
+    if rc.call.namespace is not None:
+        item["namespace"] = rc.call.namespace
+    return item
 
 
 def _output_items(reply: Reply) -> list[tuple[str, dict[str, Any]]]:

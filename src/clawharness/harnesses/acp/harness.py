@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import logging
@@ -40,15 +41,19 @@ from typing import Any, cast
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
+    AcpMcpServer,
     AgentMessageChunk,
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
     FileSystemCapabilities,
+    HttpMcpServer,
     Implementation,
+    McpServerStdio,
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SseMcpServer,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
@@ -67,6 +72,7 @@ from clawharness.plugin_sdk.agent_harness import (
     SupportResult,
     Unsupported,
 )
+from clawharness.plugin_sdk.agent_harness_mcp import acp_mcp_servers
 from clawharness.plugin_sdk.agent_harness_process import (
     BoundedLineReader,
     ChildProcess,
@@ -399,7 +405,10 @@ class AcpHarness:
         cwd = params.workspace_dir
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": str(home),
                **agent.env}
-        fingerprint = json.dumps([list(agent.command), sorted(env.items()), cwd])
+        # a change of the host's MCP servers needs a new process (a session keeps its own)
+        fingerprint = json.dumps([list(agent.command), sorted(env.items()), cwd,
+                                  [dataclasses.asdict(s) for s in params.mcp_servers]],
+                                 default=str)
         native = record.get("nativeSessionId") if record else None
         live = self._processes.get(key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
@@ -431,6 +440,7 @@ class AcpHarness:
                 client_info=CLIENT_INFO))
             caps = getattr(init, "agent_capabilities", None)
             live.load_session = bool(getattr(caps, "load_session", False))
+            mcp_servers = _mcp_servers(params, getattr(caps, "mcp_capabilities", None))
             if isinstance(native, str) and native:
                 gone: str | None = None
                 if not live.load_session:
@@ -440,7 +450,7 @@ class AcpHarness:
                     try:
                         live.session_id = native  # replayed updates route nowhere: no turn
                         await self._guard(live, live.conn.load_session(
-                            cwd=cwd, session_id=native, mcp_servers=[]))
+                            cwd=cwd, session_id=native, mcp_servers=mcp_servers))
                     except RequestError as exc:
                         live.session_id = None
                         gone = load_refused_as_gone(exc)
@@ -454,8 +464,8 @@ class AcpHarness:
                     if not outcome.start_fresh:
                         raise AcpHarnessError(outcome.error or outcome.warning)
             if live.session_id is None:
-                created = await self._guard(live, live.conn.new_session(cwd=cwd,
-                                                                        mcp_servers=[]))
+                created = await self._guard(live, live.conn.new_session(
+                    cwd=cwd, mcp_servers=mcp_servers))
                 live.session_id = str(created.session_id)
                 live.fresh = True
         except BaseException:
@@ -803,3 +813,24 @@ class _Turn(NativeTurn):
             refusal_reason=tool.reason,
             details=_dump(tool.raw_output) if tool.raw_output is not None else None,
             key=self.native_key(f"result:{tool.id}"), details_in_message=False)
+
+
+AcpMcpServerParam = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+
+
+def _mcp_servers(params: AttemptParams, caps: Any) -> list[AcpMcpServerParam]:
+    """The host's configured MCP servers as ACP `mcpServers`, by the agent's
+    `mcpCapabilities` (a server it cannot take is left out, with a warning)."""
+    if not params.mcp_servers:
+        return []
+    listed, left_out = acp_mcp_servers(params.mcp_servers,
+                                       http=bool(getattr(caps, "http", False)),
+                                       sse=bool(getattr(caps, "sse", False)))
+    for note in left_out:
+        log.warning("%s", note)
+    out: list[AcpMcpServerParam] = []
+    for entry in listed:
+        kind = entry.get("type")
+        model = HttpMcpServer if kind == "http" else SseMcpServer if kind == "sse" else McpServerStdio
+        out.append(model.model_validate(entry))
+    return out

@@ -2,7 +2,7 @@
 
     claude -p --input-format stream-json --output-format stream-json --verbose
            --permission-prompt-tool stdio --include-partial-messages --model M
-           [--resume SID [--fork-session]]
+           [--resume SID [--fork-session]] [--strict-mcp-config --mcp-config JSON]
 
 The handshake is an `initialize` control request; a user turn is a `user` stream-json
 line; permission questions arrive as `can_use_tool` control requests and are answered
@@ -12,6 +12,8 @@ control request. The turn ends at the `result` line, whose `session_id` is the b
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -35,6 +37,7 @@ from clawharness.plugin_sdk.agent_harness_cli import (
     TurnFinished,
     UnknownControlRequest,
 )
+from clawharness.plugin_sdk.agent_harness_mcp import claude_mcp_config
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionRecord,
     SessionBindings,
@@ -49,6 +52,8 @@ __all__ = [
     "claude_cli_spec",
     "missing_conversation",
 ]
+
+log = logging.getLogger("clawharness.harnesses.cli")
 
 HARNESS_ID: Final = "claude-cli"
 
@@ -117,6 +122,12 @@ class ClaudeCommandLine:
             argv += ["--resume", launch.resume_session_id]
             if launch.fork:
                 argv.append("--fork-session")
+        if launch.mcp_servers:
+            # the host's mcp.servers and nothing else (no user or project .mcp.json)
+            config, left_out = claude_mcp_config(launch.mcp_servers)
+            for note in left_out:
+                log.warning("%s", note)
+            argv += ["--strict-mcp-config", "--mcp-config", json.dumps(config)]
         extra = launch.options.get("extraArgs")
         if isinstance(extra, Sequence) and not isinstance(extra, str):
             argv += [str(a) for a in extra]

@@ -8,7 +8,8 @@ approvals and delivery. One turn:
    the whole turn;
 2. get a process from the pool: the one that has the thread loaded, else any with room
    (resuming the thread there with `thread/resume`), else a new one;
-3. `thread/start {cwd, approvalPolicy, sandbox, model, dynamicTools}` when the session
+3. `thread/start {cwd, approvalPolicy, sandbox, model, dynamicTools, config}` (config:
+   the host's `mcp.servers` as `mcp_servers`, on resume too) when the session
    has no thread yet, and store the new thread id in the binding. A bound thread Codex
    answers `no rollout found for thread id <id>` for (a new CODEX_HOME, another machine)
    is dropped through the SDK's `NativeSessionRecovery` with one warning, and a new
@@ -54,6 +55,7 @@ from clawharness.plugin_sdk.agent_harness import (
     ToolSpec,
     Unsupported,
 )
+from clawharness.plugin_sdk.agent_harness_mcp import codex_mcp_servers
 from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionGone,
@@ -193,8 +195,17 @@ class CodexHarness:
             self.pool.release(held)
 
     def _thread_settings(self, params: AttemptParams) -> dict[str, Any]:
-        return {"cwd": params.workspace_dir, "approvalPolicy": self.config.approval_policy,
-                "sandbox": self.config.sandbox, "model": params.model_id}
+        settings: dict[str, Any] = {
+            "cwd": params.workspace_dir, "approvalPolicy": self.config.approval_policy,
+            "sandbox": self.config.sandbox, "model": params.model_id}
+        if params.mcp_servers:
+            # the host's mcp.servers, as the thread's config (on start and on resume)
+            servers, left_out = codex_mcp_servers(params.mcp_servers)
+            for note in left_out:
+                log.warning("%s", note)
+            if servers:
+                settings["config"] = {"mcp_servers": servers}
+        return settings
 
     async def _ensure_thread(self, params: AttemptParams, handle: BindingHandle,
                              held: ProcessSlot, tools: Sequence[ToolSpec],

@@ -12,6 +12,7 @@ from clawharness.plugin_sdk._cli_backend.events import CliEvent, PermissionReque
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
 )
+from clawharness.plugin_sdk.agent_harness_mcp import McpServerLaunch
 from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
 
 __all__ = ["CliAgentSpec", "CliBackendError", "CommandLine", "ControlProtocol", "EnvContext", "EventMapper", "LaunchRequest", "config_env", "config_number", "resolve_command"]
@@ -34,6 +35,8 @@ class LaunchRequest:
     resume_session_id: str | None = None
     fork: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: the host's configured MCP servers (`AttemptParams.mcp_servers`) for the runtime
+    mcp_servers: Sequence[McpServerLaunch] = ()
 
 
 @dataclass(frozen=True, slots=True)

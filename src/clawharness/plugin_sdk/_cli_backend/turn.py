@@ -121,7 +121,8 @@ class CliTurn(NativeTurn):
         native = record.get("nativeSessionId") if record else None
         fork = bool(native and record and record.get("hostSessionId")
                     and record.get("hostSessionId") != p.session_id)
-        base = LaunchRequest(self.command, p.model_id, cwd, options=self.config)
+        base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
+                             mcp_servers=tuple(p.mcp_servers))
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
         live = self.h._processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
@@ -132,7 +133,8 @@ class CliTurn(NativeTurn):
             return live
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
-                               fork=fork, options=self.config)
+                               fork=fork, options=self.config,
+                               mcp_servers=tuple(p.mcp_servers))
         argv = self.spec.command_line.argv(launch)
         try:
             child = await spawn(argv, env=env, cwd=cwd)

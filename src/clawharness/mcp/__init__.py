@@ -1,0 +1,12 @@
+"""MCP servers: configured once (`mcp.servers.<name>`), offered to every runtime.
+
+- `specs`: config -> typed server specs (`McpServerSpec`), `${ENV}` secrets resolved late
+- `connection`: one client session per server (the official `mcp` SDK), restarted with
+  back-off after a crash, closed with the host
+- `catalog`: the model-facing tool names, include/exclude filters, schema checks, collisions
+- `results`: an MCP `CallToolResult` as a transcript tool result (size-cut)
+- `manager`: `McpManager`, owned by `Host` as `host.mcp`: connections, catalog, `ToolSpec`s
+- `serve`: the host as a stdio MCP server (`clawharness mcp serve`)
+
+See docs/mcp.md.
+"""
