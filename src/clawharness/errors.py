@@ -7,6 +7,7 @@
     ├── ModelRefError                    a model ref that names no configured model
     ├── ClusterError                     the Temporal cluster could not take the work
     │   ├── ClusterUnreachableError      no cluster answers at the configured URL
+    │   ├── ClusterNoWorkersError        no worker polls the cluster's task queue
     │   └── ClusterRefusedError          a worker refuses to start (store, server version)
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
@@ -62,6 +63,7 @@ __all__ = [
     "AttemptSettledError",
     "ClawHarnessError",
     "ClusterError",
+    "ClusterNoWorkersError",
     "ClusterRefusedError",
     "ClusterUnreachableError",
     "ConditionalWriteConflict",
@@ -165,6 +167,13 @@ class ClusterUnreachableError(ClusterError):
     in-process behind the cluster's back."""
 
     code = "cluster_unreachable"
+
+
+class ClusterNoWorkersError(ClusterError):
+    """The cluster answers, but no worker has polled its task queue lately: the turn
+    would only wait in the queue, so it fails at once instead."""
+
+    code = "cluster_no_workers"
 
 
 class ClusterRefusedError(ClusterError):

@@ -61,3 +61,15 @@ async def test_a_front_on_a_sqlite_store_refuses_the_cluster(make_rig) -> None:
     with pytest.raises(ClusterRefusedError, match="cluster front"):
         async with Host.from_config(rig.config_path, env=rig.env()):
             pass
+
+
+async def test_a_front_whose_cluster_has_no_worker_fails_the_turn_at_once(make_rig) -> None:
+    from clawharness.errors import ClusterNoWorkersError
+
+    rig: ClusterRig = make_rig({"responses": [{"text": "must never run"}]})
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        with pytest.raises(ClusterNoWorkersError, match=rf"no worker polls task queue "
+                                                        rf"'{rig.task_queue}'"):
+            await front.run_turn("s", "hello")
+        assert await front.list_sessions() == []
+    assert rig.server.requests == []

@@ -12,6 +12,9 @@ import asyncio
 import inspect
 from typing import TYPE_CHECKING
 
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 from temporalio.service import RPCError
 
@@ -27,13 +30,16 @@ from clawharness.cluster.messages import (
 )
 from clawharness.cluster.results import result_from_wire
 from clawharness.cluster.urls import parse_cluster_url
-from clawharness.errors import ClusterUnreachableError
+from clawharness.errors import ClusterNoWorkersError, ClusterUnreachableError
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnResult
     from clawharness.config.schema import ClusterConfig
 
 __all__ = ["ClusterClient"]
+
+#: how long a seen worker counts as there (a check per turn would cost a round trip)
+WORKERS_SEEN_SECONDS = 10.0
 
 
 class ClusterClient:
@@ -45,6 +51,7 @@ class ClusterClient:
         self._front_id = front_id
         self._client: Client | None = None
         self._connecting = asyncio.Lock()
+        self._workers_seen_at: float | None = None
 
     @property
     def url(self) -> str:
@@ -62,9 +69,32 @@ class ClusterClient:
         await self._connected()
         await self._relay.listen()
 
+    async def _check_workers(self, client: Client) -> None:
+        """Fail closed when no worker polls the task queue (Temporal remembers pollers
+        for a few minutes, so a worker restarting meanwhile still counts)."""
+        now = asyncio.get_running_loop().time()
+        if self._workers_seen_at is not None and now - self._workers_seen_at < WORKERS_SEEN_SECONDS:
+            return
+        queue = self._settings.task_queue
+        try:
+            described = await client.workflow_service.describe_task_queue(
+                DescribeTaskQueueRequest(
+                    namespace=self._settings.namespace, task_queue=TaskQueue(name=queue),
+                    task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW))
+        except RPCError as exc:
+            raise ClusterUnreachableError(
+                f"the cluster at {self.url} did not describe task queue {queue!r}: {exc}"
+            ) from exc
+        if not described.pollers:
+            raise ClusterNoWorkersError(
+                f"no worker polls task queue {queue!r} on the cluster at {self.url}: start "
+                "`clawharness worker` (with the same cluster.taskQueue)")
+        self._workers_seen_at = now
+
     async def submit(self, request: TurnRequest) -> None:
         """Queue the turn on its session's workflow, starting the workflow if none runs."""
         client = await self._connected()
+        await self._check_workers(client)
         try:
             await client.start_workflow(
                 WORKFLOW_TYPE, SessionWorkflowInput(
