@@ -101,3 +101,24 @@ async def test_eight_turns_from_two_fronts_run_one_at_a_time_in_arrival_order(ma
     assert len(requests) == 8
     for n, sent in enumerate(requests):
         assert sent == texts[:2 * n + 1]
+
+
+def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> None:
+    import json
+    import subprocess
+    import sys
+
+    rig: ClusterRig = make_rig({"responses": [{"match": "^from the cli$", "text": "cli ok"}]})
+    rig.start_worker("w1")
+    # the config names no cluster: --cluster does
+    rig.write_config(cluster={"taskQueue": rig.task_queue, "heartbeatSeconds": 0.5})
+    proc = subprocess.run(
+        [sys.executable, "-m", "clawharness", "agent", "--config", str(rig.config_path),
+         "--cluster", rig.temporal.url, "--session", "cli", "--json", "-m", "from the cli"],
+        env=rig.env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["terminal"], result["text"]) == ("ok", "cli ok")
+    assert result["sessionKey"] == "agent:main:cli"
+    # it went through the cluster (an in-process turn would leave no workflow)
+    assert asyncio.run(_signalled_turns(rig, "agent:main:cli")) == ["from the cli"]
