@@ -39,7 +39,7 @@ async def test_chat_send_through_a_gateway_front_runs_on_a_worker(make_rig) -> N
                 final = await next_event(
                     events, lambda f: f["event"] == "chat"
                     and f["payload"]["state"] in ("final", "error"), timeout=60)
-                assert final["payload"]["state"] == "final", final
+                assert final["payload"]["state"] == "final", final["payload"]
                 assert final["payload"]["message"]["content"][0]["text"] == (
                     "answered by a worker")
         entries = await front.history("gw")

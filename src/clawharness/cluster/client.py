@@ -36,10 +36,25 @@ if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnResult
     from clawharness.config.schema import ClusterConfig
 
-__all__ = ["ClusterClient"]
+__all__ = ["ClusterClient", "queue_pollers"]
 
 #: how long a seen worker counts as there (a check per turn would cost a round trip)
 WORKERS_SEEN_SECONDS = 10.0
+#: how long a front looks for a worker before it fails the turn
+NO_WORKERS_GRACE_SECONDS = 3.0
+
+
+async def queue_pollers(client: Client, namespace: str, queue: str, url: str) -> list[str]:
+    """The identities of the workers Temporal saw polling `queue` lately."""
+    try:
+        described = await client.workflow_service.describe_task_queue(
+            DescribeTaskQueueRequest(
+                namespace=namespace, task_queue=TaskQueue(name=queue),
+                task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW))
+    except RPCError as exc:
+        raise ClusterUnreachableError(
+            f"the cluster at {url} did not describe task queue {queue!r}: {exc}") from exc
+    return [p.identity for p in described.pollers]
 
 
 class ClusterClient:
@@ -71,25 +86,21 @@ class ClusterClient:
 
     async def _check_workers(self, client: Client) -> None:
         """Fail closed when no worker polls the task queue (Temporal remembers pollers
-        for a few minutes, so a worker restarting meanwhile still counts)."""
-        now = asyncio.get_running_loop().time()
+        for a few minutes, so a worker restarting meanwhile still counts; a worker that
+        just started may take a moment to show, hence the grace)."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
         if self._workers_seen_at is not None and now - self._workers_seen_at < WORKERS_SEEN_SECONDS:
             return
         queue = self._settings.task_queue
-        try:
-            described = await client.workflow_service.describe_task_queue(
-                DescribeTaskQueueRequest(
-                    namespace=self._settings.namespace, task_queue=TaskQueue(name=queue),
-                    task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW))
-        except RPCError as exc:
-            raise ClusterUnreachableError(
-                f"the cluster at {self.url} did not describe task queue {queue!r}: {exc}"
-            ) from exc
-        if not described.pollers:
-            raise ClusterNoWorkersError(
-                f"no worker polls task queue {queue!r} on the cluster at {self.url}: start "
-                "`clawharness worker` (with the same cluster.taskQueue)")
-        self._workers_seen_at = now
+        deadline = now + NO_WORKERS_GRACE_SECONDS
+        while not await queue_pollers(client, self._settings.namespace, queue, self.url):
+            if loop.time() >= deadline:
+                raise ClusterNoWorkersError(
+                    f"no worker polls task queue {queue!r} on the cluster at {self.url}: "
+                    "start `clawharness worker` (with the same cluster.taskQueue)")
+            await asyncio.sleep(0.2)
+        self._workers_seen_at = loop.time()
 
     async def submit(self, request: TurnRequest) -> None:
         """Queue the turn on its session's workflow, starting the workflow if none runs."""

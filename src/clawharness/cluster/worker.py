@@ -16,6 +16,7 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from temporalio.client import Client
 from temporalio.worker import Worker
 
 from clawharness.cluster.activities import TurnActivities
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from clawharness.host import Host
 
 __all__ = ["ClusterWorker", "check_shared_store", "new_worker_id", "worker_queue"]
+
+
+#: how long a starting worker waits for the server to list it as a poller
+READY_SECONDS = 10.0
 
 
 def new_worker_id() -> str:
@@ -66,6 +71,19 @@ class ClusterWorker:
     def own_queue(self) -> str:
         return worker_queue(self.settings.task_queue, self.worker_id)
 
+    async def _until_seen(self, client: Client) -> None:
+        """Wait (bounded) until the server lists this worker among the queue's pollers,
+        so "ready" means a front can see it."""
+        from clawharness.cluster.client import queue_pollers
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + READY_SECONDS
+        while self.worker_id not in await queue_pollers(
+                client, self.settings.namespace, self.settings.task_queue, self.address.url):
+            if loop.time() >= deadline:
+                return  # it polls; the server is slow to say so
+            await asyncio.sleep(0.1)
+
     async def run(self, *, on_ready: Callable[[ClusterWorker], None] | None = None,
                   stop: asyncio.Event | None = None) -> None:
         """Check, connect, then run until `stop` is set (or forever)."""
@@ -89,6 +107,7 @@ class ClusterWorker:
                      identity=self.worker_id)
         try:
             async with shared, own:
+                await self._until_seen(client)
                 if on_ready is not None:
                     on_ready(self)
                 await (stop or asyncio.Event()).wait()
