@@ -5,6 +5,10 @@
     ├── ConfirmationRequiredError        a destructive command got no yes (no terminal to ask)
     ├── InputLimitError                  a parsed input over its size or nesting limit
     ├── ModelRefError                    a model ref that names no configured model
+    ├── ClusterError                     the Temporal cluster could not take the work
+    │   ├── ClusterUnreachableError      no cluster answers at the configured URL
+    │   ├── ClusterNoWorkersError        no worker polls the cluster's task queue
+    │   └── ClusterRefusedError          a worker refuses to start (store, server version)
     ├── StoreError                       the store could not read or write
     │   ├── StoreCorruptError            the database file is not a database
     │   └── ConditionalWriteConflict     a conditional write found other state
@@ -58,6 +62,10 @@ __all__ = [
     "AgentHarnessUnsupportedError",
     "AttemptSettledError",
     "ClawHarnessError",
+    "ClusterError",
+    "ClusterNoWorkersError",
+    "ClusterRefusedError",
+    "ClusterUnreachableError",
     "ConditionalWriteConflict",
     "ConfigError",
     "ConfirmationRequiredError",
@@ -148,6 +156,30 @@ class InputLimitError(ClawHarnessError, ValueError):
 
 class ModelRefError(ClawHarnessError):
     code = "model_ref_invalid"
+
+
+class ClusterError(ClawHarnessError):
+    code = "cluster_error"
+
+
+class ClusterUnreachableError(ClusterError):
+    """No Temporal cluster answered at the configured URL: the turn fails, it never runs
+    in-process behind the cluster's back."""
+
+    code = "cluster_unreachable"
+
+
+class ClusterNoWorkersError(ClusterError):
+    """The cluster answers, but no worker has polled its task queue lately: the turn
+    would only wait in the queue, so it fails at once instead."""
+
+    code = "cluster_no_workers"
+
+
+class ClusterRefusedError(ClusterError):
+    """A worker that refuses to start (a SQLite store, an unsupported Temporal server)."""
+
+    code = "cluster_refused"
 
 
 class StoreError(ClawHarnessError):

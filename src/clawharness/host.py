@@ -33,6 +33,8 @@ from clawharness.store import open_store
 from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEntry
 
 if TYPE_CHECKING:
+    from clawharness.cluster.client import ClusterClient
+    from clawharness.cluster.events import TurnEventRelay
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
@@ -41,11 +43,18 @@ __all__ = ["Host", "TurnResult"]
 
 
 class Host:
-    """A configured host: config, store, plugins and harnesses, session writers."""
+    """A configured host: config, store, plugins and harnesses, session writers.
+
+    With a cluster (`cluster_url`, else `cluster.url` in config) the host is a front: its
+    turns go to the cluster's workers and their events stream back (see
+    docs/scale-out.md). `in_process=True` (a worker's own host) runs turns here whatever
+    the config says.
+    """
 
     def __init__(self, loaded: LoadedConfig, *, store_url: str | None = None,
                  env: Mapping[str, str] | None = None,
-                 telemetry: Telemetry | None = None, serving: bool = False) -> None:
+                 telemetry: Telemetry | None = None, serving: bool = False,
+                 cluster_url: str | None = None, in_process: bool = False) -> None:
         """`telemetry`: instead of the one `diagnostics.*` and `OTEL_*` describe (a test's
         or a bench's, e.g. with its own span processor); the host shuts it down.
         `serving`: a server front (the gateway) runs this host, so metrics are recorded
@@ -56,6 +65,9 @@ class Host:
         self.state_dir = loaded.state_dir
         self._store_url = store_url or self.config.store.url or str(self.state_dir / "clawharness.db")
         self._store: Store | None = None
+        self.cluster_url = None if in_process else (cluster_url or self.config.cluster.url)
+        self._cluster: ClusterClient | None = None
+        self._relay: TurnEventRelay | None = None
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
@@ -78,10 +90,16 @@ class Host:
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, *,
                     env: Mapping[str, str] | None = None, store_url: str | None = None,
-                    telemetry: Telemetry | None = None, serving: bool = False) -> Host:
+                    telemetry: Telemetry | None = None, serving: bool = False,
+                    cluster_url: str | None = None, in_process: bool = False) -> Host:
         """Load config from `path` (or the usual locations) and build a host (not started)."""
         return cls(load_config(path, env=env), store_url=store_url, env=env,
-                   telemetry=telemetry, serving=serving)
+                   telemetry=telemetry, serving=serving, cluster_url=cluster_url,
+                   in_process=in_process)
+
+    @property
+    def store_url(self) -> str:
+        return self._store_url
 
     async def start(self) -> Host:
         if self._store is None:
@@ -98,12 +116,31 @@ class Host:
                 config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
                 state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
                 store)
+            if self.cluster_url is not None:
+                await self._start_front(self.cluster_url)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
                 self._holds_gc = True
         return self
 
+    async def _start_front(self, url: str) -> None:
+        """Check the cluster URL and the shared store; the cluster is reached at the
+        first turn (an unreachable one fails that turn, naming the URL)."""
+        from clawharness.cluster.client import ClusterClient
+        from clawharness.cluster.events import TurnEventRelay
+        from clawharness.cluster.worker import check_shared_store, new_worker_id
+
+        check_shared_store(self._store_url, "front")
+        relay = TurnEventRelay(self._store_url)
+        await relay.open()
+        self._relay = relay
+        self._cluster = ClusterClient(url, self.config.cluster, relay, front_id=new_worker_id())
+
     async def close(self) -> None:
+        if self._relay is not None:
+            await self._relay.close()
+            self._relay = None
+            self._cluster = None
         if self._runner is not None:
             await self._runner.drain()
         if self._mcp is not None:
@@ -178,13 +215,17 @@ class Host:
 
     async def run_turn(self, session_key: str | None, message: str,
                        options: TurnOptions | None = None, **kwargs: Any) -> TurnResult:
-        """Run one agent turn on a session (created on first use)."""
+        """Run one agent turn on a session (created on first use): on the cluster when
+        this host is a front, else here."""
         if self._runner is None:
             await self.start()
         assert self._runner is not None
         opts = options or TurnOptions(**kwargs)
         token = use_telemetry(self.telemetry)
         try:
+            if self._cluster is not None:
+                return await self._cluster.run_turn(self.session_key(session_key), message,
+                                                    opts)
             return await self._runner.run(self.session_key(session_key), message, opts)
         finally:
             reset_telemetry(token)

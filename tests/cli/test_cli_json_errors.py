@@ -61,6 +61,9 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
     (("mcp", "show", "nope", "--config", "{config}"), "mcp_server_not_found"),
     (("mcp", "probe", "nope", "--config", "{config}"), "mcp_server_not_found"),
     (("mcp", "tools", "nope", "--config", "{config}"), "mcp_server_not_found"),
+    (("worker", "--config", "{config}"), "config_invalid"),  # no cluster named
+    (("worker", "--config", "{config}", "--cluster", "temporal://127.0.0.1:9"),
+     "cluster_refused"),  # a SQLite store
 ]
 
 

@@ -78,6 +78,7 @@ SURFACE: dict[str, set[str]] = {
         "resolve_workspace_path", "AcceptedSessionSpawn", "normalize_accepted_session_spawn_result",
         "normalize_tool_name", "expand_tool_groups", "assign_mcp_catalog_safe_server_names",
         "create_agent_harness_tool_surface_runtime",
+        "ToolOutcomeLedger", "ToolCallDecision", "tool_call_interrupted_text",
     },
     "agent_harness_session_runtime": {
         "SessionBindings", "BoundSession", "RemovedCallback", "JsonObject", "JsonRecordCodec",

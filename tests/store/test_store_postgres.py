@@ -217,4 +217,4 @@ async def test_a_schema_2_database_migrates_to_3_adding_turn_records(
     finally:
         await store.close()
     with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]

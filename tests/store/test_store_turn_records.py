@@ -88,5 +88,5 @@ async def test_a_schema_3_sqlite_file_migrates_to_4_keeping_its_sessions(
     finally:
         await store.close()
     check = sqlite3.connect(path)
-    assert check.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert check.execute("PRAGMA user_version").fetchone()[0] == sqlite_mod.SCHEMA_VERSION
     check.close()

@@ -51,9 +51,10 @@ from clawharness.observability.spans import (
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
 from clawharness.sessions.keys import parse_session_key
-from clawharness.sessions.transcript import HistoryCache, TranscriptMirror
+from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
 from clawharness.store.base import SessionRecord, Store
 from clawharness.store.leases import SessionLease
+from clawharness.tools.outcomes import ToolOutcomeLedger
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
@@ -83,6 +84,12 @@ class TurnOptions:
     busy_timeout: float | None = None
     max_steps: int | None = None
     run_id: str | None = None
+    #: tool calls exactly once across retries of this run (`clawharness.tools.outcomes`):
+    #: set by a cluster worker, whose turns Temporal may retry elsewhere
+    durable_tools: bool = False
+    #: this `run_id` ran before and was lost (a retried turn): what it stored is not
+    #: history for its new attempt, and its re-mirrored messages are idempotent no-ops
+    resumes_run: bool = False
     #: where a harness's questions for the user go (a terminal, a pending-question queue)
     user_input: UserInputChannel | None = None
 
@@ -405,6 +412,13 @@ class TurnRunner:
         if fresh:
             newest_seq = 0
             window = self._history.put(record.session_id, [], fence_no)
+        elif opts.resumes_run:
+            entries = await self._store.read_entries(record.session_id,
+                                                     last=DEFAULT_HISTORY_LIMIT)
+            newest_seq = entries[-1].seq if entries else 0
+            self._history.invalidate(record.session_id)
+            window = [entry_to_message(e) for e in entries
+                      if e.metadata.get("runId") != run_id]
         else:
             newest = await self._store.read_entries(record.session_id, last=1)
             newest_seq = newest[-1].seq if newest else 0
@@ -457,6 +471,8 @@ class TurnRunner:
             mirror_barrier=mirror.flush,
             transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
+            tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
+            if opts.durable_tools else None,
         )
         gate = plugins.tool_policy_gate(decision, agent_id)
         preflight: AgentHarnessPreflightError | None = None

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.cli.common import (
+    ClusterOption,
     ConfigOption,
     ErrorReport,
     JsonOption,
@@ -44,6 +45,7 @@ def register(app: typer.Typer) -> None:
         message: Annotated[str, typer.Option("--message", "-m", metavar="TEXT",
                                              help="The user message.")],
         config: ConfigOption = None,
+        cluster: ClusterOption = None,
         session: Annotated[str | None, typer.Option("--session", "-s", metavar="KEY",
                                                     help="Session key or name.")] = None,
         model: Annotated[str | None, typer.Option("--model", metavar="REF",
@@ -74,7 +76,7 @@ def register(app: typer.Typer) -> None:
                 loop.add_signal_handler(signal.SIGINT, abort.set)
             except (NotImplementedError, RuntimeError):
                 pass
-            async with Host.from_config(config) as host:
+            async with Host.from_config(config, cluster_url=cluster) as host:
                 opts = TurnOptions(model=model, on_partial_reply=on_partial, abort=abort,
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())

@@ -74,6 +74,11 @@ ConfigOption = Annotated[
                              help="Config file (else CLAWHARNESS_CONFIG, else the state dir).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ClusterOption = Annotated[
+    str | None, typer.Option("--cluster", metavar="URL",
+                             help="The Temporal cluster, temporal://HOST:PORT "
+                                  "(else cluster.url in config).")
+]
 
 
 def new_table(*headers: str, title: str | None = None) -> Table:

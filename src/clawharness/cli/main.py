@@ -78,6 +78,7 @@ COMMAND_MODULES = (
     "clawharness.cli.chat_cmd",
     "clawharness.cli.init_cmd",
     "clawharness.cli.mcp_cmd",
+    "clawharness.cli.worker_cmd",
 )
 
 for _name in COMMAND_MODULES:

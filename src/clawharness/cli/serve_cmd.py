@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from clawharness.cli.common import ConfigOption
+from clawharness.cli.common import ClusterOption, ConfigOption
 
 __all__ = ["register"]
 
@@ -28,7 +28,8 @@ TickOption = Annotated[
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(config: ConfigOption = None, port: PortOption = None, bind: BindOption = None,
-              token: TokenOption = None, tick_interval_ms: TickOption = None) -> None:
+              token: TokenOption = None, tick_interval_ms: TickOption = None,
+              cluster: ClusterOption = None) -> None:
         """Serve the gateway protocol so `openclaw agent`, `openclaw tui` ... can drive turns."""
         import asyncio
 
@@ -38,7 +39,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             asyncio.run(serve_gateway(config, port=port, bind=bind, token=token,
-                                      tick_interval_ms=tick_interval_ms,
+                                      tick_interval_ms=tick_interval_ms, cluster_url=cluster,
                                       announce=lambda line: typer.echo(line)))
         except ClawHarnessError as exc:
             raise fail(exc, as_json=False) from None

@@ -102,6 +102,19 @@ def check_store_url(value: str | None) -> str | None:
     return value
 
 
+def check_cluster_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from clawharness.cluster.urls import cluster_url_error
+
+    problem = cluster_url_error(value)
+    if problem is not None:
+        raise CheckFailed(problem, code="invalid-cluster-url",
+                          hint="write it as temporal://HOST:PORT, or remove cluster.url to run "
+                               "turns in-process")
+    return value
+
+
 def bind_host(bind: str) -> str | None:
     """`loopback` -> 127.0.0.1, `lan` -> 0.0.0.0, an address or host name as given, or None."""
     text = bind.strip()

@@ -16,6 +16,7 @@ from clawharness.config.checks import (
     bind_host,
     check_base_url,
     check_bind,
+    check_cluster_url,
     check_store_url,
     check_tool_policy_entry,
     check_tool_profile,
@@ -28,6 +29,7 @@ __all__ = [
     "AgentModelEntry",
     "AgentRuntimeRef",
     "ClawConfig",
+    "ClusterConfig",
     "DiagnosticsConfig",
     "ExecToolConfig",
     "GatewayConfig",
@@ -253,6 +255,26 @@ class StoreConfig(_Node):
     url: Annotated[str | None, AfterValidator(check_store_url)] = None
 
 
+class ClusterConfig(_Node):
+    """Scale-out on Temporal (see docs/scale-out.md): fronts submit turns to the cluster at
+    `url`, workers run them; without `url` a host runs every turn in-process."""
+
+    #: `temporal://HOST:PORT`
+    url: Annotated[str | None, AfterValidator(check_cluster_url)] = None
+    namespace: str = "default"
+    #: the task queue every worker polls for turns (bound native sessions use a queue of
+    #: their worker's own, derived from this name)
+    task_queue: str = Field(default="clawharness-turns", min_length=1, alias="taskQueue")
+    #: how often a running turn heartbeats; a worker silent for three of these is dead
+    #: and its turn is retried on another worker
+    heartbeat_seconds: float = Field(default=2.0, gt=0, le=300, alias="heartbeatSeconds")
+    #: how long a turn waits on the queue of the worker its native runtime lives on
+    #: before it moves to any worker (that worker is taken for dead)
+    rebind_seconds: float = Field(default=10.0, gt=0, le=3600, alias="rebindSeconds")
+    #: turns one worker runs at once
+    max_concurrent_turns: int = Field(default=10, ge=1, le=10_000, alias="maxConcurrentTurns")
+
+
 class SessionsConfig(_Node):
     """One writer per session across processes (see docs/store.md, "Session writers")."""
 
@@ -380,6 +402,7 @@ class ClawConfig(_Node):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     gateway: GatewayConfig = Field(default_factory=GatewayConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)

@@ -18,6 +18,7 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
                         bind: str | None = None, token: str | None = None,
                         tick_interval_ms: int | None = None,
                         env: Mapping[str, str] | None = None,
+                        cluster_url: str | None = None,
                         announce: Callable[[str], None] = print) -> None:
     """Load the host, listen, announce `listening ws://HOST:PORT`, serve until a signal."""
     from clawharness.host import Host
@@ -26,7 +27,8 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
     logging.basicConfig(level=getattr(logging, level, logging.WARNING),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     environ = dict(os.environ if env is None else env)
-    host = Host.from_config(config_path, env=environ, serving=True)
+    host = Host.from_config(config_path, env=environ, serving=True,
+                            cluster_url=cluster_url)
     settings = resolve_settings(host.config, environ, port=port, bind=bind, token=token,
                                 tick_interval_ms=tick_interval_ms)
     stop = asyncio.Event()

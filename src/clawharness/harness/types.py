@@ -32,6 +32,7 @@ from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
 from clawharness.harness.tool_spec import ToolCallContext, ToolExecute, ToolResult, ToolSpec
+from clawharness.tools.outcomes import ToolOutcomeLedger
 
 __all__ = [
     "AgentEvent",
@@ -251,6 +252,10 @@ class AttemptParams:
     #: wait until every mirrored message is stored (raises if one could not be); await
     #: it before a step with effects outside the host, e.g. a tool that may change state
     mirror_barrier: MirrorBarrier | None = None
+    #: tool calls exactly once across retries of this run (a turn run by a cluster
+    #: worker): `begin` each call before running it, `commit` its outcome before the
+    #: model sees it (see `ToolOutcomeLedger`); None when the turn is never retried
+    tool_outcomes: ToolOutcomeLedger | None = None
 
 
 @dataclass(frozen=True, slots=True)

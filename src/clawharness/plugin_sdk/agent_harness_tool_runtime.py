@@ -9,7 +9,13 @@
 - `assign_mcp_catalog_safe_server_names(names)`: collision-safe MCP server names for a
   native MCP inventory;
 - `create_agent_harness_tool_surface_runtime(...)`: compact tool routing (tool search,
-  code mode, hidden catalog) for a harness that wants the built-in runtime's.
+  code mode, hidden catalog) for a harness that wants the built-in runtime's;
+- `ToolOutcomeLedger` (`AttemptParams.tool_outcomes`): tool side effects exactly once
+  across retried turns: `await ledger.begin(call_id, name, args)` before running a call
+  gives a `ToolCallDecision` (`run`, `replay` the committed result, or `interrupted`
+  with unknown effect), and `await ledger.commit(call_id, result, error)` stores the
+  outcome before the model sees it; `tool_call_interrupted_text(name)` is what the model
+  is told of an interrupted call.
 
 Loaded on first use (the tool modules are large); the checker sees the real types.
 """
@@ -29,6 +35,8 @@ if TYPE_CHECKING:
     )
     from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
     from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+    from clawharness.tools.outcomes import ToolCallDecision, ToolOutcomeLedger
+    from clawharness.tools.outcomes import interrupted_text as tool_call_interrupted_text
     from clawharness.tools.surface import create_agent_harness_tool_surface_runtime
 
 #: public name -> (providing module, attribute)
@@ -42,16 +50,22 @@ LAZY_EXPORTS: LazyTable = {
     "normalize_tool_name": ("clawharness.tools.groups", "normalize_tool_name"),
     "create_agent_harness_tool_surface_runtime": (
         "clawharness.tools.surface", "create_agent_harness_tool_surface_runtime"),
+    "ToolCallDecision": ("clawharness.tools.outcomes", "ToolCallDecision"),
+    "ToolOutcomeLedger": ("clawharness.tools.outcomes", "ToolOutcomeLedger"),
+    "tool_call_interrupted_text": ("clawharness.tools.outcomes", "interrupted_text"),
 }
 
 __all__ = [
     "AcceptedSessionSpawn",
+    "ToolCallDecision",
+    "ToolOutcomeLedger",
     "assign_mcp_catalog_safe_server_names",
     "create_agent_harness_tool_surface_runtime",
     "expand_tool_groups",
     "normalize_accepted_session_spawn_result",
     "normalize_tool_name",
     "resolve_workspace_path",
+    "tool_call_interrupted_text",
 ]
 
 if not TYPE_CHECKING:

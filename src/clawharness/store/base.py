@@ -30,6 +30,7 @@ from clawharness.store.leases import (
     SessionLeaseState,
     SessionLeaseWatch,
 )
+from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
 
 if TYPE_CHECKING:
     from clawharness.store.turn_records import StoredTurnRecord
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 #: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +296,16 @@ class Store(SyncPluginStateView, Protocol):
 
     def watch_session_lease(self, session_key: str) -> SessionLeaseWatch:
         """Subscribe to the key's lease changes; `close()` the watch when done."""
+
+    # tool calls exactly once (see clawharness.store.tool_outcomes) -----------------
+    async def claim_tool_call(self, key: ToolCallKey, *, tool_name: str,
+                              state_changing: bool) -> ToolCallClaim:
+        """Record that the call starts (committed), or find the row an earlier attempt
+        of the turn left under the same key (`fresh` False)."""
+
+    async def commit_tool_outcome(self, key: ToolCallKey, *, outcome: dict[str, Any],
+                                  is_error: bool) -> ToolCallRecord:
+        """Commit the claimed call's terminal outcome (the first one committed stays)."""
 
 
 #: the fields `update_session` may set

@@ -36,6 +36,7 @@ from clawharness.errors import (
 )
 from clawharness.store import _postgres_leases as leases
 from clawharness.store import _postgres_sql as q
+from clawharness.store import _postgres_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
 from clawharness.store.base import (
     SCHEMA_VERSION,
@@ -57,7 +58,8 @@ __all__ = ["PostgresStore"]
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2,
-                                           3: turn_records.POSTGRES_MIGRATION_V3}
+                                           3: turn_records.POSTGRES_MIGRATION_V3,
+                                           4: tool_outcomes.MIGRATION_V4}
 
 
 def _redact(url: str) -> str:
@@ -77,7 +79,7 @@ def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
     return None if row is None else PluginStateRecord(*row)
 
 
-class PostgresStore(leases.SessionLeaseMethods):
+class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods):
     """The `Store` protocol over PostgreSQL (see the module docstring).
 
     `schema` puts every table in that schema (created if missing), via `search_path`.

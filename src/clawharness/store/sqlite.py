@@ -37,6 +37,7 @@ from clawharness.errors import (
 )
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
+from clawharness.store import _sqlite_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
 from clawharness.store._sqlite_file import check_header, create_if_absent, migrate
 from clawharness.store._sqlite_indexer import (
@@ -74,9 +75,10 @@ _SMALL_COMMITS_PER_CHECKPOINT = 500
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
                                            3: leases.MIGRATION_V3,
-                                           4: turn_records.SQLITE_MIGRATION_V4}
+                                           4: turn_records.SQLITE_MIGRATION_V4,
+                                           5: tool_outcomes.MIGRATION_V5}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -106,7 +108,7 @@ def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-class SqliteStore(leases.SessionLeaseMethods):
+class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods):
     """The `Store` protocol over one SQLite file (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, readers: int = 4, search_window: int = 2000,

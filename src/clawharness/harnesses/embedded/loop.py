@@ -344,15 +344,25 @@ class EmbeddedAttempt:
                 if barrier is not None and not is_replay_safe_tool_call(name, args):
                     await barrier()  # the call is on record before it can change anything
                 started = self.tool_started = True
-                self.running, self.running_args = call_id, args
-                try:
-                    raw = await spec.execute(args, self.tool_context(call_id))
-                except Exception as exc:  # a tool's failure is the model's to see
-                    error = str(exc) or type(exc).__name__
+                ledger = self.p.tool_outcomes
+                verdict = None if ledger is None else await ledger.begin(call_id, name, args)
+                if verdict is not None and verdict.action != "run":
+                    # a retried turn: the outcome an earlier attempt committed, or the
+                    # call it started and lost; either way the tool does not run again
+                    result, error = verdict.result, verdict.error
                 else:
-                    result = raw if isinstance(raw, dict) else {"content": raw}
-                # not in a finally: after a cancellation the interrupted call must stay known
-                self.running = None
+                    self.running, self.running_args = call_id, args
+                    try:
+                        raw = await spec.execute(args, self.tool_context(call_id))
+                    except Exception as exc:  # a tool's failure is the model's to see
+                        error = str(exc) or type(exc).__name__
+                    else:
+                        result = raw if isinstance(raw, dict) else {"content": raw}
+                    # not in a finally: after a cancellation the interrupted call must
+                    # stay known
+                    self.running = None
+                    if ledger is not None:
+                        await ledger.commit(call_id, result, error)  # before the model sees it
         await self.finish_tool(call_id, name, args, started, result, error)
 
     async def finish_tool(

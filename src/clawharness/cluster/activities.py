@@ -1,0 +1,134 @@
+"""The turn activity: one turn of one session, run by a worker's in-process host.
+
+The activity heartbeats every `cluster.heartbeatSeconds`; a worker that dies stops
+heartbeating, Temporal times the attempt out after three missed beats and retries it on
+another worker. The session writer lease (and a native binding's lease) are renewed by
+the same process on their own timers, so they lapse with the heartbeat; the retry waits
+for the dead worker's lease to expire (`sessions.writerLeaseSeconds`), then takes it
+with the next fence, so a late write of the dead worker could never land.
+
+A retried attempt runs the same `turn_id` as its run id: the transcript's idempotency
+keys make its re-mirrored messages no-ops, and the tool-outcome ledger replays or
+refuses its tool calls (see `clawharness.tools.outcomes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from typing import TYPE_CHECKING, Any
+
+from temporalio import activity
+
+from clawharness.attempt.turn import TurnOptions
+from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.messages import FAILURE_ACTIVITY, TURN_ACTIVITY, TurnFailure, TurnRequest
+from clawharness.cluster.results import failed_result, result_to_wire
+from clawharness.errors import ClawHarnessError, SessionBusyError
+
+if TYPE_CHECKING:
+    from clawharness.host import Host
+
+__all__ = ["TurnActivities"]
+
+#: the built-in runtime runs in the worker's own process and holds nothing between turns
+BUILT_IN_RUNTIME = "openclaw"
+
+log = logging.getLogger("clawharness.cluster.activities")
+
+
+class _PartialWriter:
+    """Relays partial replies, coalesced: each carries the whole text so far, so while
+    one write is in flight only the newest waiting one matters."""
+
+    def __init__(self, relay: TurnEventRelay, turn_id: str) -> None:
+        self._relay = relay
+        self._turn_id = turn_id
+        self._latest: str | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def __call__(self, text: str) -> None:
+        self._latest = text
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        while self._latest is not None:
+            text, self._latest = self._latest, None
+            try:
+                await self._relay.append(self._turn_id, "partial", {"text": text})
+            except ClawHarnessError as exc:  # a lost partial never fails the turn
+                log.warning("turn %s: a partial reply was not relayed: %s", self._turn_id, exc)
+
+    async def flush(self) -> None:
+        if self._task is not None:
+            await self._task
+
+
+class TurnActivities:
+    """The activities a worker registers, bound to its host and relay."""
+
+    def __init__(self, host: Host, relay: TurnEventRelay, *, heartbeat_seconds: float,
+                 worker_id: str, own_queue: str, max_concurrent_turns: int) -> None:
+        self._host = host
+        self._relay = relay
+        self._heartbeat_seconds = heartbeat_seconds
+        self.worker_id = worker_id
+        self.own_queue = own_queue
+        #: the worker's cap across its two queues (each Temporal worker has its own slots)
+        self._slots = asyncio.Semaphore(max_concurrent_turns)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            activity.heartbeat(self.worker_id)
+            await asyncio.sleep(self._heartbeat_seconds)
+
+    @activity.defn(name=TURN_ACTIVITY)
+    async def run_turn(self, request: TurnRequest) -> str | None:
+        """Run the turn; returns this worker's own queue when the session's native
+        runtime now lives here (its next turns come here), else None."""
+        attempt = activity.info().attempt
+        if attempt > 1:
+            await self._relay.append(request.turn_id, "retry",
+                                     {"attempt": attempt, "worker": self.worker_id})
+        beating = asyncio.ensure_future(self._heartbeat())
+        partials = _PartialWriter(self._relay, request.turn_id)
+        try:
+            async with self._slots:
+                return await self._run(request, attempt, partials)
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
+
+    async def _run(self, request: TurnRequest, attempt: int,
+                   partials: _PartialWriter) -> str | None:
+        options = TurnOptions(run_id=request.turn_id, model=request.model,
+                              max_steps=request.max_steps, timeout=request.timeout,
+                              on_partial_reply=partials, durable_tools=True,
+                              resumes_run=attempt > 1 or request.resumed)
+        try:
+            result = await self._host.run_turn(request.session_key, request.message,
+                                               options)
+        except SessionBusyError:
+            raise  # another worker still holds the session: Temporal retries
+        except ClawHarnessError as exc:
+            result = failed_result(request.session_key, request.turn_id, str(exc),
+                                   error_type=exc.code)
+        await partials.flush()
+        # which worker ran it, on which attempt: for the caller, and for the logs
+        result = dataclasses.replace(result, extra={
+            **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
+        await self._relay.append(request.turn_id, "result", result_to_wire(result))
+        native = result.runtime not in ("", BUILT_IN_RUNTIME)
+        return self.own_queue if native else None
+
+    @activity.defn(name=FAILURE_ACTIVITY)
+    async def report_failure(self, failure: TurnFailure) -> None:
+        result = failed_result(failure.session_key, failure.turn_id, failure.error)
+        await self._relay.append(failure.turn_id, "result", result_to_wire(result))
+
+    def all(self) -> list[Any]:
+        return [self.run_turn, self.report_failure]

@@ -1,0 +1,150 @@
+"""`ClusterClient`: how a front's `Host` runs a turn on the cluster.
+
+`run_turn` signal-with-starts the session's workflow with the turn, then follows the
+turn's events in the relay until its result: partial replies go to the caller's
+`on_partial_reply` as they come. The cluster being unreachable fails the turn at once
+(`ClusterUnreachableError` naming the URL); nothing falls back to running in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import TYPE_CHECKING
+
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+from clawharness._ids import new_id
+from clawharness.cluster.connect import connect_cluster
+from clawharness.cluster.events import POLL_SECONDS, TurnEventRelay
+from clawharness.cluster.messages import (
+    SUBMIT_SIGNAL,
+    WORKFLOW_TYPE,
+    SessionWorkflowInput,
+    TurnRequest,
+    workflow_id_for,
+)
+from clawharness.cluster.results import result_from_wire
+from clawharness.cluster.urls import parse_cluster_url
+from clawharness.errors import ClusterNoWorkersError, ClusterUnreachableError
+
+if TYPE_CHECKING:
+    from clawharness.attempt.turn import TurnOptions, TurnResult
+    from clawharness.config.schema import ClusterConfig
+
+__all__ = ["ClusterClient", "queue_pollers"]
+
+#: how long a seen worker counts as there (a check per turn would cost a round trip)
+WORKERS_SEEN_SECONDS = 10.0
+#: how long a front looks for a worker before it fails the turn
+NO_WORKERS_GRACE_SECONDS = 3.0
+
+
+async def queue_pollers(client: Client, namespace: str, queue: str, url: str) -> list[str]:
+    """The identities of the workers Temporal saw polling `queue` lately."""
+    try:
+        described = await client.workflow_service.describe_task_queue(
+            DescribeTaskQueueRequest(
+                namespace=namespace, task_queue=TaskQueue(name=queue),
+                task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW))
+    except RPCError as exc:
+        raise ClusterUnreachableError(
+            f"the cluster at {url} did not describe task queue {queue!r}: {exc}") from exc
+    return [p.identity for p in described.pollers]
+
+
+class ClusterClient:
+    def __init__(self, url: str, settings: ClusterConfig, relay: TurnEventRelay, *,
+                 front_id: str) -> None:
+        self.address = parse_cluster_url(url)
+        self._settings = settings
+        self._relay = relay
+        self._front_id = front_id
+        self._client: Client | None = None
+        self._connecting = asyncio.Lock()
+        self._workers_seen_at: float | None = None
+
+    @property
+    def url(self) -> str:
+        return self.address.url
+
+    async def _connected(self) -> Client:
+        async with self._connecting:
+            if self._client is None:
+                self._client = await connect_cluster(
+                    self.address, namespace=self._settings.namespace,
+                    identity=f"clawharness-front {self._front_id}")
+            return self._client
+
+    async def start(self) -> None:
+        await self._connected()
+        await self._relay.listen()
+
+    async def _check_workers(self, client: Client) -> None:
+        """Fail closed when no worker polls the task queue (Temporal remembers pollers
+        for a few minutes, so a worker restarting meanwhile still counts; a worker that
+        just started may take a moment to show, hence the grace)."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._workers_seen_at is not None and now - self._workers_seen_at < WORKERS_SEEN_SECONDS:
+            return
+        queue = self._settings.task_queue
+        deadline = now + NO_WORKERS_GRACE_SECONDS
+        while not await queue_pollers(client, self._settings.namespace, queue, self.url):
+            if loop.time() >= deadline:
+                raise ClusterNoWorkersError(
+                    f"no worker polls task queue {queue!r} on the cluster at {self.url}: "
+                    "start `clawharness worker` (with the same cluster.taskQueue)")
+            await asyncio.sleep(0.2)
+        self._workers_seen_at = loop.time()
+
+    async def submit(self, request: TurnRequest) -> None:
+        """Queue the turn on its session's workflow, starting the workflow if none runs."""
+        client = await self._connected()
+        await self._check_workers(client)
+        try:
+            await client.start_workflow(
+                WORKFLOW_TYPE, SessionWorkflowInput(
+                    request.session_key, heartbeat_seconds=self._settings.heartbeat_seconds,
+                    rebind_seconds=self._settings.rebind_seconds),
+                id=workflow_id_for(self._settings.task_queue, request.session_key),
+                task_queue=self._settings.task_queue,
+                start_signal=SUBMIT_SIGNAL, start_signal_args=[request])
+        except RPCError as exc:
+            raise ClusterUnreachableError(
+                f"the cluster at {self.url} did not take the turn: {exc}") from exc
+
+    async def run_turn(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
+        turn_id = opts.run_id or new_id()
+        request = TurnRequest(turn_id=turn_id, session_key=session_key, message=message,
+                              model=opts.model, max_steps=opts.max_steps, timeout=opts.timeout,
+                              front=self._front_id)
+        await self._relay.listen()
+        arrived = self._relay.subscribe(turn_id)
+        try:
+            await self.submit(request)
+            after = 0
+            while True:
+                arrived.clear()
+                for event in await self._relay.read(turn_id, after):
+                    after = event.id
+                    if event.kind == "result":
+                        self._relay.discard_soon(turn_id)
+                        return result_from_wire(event.payload)
+                    if event.kind == "partial" and opts.on_partial_reply is not None:
+                        shown = opts.on_partial_reply(str(event.payload.get("text", "")))
+                        if inspect.isawaitable(shown):
+                            await shown
+                try:
+                    await asyncio.wait_for(arrived.wait(), POLL_SECONDS)
+                except TimeoutError:
+                    pass
+        finally:
+            self._relay.unsubscribe(turn_id, arrived)
+
+    async def close(self) -> None:
+        self._client = None

@@ -1,0 +1,209 @@
+"""The per-turn event relay: how a turn run on a worker streams back to its front.
+
+Temporal has no streaming, so the turn's events go through PostgreSQL, which every
+front and worker of a cluster already share: the worker appends rows to
+`cluster_turn_events` (partial replies, coalesced to the newest; a retry notice; the
+result last) and `NOTIFY`s; the front `LISTEN`s on one connection, reads the rows past
+the last it saw, and deletes the turn's rows once it has the result. A lost
+notification costs at most `POLL_SECONDS`: waiters also poll.
+
+The table lives in the store's schema (the URL's `search_path`) and is created on first
+use; it holds only turns in flight, never the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from clawharness.errors import StoreError
+from clawharness.store.urls import display_store_url
+
+__all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay"]
+
+log = logging.getLogger("clawharness.cluster.events")
+
+Conn = psycopg.AsyncConnection[Any]
+
+CHANNEL = "clawharness_turn_events"
+#: how often a waiter reads even without a notification
+POLL_SECONDS = 0.5
+_DDL = (
+    "SELECT pg_advisory_xact_lock(7464232118)",
+    """CREATE TABLE IF NOT EXISTS cluster_turn_events (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        turn_id text NOT NULL,
+        kind text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at double precision NOT NULL DEFAULT extract(epoch FROM now())
+    )""",
+    "CREATE INDEX IF NOT EXISTS cluster_turn_events_by_turn ON cluster_turn_events (turn_id, id)",
+)
+_APPEND = ("WITH added AS (INSERT INTO cluster_turn_events (turn_id, kind, payload) "
+           "VALUES (%s, %s, %s::jsonb) RETURNING turn_id) "
+           f"SELECT pg_notify('{CHANNEL}', current_schema() || ':' || turn_id) FROM added")
+_READ = ("SELECT id, kind, payload FROM cluster_turn_events WHERE turn_id = %s AND id > %s "
+         "ORDER BY id")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEvent:
+    """`kind`: `partial` (payload `{text}`), `retry` (`{attempt}`), `result` (the turn
+    result's JSON)."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+
+
+class _Pool:
+    """A few autocommit connections, handed out one caller at a time."""
+
+    def __init__(self, url: str, size: int) -> None:
+        self._url = url
+        self._size = size
+        self._free: asyncio.Queue[Conn] = asyncio.Queue()
+        self._all: list[Conn] = []
+
+    async def conn(self) -> Conn:
+        if self._free.empty() and len(self._all) < self._size:
+            conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+            self._all.append(conn)
+            return conn
+        return await self._free.get()
+
+    def give_back(self, conn: Conn) -> None:
+        if conn.closed:
+            self._all.remove(conn)
+        else:
+            self._free.put_nowait(conn)
+
+    async def close(self) -> None:
+        for conn in self._all:
+            await conn.close()
+        self._all.clear()
+
+
+class TurnEventRelay:
+    """Append (workers) and follow (fronts) the events of turns in flight."""
+
+    def __init__(self, url: str, *, pool_size: int = 4) -> None:
+        self._where = display_store_url(url)
+        self._url = url
+        self._pool = _Pool(url, pool_size)
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    async def open(self) -> None:
+        """Create the relay's table if absent (idempotent, serialized across processes)."""
+        try:
+            async with await psycopg.AsyncConnection.connect(self._url) as conn, \
+                    conn.transaction():
+                for stmt in _DDL:
+                    await conn.execute(stmt)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: the turn event relay could not be set up: "
+                             f"{exc}") from exc
+
+    async def close(self) -> None:
+        if self._cleanups:
+            await asyncio.gather(*self._cleanups, return_exceptions=True)
+        task, self._listener = self._listener, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        await self._pool.close()
+
+    async def _execute(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        conn = await self._pool.conn()
+        try:
+            cur = await conn.execute(query, params)
+            return await cur.fetchall() if cur.description else []
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: turn event relay: {exc}") from exc
+        finally:
+            self._pool.give_back(conn)
+
+    # workers ----------------------------------------------------------------------
+
+    async def append(self, turn_id: str, kind: str, payload: dict[str, Any]) -> None:
+        await self._execute(_APPEND, (turn_id, kind, json.dumps(payload)))
+
+    # fronts -----------------------------------------------------------------------
+
+    async def read(self, turn_id: str, after: int = 0) -> list[TurnEvent]:
+        rows = await self._execute(_READ, (turn_id, after))
+        return [TurnEvent(int(r[0]), str(r[1]), dict(r[2])) for r in rows]
+
+    async def discard(self, turn_id: str) -> None:
+        await self._execute("DELETE FROM cluster_turn_events WHERE turn_id = %s", (turn_id,))
+
+    def discard_soon(self, turn_id: str) -> None:
+        """Delete the turn's rows behind the caller's back (not on its critical path);
+        `close` waits for it."""
+        task = asyncio.ensure_future(self._discard_quietly(turn_id))
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    async def _discard_quietly(self, turn_id: str) -> None:
+        try:
+            await self.discard(turn_id)
+        except StoreError as exc:  # rows of a finished turn, harmless if left
+            log.warning("turn %s: its relayed events were not deleted: %s", turn_id, exc)
+
+    async def listen(self) -> None:
+        """Start the LISTEN connection (once) and wait until it listens."""
+        if self._listener is None or self._listener.done():
+            self._listening.clear()
+            self._listener = asyncio.get_running_loop().create_task(
+                self._listen(), name="clawharness-turn-event-listener")
+        waiting = asyncio.ensure_future(self._listening.wait())
+        done, _ = await asyncio.wait({waiting, self._listener},
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if waiting not in done:
+            waiting.cancel()
+            self._listener.result()  # raises why it stopped
+
+    def subscribe(self, turn_id: str) -> asyncio.Event:
+        event = asyncio.Event()
+        self._waiters.setdefault(turn_id, set()).add(event)
+        return event
+
+    def unsubscribe(self, turn_id: str, event: asyncio.Event) -> None:
+        waiters = self._waiters.get(turn_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[turn_id]
+
+    async def _listen(self) -> None:
+        try:
+            conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: turn event relay: {exc}") from exc
+        try:
+            row = await (await conn.execute("SELECT current_schema()")).fetchone()
+            prefix = f"{row[0] if row else 'public'}:"
+            await conn.execute(f"LISTEN {CHANNEL}")
+            self._listening.set()
+            async for note in conn.notifies():
+                if note.payload.startswith(prefix):
+                    for event in list(self._waiters.get(note.payload[len(prefix):], ())):
+                        event.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # waiters fall back to polling
+            log.warning("%s: turn event notifications stopped: %s", self._where, exc)
+        finally:
+            for waiters in self._waiters.values():
+                for event in waiters:
+                    event.set()
+            await conn.close()

@@ -1,0 +1,74 @@
+"""The values that cross Temporal (JSON through its default converter): plain
+dataclasses of strings and numbers. Transcripts never travel here: they live in the
+store, and a workflow's history holds only these small requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "FAILURE_ACTIVITY",
+    "SUBMIT_SIGNAL",
+    "TURN_ACTIVITY",
+    "SessionWorkflowInput",
+    "TurnFailure",
+    "TurnRequest",
+    "workflow_id_for",
+]
+
+#: the signal a front sends (with start) to queue a turn on a session's workflow
+SUBMIT_SIGNAL = "submit_turn"
+#: the activity that runs one turn on a worker
+TURN_ACTIVITY = "run_session_turn"
+#: the activity that reports a turn whose every attempt failed to its waiting front
+FAILURE_ACTIVITY = "report_turn_failure"
+WORKFLOW_TYPE = "ClawharnessSession"
+
+
+def workflow_id_for(task_queue: str, session_key: str) -> str:
+    """One workflow per session key, cluster-wide, for the fleet polling `task_queue`
+    (fleets on other task queues of one namespace, e.g. staging, never share one)."""
+    return f"clawharness-session:{task_queue}:{session_key}"
+
+
+@dataclass
+class TurnRequest:
+    """One turn a front submitted; `turn_id` is the turn's run id everywhere (the
+    transcript's idempotency keys, the tool-outcome keys, the event relay)."""
+
+    turn_id: str
+    session_key: str
+    message: str
+    model: str | None = None
+    max_steps: int | None = None
+    timeout: float | None = None
+    #: which front submitted it (for logs and the workflow's history)
+    front: str = ""
+    #: an earlier run of this turn was lost (its worker died): resume, do not repeat
+    resumed: bool = False
+
+
+@dataclass
+class SessionWorkflowInput:
+    session_key: str
+    #: turns accepted by an earlier run of this workflow and not yet run (continue-as-new)
+    pending: list[TurnRequest] = field(default_factory=list)
+    #: turns this workflow chain has run (across continue-as-new)
+    turns_run: int = 0
+    #: `cluster.heartbeatSeconds` of the front that started it
+    heartbeat_seconds: float = 2.0
+    #: the task queue of the worker whose native runtime holds this session's thread
+    #: (None: any worker); the turn activity reports it
+    bound_queue: str | None = None
+    #: how long a turn waits on its bound worker's queue before it moves to any worker
+    #: (`cluster.rebindSeconds`)
+    rebind_seconds: float = 10.0
+    #: turns per workflow run before continue-as-new (keeps the history bounded)
+    turns_per_run: int = 100
+
+
+@dataclass
+class TurnFailure:
+    turn_id: str
+    session_key: str
+    error: str

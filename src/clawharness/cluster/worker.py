@@ -1,0 +1,115 @@
+"""`ClusterWorker`: the start-up checks, then a Temporal worker running turns.
+
+A worker refuses to start, saying why, against a store other processes cannot share
+(SQLite) or a Temporal server older than `MIN_SERVER_VERSION`; a cluster it cannot
+reach is `ClusterUnreachableError` naming the URL. It polls the shared task queue for
+workflow tasks and turns, and a queue of its own (`worker_queue`) for the turns of the
+native sessions bound to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from clawharness.cluster.activities import TurnActivities
+from clawharness.cluster.connect import check_server_version, connect_cluster, server_version
+from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.urls import parse_cluster_url
+from clawharness.cluster.workflow import SessionWorkflow
+from clawharness.errors import ClusterRefusedError
+
+if TYPE_CHECKING:
+    from clawharness.host import Host
+
+__all__ = ["ClusterWorker", "check_shared_store", "new_worker_id", "worker_queue"]
+
+
+#: how long a starting worker waits for the server to list it as a poller
+READY_SECONDS = 10.0
+
+
+def new_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def worker_queue(task_queue: str, worker_id: str) -> str:
+    """The task queue only `worker_id` polls (turns of sessions bound to it)."""
+    return f"{task_queue}@{worker_id}"
+
+
+def check_shared_store(store_url: str, role: str = "worker") -> None:
+    """Refuse a store the cluster's other processes cannot share."""
+    from clawharness.store.urls import display_store_url
+
+    if not store_url.startswith(("postgresql://", "postgres://")):
+        raise ClusterRefusedError(
+            f"a cluster {role} needs the PostgreSQL store every front and worker shares; this "
+            f"host's store is {display_store_url(store_url)!r} (SQLite, one machine's file): "
+            "set store.url to postgresql://...")
+
+
+class ClusterWorker:
+    """Runs turns for the cluster at `url` with `host` (an in-process host)."""
+
+    def __init__(self, host: Host, url: str, *, worker_id: str | None = None,
+                 max_concurrent_turns: int | None = None) -> None:
+        self.host = host
+        self.address = parse_cluster_url(url)
+        self.settings = host.config.cluster
+        self.worker_id = worker_id or new_worker_id()
+        self.max_concurrent_turns = max_concurrent_turns or self.settings.max_concurrent_turns
+
+    @property
+    def own_queue(self) -> str:
+        return worker_queue(self.settings.task_queue, self.worker_id)
+
+    async def _until_seen(self, client: Client) -> None:
+        """Wait (bounded) until the server lists this worker among the queue's pollers,
+        so "ready" means a front can see it."""
+        from clawharness.cluster.client import queue_pollers
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + READY_SECONDS
+        while self.worker_id not in await queue_pollers(
+                client, self.settings.namespace, self.settings.task_queue, self.address.url):
+            if loop.time() >= deadline:
+                return  # it polls; the server is slow to say so
+            await asyncio.sleep(0.1)
+
+    async def run(self, *, on_ready: Callable[[ClusterWorker], None] | None = None,
+                  stop: asyncio.Event | None = None) -> None:
+        """Check, connect, then run until `stop` is set (or forever)."""
+        check_shared_store(self.host.store_url)
+        client = await connect_cluster(self.address, namespace=self.settings.namespace,
+                                       identity=f"clawharness-worker {self.worker_id}")
+        check_server_version(self.address.url, await server_version(client))
+        await self.host.start()
+        relay = TurnEventRelay(self.host.store_url)
+        await relay.open()
+        activities = TurnActivities(self.host, relay,
+                                    heartbeat_seconds=self.settings.heartbeat_seconds,
+                                    worker_id=self.worker_id, own_queue=self.own_queue,
+                                    max_concurrent_turns=self.max_concurrent_turns)
+        shared = Worker(client, task_queue=self.settings.task_queue,
+                        workflows=[SessionWorkflow], activities=activities.all(),
+                        max_concurrent_activities=self.max_concurrent_turns,
+                        identity=self.worker_id)
+        own = Worker(client, task_queue=self.own_queue, activities=activities.all(),
+                     max_concurrent_activities=self.max_concurrent_turns,
+                     identity=self.worker_id)
+        try:
+            async with shared, own:
+                await self._until_seen(client)
+                if on_ready is not None:
+                    on_ready(self)
+                await (stop or asyncio.Event()).wait()
+        finally:
+            await relay.close()

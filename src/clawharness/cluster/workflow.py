@@ -1,0 +1,133 @@
+"""`SessionWorkflow`: the turns of one session key, one at a time, in arrival order.
+
+Fronts signal-with-start it (`SUBMIT_SIGNAL`); Temporal orders the signals, so turns
+from every front of the cluster queue in the order the server received them. Each turn
+is one activity (`TURN_ACTIVITY`) that a worker runs; the workflow only sequences them.
+Its history holds turn requests, never transcripts, and it continues as new every
+`turns_per_run` turns (100) (or when Temporal suggests it), carrying the queue across. An idle
+workflow completes; the next submit starts a fresh one.
+
+Deterministic code only: this module runs in Temporal's workflow sandbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, TimeoutType
+from temporalio.exceptions import TimeoutError as TemporalTimeoutError
+
+with workflow.unsafe.imports_passed_through():
+    from clawharness.cluster.messages import (
+        FAILURE_ACTIVITY,
+        SUBMIT_SIGNAL,
+        TURN_ACTIVITY,
+        WORKFLOW_TYPE,
+        SessionWorkflowInput,
+        TurnFailure,
+        TurnRequest,
+    )
+
+__all__ = ["SessionWorkflow"]
+
+#: a workflow with nothing queued for this long completes
+IDLE = timedelta(minutes=10)
+#: a turn retried this often (each time after its worker went silent) is failed
+TURN_ATTEMPTS = 5
+
+
+@workflow.defn(name=WORKFLOW_TYPE, sandboxed=True)
+class SessionWorkflow:
+    def __init__(self) -> None:
+        self._pending: list[TurnRequest] = []
+        self._accepted: set[str] = set()
+        self._bound: str | None = None
+
+    @workflow.signal(name=SUBMIT_SIGNAL)
+    def submit(self, request: TurnRequest) -> None:
+        # a front that re-sends its signal (a retried RPC) queues its turn once
+        if request.turn_id not in self._accepted:
+            self._accepted.add(request.turn_id)
+            self._pending.append(request)
+
+    @workflow.query(name="pending_turns")
+    def pending_turns(self) -> list[str]:
+        return [r.turn_id for r in self._pending]
+
+    @workflow.run
+    async def run(self, start: SessionWorkflowInput) -> int:
+        # turns carried over from the previous run go before any signalled since
+        carried = [r for r in start.pending if r.turn_id not in self._accepted]
+        self._accepted.update(r.turn_id for r in carried)
+        self._pending = carried + self._pending
+        self._bound = start.bound_queue
+        turns_run = start.turns_run
+        ran_here = 0
+        while True:
+            try:
+                await workflow.wait_condition(lambda: bool(self._pending), timeout=IDLE)
+            except TimeoutError:
+                if not self._pending:
+                    return turns_run
+            request = self._pending.pop(0)
+            self._bound = await self._run_turn(request, start)
+            turns_run += 1
+            ran_here += 1
+            if (ran_here >= start.turns_per_run
+                    or workflow.info().is_continue_as_new_suggested()):
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                workflow.continue_as_new(dataclasses.replace(
+                    start, pending=list(self._pending), turns_run=turns_run,
+                    bound_queue=self._bound))
+
+    async def _run_turn(self, request: TurnRequest, start: SessionWorkflowInput) -> str | None:
+        """Run the turn where its native runtime lives (the bound worker's queue), else
+        on any worker; the bound worker not taking it within `rebind_seconds` (it died)
+        moves it to any worker, as a resumed run. Returns the queue the session is bound
+        to afterwards (None: not bound)."""
+        bound = self._bound
+        if bound is not None:
+            try:
+                placed: str | None = await self._turn_activity(
+                    request, start, bound,
+                    schedule_to_start=timedelta(seconds=start.rebind_seconds))
+                return placed
+            except ActivityError as exc:
+                cause = exc.cause
+                if not (isinstance(cause, TemporalTimeoutError)
+                        and cause.type == TimeoutType.SCHEDULE_TO_START):
+                    await self._report_failure(request, exc)
+                    return bound
+                request = dataclasses.replace(request, resumed=True)
+        try:
+            placed = await self._turn_activity(request, start, None)
+            return placed
+        except ActivityError as exc:
+            await self._report_failure(request, exc)
+            return None
+
+    async def _report_failure(self, request: TurnRequest, exc: ActivityError) -> None:
+        """The caller is waiting on the turn's events: tell it the turn failed."""
+        cause = exc.cause if exc.cause is not None else exc
+        await workflow.execute_activity(
+            FAILURE_ACTIVITY, TurnFailure(request.turn_id, request.session_key,
+                                          f"the turn failed on the cluster: {cause}"),
+            start_to_close_timeout=timedelta(seconds=60),
+            retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=5)))
+
+    async def _turn_activity(self, request: TurnRequest, start: SessionWorkflowInput,
+                             queue: str | None, *,
+                             schedule_to_start: timedelta | None = None) -> str | None:
+        heartbeat = timedelta(seconds=start.heartbeat_seconds * 3)
+        budget = timedelta(seconds=(request.timeout or 3600) + 60)
+        placed: str | None = await workflow.execute_activity(
+            TURN_ACTIVITY, request, task_queue=queue, result_type=str | None,  # type: ignore[arg-type]
+            start_to_close_timeout=budget, heartbeat_timeout=heartbeat,
+            schedule_to_start_timeout=schedule_to_start,
+            retry_policy=RetryPolicy(initial_interval=timedelta(milliseconds=200),
+                                     maximum_interval=timedelta(seconds=5),
+                                     maximum_attempts=TURN_ATTEMPTS))
+        return placed

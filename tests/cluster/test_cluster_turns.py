@@ -1,0 +1,124 @@
+"""Turns through the cluster: a front `Host` with `cluster.url`, real worker processes,
+the real Temporal dev server and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import psycopg
+import pytest
+from cluster_rig import PG_URL, ClusterRig
+
+from clawharness.attempt.turn import TurnOptions
+from clawharness.host import Host
+
+pytestmark = pytest.mark.integration
+
+
+async def test_a_front_runs_a_turn_on_a_worker_and_streams_its_reply(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^hello$", "text": "hi from the cluster, streamed in parts"}]})
+    rig.start_worker("w1")
+    deltas: list[str] = []
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await front.run_turn("s", "hello", TurnOptions(on_partial_reply=deltas.append))
+        assert (result.terminal, result.text) == ("ok", "hi from the cluster, streamed in parts")
+        assert result.session_key == "agent:main:s" and result.runtime == "openclaw"
+        # partial replies came back from the worker as it streamed, cumulative
+        assert deltas and deltas[-1] == result.text
+        assert all(b.startswith(a) for a, b in itertools.pairwise(deltas))
+        # the transcript is in the shared store, written by the worker
+        entries = await front.history("s")
+        assert [(e.role, e.text) for e in entries] == [
+            ("user", "hello"), ("assistant", "hi from the cluster, streamed in parts")]
+        assert entries[0].metadata["runId"] == result.run_id
+    # the relay held the turn's events only while it was in flight
+    with psycopg.connect(PG_URL) as conn:
+        left = conn.execute(f'SELECT count(*) FROM "{rig.schema}".cluster_turn_events '
+                            "WHERE turn_id = %s", (result.run_id,)).fetchone()
+    assert left == (0,)
+
+
+def _message_texts(body: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for item in body.get("messages") or []:
+        if item.get("role") not in ("user", "assistant"):
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.append("".join(b.get("text", "") for b in content if isinstance(b, dict)))
+    return out
+
+
+async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
+    """The messages of the turns signalled to the session's workflow, in the order the
+    server received them (its history)."""
+    from temporalio.client import Client
+
+    from clawharness.cluster.messages import workflow_id_for
+
+    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
+    handle = client.get_workflow_handle(workflow_id_for(rig.task_queue, session_key))
+    history = await handle.fetch_history()
+    out: list[str] = []
+    for event in history.events:
+        if event.HasField("workflow_execution_signaled_event_attributes"):
+            payloads = event.workflow_execution_signaled_event_attributes.input.payloads
+            [request] = await client.data_converter.decode(payloads)
+            out.append(request["message"])
+    return out
+
+
+async def test_eight_turns_from_two_fronts_run_one_at_a_time_in_arrival_order(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": f"^m{i}$", "text": f"reply to m{i}", "delay_ms": 30} for i in range(8)]})
+    rig.start_worker("w1")
+    rig.start_worker("w2")
+    async with Host.from_config(rig.config_path, env=rig.env()) as a, \
+            Host.from_config(rig.config_path, env=rig.env()) as b:
+        fronts = [a, b]
+        results = await asyncio.gather(*(fronts[i % 2].run_turn("same", f"m{i}")
+                                         for i in range(8)))
+        assert [r.terminal for r in results] == ["ok"] * 8
+        assert [r.text for r in results] == [f"reply to m{i}" for i in range(8)]
+        assert len({r.session_id for r in results}) == 1
+        entries = await a.history("same")
+    pairs = [(e.role, e.text) for e in entries]
+    assert [role for role, _ in pairs] == ["user", "assistant"] * 8
+    for (_, prompt), (_, reply) in zip(pairs[::2], pairs[1::2], strict=True):
+        assert reply == f"reply to {prompt}"
+    # the transcript's order is the order the cluster received the turns
+    prompts = [text for role, text in pairs if role == "user"]
+    assert prompts == await _signalled_turns(rig, "agent:main:same")
+    # and each turn's model request carried every earlier turn, nothing later
+    texts = [text for _, text in pairs]
+    requests = [_message_texts(r.body) for r in rig.server.requests
+                if r.path.endswith("/chat/completions")]
+    assert len(requests) == 8
+    for n, sent in enumerate(requests):
+        assert sent == texts[:2 * n + 1]
+
+
+def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> None:
+    import json
+    import subprocess
+    import sys
+
+    rig: ClusterRig = make_rig({"responses": [{"match": "^from the cli$", "text": "cli ok"}]})
+    rig.start_worker("w1")
+    # the config names no cluster: --cluster does
+    rig.write_config(cluster={"taskQueue": rig.task_queue, "heartbeatSeconds": 0.5})
+    proc = subprocess.run(
+        [sys.executable, "-m", "clawharness", "agent", "--config", str(rig.config_path),
+         "--cluster", rig.temporal.url, "--session", "cli", "--json", "-m", "from the cli"],
+        env=rig.env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["terminal"], result["text"]) == ("ok", "cli ok")
+    assert result["sessionKey"] == "agent:main:cli"
+    # it went through the cluster (an in-process turn would leave no workflow)
+    assert asyncio.run(_signalled_turns(rig, "agent:main:cli")) == ["from the cli"]
