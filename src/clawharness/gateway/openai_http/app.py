@@ -8,6 +8,7 @@ the security headers (`SECURITY_HEADERS`); every error under `/v1/` is in OpenAI
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -104,6 +105,27 @@ async def _not_found(_api: HttpApi, request: Request) -> Response:
                           code="not_found")
 
 
+def _metrics_endpoint(api: HttpApi) -> Callable[[Request], Awaitable[Response]]:
+    """`GET /metrics`: Prometheus text behind the gateway token (docs/observability.md)."""
+    from clawharness.observability.prometheus import CONTENT_TYPE
+
+    async def metrics(request: Request) -> Response:
+        settings = api.server.settings
+        if settings.auth_mode != "none":
+            expected = settings.token or ""
+            scheme, _, provided = request.headers.get("authorization", "").partition(" ")
+            if not (expected and scheme.lower() == "bearer" and hmac.compare_digest(
+                    provided.strip().encode(), expected.encode())):
+                return PlainTextResponse(
+                    "unauthorized: send the gateway token as Authorization: Bearer <token>\n",
+                    status_code=401, headers={"WWW-Authenticate": 'Bearer realm="clawharness"'})
+        render = getattr(api.server.host, "metrics_text", None)
+        body = render() if callable(render) else b""
+        return Response(body, media_type=CONTENT_TYPE, headers={"cache-control": "no-store"})
+
+    return metrics
+
+
 async def _health(_request: Request) -> Response:
     return JSONResponse({"ok": True})
 
@@ -128,6 +150,7 @@ def build_http_app(api: HttpApi, *, extra_routes: list[BaseRoute] | None = None)
                       else _disabled("gateway.http.endpoints.responses.enabled"))
     routes: list[BaseRoute] = [
         Route("/health", _health), Route("/healthz", _health),
+        Route("/metrics", _metrics_endpoint(api), methods=["GET"]),
         api_route(api, "/v1/models", {"GET": models_list}),
         api_route(api, "/v1/models/{model_id:path}", {"GET": models_get}),
         api_route(api, "/v1/chat/completions", {"POST": chat}),
