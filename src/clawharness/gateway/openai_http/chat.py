@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from clawharness.gateway.openai_http.auth import authorize
-from clawharness.gateway.openai_http.context import HttpApi, read_json_body
+from clawharness.gateway.openai_http.context import HttpApi, read_json_body, token_counts
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
@@ -54,15 +54,7 @@ def sse(data: Any) -> bytes:
 
 
 def _usage(usage: dict[str, Any] | None) -> dict[str, int]:
-    def pick(*names: str) -> int:
-        for name in names:
-            value = (usage or {}).get(name)
-            if isinstance(value, int):
-                return value
-        return 0
-
-    prompt = pick("input", "inputTokens", "prompt_tokens", "input_tokens")
-    completion = pick("output", "outputTokens", "completion_tokens", "output_tokens")
+    prompt, completion = token_counts(usage)
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion}
 

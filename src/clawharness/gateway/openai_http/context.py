@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -87,3 +88,16 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
         raise OpenAiHttpError(400, f"the request body must be a JSON object, got "
                               f"{type(parsed).__name__}", code="invalid_json")
     return parsed
+
+
+def token_counts(usage: Mapping[str, Any] | None) -> tuple[int, int]:
+    """(input, output) tokens from a turn's usage, whichever spelling the runtime used."""
+    def pick(*names: str) -> int:
+        for name in names:
+            value = (usage or {}).get(name)
+            if isinstance(value, int):
+                return value
+        return 0
+
+    return (pick("input", "inputTokens", "input_tokens", "prompt_tokens"),
+            pick("output", "outputTokens", "output_tokens", "completion_tokens"))

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from clawharness.gateway.openai_http.auth import authorize
 from clawharness.gateway.openai_http.chat import SSE_HEADERS
-from clawharness.gateway.openai_http.context import HttpApi, read_json_body
+from clawharness.gateway.openai_http.context import HttpApi, read_json_body, token_counts
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
@@ -81,15 +81,7 @@ def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
 
 
 def _usage(usage: Mapping[str, Any] | None) -> dict[str, Any]:
-    def pick(*names: str) -> int:
-        for name in names:
-            value = (usage or {}).get(name)
-            if isinstance(value, int):
-                return value
-        return 0
-
-    given = pick("input", "inputTokens", "input_tokens", "prompt_tokens")
-    taken = pick("output", "outputTokens", "output_tokens", "completion_tokens")
+    given, taken = token_counts(usage)
     return {"input_tokens": given, "output_tokens": taken, "total_tokens": given + taken,
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens_details": {"reasoning_tokens": 0}}
