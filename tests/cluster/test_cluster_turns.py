@@ -122,3 +122,34 @@ def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> N
     assert result["sessionKey"] == "agent:main:cli"
     # it went through the cluster (an in-process turn would leave no workflow)
     assert asyncio.run(_signalled_turns(rig, "agent:main:cli")) == ["from the cli"]
+
+
+async def test_a_turn_runs_where_its_workflow_task_ran_unless_that_worker_is_full(
+        make_rig) -> None:
+    # one worker with one slot: the first turn runs in it as a local activity; the
+    # second finds the slot taken, is queued as an activity, and runs after
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^slow", "repeat": True, "delay_ms": 1500, "text": "slow done"},
+        {"match": "^warm", "repeat": True, "text": "warm"}]})
+    rig.start_worker("w1", max_turns=1)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        for key in ("a", "b"):  # both workflows running, so both turns are signals
+            await front.run_turn(key, "warm up")
+        first = asyncio.ensure_future(front.run_turn("a", "slow one"))
+        while not await _lease_taken(rig, "agent:main:a"):
+            await asyncio.sleep(0.02)
+        second = await front.run_turn("b", "slow two")
+        one = await first
+    assert (one.text, second.text) == ("slow done", "slow done")
+    assert one.extra["cluster"]["local"] is True
+    assert second.extra["cluster"]["local"] is False
+    assert one.extra["cluster"]["worker"] == second.extra["cluster"]["worker"] == "w1"
+
+
+async def _lease_taken(rig: ClusterRig, session_key: str) -> bool:
+    async with await psycopg.AsyncConnection.connect(PG_URL) as conn:
+        cur = await conn.execute(
+            f'SELECT count(*) FROM "{rig.schema}".session_leases '
+            "WHERE session_key = %s AND token IS NOT NULL", (session_key,))
+        row = await cur.fetchone()
+    return row is not None and row[0] > 0

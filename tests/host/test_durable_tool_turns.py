@@ -95,3 +95,31 @@ async def test_a_retried_run_does_not_see_its_own_lost_entries_as_history(
     assert [(e.role, e.text) for e in await host.history("s")] == [
         ("user", "seed"), ("assistant", "seed reply"),
         ("user", "question"), ("assistant", "lost reply")]
+
+
+async def test_a_durable_run_whose_transcript_ends_with_it_knows_it_is_resumed(
+        scripted_host: Any) -> None:
+    # a worker that died mid-turn could not say the next attempt is a retry (the turn
+    # ran where its workflow task ran): the transcript ending with the run says so
+    host, server = await scripted_host({"responses": [
+        {"text": "seed reply"}, {"text": "lost reply"}, {"text": "retried reply"}]})
+    await host.run_turn("s", "seed")
+    first = await host.run_turn("s", "question", TurnOptions(run_id="run-5",
+                                                             durable_tools=True))
+    assert "resumedRun" not in first.extra
+    again = await host.run_turn("s", "question", TurnOptions(run_id="run-5",
+                                                             durable_tools=True))
+    assert again.extra["resumedRun"] is True
+    sent = str(server.requests[-1].body)
+    assert "seed reply" in sent and "lost reply" not in sent
+    assert sent.count("question") == 1
+
+
+async def test_a_run_id_used_again_without_durable_tools_is_not_taken_for_a_retry(
+        scripted_host: Any) -> None:
+    host, server = await scripted_host({"responses": [
+        {"text": "first reply"}, {"text": "second reply"}]})
+    await host.run_turn("s", "question", TurnOptions(run_id="run-6"))
+    again = await host.run_turn("s", "question again", TurnOptions(run_id="run-6"))
+    assert "resumedRun" not in again.extra
+    assert "first reply" in str(server.requests[-1].body)

@@ -159,6 +159,8 @@ class _Attempt:
     observer: Any
     workspace: str
     preflight: AgentHarnessPreflightError | None = None
+    #: this run id ran before and was lost; this attempt continued it
+    resumed: bool = False
 
 
 def _fallback_verdict(attempt: _Attempt, *, last: bool) -> str | None:
@@ -409,10 +411,18 @@ class TurnRunner:
         plugins = self._context.plugins
         window: list[dict[str, Any]] | None
         fence_no = None if fence is None else fence.fence
+        resumed = opts.resumes_run and not fresh
+        newest: list[Any] = []
+        if not fresh and not resumed:
+            newest = await self._store.read_entries(record.session_id, last=1)
+            # the transcript ends with this very run: it ran before and was lost (its
+            # worker died before anyone could say it was a retry)
+            resumed = (opts.durable_tools and index == 0 and bool(newest)
+                       and newest[-1].metadata.get("runId") == run_id)
         if fresh:
             newest_seq = 0
             window = self._history.put(record.session_id, [], fence_no)
-        elif opts.resumes_run:
+        elif resumed:
             entries = await self._store.read_entries(record.session_id,
                                                      last=DEFAULT_HISTORY_LIMIT)
             newest_seq = entries[-1].seq if entries else 0
@@ -420,7 +430,6 @@ class TurnRunner:
             window = [entry_to_message(e) for e in entries
                       if e.metadata.get("runId") != run_id]
         else:
-            newest = await self._store.read_entries(record.session_id, last=1)
             newest_seq = newest[-1].seq if newest else 0
             window = self._history.get(record.session_id, newest_seq, fence_no)
         if window is None:
@@ -518,7 +527,8 @@ class TurnRunner:
             await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
                           *map(dict, result.messages_snapshot)])
             await mirror.flush()
-        return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight)
+        return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight,
+                        resumed=resumed)
 
     async def _tools(self, agent_id: str, decision: Any) -> tuple[ToolSpec, ...]:
         """The host tools, and for the built-in runtime the configured MCP servers' tools
@@ -586,6 +596,8 @@ class TurnRunner:
         extra: dict[str, Any] = {}
         if warning:
             extra["incompleteTurnWarning"] = warning
+        if attempt.resumed:
+            extra["resumedRun"] = True
         if fallbacks:
             extra["fallbacks"] = fallbacks
             extra["model"] = str(ref)

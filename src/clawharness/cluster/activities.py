@@ -1,15 +1,25 @@
-"""The turn activity: one turn of one session, run by a worker's in-process host.
+"""The turn activities: one turn of one session, run by a worker's in-process host.
 
-The activity heartbeats every `cluster.heartbeatSeconds`; a worker that dies stops
-heartbeating, Temporal times the attempt out after three missed beats and retries it on
-another worker. The session writer lease (and a native binding's lease) are renewed by
-the same process on their own timers, so they lapse with the heartbeat; the retry waits
-for the dead worker's lease to expire (`sessions.writerLeaseSeconds`), then takes it
-with the next fence, so a late write of the dead worker could never land.
+A turn first runs as a local activity (`run_turn_here`) on the worker whose workflow
+task reached it, when that worker has a free turn slot: no activity task goes through
+the server, the cheapest path there is. That worker's liveness is its workflow task's:
+the SDK heartbeats the task while the turn runs, and a worker that dies has the task
+time out (`3 x cluster.heartbeatSeconds`) and retried on another worker, which runs the
+turn again. A worker with every slot taken declines, and the turn becomes an ordinary
+activity (`run_turn`) on the shared queue, for whichever worker has room; turns of a
+native session bound to a worker are ordinary activities on that worker's own queue.
+An ordinary activity heartbeats every `cluster.heartbeatSeconds`, and Temporal retries
+it elsewhere after three missed beats.
 
-A retried attempt runs the same `turn_id` as its run id: the transcript's idempotency
-keys make its re-mirrored messages no-ops, and the tool-outcome ledger replays or
-refuses its tool calls (see `clawharness.tools.outcomes`).
+The session writer lease (and a native binding's lease) are renewed by the same process
+on their own timers, so they lapse with the worker; the retry waits for the dead
+worker's lease to expire (`sessions.writerLeaseSeconds`), then takes it with the next
+fence, so a late write of the dead worker could never land.
+
+A retried turn runs the same `turn_id` as its run id: the transcript's idempotency keys
+make its re-mirrored messages no-ops, the turn sees its transcript end with its own run
+and continues it (`resumedRun`), and the tool-outcome ledger replays or refuses its
+tool calls (see `clawharness.tools.outcomes`).
 """
 
 from __future__ import annotations
@@ -24,7 +34,14 @@ from temporalio import activity
 
 from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.events import TurnEventRelay
-from clawharness.cluster.messages import FAILURE_ACTIVITY, TURN_ACTIVITY, TurnFailure, TurnRequest
+from clawharness.cluster.messages import (
+    FAILURE_ACTIVITY,
+    LOCAL_TURN_ACTIVITY,
+    TURN_ACTIVITY,
+    LocalTurn,
+    TurnFailure,
+    TurnRequest,
+)
 from clawharness.cluster.results import failed_result, result_to_wire
 from clawharness.errors import ClawHarnessError, SessionBusyError
 
@@ -81,9 +98,25 @@ class TurnActivities:
         self._slots = asyncio.Semaphore(max_concurrent_turns)
 
     async def _heartbeat(self) -> None:
+        # the first beat after one interval: a turn shorter than that sends none
         while True:
-            activity.heartbeat(self.worker_id)
             await asyncio.sleep(self._heartbeat_seconds)
+            activity.heartbeat(self.worker_id)
+
+    @activity.defn(name=LOCAL_TURN_ACTIVITY)
+    async def run_turn_here(self, request: TurnRequest) -> LocalTurn:
+        """Run the turn in this worker, if it has a free slot; else decline (`ran`
+        False) so the workflow queues it for any worker."""
+        if self._slots.locked():
+            return LocalTurn(ran=False)
+        attempt = activity.info().attempt
+        partials = _PartialWriter(self._relay, request.turn_id)
+        async with self._slots:
+            if attempt > 1:
+                await self._relay.append(request.turn_id, "retry",
+                                         {"attempt": attempt, "worker": self.worker_id})
+            queue = await self._run(request, attempt, partials)
+        return LocalTurn(ran=True, bound_queue=queue)
 
     @activity.defn(name=TURN_ACTIVITY)
     async def run_turn(self, request: TurnRequest) -> str | None:
@@ -119,8 +152,9 @@ class TurnActivities:
                                    error_type=exc.code)
         await partials.flush()
         # which worker ran it, on which attempt: for the caller, and for the logs
-        result = dataclasses.replace(result, extra={
-            **result.extra, "cluster": {"worker": self.worker_id, "attempt": attempt}})
+        placed = {"worker": self.worker_id, "attempt": attempt,
+                  "local": activity.info().is_local}
+        result = dataclasses.replace(result, extra={**result.extra, "cluster": placed})
         await self._relay.append(request.turn_id, "result", result_to_wire(result))
         native = result.runtime not in ("", BUILT_IN_RUNTIME)
         return self.own_queue if native else None
@@ -131,4 +165,4 @@ class TurnActivities:
         await self._relay.append(failure.turn_id, "result", result_to_wire(result))
 
     def all(self) -> list[Any]:
-        return [self.run_turn, self.report_failure]
+        return [self.run_turn_here, self.run_turn, self.report_failure]

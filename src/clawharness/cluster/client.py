@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from temporalio.api.enums.v1 import TaskQueueType
@@ -40,6 +41,8 @@ __all__ = ["ClusterClient", "queue_pollers"]
 
 #: how long a seen worker counts as there (a check per turn would cost a round trip)
 WORKERS_SEEN_SECONDS = 10.0
+#: the longest workflow task timeout Temporal takes
+MAX_TASK_TIMEOUT_SECONDS = 120.0
 #: how long a front looks for a worker before it fails the turn
 NO_WORKERS_GRACE_SECONDS = 3.0
 
@@ -55,6 +58,12 @@ async def queue_pollers(client: Client, namespace: str, queue: str, url: str) ->
         raise ClusterUnreachableError(
             f"the cluster at {url} did not describe task queue {queue!r}: {exc}") from exc
     return [p.identity for p in described.pollers]
+
+
+def workflow_task_timeout(heartbeat_seconds: float) -> timedelta:
+    """A worker running a turn here (a local activity) heartbeats its workflow task; three
+    missed beats and the task goes to another worker, as an activity's would."""
+    return timedelta(seconds=min(max(3 * heartbeat_seconds, 1.0), MAX_TASK_TIMEOUT_SECONDS))
 
 
 class ClusterClient:
@@ -112,7 +121,8 @@ class ClusterClient:
                     request.session_key, heartbeat_seconds=self._settings.heartbeat_seconds,
                     rebind_seconds=self._settings.rebind_seconds),
                 id=workflow_id_for(self._settings.task_queue, request.session_key),
-                task_queue=self._settings.task_queue,
+                task_queue=self._settings.task_queue, task_timeout=workflow_task_timeout(
+                    self._settings.heartbeat_seconds),
                 start_signal=SUBMIT_SIGNAL, start_signal_args=[request])
         except RPCError as exc:
             raise ClusterUnreachableError(

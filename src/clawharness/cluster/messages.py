@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "FAILURE_ACTIVITY",
+    "LOCAL_TURN_ACTIVITY",
     "SUBMIT_SIGNAL",
     "TURN_ACTIVITY",
+    "LocalTurn",
     "SessionWorkflowInput",
     "TurnFailure",
     "TurnRequest",
@@ -20,6 +22,9 @@ __all__ = [
 SUBMIT_SIGNAL = "submit_turn"
 #: the activity that runs one turn on a worker
 TURN_ACTIVITY = "run_session_turn"
+#: the local activity that runs one turn on the worker whose workflow task scheduled it,
+#: when that worker has a free turn slot (else it declines and `TURN_ACTIVITY` queues it)
+LOCAL_TURN_ACTIVITY = "run_session_turn_here"
 #: the activity that reports a turn whose every attempt failed to its waiting front
 FAILURE_ACTIVITY = "report_turn_failure"
 WORKFLOW_TYPE = "ClawharnessSession"
@@ -65,6 +70,15 @@ class SessionWorkflowInput:
     rebind_seconds: float = 10.0
     #: turns per workflow run before continue-as-new (keeps the history bounded)
     turns_per_run: int = 100
+
+
+@dataclass
+class LocalTurn:
+    """What `LOCAL_TURN_ACTIVITY` did: `ran` False means the worker had no free slot and
+    ran nothing; `bound_queue` as `TURN_ACTIVITY` returns it."""
+
+    ran: bool
+    bound_queue: str | None = None
 
 
 @dataclass

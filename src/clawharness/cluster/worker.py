@@ -101,6 +101,8 @@ class ClusterWorker:
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
                         max_concurrent_activities=self.max_concurrent_turns,
+                        # room beyond the turn slots for the local turns that decline
+                        max_concurrent_local_activities=2 * self.max_concurrent_turns,
                         identity=self.worker_id)
         own = Worker(client, task_queue=self.own_queue, activities=activities.all(),
                      max_concurrent_activities=self.max_concurrent_turns,

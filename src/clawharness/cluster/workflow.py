@@ -2,7 +2,11 @@
 
 Fronts signal-with-start it (`SUBMIT_SIGNAL`); Temporal orders the signals, so turns
 from every front of the cluster queue in the order the server received them. Each turn
-is one activity (`TURN_ACTIVITY`) that a worker runs; the workflow only sequences them.
+is one activity that a worker runs; the workflow only sequences them. A turn runs as a
+local activity (`LOCAL_TURN_ACTIVITY`) on the worker that runs the workflow task when
+that worker has room (one workflow task per turn, no activity task), else as an
+activity (`TURN_ACTIVITY`) on the shared queue, or on the queue of the worker its
+native runtime lives on (see `clawharness.cluster.activities`).
 Its history holds turn requests, never transcripts, and it continues as new every
 `turns_per_run` turns (100) (or when Temporal suggests it), carrying the queue across. An idle
 workflow completes; the next submit starts a fresh one.
@@ -23,9 +27,11 @@ from temporalio.exceptions import TimeoutError as TemporalTimeoutError
 with workflow.unsafe.imports_passed_through():
     from clawharness.cluster.messages import (
         FAILURE_ACTIVITY,
+        LOCAL_TURN_ACTIVITY,
         SUBMIT_SIGNAL,
         TURN_ACTIVITY,
         WORKFLOW_TYPE,
+        LocalTurn,
         SessionWorkflowInput,
         TurnFailure,
         TurnRequest,
@@ -37,6 +43,8 @@ __all__ = ["SessionWorkflow"]
 IDLE = timedelta(minutes=10)
 #: a turn retried this often (each time after its worker went silent) is failed
 TURN_ATTEMPTS = 5
+#: workflows that scheduled turns before local turns existed replay without them
+LOCAL_TURNS_PATCH = "turns-run-where-scheduled"
 
 
 @workflow.defn(name=WORKFLOW_TYPE, sandboxed=True)
@@ -85,9 +93,10 @@ class SessionWorkflow:
 
     async def _run_turn(self, request: TurnRequest, start: SessionWorkflowInput) -> str | None:
         """Run the turn where its native runtime lives (the bound worker's queue), else
-        on any worker; the bound worker not taking it within `rebind_seconds` (it died)
-        moves it to any worker, as a resumed run. Returns the queue the session is bound
-        to afterwards (None: not bound)."""
+        here (this workflow task's worker) when it has room, else on any worker; the
+        bound worker not taking it within `rebind_seconds` (it died) moves it on, as a
+        resumed run. Returns the queue the session is bound to afterwards (None: not
+        bound)."""
         bound = self._bound
         if bound is not None:
             try:
@@ -102,6 +111,14 @@ class SessionWorkflow:
                     await self._report_failure(request, exc)
                     return bound
                 request = dataclasses.replace(request, resumed=True)
+        if workflow.patched(LOCAL_TURNS_PATCH):
+            try:
+                here = await self._local_turn(request)
+            except ActivityError as exc:
+                await self._report_failure(request, exc)
+                return None
+            if here.ran:
+                return here.bound_queue
         try:
             placed = await self._turn_activity(request, start, None)
             return placed
@@ -118,16 +135,28 @@ class SessionWorkflow:
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=5)))
 
+    async def _local_turn(self, request: TurnRequest) -> LocalTurn:
+        """The turn on this workflow task's worker, or its refusal (no free slot)."""
+        here: LocalTurn = await workflow.execute_local_activity(
+            LOCAL_TURN_ACTIVITY, request, result_type=LocalTurn,
+            start_to_close_timeout=_turn_budget(request), retry_policy=_TURN_RETRIES)
+        return here
+
     async def _turn_activity(self, request: TurnRequest, start: SessionWorkflowInput,
                              queue: str | None, *,
                              schedule_to_start: timedelta | None = None) -> str | None:
         heartbeat = timedelta(seconds=start.heartbeat_seconds * 3)
-        budget = timedelta(seconds=(request.timeout or 3600) + 60)
         placed: str | None = await workflow.execute_activity(
             TURN_ACTIVITY, request, task_queue=queue, result_type=str | None,  # type: ignore[arg-type]
-            start_to_close_timeout=budget, heartbeat_timeout=heartbeat,
-            schedule_to_start_timeout=schedule_to_start,
-            retry_policy=RetryPolicy(initial_interval=timedelta(milliseconds=200),
-                                     maximum_interval=timedelta(seconds=5),
-                                     maximum_attempts=TURN_ATTEMPTS))
+            start_to_close_timeout=_turn_budget(request), heartbeat_timeout=heartbeat,
+            schedule_to_start_timeout=schedule_to_start, retry_policy=_TURN_RETRIES)
         return placed
+
+
+_TURN_RETRIES = RetryPolicy(initial_interval=timedelta(milliseconds=200),
+                            maximum_interval=timedelta(seconds=5),
+                            maximum_attempts=TURN_ATTEMPTS)
+
+
+def _turn_budget(request: TurnRequest) -> timedelta:
+    return timedelta(seconds=(request.timeout or 3600) + 60)
