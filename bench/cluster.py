@@ -40,6 +40,63 @@ from typing import Any
 import psycopg
 from _common import console, emit, median, pct, show
 
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (Linux /proc; 0 where unreadable)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(c) for c in found]
+
+
+def _tree(pid: int) -> list[int]:
+    out = [pid]
+    for child in _children(pid):
+        out += _tree(child)
+    return out
+
+
+def _postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if entry.joinpath("comm").read_text().strip().startswith("postgres"):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+class CpuMeter:
+    """CPU seconds spent by each process group of the run between `start` and `stop`."""
+
+    def __init__(self, groups: dict[str, list[int]]) -> None:
+        self.groups = groups
+        self._before: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+
+    def _read(self) -> dict[str, float]:
+        return {name: sum(_cpu_seconds(p) for p in pids) for name, pids in self.groups.items()}
+
+    def start(self) -> None:
+        self._before = self._read()
+
+    def stop(self) -> None:
+        after = self._read()
+        self.spent = {k: after[k] - self._before[k] for k in after}
+
+
 PG_URL = os.environ.get("CLAWHARNESS_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 CAP = 10
 
@@ -158,8 +215,9 @@ async def latency(rig: Rig, turns: int) -> tuple[list[float], list[float]]:
     return local_ms, cluster_ms
 
 
-async def throughput(rig: Rig, sessions: int, workers: int) -> float:
-    """Turns per second: `sessions` new sessions, one turn each, all submitted at once."""
+async def throughput(rig: Rig, sessions: int, workers: int) -> tuple[float, dict[str, float]]:
+    """Turns per second: `sessions` new sessions, one turn each, all submitted at once;
+    and the CPU milliseconds per turn each part of the run spent meanwhile."""
     from clawharness.host import Host
 
     queue = f"bench-tput-{workers}-{uuid.uuid4().hex[:6]}"
@@ -172,15 +230,26 @@ async def throughput(rig: Rig, sessions: int, workers: int) -> float:
             warm = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", "warm up")
                                           for i in range(sessions)))
             assert all(r.terminal == "ok" for r in warm)
+            meter = CpuMeter({"temporal": _tree(rig.procs[0].pid),
+                              "workers": [p for w in procs for p in _tree(w.pid)],
+                              "front": [os.getpid()], "postgres": _postgres_pids()})
+            meter.start()
             began = time.perf_counter()
             results = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", "go")
                                              for i in range(sessions)))
             elapsed = time.perf_counter() - began
+            meter.stop()
             assert all(r.terminal == "ok" for r in results)
     finally:
         for proc in procs:
             rig.stop(proc)
-    return sessions / elapsed
+    return sessions / elapsed, {k: v * 1000 / sessions for k, v in meter.spent.items()}
+
+
+def _ceiling(cpu_ms: dict[str, float]) -> float:
+    """The turns per second this machine's cores could give at this CPU cost per turn."""
+    total = sum(cpu_ms.values())
+    return (os.cpu_count() or 1) * 1000 / total if total else 0.0
 
 
 async def main() -> None:
@@ -195,8 +264,8 @@ async def main() -> None:
         try:
             rig.start_temporal()
             local_ms, cluster_ms = (await latency(rig, turns)) if turns else ([0.0], [0.0])
-            one = await throughput(rig, sessions, 1)
-            two = await throughput(rig, sessions, 2)
+            one, one_cpu = await throughput(rig, sessions, 1)
+            two, two_cpu = await throughput(rig, sessions, 2)
         finally:
             rig.close()
     local_p50, cluster_p50 = median(local_ms), median(cluster_ms)
@@ -207,6 +276,11 @@ async def main() -> None:
            len(cluster_ms))])
     show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker",
          ["workers", "turns/s"], [(1, one), (2, two)])
+    parts = list(one_cpu)
+    show("CPU per turn during the throughput runs (ms, all processes of each part)",
+         ["workers", *parts, "total", "CPU-bound ceiling, turns/s"],
+         [(n, *(cpu[p] for p in parts), sum(cpu.values()),
+           _ceiling(cpu)) for n, cpu in ((1, one_cpu), (2, two_cpu))])
     added = cluster_p50 - local_p50
     console.print(f"added per turn: {added:.1f} ms (target < 30); two workers: "
                   f"{two / one:.2f}x one (target >= 1.8)")
@@ -214,6 +288,10 @@ async def main() -> None:
           "local_p50_ms": round(local_p50, 2), "cluster_p50_ms": round(cluster_p50, 2),
           "cluster_p99_ms": round(pct(cluster_ms, 99), 2),
           "one_worker_turns_per_s": round(one, 2), "two_worker_turns_per_s": round(two, 2),
+          "cpu_ms_per_turn_one_worker": {k: round(v, 2) for k, v in one_cpu.items()},
+          "cpu_ms_per_turn_two_workers": {k: round(v, 2) for k, v in two_cpu.items()},
+          "cpu_bound_ceiling_two_workers": round(_ceiling(two_cpu), 1),
+          "cores": os.cpu_count(),
           "sessions": sessions, "turns": turns, "quick": args.quick})
 
 

@@ -60,3 +60,34 @@ async def test_the_workflow_continues_as_new_and_keeps_the_queue_in_order(make_r
         entries = await host.history(key)
     assert [(e.role, e.text) for e in entries] == [
         pair for i in range(5) for pair in (("user", f"t{i}"), ("assistant", f"reply {i}"))]
+
+
+async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_rig) -> None:
+    from temporalio.worker import Replayer
+
+    from clawharness.cluster.workflow import SessionWorkflow
+
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^long$", "text": "long done", "delay_ms": 2500}]})
+    rig.start_worker("w1")
+    key = "agent:main:idle"
+    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
+    relay = TurnEventRelay(rig.store_url)
+    await relay.open()
+    try:
+        # a turn longer than two idle periods: the clock must not end the workflow
+        handle = await client.start_workflow(
+            WORKFLOW_TYPE, SessionWorkflowInput(key, heartbeat_seconds=0.5, idle_seconds=1.0),
+            id=workflow_id_for(rig.task_queue, key), task_queue=rig.task_queue,
+            start_signal=SUBMIT_SIGNAL,
+            start_signal_args=[TurnRequest(turn_id="turn-long", session_key=key,
+                                           message="long")])
+        async with asyncio.timeout(30):
+            assert await handle.result() == 1  # completed, idle, after its one turn
+        results = [e for e in await relay.read("turn-long") if e.kind == "result"]
+        assert [r.payload["text"] for r in results] == ["long done"]
+        # the run replays deterministically from its history (the sandboxed code as is)
+        await Replayer(workflows=[SessionWorkflow]).replay_workflow(
+            await handle.fetch_history())
+    finally:
+        await relay.close()

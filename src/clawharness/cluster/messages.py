@@ -70,6 +70,8 @@ class SessionWorkflowInput:
     rebind_seconds: float = 10.0
     #: turns per workflow run before continue-as-new (keeps the history bounded)
     turns_per_run: int = 100
+    #: a workflow with no turn queued or running for this long (up to twice it) completes
+    idle_seconds: float = 600.0
 
 
 @dataclass

@@ -16,6 +16,7 @@ Deterministic code only: this module runs in Temporal's workflow sandbox.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from datetime import timedelta
 
@@ -39,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
 
 __all__ = ["SessionWorkflow"]
 
-#: a workflow with nothing queued for this long completes
+#: a workflow begun before the idle clock, with nothing queued for this long, completes
 IDLE = timedelta(minutes=10)
 #: a turn retried this often (each time after its worker went silent) is failed
 TURN_ATTEMPTS = 5
@@ -53,6 +54,13 @@ class SessionWorkflow:
         self._pending: list[TurnRequest] = []
         self._accepted: set[str] = set()
         self._bound: str | None = None
+        #: turns run here when this worker has room, and one idle clock per run (not a
+        #: timer per turn); False only for runs begun before either existed
+        self._local_turns = False
+        self._turns_started = 0
+        self._busy = False
+        self._idle = False
+        self._clock: asyncio.Task[None] | None = None
 
     @workflow.signal(name=SUBMIT_SIGNAL)
     def submit(self, request: TurnRequest) -> None:
@@ -74,14 +82,27 @@ class SessionWorkflow:
         self._bound = start.bound_queue
         turns_run = start.turns_run
         ran_here = 0
+        self._local_turns = workflow.patched(LOCAL_TURNS_PATCH)
+        if self._local_turns:
+            self._clock = asyncio.create_task(self._idle_clock(start.idle_seconds))
         while True:
-            try:
-                await workflow.wait_condition(lambda: bool(self._pending), timeout=IDLE)
-            except TimeoutError:
+            if self._local_turns:
+                await workflow.wait_condition(lambda: bool(self._pending) or self._idle)
                 if not self._pending:
                     return turns_run
+            else:
+                try:
+                    await workflow.wait_condition(lambda: bool(self._pending), timeout=IDLE)
+                except TimeoutError:
+                    if not self._pending:
+                        return turns_run
             request = self._pending.pop(0)
-            self._bound = await self._run_turn(request, start)
+            self._turns_started += 1
+            self._busy = True
+            try:
+                self._bound = await self._run_turn(request, start)
+            finally:
+                self._busy = False
             turns_run += 1
             ran_here += 1
             if (ran_here >= start.turns_per_run
@@ -90,6 +111,18 @@ class SessionWorkflow:
                 workflow.continue_as_new(dataclasses.replace(
                     start, pending=list(self._pending), turns_run=turns_run,
                     bound_queue=self._bound))
+
+    async def _idle_clock(self, seconds: float) -> None:
+        """Marks the workflow idle once a whole period passed with no turn started or
+        running: one timer per period, where a timeout per wait would start and cancel
+        a timer on every turn."""
+        seen = -1
+        while True:
+            await asyncio.sleep(seconds)
+            if not self._busy and not self._pending and self._turns_started == seen:
+                self._idle = True
+                return
+            seen = self._turns_started
 
     async def _run_turn(self, request: TurnRequest, start: SessionWorkflowInput) -> str | None:
         """Run the turn where its native runtime lives (the bound worker's queue), else
@@ -111,7 +144,7 @@ class SessionWorkflow:
                     await self._report_failure(request, exc)
                     return bound
                 request = dataclasses.replace(request, resumed=True)
-        if workflow.patched(LOCAL_TURNS_PATCH):
+        if self._local_turns:
             try:
                 here = await self._local_turn(request)
             except ActivityError as exc:
