@@ -129,7 +129,7 @@ async def test_a_turn_runs_where_its_workflow_task_ran_unless_that_worker_is_ful
     # one worker with one slot: the first turn runs in it as a local activity; the
     # second finds the slot taken, is queued as an activity, and runs after
     rig: ClusterRig = make_rig({"responses": [
-        {"match": "^slow", "repeat": True, "delay_ms": 1500, "text": "slow done"},
+        {"match": "^slow", "repeat": True, "delay_ms": 3000, "text": "slow done"},
         {"match": "^warm", "repeat": True, "text": "warm"}]})
     rig.start_worker("w1", max_turns=1)
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
