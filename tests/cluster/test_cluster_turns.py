@@ -153,3 +153,31 @@ async def _lease_taken(rig: ClusterRig, session_key: str) -> bool:
             "WHERE session_key = %s AND token IS NOT NULL", (session_key,))
         row = await cur.fetchone()
     return row is not None and row[0] > 0
+
+
+async def test_an_abort_at_the_front_stops_the_turn_on_its_worker(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        {"match": "^queued$", "text": "never said"},
+        {"match": "^after$", "text": "after reply"}]})
+    rig.start_worker("w1")
+    loop = asyncio.get_running_loop()
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        abort, queued_abort = asyncio.Event(), asyncio.Event()
+        turn = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=abort)))
+        while not await _lease_taken(rig, "agent:main:s"):
+            await asyncio.sleep(0.02)
+        # a turn queued behind it, aborted before it could start
+        queued_abort.set()
+        queued = asyncio.ensure_future(front.run_turn("s", "queued",
+                                                      TurnOptions(abort=queued_abort)))
+        asked = loop.time()
+        abort.set()
+        result = await asyncio.wait_for(turn, 30)
+        assert result.terminal == "aborted", result
+        assert loop.time() - asked < 15  # not the model's 60 s
+        assert (await asyncio.wait_for(queued, 30)).terminal == "aborted"
+        after = await front.run_turn("s", "after")
+        assert (after.terminal, after.text) == ("ok", "after reply")
+        texts = [e.text for e in await front.history("s") if e.role == "assistant"]
+    assert "too late" not in texts and "never said" not in texts

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 
 from clawharness.attempt.turn import TurnOptions
-from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.events import TurnEventRelay, abort_key
 from clawharness.cluster.messages import (
     FAILURE_ACTIVITY,
     LOCAL_TURN_ACTIVITY,
@@ -54,6 +54,9 @@ __all__ = ["TurnActivities"]
 BUILT_IN_RUNTIME = "openclaw"
 
 log = logging.getLogger("clawharness.cluster.activities")
+
+#: how often a running turn looks for an abort whose notification it may have missed
+ABORT_POLL_SECONDS = 5.0
 
 
 class _PartialWriter:
@@ -136,12 +139,31 @@ class TurnActivities:
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
 
+    async def _watch_for_abort(self, turn_id: str, abort: asyncio.Event) -> None:
+        """Set `abort` once the turn's front asks for it (before the turn started, too)."""
+        woke = self._relay.subscribe(abort_key(turn_id))
+        try:
+            while True:
+                woke.clear()
+                try:
+                    if await self._relay.abort_requested(turn_id):
+                        abort.set()
+                        return
+                except ClawHarnessError as exc:  # the turn goes on; the next look may do
+                    log.warning("turn %s: could not look for an abort: %s", turn_id, exc)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woke.wait(), ABORT_POLL_SECONDS)
+        finally:
+            self._relay.unsubscribe(abort_key(turn_id), woke)
+
     async def _run(self, request: TurnRequest, attempt: int,
                    partials: _PartialWriter) -> str | None:
+        abort = asyncio.Event()
         options = TurnOptions(run_id=request.turn_id, model=request.model,
                               max_steps=request.max_steps, timeout=request.timeout,
                               on_partial_reply=partials, durable_tools=True,
-                              resumes_run=attempt > 1 or request.resumed)
+                              resumes_run=attempt > 1 or request.resumed, abort=abort)
+        watching = asyncio.ensure_future(self._watch_for_abort(request.turn_id, abort))
         try:
             result = await self._host.run_turn(request.session_key, request.message,
                                                options)
@@ -150,6 +172,10 @@ class TurnActivities:
         except ClawHarnessError as exc:
             result = failed_result(request.session_key, request.turn_id, str(exc),
                                    error_type=exc.code)
+        finally:
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
         await partials.flush()
         # which worker ran it, on which attempt: for the caller, and for the logs
         placed = {"worker": self.worker_id, "attempt": attempt,

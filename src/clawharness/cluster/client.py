@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -31,13 +32,15 @@ from clawharness.cluster.messages import (
 )
 from clawharness.cluster.results import result_from_wire
 from clawharness.cluster.urls import parse_cluster_url
-from clawharness.errors import ClusterNoWorkersError, ClusterUnreachableError
+from clawharness.errors import ClawHarnessError, ClusterNoWorkersError, ClusterUnreachableError
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnResult
     from clawharness.config.schema import ClusterConfig
 
 __all__ = ["ClusterClient", "queue_pollers"]
+
+log = logging.getLogger("clawharness.cluster.client")
 
 #: how long a seen worker counts as there (a check per turn would cost a round trip)
 WORKERS_SEEN_SECONDS = 10.0
@@ -135,6 +138,8 @@ class ClusterClient:
                               front=self._front_id)
         await self._relay.listen()
         arrived = self._relay.subscribe(turn_id)
+        forwarding = (None if opts.abort is None else
+                      asyncio.ensure_future(self._forward_abort(turn_id, opts.abort)))
         try:
             await self.submit(request)
             after = 0
@@ -155,6 +160,17 @@ class ClusterClient:
                     pass
         finally:
             self._relay.unsubscribe(turn_id, arrived)
+            if forwarding is not None:
+                forwarding.cancel()
+
+    async def _forward_abort(self, turn_id: str, abort: asyncio.Event) -> None:
+        """The caller's abort, to the worker that runs the turn (through the relay);
+        the turn's result, `aborted`, still comes back the usual way."""
+        await abort.wait()
+        try:
+            await self._relay.request_abort(turn_id)
+        except ClawHarnessError as exc:
+            log.warning("turn %s: the abort did not reach the cluster: %s", turn_id, exc)
 
     async def close(self) -> None:
         self._client = None

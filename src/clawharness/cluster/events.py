@@ -25,7 +25,7 @@ import psycopg
 from clawharness.errors import StoreError
 from clawharness.store.urls import display_store_url
 
-__all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay"]
+__all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay", "abort_key"]
 
 log = logging.getLogger("clawharness.cluster.events")
 
@@ -45,17 +45,26 @@ _DDL = (
     )""",
     "CREATE INDEX IF NOT EXISTS cluster_turn_events_by_turn ON cluster_turn_events (turn_id, id)",
 )
+#: the notification's key after the schema: the turn id (what its front follows), or
+#: `abort/<turn id>` for an abort (what the worker running it follows)
 _APPEND = ("WITH added AS (INSERT INTO cluster_turn_events (turn_id, kind, payload) "
            "VALUES (%s, %s, %s::jsonb) RETURNING turn_id) "
-           f"SELECT pg_notify('{CHANNEL}', current_schema() || ':' || turn_id) FROM added")
+           f"SELECT pg_notify('{CHANNEL}', current_schema() || ':' || %s) FROM added")
+_ABORTED = ("SELECT EXISTS (SELECT 1 FROM cluster_turn_events "
+            "WHERE turn_id = %s AND kind = 'abort')")
 _READ = ("SELECT id, kind, payload FROM cluster_turn_events WHERE turn_id = %s AND id > %s "
          "ORDER BY id")
+
+
+def abort_key(turn_id: str) -> str:
+    """What a worker subscribes to, to hear that its turn's front asked for an abort."""
+    return f"abort/{turn_id}"
 
 
 @dataclass(frozen=True, slots=True)
 class TurnEvent:
     """`kind`: `partial` (payload `{text}`), `retry` (`{attempt}`), `result` (the turn
-    result's JSON)."""
+    result's JSON), written by the worker; `abort` (`{}`), written by the front."""
 
     id: int
     kind: str
@@ -91,7 +100,8 @@ class _Pool:
 
 
 class TurnEventRelay:
-    """Append (workers) and follow (fronts) the events of turns in flight."""
+    """Append (workers) and follow (fronts) the events of turns in flight; and the other
+    way, a front's abort of a turn, which the worker running it follows."""
 
     def __init__(self, url: str, *, pool_size: int = 4) -> None:
         self._where = display_store_url(url)
@@ -135,9 +145,19 @@ class TurnEventRelay:
     # workers ----------------------------------------------------------------------
 
     async def append(self, turn_id: str, kind: str, payload: dict[str, Any]) -> None:
-        await self._execute(_APPEND, (turn_id, kind, json.dumps(payload)))
+        await self._execute(_APPEND, (turn_id, kind, json.dumps(payload), turn_id))
+
+    async def abort_requested(self, turn_id: str) -> bool:
+        rows = await self._execute(_ABORTED, (turn_id,))
+        return bool(rows and rows[0][0])
 
     # fronts -----------------------------------------------------------------------
+
+    async def request_abort(self, turn_id: str) -> None:
+        """Ask the worker running (or about to run) the turn to abort it; the row stays
+        until the front deletes the turn's rows, so a turn still queued sees it when it
+        starts."""
+        await self._execute(_APPEND, (turn_id, "abort", "{}", abort_key(turn_id)))
 
     async def read(self, turn_id: str, after: int = 0) -> list[TurnEvent]:
         rows = await self._execute(_READ, (turn_id, after))

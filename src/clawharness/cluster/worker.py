@@ -94,6 +94,7 @@ class ClusterWorker:
         await self.host.start()
         relay = TurnEventRelay(self.host.store_url)
         await relay.open()
+        await relay.listen()  # for the aborts of the turns it runs
         activities = TurnActivities(self.host, relay,
                                     heartbeat_seconds=self.settings.heartbeat_seconds,
                                     worker_id=self.worker_id, own_queue=self.own_queue,
