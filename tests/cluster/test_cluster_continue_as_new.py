@@ -4,6 +4,8 @@ turns still queued, and the session goes on in order across the runs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import pytest
 from cluster_rig import ClusterRig
@@ -22,15 +24,24 @@ from clawharness.host import Host
 pytestmark = pytest.mark.integration
 
 
+@contextlib.asynccontextmanager
+async def _client_and_relay(rig: ClusterRig) -> AsyncIterator[tuple[Client, TurnEventRelay]]:
+    """A Temporal client on the rig's server, and the relay the turns' results come on."""
+    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
+    relay = TurnEventRelay(rig.store_url)
+    await relay.open()
+    try:
+        yield client, relay
+    finally:
+        await relay.close()
+
+
 async def test_the_workflow_continues_as_new_and_keeps_the_queue_in_order(make_rig) -> None:
     rig: ClusterRig = make_rig({"responses": [
         {"match": f"^t{i}$", "text": f"reply {i}", "delay_ms": 50} for i in range(5)]})
     rig.start_worker("w1")
     key = "agent:main:chain"
-    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
-    relay = TurnEventRelay(rig.store_url)
-    await relay.open()
-    try:
+    async with _client_and_relay(rig) as (client, relay):
         for i in range(5):  # all queued at once: most wait while the runs roll over
             await client.start_workflow(
                 WORKFLOW_TYPE, SessionWorkflowInput(key, heartbeat_seconds=0.5,
@@ -54,8 +65,6 @@ async def test_the_workflow_continues_as_new_and_keeps_the_queue_in_order(make_r
         assert started.continued_execution_run_id
         [carried] = await client.data_converter.decode(started.input.payloads)
         assert carried["turns_run"] == 4 and carried["turns_per_run"] == 2
-    finally:
-        await relay.close()
     async with Host.from_config(rig.config_path, env=rig.env(), in_process=True) as host:
         entries = await host.history(key)
     assert [(e.role, e.text) for e in entries] == [
@@ -71,10 +80,7 @@ async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_ri
         {"match": "^long$", "text": "long done", "delay_ms": 2500}]})
     rig.start_worker("w1")
     key = "agent:main:idle"
-    client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
-    relay = TurnEventRelay(rig.store_url)
-    await relay.open()
-    try:
+    async with _client_and_relay(rig) as (client, relay):
         # a turn longer than two idle periods: the clock must not end the workflow
         handle = await client.start_workflow(
             WORKFLOW_TYPE, SessionWorkflowInput(key, heartbeat_seconds=0.5, idle_seconds=1.0),
@@ -89,5 +95,3 @@ async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_ri
         # the run replays deterministically from its history (the sandboxed code as is)
         await Replayer(workflows=[SessionWorkflow]).replay_workflow(
             await handle.fetch_history())
-    finally:
-        await relay.close()
