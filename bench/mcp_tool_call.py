@@ -13,7 +13,7 @@ from .cache/, installed by scripts/native-runtimes.sh), each over its own sessio
 Blocks of calls alternate between the two sides, so a loaded machine slows both alike.
 `added_ms_per_call` is ours p50 minus bare p50 (target: under 1 ms).
 
-    python bench/mcp.py [--quick]
+    python bench/mcp_tool_call.py [--quick]
 """
 
 from __future__ import annotations
@@ -21,17 +21,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from _common import console, emit, median, pct, show
-
-# this file is bench/mcp.py: with its directory first on sys.path, `import mcp` would
-# find it instead of the SDK
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / ".cache/mcp-everything/node_modules/.bin/mcp-server-everything"
