@@ -97,6 +97,9 @@ class SessionWorkflow:
                     if not self._pending:
                         return turns_run
             request = self._pending.pop(0)
+            if self._idle:  # a turn came as the clock ran out: the workflow lives on
+                self._idle = False
+                self._clock = asyncio.create_task(self._idle_clock(start.idle_seconds))
             self._turns_started += 1
             self._busy = True
             try:
