@@ -35,6 +35,7 @@ from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEn
 if TYPE_CHECKING:
     from clawharness.cluster.client import ClusterClient
     from clawharness.cluster.events import TurnEventRelay
+    from clawharness.cluster.transport import ClusterTransport
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
@@ -134,7 +135,16 @@ class Host:
         relay = TurnEventRelay(self._store_url)
         await relay.open()
         self._relay = relay
-        self._cluster = ClusterClient(url, self.config.cluster, relay, front_id=new_worker_id())
+        self._cluster = ClusterClient(url, self.config.cluster, relay, front_id=new_worker_id(),
+                                      transport=self.cluster_transport())
+
+    def cluster_transport(self) -> ClusterTransport:
+        """How this host reaches the cluster (`cluster.tls`, `cluster.apiKey`), its
+        certificates read now; `ConfigError` naming the key when one cannot be."""
+        from clawharness.cluster.transport import cluster_transport
+
+        base_dir = self.loaded.path.parent if self.loaded.path is not None else Path.cwd()
+        return cluster_transport(self.config.cluster, env=self.env, base_dir=base_dir)
 
     async def close(self) -> None:
         if self._relay is not None:

@@ -36,6 +36,7 @@ from clawharness.errors import ClawHarnessError, ClusterNoWorkersError, ClusterU
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnResult
+    from clawharness.cluster.transport import ClusterTransport
     from clawharness.config.schema import ClusterConfig
 
 __all__ = ["ClusterClient", "queue_pollers"]
@@ -71,9 +72,10 @@ def workflow_task_timeout(heartbeat_seconds: float) -> timedelta:
 
 class ClusterClient:
     def __init__(self, url: str, settings: ClusterConfig, relay: TurnEventRelay, *,
-                 front_id: str) -> None:
+                 front_id: str, transport: ClusterTransport | None = None) -> None:
         self.address = parse_cluster_url(url)
         self._settings = settings
+        self._transport = transport
         self._relay = relay
         self._front_id = front_id
         self._client: Client | None = None
@@ -89,7 +91,7 @@ class ClusterClient:
             if self._client is None:
                 self._client = await connect_cluster(
                     self.address, namespace=self._settings.namespace,
-                    identity=f"clawharness-front {self._front_id}")
+                    identity=f"clawharness-front {self._front_id}", transport=self._transport)
             return self._client
 
     async def start(self) -> None:

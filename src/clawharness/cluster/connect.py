@@ -9,6 +9,7 @@ from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 from temporalio.client import Client
 from temporalio.service import RetryConfig
 
+from clawharness.cluster.transport import ClusterTransport
 from clawharness.cluster.urls import ClusterAddress
 from clawharness.errors import ClusterRefusedError, ClusterUnreachableError
 
@@ -21,16 +22,20 @@ CONNECT_SECONDS = 5.0
 
 
 async def connect_cluster(address: ClusterAddress, *, namespace: str,
-                          identity: str | None = None) -> Client:
+                          identity: str | None = None,
+                          transport: ClusterTransport | None = None) -> Client:
+    transport = transport or ClusterTransport()
     try:
         async with asyncio.timeout(CONNECT_SECONDS):
             return await Client.connect(
                 address.target, namespace=namespace, identity=identity,
+                tls=transport.tls, api_key=transport.api_key,
                 connect_timeout=timedelta(seconds=CONNECT_SECONDS),
                 retry_config=RetryConfig(max_retries=2, max_elapsed_time_millis=3000))
     except (TimeoutError, RuntimeError, OSError) as exc:
         raise ClusterUnreachableError(
-            f"the cluster at {address.url} is unreachable: {exc or 'no answer'}") from exc
+            f"the cluster at {address.url} is unreachable ({transport.describe()}): "
+            f"{exc or 'no answer'}") from exc
 
 
 async def server_version(client: Client) -> str:

@@ -89,7 +89,8 @@ class ClusterWorker:
         """Check, connect, then run until `stop` is set (or forever)."""
         check_shared_store(self.host.store_url)
         client = await connect_cluster(self.address, namespace=self.settings.namespace,
-                                       identity=f"clawharness-worker {self.worker_id}")
+                                       identity=f"clawharness-worker {self.worker_id}",
+                                       transport=self.host.cluster_transport())
         check_server_version(self.address.url, await server_version(client))
         await self.host.start()
         relay = TurnEventRelay(self.host.store_url)

@@ -30,6 +30,7 @@ __all__ = [
     "AgentRuntimeRef",
     "ClawConfig",
     "ClusterConfig",
+    "ClusterTlsConfig",
     "DiagnosticsConfig",
     "ExecToolConfig",
     "GatewayConfig",
@@ -255,6 +256,28 @@ class StoreConfig(_Node):
     url: Annotated[str | None, AfterValidator(check_store_url)] = None
 
 
+class ClusterTlsConfig(_Node):
+    """TLS to the Temporal frontend: `caFile` to trust a private CA (else the system's
+    roots), `certFile` with `keyFile` for mutual TLS, `serverName` when the certificate
+    names another host than the URL. Relative paths are from the config file's folder."""
+
+    ca_file: str | None = Field(default=None, alias="caFile")
+    cert_file: str | None = Field(default=None, alias="certFile")
+    key_file: str | None = Field(default=None, alias="keyFile")
+    server_name: str | None = Field(default=None, min_length=1, alias="serverName")
+
+    @model_validator(mode="after")
+    def _client_pair(self) -> ClusterTlsConfig:
+        if (self.cert_file is None) != (self.key_file is None):
+            given, missing = (("certFile", "keyFile") if self.key_file is None
+                              else ("keyFile", "certFile"))
+            raise CheckFailed(
+                f"cluster.tls.{given} without cluster.tls.{missing}: a client certificate "
+                "needs its key (and a key its certificate)", code="cluster-tls-incomplete",
+                hint=f"set cluster.tls.{missing}, or remove cluster.tls.{given}")
+        return self
+
+
 class ClusterConfig(_Node):
     """Scale-out on Temporal (see docs/scale-out.md): fronts submit turns to the cluster at
     `url`, workers run them; without `url` a host runs every turn in-process."""
@@ -273,6 +296,22 @@ class ClusterConfig(_Node):
     rebind_seconds: float = Field(default=10.0, gt=0, le=3600, alias="rebindSeconds")
     #: turns one worker runs at once
     max_concurrent_turns: int = Field(default=10, ge=1, le=10_000, alias="maxConcurrentTurns")
+    #: a Temporal API key (Temporal Cloud), sent as a bearer token; `"${VAR}"` reads it
+    #: from the environment when the cluster is first reached
+    api_key: str | None = Field(default=None, alias="apiKey")
+    #: TLS to the cluster: true (the system's roots), a `ClusterTlsConfig`, or false;
+    #: unset means on when `apiKey` is set, else off
+    tls: bool | ClusterTlsConfig | None = None
+
+    @model_validator(mode="after")
+    def _no_key_in_the_clear(self) -> ClusterConfig:
+        if self.api_key is not None and self.tls is False:
+            raise CheckFailed(
+                "cluster.apiKey with cluster.tls false would send the key in plaintext, so "
+                "it is refused", code="cluster-api-key-in-clear",
+                hint="remove `tls: false` (an API key turns TLS on), or drop cluster.apiKey",
+                show_value=False)
+        return self
 
 
 class SessionsConfig(_Node):
