@@ -24,6 +24,7 @@ from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.processes import live_native_processes
+from clawharness.observability.spans import continued_trace
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.keys import normalize_session_key
@@ -236,7 +237,8 @@ class Host:
             if self._cluster is not None:
                 return await self._cluster.run_turn(self.session_key(session_key), message,
                                                     opts)
-            return await self._runner.run(self.session_key(session_key), message, opts)
+            with continued_trace(opts.trace_context or {}):
+                return await self._runner.run(self.session_key(session_key), message, opts)
         finally:
             reset_telemetry(token)
 

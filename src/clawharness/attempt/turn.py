@@ -92,6 +92,9 @@ class TurnOptions:
     resumes_run: bool = False
     #: where a harness's questions for the user go (a terminal, a pending-question queue)
     user_input: UserInputChannel | None = None
+    #: W3C trace context (`traceparent`, `tracestate`) of a caller in another process (a
+    #: cluster front): the turn's spans continue that caller's trace
+    trace_context: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,7 +162,8 @@ class TurnActivities:
         options = TurnOptions(run_id=request.turn_id, model=request.model,
                               max_steps=request.max_steps, timeout=request.timeout,
                               on_partial_reply=partials, durable_tools=True,
-                              resumes_run=attempt > 1 or request.resumed, abort=abort)
+                              resumes_run=attempt > 1 or request.resumed, abort=abort,
+                              trace_context=request.trace or None)
         watching = asyncio.ensure_future(self._watch_for_abort(request.turn_id, abort))
         try:
             result = await self._host.run_turn(request.session_key, request.message,

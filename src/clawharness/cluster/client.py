@@ -33,6 +33,12 @@ from clawharness.cluster.messages import (
 from clawharness.cluster.results import result_from_wire
 from clawharness.cluster.urls import parse_cluster_url
 from clawharness.errors import ClawHarnessError, ClusterNoWorkersError, ClusterUnreachableError
+from clawharness.observability.spans import (
+    TERMINAL,
+    cluster_turn_span,
+    mark_failed,
+    trace_carrier,
+)
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnResult
@@ -135,15 +141,29 @@ class ClusterClient:
 
     async def run_turn(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         turn_id = opts.run_id or new_id()
-        request = TurnRequest(turn_id=turn_id, session_key=session_key, message=message,
-                              model=opts.model, max_steps=opts.max_steps, timeout=opts.timeout,
-                              front=self._front_id)
+        with cluster_turn_span(session_key, turn_id, server=self.address.host,
+                               port=self.address.port) as span:
+            result = await self._run_turn(TurnRequest(
+                turn_id=turn_id, session_key=session_key, message=message, model=opts.model,
+                max_steps=opts.max_steps, timeout=opts.timeout, front=self._front_id,
+                trace=trace_carrier()), opts)
+            if span.is_recording():
+                span.set_attribute(TERMINAL, result.terminal)
+                if result.terminal not in ("ok", "aborted"):
+                    mark_failed(span, result.error, result.error_type or "turn_failed")
+            return result
+
+    async def _run_turn(self, request: TurnRequest, opts: TurnOptions) -> TurnResult:
+        turn_id = request.turn_id
         await self._relay.listen()
         arrived = self._relay.subscribe(turn_id)
+        submitted = asyncio.Event()
         forwarding = (None if opts.abort is None else
-                      asyncio.ensure_future(self._forward_abort(turn_id, opts.abort)))
+                      asyncio.ensure_future(self._forward_abort(request.session_key, turn_id,
+                                                                opts.abort, submitted)))
         try:
             await self.submit(request)
+            submitted.set()
             after = 0
             while True:
                 arrived.clear()

@@ -51,6 +51,8 @@ class TurnRequest:
     front: str = ""
     #: an earlier run of this turn was lost (its worker died): resume, do not repeat
     resumed: bool = False
+    #: the front's W3C trace context, so the worker's spans of the turn join its trace
+    trace: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

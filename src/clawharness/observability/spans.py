@@ -45,7 +45,9 @@ __all__ = [
     "attempt_span",
     "capture_trace_context",
     "chat_span",
+    "cluster_turn_span",
     "content_attribute",
+    "continued_trace",
     "end_attempt",
     "end_chat",
     "end_tool",
@@ -55,6 +57,7 @@ __all__ = [
     "native_process_span",
     "store_append_span",
     "tool_span",
+    "trace_carrier",
     "trace_env",
     "turn_span",
 ]
@@ -293,11 +296,8 @@ def capture_trace_context() -> Callable[[], AbstractContextManager[object]]:
 
     @contextmanager
     def resume() -> Iterator[None]:
-        token = otel_context.attach(captured)
-        try:
+        with _attached(captured):
             yield
-        finally:
-            otel_context.detach(token)
 
     return resume
 
@@ -306,14 +306,48 @@ def _no_resume() -> AbstractContextManager[object]:
     return _NOOP
 
 
+def trace_carrier() -> dict[str, str]:
+    """The current span's W3C trace context (`traceparent`, and `tracestate` when set),
+    for another process to continue the trace; empty when nothing is traced."""
+    carrier: dict[str, str] = {}
+    if current_telemetry().tracer is not None:
+        _PROPAGATOR.inject(carrier, setter=default_setter)
+    return carrier
+
+
+def continued_trace(carrier: Mapping[str, str]) -> AbstractContextManager[object]:
+    """Continue here the trace another process put in `carrier` (`trace_carrier`): the
+    spans started in the block are children of that process's span."""
+    if current_telemetry().tracer is None or "traceparent" not in carrier:
+        return _NOOP
+    return _attached(_PROPAGATOR.extract(dict(carrier)))
+
+
+@contextmanager
+def _attached(context: otel_context.Context) -> Iterator[None]:
+    token = otel_context.attach(context)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+def cluster_turn_span(session_key: str, run_id: str, *, server: str,
+                      port: int) -> AbstractContextManager[Span]:
+    """`cluster_turn`: a front's wait for a turn it submitted to the cluster; the
+    worker's `invoke_agent` of the turn is its child."""
+    if current_telemetry().tracer is None:
+        return _NOOP
+    return _span("cluster_turn", SpanKind.CLIENT, {
+        OPERATION: "invoke_agent", SESSION_KEY: session_key, RUN_ID: run_id,
+        "server.address": server, "server.port": port})
+
+
 def trace_env(env: Mapping[str, str]) -> dict[str, str]:
     """`env` with `TRACEPARENT` (and `TRACESTATE`) of the current span, for a native
     process that continues the trace; `env` as it is when nothing is traced."""
     out = dict(env)
-    if current_telemetry().tracer is None:
-        return out
-    carrier: dict[str, str] = {}
-    _PROPAGATOR.inject(carrier, setter=default_setter)
+    carrier = trace_carrier()
     if "traceparent" in carrier:
         out["TRACEPARENT"] = carrier["traceparent"]
         if carrier.get("tracestate"):
