@@ -168,6 +168,15 @@ class ClusterRig:
         assert json.loads(line)["ready"] is True
         return proc
 
+    async def workflow_handle(self, session_key: str) -> Any:
+        """The handle of `session_key`'s workflow, on a client of this test's own."""
+        from temporalio.client import Client
+
+        from clawharness.cluster.messages import workflow_id_for
+
+        client = await Client.connect(self.temporal.url.removeprefix("temporal://"))
+        return client.get_workflow_handle(workflow_id_for(self.task_queue, session_key))
+
     def worker_log(self, name: str) -> str:
         return (self.root / f"worker-{name}.log").read_text()
 

@@ -181,3 +181,36 @@ async def test_an_abort_at_the_front_stops_the_turn_on_its_worker(make_rig) -> N
         assert (after.terminal, after.text) == ("ok", "after reply")
         texts = [e.text for e in await front.history("s") if e.role == "assistant"]
     assert "too late" not in texts and "never said" not in texts
+
+
+async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waiting(
+        make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        {"match": "^queued$", "text": "never said"}]})
+    rig.start_worker("w1")
+    loop = asyncio.get_running_loop()
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        slow_abort, queued_abort = asyncio.Event(), asyncio.Event()
+        slow = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=slow_abort)))
+        while not await _lease_taken(rig, "agent:main:s"):
+            await asyncio.sleep(0.02)
+        queued = asyncio.ensure_future(front.run_turn("s", "queued",
+                                                      TurnOptions(abort=queued_abort)))
+        # the queued turn is in its session's queue behind the slow one
+        handle = await rig.workflow_handle("agent:main:s")
+        while len(await handle.query("pending_turns")) != 1:
+            await asyncio.sleep(0.05)
+        asked = loop.time()
+        queued_abort.set()
+        result = await asyncio.wait_for(queued, 30)
+        assert result.terminal == "aborted" and result.extra["cluster"]["withdrawn"] is True
+        assert loop.time() - asked < 10  # not after the slow turn's 60 s
+        assert not slow.done()  # the turn ahead of it runs on
+        assert await handle.query("pending_turns") == []
+        slow_abort.set()
+        assert (await asyncio.wait_for(slow, 30)).terminal == "aborted"
+        texts = [e.text for e in await front.history("s")]
+    # the withdrawn turn never reached the model nor the transcript
+    assert "queued" not in texts
+    assert all("queued" not in str(request) for request in rig.server.requests)

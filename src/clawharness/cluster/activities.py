@@ -38,11 +38,12 @@ from clawharness.cluster.messages import (
     FAILURE_ACTIVITY,
     LOCAL_TURN_ACTIVITY,
     TURN_ACTIVITY,
+    WITHDRAWN_ACTIVITY,
     LocalTurn,
     TurnFailure,
     TurnRequest,
 )
-from clawharness.cluster.results import failed_result, result_to_wire
+from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
 from clawharness.errors import ClawHarnessError, SessionBusyError
 
 if TYPE_CHECKING:
@@ -191,5 +192,10 @@ class TurnActivities:
         result = failed_result(failure.session_key, failure.turn_id, failure.error)
         await self._relay.append(failure.turn_id, "result", result_to_wire(result))
 
+    @activity.defn(name=WITHDRAWN_ACTIVITY)
+    async def report_withdrawn(self, request: TurnRequest) -> None:
+        result = withdrawn_result(request.session_key, request.turn_id)
+        await self._relay.append(request.turn_id, "result", result_to_wire(result))
+
     def all(self) -> list[Any]:
-        return [self.run_turn_here, self.run_turn, self.report_failure]
+        return [self.run_turn_here, self.run_turn, self.report_failure, self.report_withdrawn]

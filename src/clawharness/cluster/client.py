@@ -25,6 +25,7 @@ from clawharness.cluster.connect import connect_cluster
 from clawharness.cluster.events import POLL_SECONDS, TurnEventRelay
 from clawharness.cluster.messages import (
     SUBMIT_SIGNAL,
+    WITHDRAW_SIGNAL,
     WORKFLOW_TYPE,
     SessionWorkflowInput,
     TurnRequest,
@@ -185,7 +186,8 @@ class ClusterClient:
             if forwarding is not None:
                 forwarding.cancel()
 
-    async def _forward_abort(self, turn_id: str, abort: asyncio.Event) -> None:
+    async def _forward_abort(self, session_key: str, turn_id: str, abort: asyncio.Event,
+                             submitted: asyncio.Event) -> None:
         """The caller's abort, to the worker that runs the turn (through the relay);
         the turn's result, `aborted`, still comes back the usual way."""
         await abort.wait()
@@ -193,6 +195,16 @@ class ClusterClient:
             await self._relay.request_abort(turn_id)
         except ClawHarnessError as exc:
             log.warning("turn %s: the abort did not reach the cluster: %s", turn_id, exc)
+        # a turn still queued behind others leaves the queue now (its result comes back
+        # `aborted` at once); the relay row above covers every other case
+        await submitted.wait()  # the withdrawal must reach the workflow after the turn
+        try:
+            client = await self._connected()
+            await client.get_workflow_handle(
+                workflow_id_for(self._settings.task_queue, session_key)).signal(
+                    WITHDRAW_SIGNAL, turn_id)
+        except (ClawHarnessError, RPCError) as exc:
+            log.info("turn %s: not withdrawn from its queue: %s", turn_id, exc)
 
     async def close(self) -> None:
         self._client = None

@@ -11,6 +11,8 @@ __all__ = [
     "LOCAL_TURN_ACTIVITY",
     "SUBMIT_SIGNAL",
     "TURN_ACTIVITY",
+    "WITHDRAWN_ACTIVITY",
+    "WITHDRAW_SIGNAL",
     "LocalTurn",
     "SessionWorkflowInput",
     "TurnFailure",
@@ -27,6 +29,11 @@ TURN_ACTIVITY = "run_session_turn"
 LOCAL_TURN_ACTIVITY = "run_session_turn_here"
 #: the activity that reports a turn whose every attempt failed to its waiting front
 FAILURE_ACTIVITY = "report_turn_failure"
+#: the signal a front sends when a turn it submitted is aborted: a turn still queued
+#: leaves the queue at once (one already running is stopped through the relay)
+WITHDRAW_SIGNAL = "withdraw_turn"
+#: the activity that reports a withdrawn turn, `aborted`, to its waiting front
+WITHDRAWN_ACTIVITY = "report_turn_withdrawn"
 WORKFLOW_TYPE = "ClawharnessSession"
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from clawharness.attempt.turn import TurnResult
 
-__all__ = ["failed_result", "result_from_wire", "result_to_wire"]
+__all__ = ["failed_result", "result_from_wire", "result_to_wire", "withdrawn_result"]
 
 _FIELDS = {f.name for f in dataclasses.fields(TurnResult)}
 _TUPLES = ("tool_calls", "payloads", "warnings")
@@ -35,3 +35,11 @@ def failed_result(session_key: str, turn_id: str, error: str, *,
     return TurnResult(session_key=session_key, session_id="", run_id=turn_id, runtime="",
                       selected_reason="", terminal="failed", text="", error=error,
                       error_details={"type": error_type})
+
+
+def withdrawn_result(session_key: str, turn_id: str) -> TurnResult:
+    """What the front reports for a turn aborted while it waited in its session's queue:
+    `aborted`, as the turn itself would have ended; nothing ran and nothing was stored."""
+    return TurnResult(session_key=session_key, session_id="", run_id=turn_id, runtime="",
+                      selected_reason="", terminal="aborted", text="",
+                      extra={"cluster": {"withdrawn": True}})

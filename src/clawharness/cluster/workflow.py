@@ -31,6 +31,8 @@ with workflow.unsafe.imports_passed_through():
         LOCAL_TURN_ACTIVITY,
         SUBMIT_SIGNAL,
         TURN_ACTIVITY,
+        WITHDRAW_SIGNAL,
+        WITHDRAWN_ACTIVITY,
         WORKFLOW_TYPE,
         LocalTurn,
         SessionWorkflowInput,
@@ -68,6 +70,19 @@ class SessionWorkflow:
         if request.turn_id not in self._accepted:
             self._accepted.add(request.turn_id)
             self._pending.append(request)
+
+    @workflow.signal(name=WITHDRAW_SIGNAL)
+    async def withdraw(self, turn_id: str) -> None:
+        """A front aborted `turn_id`: if it still waits here, it leaves the queue and its
+        caller hears `aborted` now, not when the turns before it are done. A turn that
+        runs, or has not arrived, is left to the relay's abort row."""
+        for index, request in enumerate(self._pending):
+            if request.turn_id == turn_id:
+                del self._pending[index]
+                await workflow.execute_activity(
+                    WITHDRAWN_ACTIVITY, request, start_to_close_timeout=timedelta(seconds=60),
+                    retry_policy=RetryPolicy(maximum_interval=timedelta(seconds=5)))
+                return
 
     @workflow.query(name="pending_turns")
     def pending_turns(self) -> list[str]:
