@@ -122,9 +122,24 @@ async def _acquire(conn: Conn, key: str, token: str, holder: str, ttl: float,
 async def check_fence(conn: Conn, session_key: str, fence: SessionLease | None,
                       what: str, *, lock: bool = True) -> None:
     """Raise unless `fence` is current; `lock` holds the row until the transaction ends."""
+    await fence_verdict(await ask_fence(conn, session_key, fence, lock=lock),
+                        session_key, fence, what)
+
+
+async def ask_fence(conn: Conn, session_key: str, fence: SessionLease | None, *,
+                    lock: bool = True) -> psycopg.AsyncCursor[Any] | None:
+    """The first half of `check_fence`: the query, sent (or queued, in pipeline mode, so
+    the statements after it travel in the same round trip); None without a fence."""
     if fence is None:
+        return None
+    return await conn.execute(_TOKEN + (" FOR SHARE" if lock else ""), (session_key,))
+
+
+async def fence_verdict(cur: psycopg.AsyncCursor[Any] | None, session_key: str,
+                        fence: SessionLease | None, what: str) -> None:
+    """The second half of `check_fence`: raise unless the row `ask_fence` read is `fence`."""
+    if cur is None or fence is None:
         return
-    cur = await conn.execute(_TOKEN + (" FOR SHARE" if lock else ""), (session_key,))
     row = await cur.fetchone()
     error = lease_lost(fence, session_key, None if row is None else (row[0], row[1]), what)
     if error is not None:
@@ -226,7 +241,7 @@ class SessionLeaseMethods:
         _where: str
 
         async def _run(self, what: str, fn: Callable[[Conn], Awaitable[Any]], *,
-                       tx: bool = True) -> Any: ...
+                       tx: bool = True, pipelined: bool = False) -> Any: ...
 
         async def _connect(self) -> Conn: ...
 

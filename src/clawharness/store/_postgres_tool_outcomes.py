@@ -55,18 +55,19 @@ class ToolOutcomeMethods:
 
     if TYPE_CHECKING:
         async def _run(self, what: str, fn: Callable[[Conn], Awaitable[Any]], *,
-                       tx: bool = True) -> Any: ...
+                       tx: bool = True, pipelined: bool = False) -> Any: ...
 
     async def claim_tool_call(self, key: ToolCallKey, *, tool_name: str,
                               state_changing: bool) -> ToolCallClaim:
         async def fn(conn: Conn) -> ToolCallClaim:
-            made = await (await conn.execute(
-                _CLAIM, (*_args(key), tool_name, state_changing))).fetchone()
-            row = await (await conn.execute(_GET, _args(key))).fetchone()
+            claiming = await conn.execute(_CLAIM, (*_args(key), tool_name, state_changing))
+            reading = await conn.execute(_GET, _args(key))
+            made = await claiming.fetchone()
+            row = await reading.fetchone()
             assert row is not None
             return ToolCallClaim(row_to_record(key, tuple(row)), made is not None)
 
-        claim: ToolCallClaim = await self._run("claim a tool call", fn)
+        claim: ToolCallClaim = await self._run("claim a tool call", fn, pipelined=True)
         return claim
 
     async def commit_tool_outcome(self, key: ToolCallKey, *, outcome: dict[str, Any],
@@ -81,5 +82,5 @@ class ToolOutcomeMethods:
                                  "no row")
             return row_to_record(key, tuple(row))
 
-        record: ToolCallRecord = await self._run("commit a tool outcome", fn)
+        record: ToolCallRecord = await self._run("commit a tool outcome", fn, pipelined=True)
         return record

@@ -189,13 +189,20 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
                     await conn.close()
 
     async def _run(self, what: str, fn: Callable[[psycopg.AsyncConnection[Any]], Any],
-                   *, tx: bool = True) -> Any:
+                   *, tx: bool = True, pipelined: bool = False) -> Any:
+        """`fn` on a pooled connection, in a transaction unless `tx` is False.
+        `pipelined`: in psycopg's pipeline mode, where a statement whose result `fn` does
+        not read yet travels with the next (BEGIN with the first, COMMIT with the last),
+        so a transaction of many statements costs a round trip per result it waits on."""
         if not self._open:
             raise StoreError(f"{self._where}: the store is not open")
         try:
             async with self._conn() as conn:
                 if not tx:
                     return await fn(conn)
+                if pipelined:
+                    async with conn.pipeline(), conn.transaction():
+                        return await fn(conn)
                 async with conn.transaction():
                     return await fn(conn)
         except Exception as exc:
@@ -297,14 +304,17 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
         keys = [e.idempotency_key for e in entries if e.idempotency_key is not None]
 
         async def fn(conn: psycopg.AsyncConnection[Any]) -> list[AppendOutcome]:
-            await leases.check_fence(conn, session_key, fence, "append")
+            # pipelined: the fence, the lock and both reads go in one round trip, in order
+            fenced = await leases.ask_fence(conn, session_key, fence)
             await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
-            cur = await conn.execute(q.MAX_SEQ, (session_id,))
-            seq = int((await cur.fetchone() or (0,))[0])
+            seq_cur = await conn.execute(q.MAX_SEQ, (session_id,))
+            idem_cur = (await conn.execute(q.SELECT_BY_IDEM, (session_id, keys))
+                        if keys else None)
+            await leases.fence_verdict(fenced, session_key, fence, "append")
+            seq = int((await seq_cur.fetchone() or (0,))[0])
             known: dict[str, AppendOutcome] = {}
-            if keys:
-                cur = await conn.execute(q.SELECT_BY_IDEM, (session_id, keys))
-                for row in await cur.fetchall():
+            if idem_cur is not None:
+                for row in await idem_cur.fetchall():
                     known[row[6]] = AppendOutcome(_entry(row), False)
             now = time.time()
             out: list[AppendOutcome] = []
@@ -329,7 +339,7 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
                 await conn.execute(q.TOUCH_SESSION, (now, session_key, session_id))
             return out
 
-        result: list[AppendOutcome] = await self._run("append_entries", fn)
+        result: list[AppendOutcome] = await self._run("append_entries", fn, pipelined=True)
         return result
 
     async def read_entries(
@@ -360,7 +370,7 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
                     "session_key = EXCLUDED.session_key, session_id = EXCLUDED.session_id, "
                     "created_at = EXCLUDED.created_at, record = EXCLUDED.record", rows)
 
-        await self._run("put_turn_records", fn)
+        await self._run("put_turn_records", fn, pipelined=True)
 
     async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
         """One turn's record by its run id; None when absent."""
