@@ -43,6 +43,7 @@ from clawharness.cluster.messages import (
     TurnFailure,
     TurnRequest,
 )
+from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
 from clawharness.errors import ClawHarnessError, SessionBusyError
 
@@ -164,7 +165,11 @@ class TurnActivities:
                               max_steps=request.max_steps, timeout=request.timeout,
                               on_partial_reply=partials, durable_tools=True,
                               resumes_run=attempt > 1 or request.resumed, abort=abort,
-                              trace_context=request.trace or None)
+                              trace_context=request.trace or None,
+                              approvals=(RelayedApprovals(self._relay, request.turn_id)
+                                         if request.approvals else None),
+                              user_input=(RelayedUserInput(self._relay, request.turn_id)
+                                          if request.user_input else None))
         watching = asyncio.ensure_future(self._watch_for_abort(request.turn_id, abort))
         try:
             result = await self._host.run_turn(request.session_key, request.message,

@@ -31,6 +31,7 @@ from clawharness.cluster.messages import (
     TurnRequest,
     workflow_id_for,
 )
+from clawharness.cluster.questions import QUESTION_KINDS, answer_question
 from clawharness.cluster.results import result_from_wire
 from clawharness.cluster.urls import parse_cluster_url
 from clawharness.errors import ClawHarnessError, ClusterNoWorkersError, ClusterUnreachableError
@@ -147,7 +148,8 @@ class ClusterClient:
             result = await self._run_turn(TurnRequest(
                 turn_id=turn_id, session_key=session_key, message=message, model=opts.model,
                 max_steps=opts.max_steps, timeout=opts.timeout, front=self._front_id,
-                trace=trace_carrier()), opts)
+                trace=trace_carrier(), approvals=opts.approvals is not None,
+                user_input=opts.user_input is not None), opts)
             if span.is_recording():
                 span.set_attribute(TERMINAL, result.terminal)
                 if result.terminal not in ("ok", "aborted"):
@@ -162,6 +164,7 @@ class ClusterClient:
         forwarding = (None if opts.abort is None else
                       asyncio.ensure_future(self._forward_abort(request.session_key, turn_id,
                                                                 opts.abort, submitted)))
+        answering: set[asyncio.Task[None]] = set()
         try:
             await self.submit(request)
             submitted.set()
@@ -177,6 +180,12 @@ class ClusterClient:
                         shown = opts.on_partial_reply(str(event.payload.get("text", "")))
                         if inspect.isawaitable(shown):
                             await shown
+                    elif event.kind in QUESTION_KINDS:
+                        # answered beside the loop: partial replies keep flowing meanwhile
+                        task = asyncio.ensure_future(
+                            answer_question(self._relay, turn_id, event, opts))
+                        answering.add(task)
+                        task.add_done_callback(answering.discard)
                 try:
                     await asyncio.wait_for(arrived.wait(), POLL_SECONDS)
                 except TimeoutError:
@@ -185,6 +194,8 @@ class ClusterClient:
             self._relay.unsubscribe(turn_id, arrived)
             if forwarding is not None:
                 forwarding.cancel()
+            for task in answering:
+                task.cancel()
 
     async def _forward_abort(self, session_key: str, turn_id: str, abort: asyncio.Event,
                              submitted: asyncio.Event) -> None:

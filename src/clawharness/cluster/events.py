@@ -25,7 +25,7 @@ import psycopg
 from clawharness.errors import StoreError
 from clawharness.store.urls import display_store_url
 
-__all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay", "abort_key"]
+__all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay", "abort_key", "reply_key"]
 
 log = logging.getLogger("clawharness.cluster.events")
 
@@ -61,10 +61,17 @@ def abort_key(turn_id: str) -> str:
     return f"abort/{turn_id}"
 
 
+def reply_key(turn_id: str, question_id: str) -> str:
+    """Where a front answers a question the turn's worker relayed (and the worker waits)."""
+    return f"reply/{turn_id}/{question_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class TurnEvent:
-    """`kind`: `partial` (payload `{text}`), `retry` (`{attempt}`), `result` (the turn
-    result's JSON), written by the worker; `abort` (`{}`), written by the front."""
+    """`kind`: `partial` (payload `{text}`), `retry` (`{attempt}`), `approval` and
+    `question` (`{id, request}`, `{id, prompt}`: see `clawharness.cluster.questions`),
+    `result` (the turn result's JSON), written by the worker; `abort` (`{}`) and `reply`
+    (under `reply_key`), written by the front."""
 
     id: int
     kind: str

@@ -60,6 +60,10 @@ class TurnRequest:
     resumed: bool = False
     #: the front's W3C trace context, so the worker's spans of the turn join its trace
     trace: dict[str, str] = field(default_factory=dict)
+    #: the front's caller can answer approvals / questions for the user: the worker
+    #: relays them (`clawharness.cluster.questions`); else the turn runs without
+    approvals: bool = False
+    user_input: bool = False
 
 
 @dataclass

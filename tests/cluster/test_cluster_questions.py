@@ -1,0 +1,115 @@
+"""Approvals and questions for the user across the cluster: the turn runs on a worker,
+its front's caller answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from cluster_rig import PG_URL, ClusterRig, drop_schema, new_schema_name
+
+from clawharness.attempt.turn import TurnOptions
+from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.questions import RelayedUserInput, answer_question
+from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+from clawharness.harness.user_input import UserInputOption, UserInputQuestion
+from clawharness.harness.user_input_delivery import UserInputPrompt
+from clawharness.host import Host
+
+pytestmark = pytest.mark.integration
+
+
+def _touch_script(marker: Path) -> dict[str, object]:
+    return {"responses": [
+        {"match": "^touch it$", "tool_calls": [
+            {"name": "exec", "arguments": {"command": f"touch {marker}"}, "id": "call_t"}]},
+        {"match": ".", "text": "done asking"}]}
+
+
+class Gate:
+    def __init__(self, decision: ApprovalDecision | None) -> None:
+        self.decision = decision
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        self.asked.append(request)
+        return self.decision
+
+
+@pytest.mark.parametrize(("decision", "runs"), [("allow-once", True), ("deny", False)])
+async def test_a_tool_needing_approval_asks_the_fronts_gate_and_obeys_it(
+        make_rig, tmp_path: Path, decision: ApprovalDecision, runs: bool) -> None:
+    marker = tmp_path / "approved-marker"
+    rig: ClusterRig = make_rig(_touch_script(marker))
+    rig.write_config(tools={"exec": {"security": "full", "ask": "always"}})
+    rig.start_worker("w1")
+    gate = Gate(decision)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await front.run_turn("s", "touch it", TurnOptions(approvals=gate))
+        entries = await front.history("s")
+    assert result.terminal == "ok", result.error
+    [asked] = gate.asked
+    assert asked.tool_name == "exec" and asked.arguments == {"command": f"touch {marker}"}
+    assert asked.run_id == result.run_id and asked.session_key == "agent:main:s"
+    assert asked.tool_call_id == "call_t"
+    assert marker.exists() is runs
+    [tool_result] = [e for e in entries if e.role == "toolResult"]
+    assert ("was not run: approval refused" in (tool_result.text or "")) is not runs
+
+
+async def test_a_front_without_a_gate_gets_no_question_and_the_tool_is_refused(
+        make_rig, tmp_path: Path) -> None:
+    marker = tmp_path / "unasked-marker"
+    rig: ClusterRig = make_rig(_touch_script(marker))
+    rig.write_config(tools={"exec": {"security": "full", "ask": "always"}})
+    rig.start_worker("w1")
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await asyncio.wait_for(front.run_turn("s", "touch it"), 60)
+        entries = await front.history("s")
+    assert result.terminal == "ok" and not marker.exists()
+    [tool_result] = [e for e in entries if e.role == "toolResult"]
+    assert "was not run" in (tool_result.text or "")
+
+
+async def test_a_question_for_the_user_goes_to_the_front_and_its_answer_comes_back() -> None:
+    """The relay's half of a native runtime's question (Codex `request_user_input`): the
+    worker's channel asks, a front's loop answers with its caller's channel."""
+    schema = new_schema_name()
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    worker, front = TurnEventRelay(url), TurnEventRelay(url)
+    heard: list[UserInputPrompt] = []
+
+    class Channel:
+        async def ask(self, prompt: UserInputPrompt) -> str | None:
+            heard.append(prompt)
+            return "blue"
+
+    prompt = UserInputPrompt(
+        question_id="q1", text="Which colour?", timeout_seconds=30, run_id="t1",
+        session_key="agent:main:s", questions=(UserInputQuestion(
+            id="colour", header="Colour", question="Which colour?",
+            options=(UserInputOption("blue", "the sky"), UserInputOption("red"))),))
+    try:
+        await worker.open()
+        await front.open()
+        await worker.listen()
+        await front.listen()
+        arrived = front.subscribe("t1")
+        asking = asyncio.ensure_future(RelayedUserInput(worker, "t1").ask(prompt))
+        while not (events := await front.read("t1")):
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), 5)
+        [event] = events
+        assert event.kind == "question"
+        await answer_question(front, "t1", event, TurnOptions(user_input=Channel()))
+        assert await asyncio.wait_for(asking, 10) == "blue"
+        assert heard == [prompt]  # the prompt crossed whole, options and all
+    finally:
+        await worker.close()
+        await front.close()
+        drop_schema(schema)
