@@ -136,8 +136,10 @@ class Host:
         relay = TurnEventRelay(self._store_url)
         await relay.open()
         self._relay = relay
-        self._cluster = ClusterClient(url, self.config.cluster, relay, front_id=new_worker_id(),
-                                      transport=self.cluster_transport())
+        self._cluster = ClusterClient(
+            url, self.config.cluster, relay, front_id=new_worker_id(),
+            transport=self.cluster_transport(),
+            queue_wait_seconds=self.config.sessions.writer_wait_seconds)
 
     def cluster_transport(self) -> ClusterTransport:
         """How this host reaches the cluster (`cluster.tls`, `cluster.apiKey`), its

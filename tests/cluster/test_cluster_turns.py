@@ -12,6 +12,7 @@ import pytest
 from cluster_rig import PG_URL, ClusterRig
 
 from clawharness.attempt.turn import TurnOptions
+from clawharness.errors import SessionBusyError
 from clawharness.host import Host
 
 pytestmark = pytest.mark.integration
@@ -214,3 +215,27 @@ async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waitin
     # the withdrawn turn never reached the model nor the transcript
     assert "queued" not in texts
     assert all("queued" not in str(request) for request in rig.server.requests)
+
+
+async def test_a_turn_queued_past_its_busy_timeout_gives_up_as_a_busy_session(
+        make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        {"match": "^behind$", "text": "never said"}]})
+    rig.start_worker("w1")
+    loop = asyncio.get_running_loop()
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        slow_abort = asyncio.Event()
+        slow = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=slow_abort)))
+        while not await _lease_taken(rig, "agent:main:s"):
+            await asyncio.sleep(0.02)
+        began = loop.time()
+        with pytest.raises(SessionBusyError, match=r"waited 1s in its queue"):
+            await front.run_turn("s", "behind", TurnOptions(busy_timeout=1.0))
+        assert 1.0 <= loop.time() - began < 10
+        assert not slow.done()  # the turn ahead runs on
+        slow_abort.set()
+        assert (await asyncio.wait_for(slow, 30)).terminal == "aborted"
+        texts = [e.text for e in await front.history("s")]
+    assert "behind" not in texts
+    assert all("behind" not in str(request) for request in rig.server.requests)

@@ -34,7 +34,12 @@ from clawharness.cluster.messages import (
 from clawharness.cluster.questions import QUESTION_KINDS, answer_question
 from clawharness.cluster.results import result_from_wire
 from clawharness.cluster.urls import parse_cluster_url
-from clawharness.errors import ClawHarnessError, ClusterNoWorkersError, ClusterUnreachableError
+from clawharness.errors import (
+    ClawHarnessError,
+    ClusterNoWorkersError,
+    ClusterUnreachableError,
+    SessionBusyError,
+)
 from clawharness.observability.spans import (
     TERMINAL,
     cluster_turn_span,
@@ -80,9 +85,12 @@ def workflow_task_timeout(heartbeat_seconds: float) -> timedelta:
 
 class ClusterClient:
     def __init__(self, url: str, settings: ClusterConfig, relay: TurnEventRelay, *,
-                 front_id: str, transport: ClusterTransport | None = None) -> None:
+                 front_id: str, transport: ClusterTransport | None = None,
+                 queue_wait_seconds: float = 300.0) -> None:
         self.address = parse_cluster_url(url)
         self._settings = settings
+        #: how long a turn may wait in its session's queue before it gives up (busy)
+        self._queue_wait_seconds = queue_wait_seconds
         self._transport = transport
         self._relay = relay
         self._front_id = front_id
@@ -164,6 +172,11 @@ class ClusterClient:
         forwarding = (None if opts.abort is None else
                       asyncio.ensure_future(self._forward_abort(request.session_key, turn_id,
                                                                 opts.abort, submitted)))
+        queue_wait = (opts.busy_timeout if opts.busy_timeout is not None
+                      else self._queue_wait_seconds)
+        overdue = asyncio.Event()
+        deadline = asyncio.ensure_future(
+            self._withdraw_when_overdue(request, queue_wait, submitted, overdue))
         answering: set[asyncio.Task[None]] = set()
         try:
             await self.submit(request)
@@ -175,7 +188,16 @@ class ClusterClient:
                     after = event.id
                     if event.kind == "result":
                         self._relay.discard_soon(turn_id)
-                        return result_from_wire(event.payload)
+                        result = result_from_wire(event.payload)
+                        aborted = opts.abort is not None and opts.abort.is_set()
+                        if overdue.is_set() and _withdrawn(result) and not aborted:
+                            raise SessionBusyError(
+                                f"session {request.session_key} is busy on the cluster at "
+                                f"{self.url}: the turn waited {queue_wait:g}s in its queue "
+                                "behind the session's other turns and never started; gave "
+                                "up. Retry when they have finished, or raise "
+                                "sessions.writerWaitSeconds to wait longer")
+                        return result
                     if event.kind == "partial" and opts.on_partial_reply is not None:
                         shown = opts.on_partial_reply(str(event.payload.get("text", "")))
                         if inspect.isawaitable(shown):
@@ -194,6 +216,7 @@ class ClusterClient:
             self._relay.unsubscribe(turn_id, arrived)
             if forwarding is not None:
                 forwarding.cancel()
+            deadline.cancel()
             for task in answering:
                 task.cancel()
 
@@ -209,6 +232,19 @@ class ClusterClient:
         # a turn still queued behind others leaves the queue now (its result comes back
         # `aborted` at once); the relay row above covers every other case
         await submitted.wait()  # the withdrawal must reach the workflow after the turn
+        await self._withdraw(session_key, turn_id)
+
+    async def _withdraw_when_overdue(self, request: TurnRequest, wait: float,
+                                     submitted: asyncio.Event, overdue: asyncio.Event) -> None:
+        """A turn still queued after `wait` (`sessions.writerWaitSeconds`, or the caller's
+        `busy_timeout`) is withdrawn, as an in-process turn gives up on a busy writer; one
+        that started by then runs on (the workflow ignores the withdrawal)."""
+        await submitted.wait()
+        await asyncio.sleep(wait)
+        overdue.set()
+        await self._withdraw(request.session_key, request.turn_id)
+
+    async def _withdraw(self, session_key: str, turn_id: str) -> None:
         try:
             client = await self._connected()
             await client.get_workflow_handle(
@@ -219,3 +255,8 @@ class ClusterClient:
 
     async def close(self) -> None:
         self._client = None
+
+
+def _withdrawn(result: TurnResult) -> bool:
+    placed = result.extra.get("cluster") if result.extra else None
+    return isinstance(placed, dict) and placed.get("withdrawn") is True
