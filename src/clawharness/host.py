@@ -19,7 +19,7 @@ from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
-from clawharness.errors import ClawHarnessError, SessionNotFoundError
+from clawharness.errors import ClawHarnessError, ConfigError, SessionNotFoundError
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.observability import Telemetry, resolve_settings
@@ -36,6 +36,7 @@ from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEn
 if TYPE_CHECKING:
     from clawharness.cluster.client import ClusterClient
     from clawharness.cluster.events import TurnEventRelay
+    from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.mcp.manager import McpManager
@@ -284,6 +285,17 @@ class Host:
             await self.start()
         assert self._lifecycle is not None
         return self._lifecycle
+
+    async def cluster_status(self, url: str | None = None) -> ClusterStatus:
+        """How the cluster at `url` (else this host's `cluster.url`) is: reachable, its
+        server's version, the workers polling its task queue. Needs no started host."""
+        from clawharness.cluster.status import probe_cluster
+
+        target = url or self.config.cluster.url
+        if target is None:
+            raise ConfigError("no cluster to ask about: pass --cluster temporal://HOST:PORT "
+                              "or set cluster.url", key_path="cluster.url")
+        return await probe_cluster(target, self.config.cluster, self.cluster_transport())
 
     async def status(self, session_key: str | None = None, *,
                      model: str | None = None) -> StatusReport:

@@ -79,6 +79,7 @@ COMMAND_MODULES = (
     "clawharness.cli.init_cmd",
     "clawharness.cli.mcp_cmd",
     "clawharness.cli.worker_cmd",
+    "clawharness.cli.cluster_cmd",
 )
 
 for _name in COMMAND_MODULES:
