@@ -22,7 +22,7 @@ from temporalio.service import RPCError
 
 from clawharness._ids import new_id
 from clawharness.cluster.connect import connect_cluster
-from clawharness.cluster.events import POLL_SECONDS, TurnEventRelay
+from clawharness.cluster.events import TurnEventRelay
 from clawharness.cluster.messages import (
     SUBMIT_SIGNAL,
     WITHDRAW_SIGNAL,
@@ -209,7 +209,7 @@ class ClusterClient:
                         answering.add(task)
                         task.add_done_callback(answering.discard)
                 try:
-                    await asyncio.wait_for(arrived.wait(), POLL_SECONDS)
+                    await asyncio.wait_for(arrived.wait(), self._relay.poll_seconds)
                 except TimeoutError:
                     pass
         finally:

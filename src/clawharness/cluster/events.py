@@ -4,8 +4,9 @@ Temporal has no streaming, so the turn's events go through PostgreSQL, which eve
 front and worker of a cluster already share: the worker appends rows to
 `cluster_turn_events` (partial replies, coalesced to the newest; a retry notice; the
 result last) and `NOTIFY`s; the front `LISTEN`s on one connection, reads the rows past
-the last it saw, and deletes the turn's rows once it has the result. A lost
-notification costs at most `POLL_SECONDS`: waiters also poll.
+the last it saw, and deletes the turn's rows once it has the result. Waiters also read
+on a timer: every `LISTENING_POLL_SECONDS` as a safety net while notifications come,
+every `POLL_SECONDS` while the LISTEN connection is down.
 
 The table lives in the store's schema (the URL's `search_path`) and is created on first
 use; it holds only turns in flight, never the transcript.
@@ -32,8 +33,11 @@ log = logging.getLogger("clawharness.cluster.events")
 Conn = psycopg.AsyncConnection[Any]
 
 CHANNEL = "clawharness_turn_events"
-#: how often a waiter reads even without a notification
+#: how often a waiter reads when no notifications come (the LISTEN connection is down)
 POLL_SECONDS = 0.5
+#: how often it reads while notifications come: only a safety net then, since a waiter
+#: clears its event before it reads, so a notification is never missed
+LISTENING_POLL_SECONDS = 5.0
 _DDL = (
     "SELECT pg_advisory_xact_lock(7464232118)",
     """CREATE TABLE IF NOT EXISTS cluster_turn_events (
@@ -199,6 +203,13 @@ class TurnEventRelay:
             waiting.cancel()
             self._listener.result()  # raises why it stopped
 
+    @property
+    def poll_seconds(self) -> float:
+        """How long a waiter may wait on its event before it reads anyway."""
+        listening = (self._listening.is_set() and self._listener is not None
+                     and not self._listener.done())
+        return LISTENING_POLL_SECONDS if listening else POLL_SECONDS
+
     def subscribe(self, turn_id: str) -> asyncio.Event:
         event = asyncio.Event()
         self._waiters.setdefault(turn_id, set()).add(event)
@@ -230,6 +241,7 @@ class TurnEventRelay:
         except Exception as exc:  # waiters fall back to polling
             log.warning("%s: turn event notifications stopped: %s", self._where, exc)
         finally:
+            self._listening.clear()
             for waiters in self._waiters.values():
                 for event in waiters:
                     event.set()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, get_args
 
 from clawharness._ids import new_id
-from clawharness.cluster.events import POLL_SECONDS, TurnEventRelay, reply_key
+from clawharness.cluster.events import TurnEventRelay, reply_key
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest, ApprovalSubject
 from clawharness.harness.user_input import UserInputOption, UserInputQuestion
 from clawharness.harness.user_input_delivery import UserInputPrompt
@@ -112,7 +112,7 @@ async def _ask(relay: TurnEventRelay, turn_id: str, kind: str, payload: dict[str
                 log.info("turn %s: no answer to its %s %s", turn_id, kind, question_id)
                 return None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(woke.wait(), min(POLL_SECONDS * 4, left))
+                await asyncio.wait_for(woke.wait(), min(relay.poll_seconds, left))
     finally:
         relay.unsubscribe(key, woke)
 
