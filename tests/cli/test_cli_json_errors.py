@@ -64,6 +64,9 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
     (("worker", "--config", "{config}"), "config_invalid"),  # no cluster named
     (("worker", "--config", "{config}", "--cluster", "temporal://127.0.0.1:9"),
      "cluster_refused"),  # a SQLite store
+    (("cluster", "status", "--config", "{config}"), "config_invalid"),  # no cluster named
+    (("cluster", "status", "--config", "{config}", "--cluster", "http://127.0.0.1:9"),
+     "cluster_error"),
 ]
 
 
