@@ -200,3 +200,24 @@ async def test_apply_patch_on_a_loop_or_a_binary_file_is_a_patch_error(tangled: 
         await call("apply_patch", {"input": update.format("self")}, tangled)
     with pytest.raises(ToolError, match=r"blob\.bin is not UTF-8 text"):
         await call("apply_patch", {"input": update.format("blob.bin")}, tangled)
+
+
+LONG = "x" * 300  # past NAME_MAX: every stat of it fails with ENAMETOOLONG
+
+TOO_LONG = {
+    "read": {"path": LONG}, "write": {"path": LONG, "content": "x"},
+    "edit": {"path": LONG, "oldText": "a", "newText": "b"}, "ls": {"path": LONG},
+    "exec": {"command": "true", "workdir": LONG},
+    **{f"apply_patch {kind}": {"input": f"*** Begin Patch\n*** {kind} File: {LONG}\n{body}"
+                                        "*** End Patch"}
+       for kind, body in (("Add", "+x\n"), ("Update", "@@\n-a\n+b\n"), ("Delete", ""))},
+}
+
+
+@pytest.mark.parametrize("case", sorted(TOO_LONG))
+async def test_a_name_too_long_for_the_file_system_is_a_tool_error(
+        workspace: Path, case: str) -> None:
+    before = sorted(p.name for p in workspace.iterdir())
+    with pytest.raises(ToolError, match=r"x{300}'?: .*too long"):
+        await call(case.split()[0], TOO_LONG[case], workspace)
+    assert sorted(p.name for p in workspace.iterdir()) == before

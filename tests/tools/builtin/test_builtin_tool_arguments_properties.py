@@ -39,7 +39,7 @@ TOOL_ARGS = {
     # a string command would run, so only the shapes the validator must refuse
     "exec": st.fixed_dictionaries({"command": st.one_of(
         st.none(), st.integers(), st.lists(st.text(max_size=3), max_size=2),
-        st.sampled_from(["", " ", "\t\n"]))}, optional={"workdir": values, "timeout": values}),
+        st.sampled_from(["", " ", "\t\n"]))}, optional={"workdir": paths, "timeout": values}),
 }
 
 

@@ -180,7 +180,11 @@ def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000) -> T
         if workdir is not None and not isinstance(workdir, str):
             raise ToolInputError("argument 'workdir' must be a string")
         cwd = resolve_workspace_path(ctx.workspace_dir, workdir) if workdir else None
-        if cwd is not None and not cwd.is_dir():
+        try:
+            is_dir = cwd is None or cwd.is_dir()
+        except OSError as exc:  # a name too long, say
+            raise ToolInputError(f"workdir {workdir!r}: {exc.strerror or exc}") from exc
+        if not is_dir:
             raise ToolInputError(f"workdir {workdir!r} is not a directory")
         limit = timeout_sec
         requested = args.get("timeout")

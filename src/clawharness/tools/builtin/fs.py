@@ -169,11 +169,11 @@ def _write(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     content = require_str(args, "content", allow_empty=True)
     path = resolve_workspace_path(workspace, raw_path)
     shown = display_path(workspace, path)
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory")
-    existed = path.exists()
     data = content.encode("utf-8")
-    try:
+    try:  # a stat can fail too (a name too long, a parent that is a file)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory")
+        existed = path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:

@@ -335,7 +335,11 @@ def apply_patch_to_workspace(workspace: str, text: str) -> dict[str, Any]:
         path = resolve_workspace_path(workspace, op.path)
         shown = display_path(workspace, path)
         if isinstance(op, AddFile):
-            if path.is_dir():
+            try:  # checked before anything is written: a name too long fails here
+                is_dir = path.is_dir()
+            except OSError as exc:
+                raise PatchError(f"cannot add {shown}: {exc.strerror or exc}") from exc
+            if is_dir:
                 raise PatchError(f"cannot add {shown}: it is a directory")
             staged[path] = op.content
             added.append(shown)
