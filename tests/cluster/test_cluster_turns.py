@@ -42,6 +42,26 @@ async def test_a_front_runs_a_turn_on_a_worker_and_streams_its_reply(make_rig) -
     assert left == (0,)
 
 
+async def test_a_front_that_follows_no_partial_replies_gets_none_relayed(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": ".", "text": "a reply the worker streams in parts", "repeat": True}]})
+    rig.start_worker("w1")
+    with psycopg.connect(PG_URL, autocommit=True) as listener:
+        listener.execute("LISTEN clawharness_turn_events")
+        async with Host.from_config(rig.config_path, env=rig.env()) as front:
+            quiet = await front.run_turn("s", "hi", TurnOptions(run_id="turn-quiet"))
+            deltas: list[str] = []
+            followed = await front.run_turn("s", "hi", TurnOptions(
+                run_id="turn-followed", on_partial_reply=deltas.append))
+        assert quiet.terminal == followed.terminal == "ok" and deltas
+        notes = [n.payload.split(":", 1)[1]
+                 for n in listener.notifies(timeout=0.5) if ":" in n.payload]
+    # one notification per relayed event: the quiet turn's result only, the followed
+    # turn's partial replies before its result
+    assert notes.count("turn-quiet") == 1
+    assert notes.count("turn-followed") > 1
+
+
 def _message_texts(body: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for item in body.get("messages") or []:

@@ -163,7 +163,8 @@ class TurnActivities:
         abort = asyncio.Event()
         options = TurnOptions(run_id=request.turn_id, model=request.model,
                               max_steps=request.max_steps, timeout=request.timeout,
-                              on_partial_reply=partials, durable_tools=True,
+                              on_partial_reply=partials if request.partials else None,
+                              durable_tools=True,
                               resumes_run=attempt > 1 or request.resumed, abort=abort,
                               trace_context=request.trace or None,
                               approvals=(RelayedApprovals(self._relay, request.turn_id)

@@ -157,7 +157,8 @@ class ClusterClient:
                 turn_id=turn_id, session_key=session_key, message=message, model=opts.model,
                 max_steps=opts.max_steps, timeout=opts.timeout, front=self._front_id,
                 trace=trace_carrier(), approvals=opts.approvals is not None,
-                user_input=opts.user_input is not None), opts)
+                user_input=opts.user_input is not None,
+                partials=opts.on_partial_reply is not None), opts)
             if span.is_recording():
                 span.set_attribute(TERMINAL, result.terminal)
                 if result.terminal not in ("ok", "aborted"):

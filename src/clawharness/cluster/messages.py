@@ -64,6 +64,9 @@ class TurnRequest:
     #: relays them (`clawharness.cluster.questions`); else the turn runs without
     approvals: bool = False
     user_input: bool = False
+    #: the front's caller follows partial replies; else the worker relays none (a row and
+    #: a notification saved per partial). True for a request from a front before the field
+    partials: bool = True
 
 
 @dataclass
