@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from cluster_rig import ClusterRig
 
+from clawharness.attempt.turn import TurnOptions
+from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.host import Host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration" / "codex"))
@@ -58,3 +60,47 @@ async def test_a_codex_session_resumes_its_thread_on_the_surviving_worker(make_r
     assert "hello from codex" in json.dumps(rig.server.requests[-1].body)
     texts = [(e.role, e.text) for e in entries]
     assert ("assistant", "hello from codex") in texts and ("assistant", "second answer") in texts
+
+
+class Gate:
+    """The front's approval gate: answers every request the same way, and records them."""
+
+    def __init__(self, decision: ApprovalDecision) -> None:
+        self.decision: ApprovalDecision = decision
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked.append(request)
+        return self.decision
+
+
+ESCALATED_TOUCH = {"tool_calls": [{"name": "exec_command", "arguments": {
+    "cmd": "touch approved.txt", "sandbox_permissions": "require_escalated",
+    "justification": "create a file"}}]}
+
+
+@pytest.mark.parametrize(("decision", "runs"), [("allow-once", True), ("deny", False)])
+async def test_codex_asking_for_approval_on_a_worker_is_answered_by_the_fronts_gate(
+        make_rig, decision: ApprovalDecision, runs: bool) -> None:
+    rig: ClusterRig = make_rig({"responses": [ESCALATED_TOUCH, {"text": "asked"}]})
+    workspace = rig.root / "ws"
+    rig.write_config(
+        models={"providers": {"openai": {"agentRuntime": {"id": "codex"}}}},
+        agents={"defaults": {"model": f"openai/{MODEL}", "workspace": str(workspace)}},
+        tools={"exec": {"security": "full", "ask": "always"}},
+        plugins={"entries": {"codex": {"enabled": True, "config": {"appServer": {
+            "command": str(CODEX_BIN), "env": {"MOCK_OPENAI_API_KEY": "offline"},
+            "config": offline_config(rig.server.base_url_openai),
+            "approvalPolicy": "on-request", "sandbox": "read-only",
+            "maxProcesses": 1, "idleTimeoutSeconds": 60}}}}})
+    rig.start_worker("w1")
+    gate = Gate(decision)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await front.run_turn("codex", "touch it", TurnOptions(approvals=gate))
+    assert (result.terminal, result.runtime) == ("ok", "codex"), result.error
+    assert result.extra["cluster"]["worker"] == "w1"
+    # Codex's request crossed from the worker's app-server to the front and back
+    [asked] = gate.asked
+    assert asked.tool_name == "exec" and "touch approved.txt" in asked.arguments["command"]
+    assert asked.run_id == result.run_id and asked.session_key == "agent:main:codex"
+    assert (workspace / "approved.txt").exists() is runs
