@@ -27,12 +27,26 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "store"))
 from store_test_support import PG_URL, drop_schema, new_schema_name, pg_unavailable
 
-__all__ = ["PG_URL", "ClusterRig", "TemporalServer", "drop_schema", "free_port",
+from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+
+__all__ = ["PG_URL", "ClusterRig", "Gate", "TemporalServer", "drop_schema", "free_port",
            "new_schema_name", "pg_unavailable", "wait_for"]
 
 #: short leases and beats: a killed worker's turn moves within seconds
 LEASE_SECONDS = 3.0
 HEARTBEAT_SECONDS = 0.5
+
+
+class Gate:
+    """A front's approval gate: answers every request the same way, and records them."""
+
+    def __init__(self, decision: ApprovalDecision | None) -> None:
+        self.decision = decision
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        self.asked.append(request)
+        return self.decision
 
 
 def free_port() -> int:

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cluster_rig import ClusterRig
+from cluster_rig import ClusterRig, Gate
 
 from clawharness.attempt.turn import TurnOptions
-from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+from clawharness.harness.capabilities import ApprovalDecision
 from clawharness.host import Host
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration" / "codex"))
@@ -60,18 +60,6 @@ async def test_a_codex_session_resumes_its_thread_on_the_surviving_worker(make_r
     assert "hello from codex" in json.dumps(rig.server.requests[-1].body)
     texts = [(e.role, e.text) for e in entries]
     assert ("assistant", "hello from codex") in texts and ("assistant", "second answer") in texts
-
-
-class Gate:
-    """The front's approval gate: answers every request the same way, and records them."""
-
-    def __init__(self, decision: ApprovalDecision) -> None:
-        self.decision: ApprovalDecision = decision
-        self.asked: list[ApprovalRequest] = []
-
-    async def decide(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.asked.append(request)
-        return self.decision
 
 
 ESCALATED_TOUCH = {"tool_calls": [{"name": "exec_command", "arguments": {

@@ -7,12 +7,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from cluster_rig import PG_URL, ClusterRig, drop_schema, new_schema_name
+from cluster_rig import PG_URL, ClusterRig, Gate, drop_schema, new_schema_name
 
 from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.events import TurnEventRelay
 from clawharness.cluster.questions import RelayedUserInput, answer_question
-from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+from clawharness.harness.capabilities import ApprovalDecision
 from clawharness.harness.user_input import UserInputOption, UserInputQuestion
 from clawharness.harness.user_input_delivery import UserInputPrompt
 from clawharness.host import Host
@@ -25,16 +25,6 @@ def _touch_script(marker: Path) -> dict[str, object]:
         {"match": "^touch it$", "tool_calls": [
             {"name": "exec", "arguments": {"command": f"touch {marker}"}, "id": "call_t"}]},
         {"match": ".", "text": "done asking"}]}
-
-
-class Gate:
-    def __init__(self, decision: ApprovalDecision | None) -> None:
-        self.decision = decision
-        self.asked: list[ApprovalRequest] = []
-
-    async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
-        self.asked.append(request)
-        return self.decision
 
 
 @pytest.mark.parametrize(("decision", "runs"), [("allow-once", True), ("deny", False)])

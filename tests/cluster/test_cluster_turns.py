@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from cluster_rig import PG_URL, ClusterRig
 
-from clawharness.attempt.turn import TurnOptions
+from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.errors import SessionBusyError
 from clawharness.host import Host
 
@@ -176,18 +176,29 @@ async def _lease_taken(rig: ClusterRig, session_key: str) -> bool:
     return row is not None and row[0] > 0
 
 
+#: a turn that answers only after a minute, unless aborted
+SLOW = {"match": "^slow$", "delay_ms": 60000, "text": "too late"}
+
+
+async def _slow_turn_running(rig: ClusterRig, front: Host,
+                             abort: asyncio.Event) -> asyncio.Future[TurnResult]:
+    """Start the slow turn on session `s` and wait until a worker runs it (its lease)."""
+    turn = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=abort)))
+    while not await _lease_taken(rig, "agent:main:s"):
+        await asyncio.sleep(0.02)
+    return turn
+
+
 async def test_an_abort_at_the_front_stops_the_turn_on_its_worker(make_rig) -> None:
     rig: ClusterRig = make_rig({"responses": [
-        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        SLOW,
         {"match": "^queued$", "text": "never said"},
         {"match": "^after$", "text": "after reply"}]})
     rig.start_worker("w1")
     loop = asyncio.get_running_loop()
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         abort, queued_abort = asyncio.Event(), asyncio.Event()
-        turn = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=abort)))
-        while not await _lease_taken(rig, "agent:main:s"):
-            await asyncio.sleep(0.02)
+        turn = await _slow_turn_running(rig, front, abort)
         # a turn queued behind it, aborted before it could start
         queued_abort.set()
         queued = asyncio.ensure_future(front.run_turn("s", "queued",
@@ -207,15 +218,13 @@ async def test_an_abort_at_the_front_stops_the_turn_on_its_worker(make_rig) -> N
 async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waiting(
         make_rig) -> None:
     rig: ClusterRig = make_rig({"responses": [
-        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        SLOW,
         {"match": "^queued$", "text": "never said"}]})
     rig.start_worker("w1")
     loop = asyncio.get_running_loop()
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         slow_abort, queued_abort = asyncio.Event(), asyncio.Event()
-        slow = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=slow_abort)))
-        while not await _lease_taken(rig, "agent:main:s"):
-            await asyncio.sleep(0.02)
+        slow = await _slow_turn_running(rig, front, slow_abort)
         queued = asyncio.ensure_future(front.run_turn("s", "queued",
                                                       TurnOptions(abort=queued_abort)))
         # the queued turn is in its session's queue behind the slow one
@@ -240,15 +249,13 @@ async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waitin
 async def test_a_turn_queued_past_its_busy_timeout_gives_up_as_a_busy_session(
         make_rig) -> None:
     rig: ClusterRig = make_rig({"responses": [
-        {"match": "^slow$", "delay_ms": 60000, "text": "too late"},
+        SLOW,
         {"match": "^behind$", "text": "never said"}]})
     rig.start_worker("w1")
     loop = asyncio.get_running_loop()
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         slow_abort = asyncio.Event()
-        slow = asyncio.ensure_future(front.run_turn("s", "slow", TurnOptions(abort=slow_abort)))
-        while not await _lease_taken(rig, "agent:main:s"):
-            await asyncio.sleep(0.02)
+        slow = await _slow_turn_running(rig, front, slow_abort)
         began = loop.time()
         with pytest.raises(SessionBusyError, match=r"waited 1s in its queue"):
             await front.run_turn("s", "behind", TurnOptions(busy_timeout=1.0))
