@@ -13,6 +13,11 @@ loopback, a free port, its SQLite file in a temp dir), PostgreSQL as the store, 
    one more turn each submitted at once, the model taking 200 ms per answer, each
    worker capped at 10 concurrent turns; with one worker, then two (target: two
    workers at least 1.8x one).
+3. The same with a model taking 1 s per answer and 100 sessions (40 with `--quick`):
+   five times fewer turns a second for the same slots, so the cores are not what
+   bounds them; `two_worker_speedup_cpu_light` says what a second worker gives where
+   the machine has room for it (on a 2-core machine running everything, part 2 is
+   bound by the cores; see bench/RESULTS.md).
 
     python bench/cluster.py [--quick] [--pg URL]
 
@@ -99,6 +104,8 @@ class CpuMeter:
 
 PG_URL = os.environ.get("CLAWHARNESS_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 CAP = 10
+#: the model's answer time in part 3: the same slots give a fifth of the turns a second
+LIGHT_DELAY_MS = 1000
 #: the server setting docs/scale-out.md recommends: a shard's transfer queue (which hands
 #: new workflow and activity tasks to matching) is read at most 20 times a second by
 #: default, which holds a task up to 50 ms whenever another workflow's task was just read
@@ -220,14 +227,15 @@ async def latency(rig: Rig, turns: int) -> tuple[list[float], list[float]]:
     return local_ms, cluster_ms
 
 
-async def throughput(rig: Rig, sessions: int, workers: int) -> tuple[float, dict[str, float]]:
+async def throughput(rig: Rig, sessions: int, workers: int,
+                     delay_ms: int = 200) -> tuple[float, dict[str, float]]:
     """Turns per second: `sessions` new sessions, one turn each, all submitted at once;
     and the CPU milliseconds per turn each part of the run spent meanwhile."""
     from clawharness.host import Host
 
     queue = f"bench-tput-{workers}-{uuid.uuid4().hex[:6]}"
-    config = rig.config(f"tput{workers}", delay_ms=200, task_queue=queue)
-    procs = [rig.worker(config, f"tput{workers}-w{n}") for n in range(workers)]
+    config = rig.config(f"tput{workers}-{delay_ms}", delay_ms=delay_ms, task_queue=queue)
+    procs = [rig.worker(config, f"tput{workers}-{delay_ms}-w{n}") for n in range(workers)]
     try:
         async with Host.from_config(config, env=rig.env()) as front:
             # every session's first turn starts its workflow (and the worker builds its
@@ -264,6 +272,7 @@ async def main() -> None:
     args = parser.parse_args()
     turns = int(os.environ.get("BENCH_TURNS", 30 if args.quick else 200))
     sessions = int(os.environ.get("BENCH_SESSIONS", 100 if args.quick else 200))
+    light_sessions = int(os.environ.get("BENCH_LIGHT_SESSIONS", 40 if args.quick else 100))
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         rig = Rig(Path(tmp), args.pg)
         try:
@@ -271,6 +280,8 @@ async def main() -> None:
             local_ms, cluster_ms = (await latency(rig, turns)) if turns else ([0.0], [0.0])
             one, one_cpu = await throughput(rig, sessions, 1)
             two, two_cpu = await throughput(rig, sessions, 2)
+            light_one, _ = await throughput(rig, light_sessions, 1, delay_ms=LIGHT_DELAY_MS)
+            light_two, _ = await throughput(rig, light_sessions, 2, delay_ms=LIGHT_DELAY_MS)
         finally:
             rig.close()
     local_p50, cluster_p50 = median(local_ms), median(cluster_ms)
@@ -281,6 +292,9 @@ async def main() -> None:
            len(cluster_ms))])
     show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker",
          ["workers", "turns/s"], [(1, one), (2, two)])
+    show(f"throughput, {light_sessions} sessions, {LIGHT_DELAY_MS} ms model, {CAP} turns "
+         "per worker (the cores not the bound)",
+         ["workers", "turns/s"], [(1, light_one), (2, light_two)])
     parts = list(one_cpu)
     show("CPU per turn during the throughput runs (ms, all processes of each part)",
          ["workers", *parts, "total", "CPU-bound ceiling, turns/s"],
@@ -288,7 +302,8 @@ async def main() -> None:
            _ceiling(cpu)) for n, cpu in ((1, one_cpu), (2, two_cpu))])
     added = cluster_p50 - local_p50
     console.print(f"added per turn: {added:.1f} ms (target < 30); two workers: "
-                  f"{two / one:.2f}x one (target >= 1.8)")
+                  f"{two / one:.2f}x one (target >= 1.8); with the {LIGHT_DELAY_MS} ms "
+                  f"model: {light_two / light_one:.2f}x")
     emit({"added_ms_per_turn": round(added, 2), "two_worker_speedup": round(two / one, 3),
           "local_p50_ms": round(local_p50, 2), "cluster_p50_ms": round(cluster_p50, 2),
           "cluster_p99_ms": round(pct(cluster_ms, 99), 2),
@@ -296,6 +311,10 @@ async def main() -> None:
           "cpu_ms_per_turn_one_worker": {k: round(v, 2) for k, v in one_cpu.items()},
           "cpu_ms_per_turn_two_workers": {k: round(v, 2) for k, v in two_cpu.items()},
           "cpu_bound_ceiling_two_workers": round(_ceiling(two_cpu), 1),
+          "two_worker_speedup_cpu_light": round(light_two / light_one, 3),
+          "one_worker_turns_per_s_cpu_light": round(light_one, 2),
+          "two_worker_turns_per_s_cpu_light": round(light_two, 2),
+          "light_sessions": light_sessions, "light_delay_ms": LIGHT_DELAY_MS,
           "cores": os.cpu_count(),
           "sessions": sessions, "turns": turns, "quick": args.quick})
 
