@@ -75,9 +75,9 @@ def _message_texts(body: dict[str, Any]) -> list[str]:
     return out
 
 
-async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
-    """The messages of the turns signalled to the session's workflow, in the order the
-    server received them (its history)."""
+async def _signalled_requests(rig: ClusterRig, session_key: str) -> list[dict[str, Any]]:
+    """The turn requests signalled to the session's workflow, in the order the server
+    received them (its history)."""
     from temporalio.client import Client
 
     from clawharness.cluster.messages import workflow_id_for
@@ -85,13 +85,18 @@ async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
     client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
     handle = client.get_workflow_handle(workflow_id_for(rig.task_queue, session_key))
     history = await handle.fetch_history()
-    out: list[str] = []
+    out: list[dict[str, Any]] = []
     for event in history.events:
         if event.HasField("workflow_execution_signaled_event_attributes"):
             payloads = event.workflow_execution_signaled_event_attributes.input.payloads
             [request] = await client.data_converter.decode(payloads)
-            out.append(request["message"])
+            out.append(request)
     return out
+
+
+async def _signalled_turns(rig: ClusterRig, session_key: str) -> list[str]:
+    """The messages of the turns signalled to the session's workflow, in order."""
+    return [r["message"] for r in await _signalled_requests(rig, session_key)]
 
 
 async def test_eight_turns_from_two_fronts_run_one_at_a_time_in_arrival_order(make_rig) -> None:
@@ -142,7 +147,10 @@ def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> N
     assert (result["terminal"], result["text"]) == ("ok", "cli ok")
     assert result["sessionKey"] == "agent:main:cli"
     # it went through the cluster (an in-process turn would leave no workflow)
-    assert asyncio.run(_signalled_turns(rig, "agent:main:cli")) == ["from the cli"]
+    [request] = asyncio.run(_signalled_requests(rig, "agent:main:cli"))
+    assert request["message"] == "from the cli"
+    # --json prints the result alone, so it asked for no partial replies to be relayed
+    assert request["partials"] is False
 
 
 async def test_a_turn_runs_where_its_workflow_task_ran_unless_that_worker_is_full(

@@ -59,12 +59,11 @@ def register(app: typer.Typer) -> None:
 
         def on_partial(text: str) -> None:
             # partial replies are cumulative: print only what is new
-            if not as_json:
-                shown = streamed[0] if streamed else ""
-                if text.startswith(shown):
-                    sys.stdout.write(text[len(shown):])
-                    sys.stdout.flush()
-                streamed[:] = [text]
+            shown = streamed[0] if streamed else ""
+            if text.startswith(shown):
+                sys.stdout.write(text[len(shown):])
+                sys.stdout.flush()
+            streamed[:] = [text]
 
         async def go() -> tuple[TurnResult, str]:
             from clawharness.harness.user_input_delivery import TerminalUserInputChannel
@@ -77,7 +76,10 @@ def register(app: typer.Typer) -> None:
             except (NotImplementedError, RuntimeError):
                 pass
             async with Host.from_config(config, cluster_url=cluster) as host:
-                opts = TurnOptions(model=model, on_partial_reply=on_partial, abort=abort,
+                # --json prints the result alone: no partial replies asked for (on a
+                # cluster, none are relayed)
+                opts = TurnOptions(model=model, abort=abort,
+                                   on_partial_reply=None if as_json else on_partial,
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())
                 result = await host.run_turn(session, message, opts)
