@@ -146,6 +146,7 @@ def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> N
     result = json.loads(proc.stdout)
     assert (result["terminal"], result["text"]) == ("ok", "cli ok")
     assert result["sessionKey"] == "agent:main:cli"
+    assert result["cluster"]["worker"] == "w1"  # where it ran, for scripts
     # it went through the cluster (an in-process turn would leave no workflow)
     [request] = asyncio.run(_signalled_requests(rig, "agent:main:cli"))
     assert request["message"] == "from the cli"

@@ -144,6 +144,9 @@ class TurnResult:
             "usage": self.usage,
             **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
+        cluster = self.extra.get("cluster")
+        if cluster is not None:  # which worker ran it, on which attempt
+            out["cluster"] = dict(cluster)
         if self.error is not None:
             details = {k: v for k, v in (self.error_details or {}).items() if k != "type"}
             out["error"] = {"type": self.error_type, "message": self.error, **details}
