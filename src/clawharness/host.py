@@ -286,6 +286,24 @@ class Host:
         assert self._lifecycle is not None
         return self._lifecycle
 
+    def preload_model_transports(self) -> tuple[str, ...]:
+        """Import the model transports (and SDKs) of the providers this config names, and
+        of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
+        start, so its first turn does not wait on an import. Returns the modules."""
+        from clawharness.providers.registry import default_api, preload_transports
+
+        providers = self.config.models.providers
+        names = set(providers)
+        agents = self.config.agents
+        settings = [agents.defaults.model, *(a.model for a in agents.entries.values())]
+        for setting in settings:
+            if setting is not None:
+                refs = (setting.primary, *setting.fallbacks)
+                names.update(ref.split("/", 1)[0] for ref in refs if ref and "/" in ref)
+        apis = {(providers[n].api if n in providers else None) or default_api(n)
+                for n in names}
+        return preload_transports(apis)
+
     async def cluster_status(self, url: str | None = None) -> ClusterStatus:
         """How the cluster at `url` (else this host's `cluster.url`) is: reachable, its
         server's version, the workers polling its task queue. Needs no started host."""

@@ -93,6 +93,7 @@ class ClusterWorker:
                                        transport=self.host.cluster_transport())
         check_server_version(self.address.url, await server_version(client))
         await self.host.start()
+        self.host.preload_model_transports()  # before ready: the first turn imports nothing
         relay = TurnEventRelay(self.host.store_url)
         await relay.open()
         await relay.listen()  # for the aborts of the turns it runs

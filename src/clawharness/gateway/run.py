@@ -39,6 +39,8 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
         except (NotImplementedError, RuntimeError):  # not the main thread
             pass
     async with host:
+        if host.cluster_url is None:  # turns run here: their SDKs load before listening
+            host.preload_model_transports()
         server = GatewayServer(host, settings)
         async with server.running():
             shown = f"[{settings.host}]" if ":" in settings.host else settings.host

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from clawharness.errors import ProviderError
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = [
     "KNOWN_APIS",
     "close_shared_clients",
+    "default_api",
+    "preload_transports",
     "reset_scripted_transports",
     "resolve_api",
     "transport_for",
@@ -40,9 +43,12 @@ _scripted: dict[str, ModelTransport] = {}
 
 def resolve_api(model: ResolvedModel) -> str:
     """The model's `api`, or the usual one for its provider when it declares none."""
-    if model.api:
-        return model.api
-    provider = model.provider.lower()
+    return model.api or default_api(model.provider)
+
+
+def default_api(provider: str) -> str:
+    """The api a provider of this name speaks when its config names none."""
+    provider = provider.lower()
     if provider == "anthropic":
         return "anthropic-messages"
     if provider in ("openai", "openai-codex"):
@@ -121,6 +127,24 @@ def _scripted_transport(model: ResolvedModel) -> ModelTransport:
         )
         _scripted[key] = transport
     return transport
+
+
+#: the module of each api's transport; importing it imports the SDK it drives
+_TRANSPORT_MODULES = {
+    "openai-responses": "clawharness.providers.openai_responses",
+    "openai-completions": "clawharness.providers.openai_chat",
+    "anthropic-messages": "clawharness.providers.anthropic_messages",
+}
+
+
+def preload_transports(apis: Iterable[str]) -> tuple[str, ...]:
+    """Import the transports of `apis` now: a long-running server pays for its model
+    SDKs at start, not in its first turn (`anthropic` alone imports in about a second).
+    Returns the modules imported; an api without a transport module is skipped."""
+    modules = sorted({_TRANSPORT_MODULES[api] for api in apis if api in _TRANSPORT_MODULES})
+    for name in modules:
+        importlib.import_module(name)
+    return tuple(modules)
 
 
 def transport_for(model: ResolvedModel, api_key: str | None) -> ModelTransport:
