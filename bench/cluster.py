@@ -228,9 +228,10 @@ async def latency(rig: Rig, turns: int) -> tuple[list[float], list[float]]:
 
 
 async def throughput(rig: Rig, sessions: int, workers: int,
-                     delay_ms: int = 200) -> tuple[float, dict[str, float]]:
+                     delay_ms: int = 200) -> tuple[float, dict[str, float], float]:
     """Turns per second: `sessions` new sessions, one turn each, all submitted at once;
-    and the CPU milliseconds per turn each part of the run spent meanwhile."""
+    the CPU milliseconds per turn each part of the run spent meanwhile; and the share
+    of the turns that ran as local activities (the rest spilled to an activity task)."""
     from clawharness.host import Host
 
     queue = f"bench-tput-{workers}-{uuid.uuid4().hex[:6]}"
@@ -256,7 +257,8 @@ async def throughput(rig: Rig, sessions: int, workers: int,
     finally:
         for proc in procs:
             rig.stop(proc)
-    return sessions / elapsed, {k: v * 1000 / sessions for k, v in meter.spent.items()}
+    local = sum(1 for r in results if r.extra["cluster"]["local"]) / sessions
+    return sessions / elapsed, {k: v * 1000 / sessions for k, v in meter.spent.items()}, local
 
 
 def _ceiling(cpu_ms: dict[str, float]) -> float:
@@ -278,10 +280,10 @@ async def main() -> None:
         try:
             rig.start_temporal()
             local_ms, cluster_ms = (await latency(rig, turns)) if turns else ([0.0], [0.0])
-            one, one_cpu = await throughput(rig, sessions, 1)
-            two, two_cpu = await throughput(rig, sessions, 2)
-            light_one, _ = await throughput(rig, light_sessions, 1, delay_ms=LIGHT_DELAY_MS)
-            light_two, _ = await throughput(rig, light_sessions, 2, delay_ms=LIGHT_DELAY_MS)
+            one, one_cpu, one_local = await throughput(rig, sessions, 1)
+            two, two_cpu, two_local = await throughput(rig, sessions, 2)
+            light_one, _, _ = await throughput(rig, light_sessions, 1, delay_ms=LIGHT_DELAY_MS)
+            light_two, _, _ = await throughput(rig, light_sessions, 2, delay_ms=LIGHT_DELAY_MS)
         finally:
             rig.close()
     local_p50, cluster_p50 = median(local_ms), median(cluster_ms)
@@ -291,7 +293,8 @@ async def main() -> None:
           ("through the cluster", cluster_p50, pct(cluster_ms, 90), pct(cluster_ms, 99),
            len(cluster_ms))])
     show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker",
-         ["workers", "turns/s"], [(1, one), (2, two)])
+         ["workers", "turns/s", "ran local"], [(1, one, f"{one_local:.0%}"),
+                                                (2, two, f"{two_local:.0%}")])
     show(f"throughput, {light_sessions} sessions, {LIGHT_DELAY_MS} ms model, {CAP} turns "
          "per worker (the cores not the bound)",
          ["workers", "turns/s"], [(1, light_one), (2, light_two)])
@@ -311,6 +314,8 @@ async def main() -> None:
           "cpu_ms_per_turn_one_worker": {k: round(v, 2) for k, v in one_cpu.items()},
           "cpu_ms_per_turn_two_workers": {k: round(v, 2) for k, v in two_cpu.items()},
           "cpu_bound_ceiling_two_workers": round(_ceiling(two_cpu), 1),
+          "local_share_one_worker": round(one_local, 3),
+          "local_share_two_workers": round(two_local, 3),
           "two_worker_speedup_cpu_light": round(light_two / light_one, 3),
           "one_worker_turns_per_s_cpu_light": round(light_one, 2),
           "two_worker_turns_per_s_cpu_light": round(light_two, 2),
