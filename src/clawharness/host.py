@@ -9,6 +9,7 @@ each prepared turn to the selected harness (see `clawharness.attempt.turn`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +20,7 @@ from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
-from clawharness.errors import ClawHarnessError, ConfigError, SessionNotFoundError
+from clawharness.errors import ClawHarnessError, ConfigError, ModelRefError, SessionNotFoundError
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.observability import Telemetry, resolve_settings
@@ -290,6 +291,7 @@ class Host:
         """Import the model transports (and SDKs) of the providers this config names, and
         of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
         start, so its first turn does not wait on an import. Returns the modules."""
+        from clawharness.models.refs import parse_model_ref
         from clawharness.providers.registry import default_api, preload_transports
 
         providers = self.config.models.providers
@@ -297,9 +299,10 @@ class Host:
         agents = self.config.agents
         settings = [agents.defaults.model, *(a.model for a in agents.entries.values())]
         for setting in settings:
-            if setting is not None:
-                refs = (setting.primary, *setting.fallbacks)
-                names.update(ref.split("/", 1)[0] for ref in refs if ref and "/" in ref)
+            for ref in () if setting is None else (setting.primary, *setting.fallbacks):
+                if ref and "/" in ref:  # a bare alias resolves through the providers above
+                    with contextlib.suppress(ModelRefError):  # reported where it is used
+                        names.add(parse_model_ref(ref).repaired().provider)
         apis = {(providers[n].api if n in providers else None) or default_api(n)
                 for n in names}
         return preload_transports(apis)

@@ -35,9 +35,10 @@ def test_the_sdks_of_configured_providers_and_agent_models_load_at_once(tmp_path
         "models": {"providers": {"claude": {
             "api": "anthropic-messages", "baseUrl": "http://127.0.0.1:9",
             "models": [{"id": "m"}]}}},
-        # a provider named by a ref alone speaks its usual api: openai -> Responses
+        # a provider named by a ref alone speaks its usual api: openai -> Responses;
+        # a legacy Codex ref is read as its repaired openai/ form
         "agents": {"defaults": {"model": "claude/m"},
-                   "entries": {"helper": {"model": {"primary": "openai/gpt-5",
+                   "entries": {"helper": {"model": {"primary": "codex/gpt-5",
                                                     "fallbacks": ["claude/m"]}}}}})
     assert seen["before"] == []
     assert seen["loaded"] == ["clawharness.providers.anthropic_messages",
