@@ -62,6 +62,62 @@ async def test_a_front_without_a_gate_gets_no_question_and_the_tool_is_refused(
     assert "was not run" in (tool_result.text or "")
 
 
+class _Channel:
+    """A front's caller answering questions: the colour it was given, and what it heard."""
+
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.heard: list[UserInputPrompt] = []
+
+    async def ask(self, prompt: UserInputPrompt) -> str | None:
+        self.heard.append(prompt)
+        return self.answer
+
+
+#: the test kit's asking harness (tests/host/host_fake_plugins.py): one question, then it
+#: says what was picked
+ASKING_FAKES = Path(__file__).resolve().parents[1] / "host"
+
+
+@pytest.mark.parametrize(("answer", "said"), [("2", "you picked blue"),
+                                              (None, "you picked nothing")])
+async def test_a_plugin_harness_on_a_worker_asks_the_fronts_caller_and_hears_the_answer(
+        make_rig, answer: str | None, said: str) -> None:
+    rig: ClusterRig = make_rig({"responses": [{"text": "unused"}]})
+    rig.write_config(plugins={"load": ["host_fake_plugins:asking_entry"]},
+                     agents={"defaults": {"model": "scripted/m",
+                                          "workspace": str(rig.root / "ws"),
+                                          "models": {"scripted/m": {
+                                              "agentRuntime": {"id": "asking"}}}}})
+    rig.start_worker("w1", env={"PYTHONPATH": str(ASKING_FAKES)})
+    channel = _Channel(answer)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await asyncio.wait_for(
+            front.run_turn("s", "go", TurnOptions(user_input=channel)), 60)
+    assert (result.terminal, result.text, result.runtime) == ("ok", said, "asking"), \
+        result.error
+    assert result.extra["cluster"]["worker"] == "w1"
+    [prompt] = channel.heard  # asked once, on the front, with the question whole
+    assert prompt.run_id == result.run_id and prompt.session_key == "agent:main:s"
+    [question] = prompt.questions
+    assert (question.id, question.question) == ("color", "Which color?")
+    assert [o.label for o in question.options] == ["red", "blue"]
+
+
+async def test_a_front_that_cannot_ask_gets_its_harness_empty_answers_not_a_hang(
+        make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [{"text": "unused"}]})
+    rig.write_config(plugins={"load": ["host_fake_plugins:asking_entry"]},
+                     agents={"defaults": {"model": "scripted/m",
+                                          "workspace": str(rig.root / "ws"),
+                                          "models": {"scripted/m": {
+                                              "agentRuntime": {"id": "asking"}}}}})
+    rig.start_worker("w1", env={"PYTHONPATH": str(ASKING_FAKES)})
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await asyncio.wait_for(front.run_turn("s", "go"), 60)
+    assert (result.terminal, result.text) == ("ok", "you picked nothing"), result.error
+
+
 async def test_a_question_for_the_user_goes_to_the_front_and_its_answer_comes_back() -> None:
     """The relay's half of a native runtime's question (Codex `request_user_input`): the
     worker's channel asks, a front's loop answers with its caller's channel."""

@@ -54,10 +54,25 @@ def server_request(method: str, params: dict) -> dict:
     return PENDING.pop(rid, {"error": {"message": "no answer"}})
 
 
+#: a prompt starting with this makes the turn ask the user first (its reply names the answers)
+ASK_USER = "ask the user:"
+
+
+def ask_user(thread_id: str, turn_id: str, question: str) -> str:
+    answer = server_request("item/tool/requestUserInput", {
+        "threadId": thread_id, "turnId": turn_id, "itemId": f"ask-{turn_id}",
+        "timeoutSeconds": 30, "questions": [{
+            "id": "pick", "header": "Pick", "question": question,
+            "options": [{"label": "tea", "description": "hot"}, {"label": "coffee"}]}]})
+    return json.dumps(answer.get("result", answer), sort_keys=True)
+
+
 def run_turn(thread_id: str, turn_id: str, text: str) -> None:
     send({"method": "turn/started", "params": {"threadId": thread_id,
                                                 "turn": {"id": turn_id, "status": "inProgress"}}})
     send({"method": "some/unknown/notification", "params": {"x": 1}})
+    if text.startswith(ASK_USER):
+        text = "answers " + ask_user(thread_id, turn_id, text[len(ASK_USER):].strip())
     item = {"type": "agentMessage", "id": f"msg-{turn_id}", "text": ""}
     send({"method": "item/started", "params": {"threadId": thread_id, "turnId": turn_id,
                                                 "item": item}})

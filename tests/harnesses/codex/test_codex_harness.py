@@ -109,6 +109,36 @@ async def test_a_turn_binds_the_thread_and_the_next_turn_reuses_it(
     assert received(log).count("thread/resume") == 0  # still loaded in the same process
 
 
+async def test_the_app_servers_question_for_the_user_is_asked_through_the_host(
+        tmp_path: Path, make_harness: MakeHarness) -> None:
+    harness = make_harness(fake_config(tmp_path / "log.jsonl"))
+    asked: list[tuple[list[dict[str, Any]], float | None]] = []
+
+    async def ask(questions: list[dict[str, Any]], timeout: float | None) -> dict[str, Any]:
+        asked.append((questions, timeout))
+        return {"answers": {"pick": {"answers": ["coffee"]}}}
+
+    params = replace(attempt_params(tmp_path, "ask the user: Tea or coffee?"),
+                     request_user_input=ask)
+    result = await harness.run_attempt(params)
+    assert result.terminal.kind == "ok"
+    [(questions, timeout)] = asked  # the questions as Codex sent them, and its timeout
+    assert timeout == 30
+    assert [(q["id"], q["question"], [o["label"] for o in q["options"]])
+            for q in questions] == [("pick", "Tea or coffee?", ["tea", "coffee"])]
+    # the app-server got the host's answers back as its request's result
+    assert result.assistant_texts == [
+        'echo: answers {"answers": {"pick": {"answers": ["coffee"]}}}']
+
+
+async def test_a_question_with_no_one_to_ask_gets_empty_answers(
+        tmp_path: Path, make_harness: MakeHarness) -> None:
+    harness = make_harness(fake_config(tmp_path / "log.jsonl"))
+    result = await harness.run_attempt(attempt_params(tmp_path, "ask the user: Tea?"))
+    assert result.terminal.kind == "ok"
+    assert result.assistant_texts == ['echo: answers {"answers": {}}']
+
+
 async def test_a_crash_during_the_turn_fails_it_clearly(tmp_path: Path,
                                                         make_harness: MakeHarness) -> None:
     harness = make_harness(fake_config(tmp_path / "log.jsonl", FAKE_CRASH_ON="turn/start"))
