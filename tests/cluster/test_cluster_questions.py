@@ -4,6 +4,7 @@ its front's caller answers."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -79,17 +80,23 @@ class _Channel:
 ASKING_FAKES = Path(__file__).resolve().parents[1] / "host"
 
 
-@pytest.mark.parametrize(("answer", "said"), [("2", "you picked blue"),
-                                              (None, "you picked nothing")])
-async def test_a_plugin_harness_on_a_worker_asks_the_fronts_caller_and_hears_the_answer(
-        make_rig, answer: str | None, said: str) -> None:
-    rig: ClusterRig = make_rig({"responses": [{"text": "unused"}]})
+def _asking_rig(make_rig: Callable[[dict[str, object]], ClusterRig]) -> ClusterRig:
+    """A worker whose agent runs on the asking harness (it never calls the model)."""
+    rig = make_rig({"responses": [{"text": "unused"}]})
     rig.write_config(plugins={"load": ["host_fake_plugins:asking_entry"]},
                      agents={"defaults": {"model": "scripted/m",
                                           "workspace": str(rig.root / "ws"),
                                           "models": {"scripted/m": {
                                               "agentRuntime": {"id": "asking"}}}}})
     rig.start_worker("w1", env={"PYTHONPATH": str(ASKING_FAKES)})
+    return rig
+
+
+@pytest.mark.parametrize(("answer", "said"), [("2", "you picked blue"),
+                                              (None, "you picked nothing")])
+async def test_a_plugin_harness_on_a_worker_asks_the_fronts_caller_and_hears_the_answer(
+        make_rig, answer: str | None, said: str) -> None:
+    rig = _asking_rig(make_rig)
     channel = _Channel(answer)
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         result = await asyncio.wait_for(
@@ -106,13 +113,7 @@ async def test_a_plugin_harness_on_a_worker_asks_the_fronts_caller_and_hears_the
 
 async def test_a_front_that_cannot_ask_gets_its_harness_empty_answers_not_a_hang(
         make_rig) -> None:
-    rig: ClusterRig = make_rig({"responses": [{"text": "unused"}]})
-    rig.write_config(plugins={"load": ["host_fake_plugins:asking_entry"]},
-                     agents={"defaults": {"model": "scripted/m",
-                                          "workspace": str(rig.root / "ws"),
-                                          "models": {"scripted/m": {
-                                              "agentRuntime": {"id": "asking"}}}}})
-    rig.start_worker("w1", env={"PYTHONPATH": str(ASKING_FAKES)})
+    rig = _asking_rig(make_rig)
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         result = await asyncio.wait_for(front.run_turn("s", "go"), 60)
     assert (result.terminal, result.text) == ("ok", "you picked nothing"), result.error
@@ -128,13 +129,7 @@ async def test_a_question_for_the_user_goes_to_the_front_and_its_answer_comes_ba
         conn.execute(f'CREATE SCHEMA "{schema}"')
     url = f"{PG_URL}?options=-csearch_path%3D{schema}"
     worker, front = TurnEventRelay(url), TurnEventRelay(url)
-    heard: list[UserInputPrompt] = []
-
-    class Channel:
-        async def ask(self, prompt: UserInputPrompt) -> str | None:
-            heard.append(prompt)
-            return "blue"
-
+    channel = _Channel("blue")
     prompt = UserInputPrompt(
         question_id="q1", text="Which colour?", timeout_seconds=30, run_id="t1",
         session_key="agent:main:s", questions=(UserInputQuestion(
@@ -152,9 +147,9 @@ async def test_a_question_for_the_user_goes_to_the_front_and_its_answer_comes_ba
             await asyncio.wait_for(arrived.wait(), 5)
         [event] = events
         assert event.kind == "question"
-        await answer_question(front, "t1", event, TurnOptions(user_input=Channel()))
+        await answer_question(front, "t1", event, TurnOptions(user_input=channel))
         assert await asyncio.wait_for(asking, 10) == "blue"
-        assert heard == [prompt]  # the prompt crossed whole, options and all
+        assert channel.heard == [prompt]  # the prompt crossed whole, options and all
     finally:
         await worker.close()
         await front.close()
