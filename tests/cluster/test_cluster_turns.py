@@ -154,26 +154,53 @@ def test_clawharness_agent_with_cluster_runs_its_turn_on_a_worker(make_rig) -> N
     assert request["partials"] is False
 
 
-async def test_a_turn_runs_where_its_workflow_task_ran_unless_that_worker_is_full(
-        make_rig) -> None:
-    # one worker with one slot: the first turn runs in it as a local activity; the
-    # second finds the slot taken, is queued as an activity, and runs after
-    rig: ClusterRig = make_rig({"responses": [
-        {"match": "^slow", "repeat": True, "delay_ms": 3000, "text": "slow done"},
-        {"match": "^warm", "repeat": True, "text": "warm"}]})
+SLOW_AND_WARM = {"responses": [
+    {"match": "^slow", "repeat": True, "delay_ms": 3000, "text": "slow done"},
+    {"match": "^warm", "repeat": True, "text": "warm"}]}
+
+
+async def _second_turn_while_the_first_holds_the_slot(
+        rig: ClusterRig, front: Host) -> tuple[TurnResult, TurnResult]:
+    """Turns on sessions a and b, the second sent once the first holds w1's one slot."""
+    first = asyncio.ensure_future(front.run_turn("a", "slow one"))
+    while not await _lease_taken(rig, "agent:main:a"):
+        await asyncio.sleep(0.02)
+    second = await front.run_turn("b", "slow two")
+    return await first, second
+
+
+async def test_a_full_worker_with_peers_queues_the_turn_for_any_worker(make_rig) -> None:
+    # w1 has one slot and both sessions' workflows; w2 polls too: the first turn runs
+    # in w1 as a local activity, the second finds the slot taken and is queued as an
+    # activity for whichever worker has room
+    rig: ClusterRig = make_rig(SLOW_AND_WARM)
     rig.start_worker("w1", max_turns=1)
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
-        for key in ("a", "b"):  # both workflows running, so both turns are signals
+        for key in ("a", "b"):  # both workflows running on w1, so both turns are signals
             await front.run_turn(key, "warm up")
-        first = asyncio.ensure_future(front.run_turn("a", "slow one"))
-        while not await _lease_taken(rig, "agent:main:a"):
-            await asyncio.sleep(0.02)
-        second = await front.run_turn("b", "slow two")
-        one = await first
+        rig.start_worker("w2", max_turns=1)
+        one, second = await _second_turn_while_the_first_holds_the_slot(rig, front)
     assert (one.text, second.text) == ("slow done", "slow done")
-    assert one.extra["cluster"]["local"] is True
+    assert (one.extra["cluster"]["local"], one.extra["cluster"]["worker"]) == (True, "w1")
     assert second.extra["cluster"]["local"] is False
-    assert one.extra["cluster"]["worker"] == second.extra["cluster"]["worker"] == "w1"
+
+
+async def test_a_full_worker_alone_runs_the_turn_itself_when_its_slot_frees(
+        make_rig) -> None:
+    # no other worker polls: queueing the turn would only bring it back to w1 as an
+    # activity, so it waits for w1's slot and runs there as a local activity
+    rig: ClusterRig = make_rig(SLOW_AND_WARM)
+    rig.start_worker("w1", max_turns=1)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        for key in ("a", "b"):
+            await front.run_turn(key, "warm up")
+        began = asyncio.get_running_loop().time()
+        one, second = await _second_turn_while_the_first_holds_the_slot(rig, front)
+        took = asyncio.get_running_loop().time() - began
+    assert (one.text, second.text) == ("slow done", "slow done")
+    assert [(r.extra["cluster"]["local"], r.extra["cluster"]["worker"])
+            for r in (one, second)] == [(True, "w1"), (True, "w1")]
+    assert took >= 6  # one after the other, in the one slot
 
 
 async def _lease_taken(rig: ClusterRig, session_key: str) -> bool:

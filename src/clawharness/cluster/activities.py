@@ -8,6 +8,10 @@ time out (`3 x cluster.heartbeatSeconds`) and retried on another worker, which r
 turn again. A worker with every slot taken declines, and the turn becomes an ordinary
 activity (`run_turn`) on the shared queue, for whichever worker has room; turns of a
 native session bound to a worker are ordinary activities on that worker's own queue.
+A worker that is the only one polling the shared queue does not decline: the turn
+would come back to it as an activity, at about twice the work for the server and for
+itself. It waits for a slot instead (at most `LOCAL_WAIT_SECONDS`), and declines once
+another worker shows up.
 An ordinary activity heartbeats every `cluster.heartbeatSeconds`, and Temporal retries
 it elsewhere after three missed beats.
 
@@ -28,6 +32,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from temporalio import activity
@@ -59,6 +64,12 @@ log = logging.getLogger("clawharness.cluster.activities")
 
 #: how often a running turn looks for an abort whose notification it may have missed
 ABORT_POLL_SECONDS = 5.0
+#: the longest a local turn waits for a slot on a worker with no peers before it
+#: declines anyway; the wait counts against the local activity's time budget, which
+#: leaves 60 s beyond the turn's own timeout
+LOCAL_WAIT_SECONDS = 30.0
+#: how often a full worker asks which other workers poll the shared queue
+PEERS_SECONDS = 5.0
 
 
 class _PartialWriter:
@@ -93,7 +104,8 @@ class TurnActivities:
     """The activities a worker registers, bound to its host and relay."""
 
     def __init__(self, host: Host, relay: TurnEventRelay, *, heartbeat_seconds: float,
-                 worker_id: str, own_queue: str, max_concurrent_turns: int) -> None:
+                 worker_id: str, own_queue: str, max_concurrent_turns: int,
+                 list_pollers: Callable[[], Awaitable[list[str]]]) -> None:
         self._host = host
         self._relay = relay
         self._heartbeat_seconds = heartbeat_seconds
@@ -101,6 +113,25 @@ class TurnActivities:
         self.own_queue = own_queue
         #: the worker's cap across its two queues (each Temporal worker has its own slots)
         self._slots = asyncio.Semaphore(max_concurrent_turns)
+        #: who else polls the shared queue (identities), and when that was last asked
+        self._list_pollers = list_pollers
+        self._peers_seen: tuple[float, bool] | None = None
+        self._asking = asyncio.Lock()
+
+    async def _have_peers(self) -> bool:
+        """Whether other workers poll the shared queue, asked at most every
+        `PEERS_SECONDS` (Temporal lists a poller for minutes after it stopped, so a dead
+        peer counts a while: the safe side, where a full worker declines)."""
+        async with self._asking:
+            now = asyncio.get_running_loop().time()
+            if self._peers_seen is None or now - self._peers_seen[0] >= PEERS_SECONDS:
+                try:
+                    present = any(p != self.worker_id for p in await self._list_pollers())
+                except ClawHarnessError as exc:
+                    log.warning("could not list the workers of the shared queue: %s", exc)
+                    present = True
+                self._peers_seen = (now, present)
+            return self._peers_seen[1]
 
     async def _heartbeat(self) -> None:
         # the first beat after one interval: a turn shorter than that sends none
@@ -110,18 +141,39 @@ class TurnActivities:
 
     @activity.defn(name=LOCAL_TURN_ACTIVITY)
     async def run_turn_here(self, request: TurnRequest) -> LocalTurn:
-        """Run the turn in this worker, if it has a free slot; else decline (`ran`
-        False) so the workflow queues it for any worker."""
-        if self._slots.locked():
+        """Run the turn in this worker, if it has a free slot (or, alone, gets one);
+        else decline (`ran` False) so the workflow queues it for any worker."""
+        if not await self._take_slot_here():
             return LocalTurn(ran=False)
-        attempt = activity.info().attempt
-        partials = _PartialWriter(self._relay, request.turn_id)
-        async with self._slots:
+        try:
+            attempt = activity.info().attempt
+            partials = _PartialWriter(self._relay, request.turn_id)
             if attempt > 1:
                 await self._relay.append(request.turn_id, "retry",
                                          {"attempt": attempt, "worker": self.worker_id})
             queue = await self._run(request, attempt, partials)
+        finally:
+            self._slots.release()
         return LocalTurn(ran=True, bound_queue=queue)
+
+    async def _take_slot_here(self) -> bool:
+        """A slot for a local turn: a free one at once; with none free, none on a worker
+        with peers (the turn goes to whichever has room), else the next one freed, for
+        as long as no peer shows up (asked again every `PEERS_SECONDS`), at most
+        `LOCAL_WAIT_SECONDS`."""
+        if not self._slots.locked():
+            await self._slots.acquire()  # returns at once: a slot is free
+            return True
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + LOCAL_WAIT_SECONDS
+        while not await self._have_peers():
+            left = give_up - loop.time()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._slots.acquire(), min(left, PEERS_SECONDS))
+                return True
+        return False
 
     @activity.defn(name=TURN_ACTIVITY)
     async def run_turn(self, request: TurnRequest) -> str | None:

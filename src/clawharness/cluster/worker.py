@@ -97,10 +97,14 @@ class ClusterWorker:
         relay = TurnEventRelay(self.host.store_url)
         await relay.open()
         await relay.listen()  # for the aborts of the turns it runs
-        activities = TurnActivities(self.host, relay,
-                                    heartbeat_seconds=self.settings.heartbeat_seconds,
-                                    worker_id=self.worker_id, own_queue=self.own_queue,
-                                    max_concurrent_turns=self.max_concurrent_turns)
+        from clawharness.cluster.client import queue_pollers
+
+        activities = TurnActivities(
+            self.host, relay, heartbeat_seconds=self.settings.heartbeat_seconds,
+            worker_id=self.worker_id, own_queue=self.own_queue,
+            max_concurrent_turns=self.max_concurrent_turns,
+            list_pollers=lambda: queue_pollers(client, self.settings.namespace,
+                                               self.settings.task_queue, self.address.url))
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
                         max_concurrent_activities=self.max_concurrent_turns,
