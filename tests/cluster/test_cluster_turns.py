@@ -159,30 +159,61 @@ SLOW_AND_WARM = {"responses": [
     {"match": "^warm", "repeat": True, "text": "warm"}]}
 
 
-async def _second_turn_while_the_first_holds_the_slot(
-        rig: ClusterRig, front: Host) -> tuple[TurnResult, TurnResult]:
-    """Turns on sessions a and b, the second sent once the first holds w1's one slot."""
-    first = asyncio.ensure_future(front.run_turn("a", "slow one"))
-    while not await _lease_taken(rig, "agent:main:a"):
+async def _turn_holding_a_slot(rig: ClusterRig, front: Host,
+                               key: str) -> asyncio.Future[TurnResult]:
+    """A slow turn on session `key`, returned once a worker runs it (its lease)."""
+    turn = asyncio.ensure_future(front.run_turn(key, f"slow {key}"))
+    while not await _lease_taken(rig, f"agent:main:{key}"):
         await asyncio.sleep(0.02)
-    second = await front.run_turn("b", "slow two")
-    return await first, second
+    return turn
 
 
-async def test_a_full_worker_with_peers_queues_the_turn_for_any_worker(make_rig) -> None:
-    # w1 has one slot and both sessions' workflows; w2 polls too: the first turn runs
-    # in w1 as a local activity, the second finds the slot taken and is queued as an
-    # activity for whichever worker has room
+def _placed(result: TurnResult) -> tuple[bool, str]:
+    return result.extra["cluster"]["local"], result.extra["cluster"]["worker"]
+
+
+async def test_a_full_worker_sends_a_turn_to_a_peer_with_room_and_keeps_it_when_none_has(
+        make_rig) -> None:
+    # w1 has one slot and the three sessions' workflows; w2, one slot, starts after and
+    # says it has room: a runs in w1, b finds w1 full and goes to w2, c finds both full
+    # and waits for w1's slot (queueing it would only bring it back as an activity)
     rig: ClusterRig = make_rig(SLOW_AND_WARM)
     rig.start_worker("w1", max_turns=1)
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
-        for key in ("a", "b"):  # both workflows running on w1, so both turns are signals
+        for key in ("a", "b", "c"):  # workflows running on w1, so the turns are signals
             await front.run_turn(key, "warm up")
         rig.start_worker("w2", max_turns=1)
-        one, second = await _second_turn_while_the_first_holds_the_slot(rig, front)
-    assert (one.text, second.text) == ("slow done", "slow done")
-    assert (one.extra["cluster"]["local"], one.extra["cluster"]["worker"]) == (True, "w1")
-    assert second.extra["cluster"]["local"] is False
+        a = await _turn_holding_a_slot(rig, front, "a")
+        b = await _turn_holding_a_slot(rig, front, "b")
+        c = await front.run_turn("c", "slow c")
+        results = [await a, await b, c]
+    assert [r.text for r in results] == ["slow done"] * 3
+    assert [_placed(r) for r in results] == [(True, "w1"), (False, "w2"), (True, "w1")]
+
+
+async def test_a_turn_sent_to_a_peer_that_died_after_announcing_room_runs_elsewhere(
+        make_rig) -> None:
+    # w2 says it has room, then is killed before it could say anything else: w1, full,
+    # sends b to w2's queue; nobody takes it there, so after rebindSeconds it goes to
+    # the shared queue and w1 runs it once its slot is free
+    import os
+    import signal
+
+    rig: ClusterRig = make_rig(SLOW_AND_WARM)
+    rig.write_config(cluster={"url": rig.temporal.url, "taskQueue": rig.task_queue,
+                              "heartbeatSeconds": 0.5, "rebindSeconds": 2})
+    rig.start_worker("w1", max_turns=1)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        for key in ("a", "b"):
+            await front.run_turn(key, "warm up")
+        w2 = rig.start_worker("w2", max_turns=1)
+        os.killpg(w2.pid, signal.SIGKILL)
+        w2.wait(timeout=10)
+        a = await _turn_holding_a_slot(rig, front, "a")
+        b = await front.run_turn("b", "slow b")
+        results = [await a, b]
+    assert [r.text for r in results] == ["slow done"] * 2, [r.error for r in results]
+    assert [_placed(r) for r in results] == [(True, "w1"), (False, "w1")]
 
 
 async def test_a_full_worker_alone_runs_the_turn_itself_when_its_slot_frees(
@@ -195,11 +226,12 @@ async def test_a_full_worker_alone_runs_the_turn_itself_when_its_slot_frees(
         for key in ("a", "b"):
             await front.run_turn(key, "warm up")
         began = asyncio.get_running_loop().time()
-        one, second = await _second_turn_while_the_first_holds_the_slot(rig, front)
+        first = await _turn_holding_a_slot(rig, front, "a")
+        second = await front.run_turn("b", "slow b")
+        one = await first
         took = asyncio.get_running_loop().time() - began
     assert (one.text, second.text) == ("slow done", "slow done")
-    assert [(r.extra["cluster"]["local"], r.extra["cluster"]["worker"])
-            for r in (one, second)] == [(True, "w1"), (True, "w1")]
+    assert [_placed(r) for r in (one, second)] == [(True, "w1"), (True, "w1")]
     assert took >= 6  # one after the other, in the one slot
 
 

@@ -5,13 +5,14 @@ task reached it, when that worker has a free turn slot: no activity task goes th
 the server, the cheapest path there is. That worker's liveness is its workflow task's:
 the SDK heartbeats the task while the turn runs, and a worker that dies has the task
 time out (`3 x cluster.heartbeatSeconds`) and retried on another worker, which runs the
-turn again. A worker with every slot taken declines, and the turn becomes an ordinary
-activity (`run_turn`) on the shared queue, for whichever worker has room; turns of a
-native session bound to a worker are ordinary activities on that worker's own queue.
-A worker that is the only one polling the shared queue does not decline: the turn
-would come back to it as an activity, at about twice the work for the server and for
-itself. It waits for a slot instead (at most `LOCAL_WAIT_SECONDS`), and declines once
-another worker shows up.
+turn again. A worker with every slot taken sends the turn on only where another worker
+has room: each worker announces its free slots on the relay when they change
+(`clawharness.cluster.slots`), and a full one declines the turn to the own queue of a
+peer that said it has room, one announced slot per turn. With no peer having room it
+keeps the turn and waits for a slot of its own (at most `LOCAL_WAIT_SECONDS`, then any
+worker's queue): sent away, the turn would only come back as an activity, at about
+twice the work for the server and for itself. Turns of a native session bound to a
+worker are ordinary activities on that worker's own queue.
 An ordinary activity heartbeats every `cluster.heartbeatSeconds`, and Temporal retries
 it elsewhere after three missed beats.
 
@@ -32,7 +33,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from temporalio import activity
@@ -47,9 +47,11 @@ from clawharness.cluster.messages import (
     LocalTurn,
     TurnFailure,
     TurnRequest,
+    worker_queue,
 )
 from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
+from clawharness.cluster.slots import RoomAnnouncer, RoomBoard, TurnSlots
 from clawharness.errors import ClawHarnessError, SessionBusyError
 
 if TYPE_CHECKING:
@@ -64,12 +66,10 @@ log = logging.getLogger("clawharness.cluster.activities")
 
 #: how often a running turn looks for an abort whose notification it may have missed
 ABORT_POLL_SECONDS = 5.0
-#: the longest a local turn waits for a slot on a worker with no peers before it
-#: declines anyway; the wait counts against the local activity's time budget, which
+#: the longest a local turn waits for a slot here, no peer having room, before it goes
+#: to any worker; the wait counts against the local activity's time budget, which
 #: leaves 60 s beyond the turn's own timeout
 LOCAL_WAIT_SECONDS = 30.0
-#: how often a full worker asks which other workers poll the shared queue
-PEERS_SECONDS = 5.0
 
 
 class _PartialWriter:
@@ -104,34 +104,32 @@ class TurnActivities:
     """The activities a worker registers, bound to its host and relay."""
 
     def __init__(self, host: Host, relay: TurnEventRelay, *, heartbeat_seconds: float,
-                 worker_id: str, own_queue: str, max_concurrent_turns: int,
-                 list_pollers: Callable[[], Awaitable[list[str]]]) -> None:
+                 worker_id: str, task_queue: str, max_concurrent_turns: int) -> None:
         self._host = host
         self._relay = relay
         self._heartbeat_seconds = heartbeat_seconds
         self.worker_id = worker_id
-        self.own_queue = own_queue
+        self.task_queue = task_queue
+        self.own_queue = worker_queue(task_queue, worker_id)
         #: the worker's cap across its two queues (each Temporal worker has its own slots)
-        self._slots = asyncio.Semaphore(max_concurrent_turns)
-        #: who else polls the shared queue (identities), and when that was last asked
-        self._list_pollers = list_pollers
-        self._peers_seen: tuple[float, bool] | None = None
-        self._asking = asyncio.Lock()
+        self.slots = TurnSlots(max_concurrent_turns)
+        #: the other workers' free slots, as they announced them on the relay
+        self.board = RoomBoard(task_queue, worker_id)
+        self.announce = RoomAnnouncer(
+            lambda free: relay.announce_room(task_queue, worker_id, free))
 
-    async def _have_peers(self) -> bool:
-        """Whether other workers poll the shared queue, asked at most every
-        `PEERS_SECONDS` (Temporal lists a poller for minutes after it stopped, so a dead
-        peer counts a while: the safe side, where a full worker declines)."""
-        async with self._asking:
-            now = asyncio.get_running_loop().time()
-            if self._peers_seen is None or now - self._peers_seen[0] >= PEERS_SECONDS:
-                try:
-                    present = any(p != self.worker_id for p in await self._list_pollers())
-                except ClawHarnessError as exc:
-                    log.warning("could not list the workers of the shared queue: %s", exc)
-                    present = True
-                self._peers_seen = (now, present)
-            return self._peers_seen[1]
+    async def _take(self) -> None:
+        await self.slots.take()
+        self._took()
+
+    def _took(self) -> None:
+        if self.slots.free == 0:
+            self.announce(0)
+
+    def _give_back(self) -> None:
+        self.slots.give_back()
+        if self.slots.free > 0:
+            self.announce(self.slots.free)
 
     async def _heartbeat(self) -> None:
         # the first beat after one interval: a turn shorter than that sends none
@@ -141,10 +139,12 @@ class TurnActivities:
 
     @activity.defn(name=LOCAL_TURN_ACTIVITY)
     async def run_turn_here(self, request: TurnRequest) -> LocalTurn:
-        """Run the turn in this worker, if it has a free slot (or, alone, gets one);
-        else decline (`ran` False) so the workflow queues it for any worker."""
-        if not await self._take_slot_here():
-            return LocalTurn(ran=False)
+        """Run the turn in this worker if it has a free slot, or gets one before a peer
+        says it has room; else decline (`ran` False) so the workflow sends the turn to
+        that peer (`spill_to`), or to any worker."""
+        declined = await self._slot_here_or_peer()
+        if declined is not None:
+            return declined
         try:
             attempt = activity.info().attempt
             partials = _PartialWriter(self._relay, request.turn_id)
@@ -153,27 +153,38 @@ class TurnActivities:
                                          {"attempt": attempt, "worker": self.worker_id})
             queue = await self._run(request, attempt, partials)
         finally:
-            self._slots.release()
+            self._give_back()
         return LocalTurn(ran=True, bound_queue=queue)
 
-    async def _take_slot_here(self) -> bool:
-        """A slot for a local turn: a free one at once; with none free, none on a worker
-        with peers (the turn goes to whichever has room), else the next one freed, for
-        as long as no peer shows up (asked again every `PEERS_SECONDS`), at most
-        `LOCAL_WAIT_SECONDS`."""
-        if not self._slots.locked():
-            await self._slots.acquire()  # returns at once: a slot is free
-            return True
+    async def _slot_here_or_peer(self) -> LocalTurn | None:
+        """None: a slot here is taken. Else the refusal that says where the turn should
+        go: the own queue of a peer that announced room, or any worker's after
+        `LOCAL_WAIT_SECONDS`. Sending a turn away when no peer has room would bring it
+        back here as an activity, at about twice the work for the server and for this
+        worker."""
+        if self.slots.try_take():
+            self._took()
+            return None
         loop = asyncio.get_running_loop()
         give_up = loop.time() + LOCAL_WAIT_SECONDS
-        while not await self._have_peers():
+        while (peer := self.board.claim()) is None:
             left = give_up - loop.time()
             if left <= 0:
-                return False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._slots.acquire(), min(left, PEERS_SECONDS))
-                return True
-        return False
+                return LocalTurn(ran=False)
+            taking = asyncio.ensure_future(self._take())
+            room = asyncio.ensure_future(self.board.wait_for_room())
+            try:
+                await asyncio.wait({taking, room}, timeout=left,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                room.cancel()
+                if not taking.done():
+                    taking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await taking
+            if taking.done() and not taking.cancelled():
+                return None
+        return LocalTurn(ran=False, spill_to=worker_queue(self.task_queue, peer))
 
     @activity.defn(name=TURN_ACTIVITY)
     async def run_turn(self, request: TurnRequest) -> str | None:
@@ -186,8 +197,11 @@ class TurnActivities:
         beating = asyncio.ensure_future(self._heartbeat())
         partials = _PartialWriter(self._relay, request.turn_id)
         try:
-            async with self._slots:
+            await self._take()
+            try:
                 return await self._run(request, attempt, partials)
+            finally:
+                self._give_back()
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):

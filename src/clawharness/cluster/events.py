@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,9 @@ from clawharness.errors import StoreError
 from clawharness.store.urls import display_store_url
 
 __all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay", "abort_key", "reply_key"]
+
+#: what a worker's room announcement reaches: (task queue, worker id, free turn slots)
+RoomListener = Callable[[str, str, int], None]
 
 log = logging.getLogger("clawharness.cluster.events")
 
@@ -63,6 +66,11 @@ _READ = ("SELECT id, kind, payload FROM cluster_turn_events WHERE turn_id = %s A
 def abort_key(turn_id: str) -> str:
     """What a worker subscribes to, to hear that its turn's front asked for an abort."""
     return f"abort/{turn_id}"
+
+
+#: a worker's announcement of its free turn slots: `room/[<free>, <task queue>, <worker>]`
+ROOM_PREFIX = "room/"
+_ANNOUNCE = f"SELECT pg_notify('{CHANNEL}', current_schema() || ':' || %s)"
 
 
 def reply_key(turn_id: str, question_id: str) -> str:
@@ -122,6 +130,7 @@ class TurnEventRelay:
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._cleanups: set[asyncio.Task[None]] = set()
+        self._room_listeners: list[RoomListener] = []
 
     async def open(self) -> None:
         """Create the relay's table if absent (idempotent, serialized across processes)."""
@@ -157,6 +166,25 @@ class TurnEventRelay:
 
     async def append(self, turn_id: str, kind: str, payload: dict[str, Any]) -> None:
         await self._execute(_APPEND, (turn_id, kind, json.dumps(payload), turn_id))
+
+    async def announce_room(self, task_queue: str, worker_id: str, free: int) -> None:
+        """Tell the other workers of `task_queue` how many turn slots this one has free
+        (a notification only: nothing is stored)."""
+        said = json.dumps([free, task_queue, worker_id], separators=(",", ":"))
+        await self._execute(_ANNOUNCE, (ROOM_PREFIX + said,))
+
+    def on_room(self, listener: RoomListener) -> None:
+        """Call `listener` with every room announcement heard (its own included)."""
+        self._room_listeners.append(listener)
+
+    def _heard_room(self, key: str) -> None:
+        try:
+            free, task_queue, worker_id = json.loads(key[len(ROOM_PREFIX):])
+        except (ValueError, TypeError):
+            return  # not one of ours
+        if isinstance(free, int) and isinstance(task_queue, str) and isinstance(worker_id, str):
+            for listener in self._room_listeners:
+                listener(task_queue, worker_id, free)
 
     async def abort_requested(self, turn_id: str) -> bool:
         rows = await self._execute(_ABORTED, (turn_id,))
@@ -234,7 +262,10 @@ class TurnEventRelay:
             self._listening.set()
             async for note in conn.notifies():
                 if note.payload.startswith(prefix):
-                    for event in list(self._waiters.get(note.payload[len(prefix):], ())):
+                    key = note.payload[len(prefix):]
+                    if key.startswith(ROOM_PREFIX):
+                        self._heard_room(key)
+                    for event in list(self._waiters.get(key, ())):
                         event.set()
         except asyncio.CancelledError:
             raise

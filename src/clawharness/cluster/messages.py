@@ -17,6 +17,7 @@ __all__ = [
     "SessionWorkflowInput",
     "TurnFailure",
     "TurnRequest",
+    "worker_queue",
     "workflow_id_for",
 ]
 
@@ -41,6 +42,11 @@ def workflow_id_for(task_queue: str, session_key: str) -> str:
     """One workflow per session key, cluster-wide, for the fleet polling `task_queue`
     (fleets on other task queues of one namespace, e.g. staging, never share one)."""
     return f"clawharness-session:{task_queue}:{session_key}"
+
+def worker_queue(task_queue: str, worker_id: str) -> str:
+    """The task queue only `worker_id` polls (turns of sessions bound to it, and turns a
+    full worker sends it after it announced room)."""
+    return f"{task_queue}@{worker_id}"
 
 
 @dataclass
@@ -93,10 +99,12 @@ class SessionWorkflowInput:
 @dataclass
 class LocalTurn:
     """What `LOCAL_TURN_ACTIVITY` did: `ran` False means the worker had no free slot and
-    ran nothing; `bound_queue` as `TURN_ACTIVITY` returns it."""
+    ran nothing, and `spill_to` is then the own queue of a worker that said it has room
+    (None: any worker's); `bound_queue` as `TURN_ACTIVITY` returns it."""
 
     ran: bool
     bound_queue: str | None = None
+    spill_to: str | None = None
 
 
 @dataclass

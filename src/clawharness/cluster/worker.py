@@ -22,6 +22,7 @@ from temporalio.worker import Worker
 from clawharness.cluster.activities import TurnActivities
 from clawharness.cluster.connect import check_server_version, connect_cluster, server_version
 from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.messages import worker_queue
 from clawharness.cluster.urls import parse_cluster_url
 from clawharness.cluster.workflow import SessionWorkflow
 from clawharness.errors import ClusterRefusedError
@@ -38,11 +39,6 @@ READY_SECONDS = 10.0
 
 def new_worker_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-
-
-def worker_queue(task_queue: str, worker_id: str) -> str:
-    """The task queue only `worker_id` polls (turns of sessions bound to it)."""
-    return f"{task_queue}@{worker_id}"
 
 
 def check_shared_store(store_url: str, role: str = "worker") -> None:
@@ -97,19 +93,17 @@ class ClusterWorker:
         relay = TurnEventRelay(self.host.store_url)
         await relay.open()
         await relay.listen()  # for the aborts of the turns it runs
-        from clawharness.cluster.client import queue_pollers
-
         activities = TurnActivities(
             self.host, relay, heartbeat_seconds=self.settings.heartbeat_seconds,
-            worker_id=self.worker_id, own_queue=self.own_queue,
-            max_concurrent_turns=self.max_concurrent_turns,
-            list_pollers=lambda: queue_pollers(client, self.settings.namespace,
-                                               self.settings.task_queue, self.address.url))
+            worker_id=self.worker_id, task_queue=self.settings.task_queue,
+            max_concurrent_turns=self.max_concurrent_turns)
+        relay.on_room(activities.board.heard)
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
                         max_concurrent_activities=self.max_concurrent_turns,
-                        # room beyond the turn slots for the local turns that decline
-                        max_concurrent_local_activities=2 * self.max_concurrent_turns,
+                        # every local turn running or waiting for a slot here (one per
+                        # workflow task, of which the SDK runs 100 at once)
+                        max_concurrent_local_activities=self.max_concurrent_turns + 100,
                         identity=self.worker_id)
         own = Worker(client, task_queue=self.own_queue, activities=activities.all(),
                      max_concurrent_activities=self.max_concurrent_turns,
@@ -117,8 +111,12 @@ class ClusterWorker:
         try:
             async with shared, own:
                 await self._until_seen(client)
+                # ready means the other workers know it has room, and may send turns
+                await activities.announce.now(activities.slots.free)
                 if on_ready is not None:
                     on_ready(self)
                 await (stop or asyncio.Event()).wait()
+                await activities.announce.close(0)  # stopping: send nothing more here
         finally:
+            await activities.announce.close()
             await relay.close()

@@ -4,9 +4,10 @@ Fronts signal-with-start it (`SUBMIT_SIGNAL`); Temporal orders the signals, so t
 from every front of the cluster queue in the order the server received them. Each turn
 is one activity that a worker runs; the workflow only sequences them. A turn runs as a
 local activity (`LOCAL_TURN_ACTIVITY`) on the worker that runs the workflow task when
-that worker has room (one workflow task per turn, no activity task), else as an
-activity (`TURN_ACTIVITY`) on the shared queue, or on the queue of the worker its
-native runtime lives on (see `clawharness.cluster.activities`).
+that worker has room, or gets it before any other does (one workflow task per turn,
+no activity task), else as an activity (`TURN_ACTIVITY`) on the own queue of the
+worker that said it has room, or on the shared queue, or on the queue of the worker
+its native runtime lives on (see `clawharness.cluster.activities`).
 Its history holds turn requests, never transcripts, and it continues as new every
 `turns_per_run` turns (100) (or when Temporal suggests it), carrying the queue across. An idle
 workflow completes; the next submit starts a fresh one.
@@ -144,24 +145,16 @@ class SessionWorkflow:
 
     async def _run_turn(self, request: TurnRequest, start: SessionWorkflowInput) -> str | None:
         """Run the turn where its native runtime lives (the bound worker's queue), else
-        here (this workflow task's worker) when it has room, else on any worker; the
-        bound worker not taking it within `rebind_seconds` (it died) moves it on, as a
-        resumed run. Returns the queue the session is bound to afterwards (None: not
-        bound)."""
-        bound = self._bound
-        if bound is not None:
-            try:
-                placed: str | None = await self._turn_activity(
-                    request, start, bound,
-                    schedule_to_start=timedelta(seconds=start.rebind_seconds))
+        here (this workflow task's worker) when it has room, else on the queue of a
+        worker that said it has room, else on any worker; a worker's own queue not
+        taken within `rebind_seconds` (the worker died) moves the turn on. Returns the
+        queue the session is bound to afterwards (None: not bound)."""
+        if self._bound is not None:
+            bound = self._bound
+            taken, placed = await self._on_own_queue(request, start, bound, failed=bound)
+            if taken:
                 return placed
-            except ActivityError as exc:
-                cause = exc.cause
-                if not (isinstance(cause, TemporalTimeoutError)
-                        and cause.type == TimeoutType.SCHEDULE_TO_START):
-                    await self._report_failure(request, exc)
-                    return bound
-                request = dataclasses.replace(request, resumed=True)
+            request = dataclasses.replace(request, resumed=True)
         if self._local_turns:
             try:
                 here = await self._local_turn(request)
@@ -170,12 +163,34 @@ class SessionWorkflow:
                 return None
             if here.ran:
                 return here.bound_queue
+            if here.spill_to is not None:
+                taken, placed = await self._on_own_queue(request, start, here.spill_to,
+                                                         failed=None)
+                if taken:
+                    return placed
         try:
             placed = await self._turn_activity(request, start, None)
             return placed
         except ActivityError as exc:
             await self._report_failure(request, exc)
             return None
+
+    async def _on_own_queue(self, request: TurnRequest, start: SessionWorkflowInput,
+                            queue: str, *, failed: str | None) -> tuple[bool, str | None]:
+        """The turn on one worker's own queue: (True, the bound queue after it) when
+        that worker took it (after a failure, reported: `failed`), (False, None) when it
+        did not within `rebind_seconds`."""
+        try:
+            placed: str | None = await self._turn_activity(
+                request, start, queue, schedule_to_start=timedelta(seconds=start.rebind_seconds))
+            return True, placed
+        except ActivityError as exc:
+            cause = exc.cause
+            if (isinstance(cause, TemporalTimeoutError)
+                    and cause.type == TimeoutType.SCHEDULE_TO_START):
+                return False, None
+            await self._report_failure(request, exc)
+            return True, failed
 
     async def _report_failure(self, request: TurnRequest, exc: ActivityError) -> None:
         """The caller is waiting on the turn's events: tell it the turn failed."""
