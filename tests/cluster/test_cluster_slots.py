@@ -112,3 +112,21 @@ async def test_an_announcement_that_fails_is_logged_not_raised() -> None:
     announce = RoomAnnouncer(send, interval=0)
     announce(4)
     await announce.close(0)  # neither the background send nor the last one raises
+
+
+async def test_full_is_said_at_once_and_room_only_if_it_lasts() -> None:
+    sent: list[int] = []
+    arrived = asyncio.Event()
+
+    async def send(free: int) -> None:
+        sent.append(free)
+        arrived.set()
+
+    announce = RoomAnnouncer(send, interval=60)
+    announce(0)
+    await asyncio.wait_for(arrived.wait(), 1)  # not after the interval: at once
+    assert sent == [0]
+    announce(1)  # a slot freed...
+    announce(0)  # ...and taken again before the interval passed
+    await announce.close()
+    assert sent == [0]

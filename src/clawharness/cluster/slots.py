@@ -94,9 +94,10 @@ class RoomBoard:
 
 
 class RoomAnnouncer:
-    """Sends this worker's free slots when they change: `interval` seconds after the
-    change, the newest then (a slot freed and at once taken again says nothing), one
-    at a time."""
+    """Sends this worker's free slots when they change, the newest only, one at a time:
+    a worker gone full at once (peers must stop sending), room `interval` seconds
+    after it appeared, if it lasted (a slot freed and at once taken again says
+    nothing)."""
 
     def __init__(self, send: Callable[[int], Awaitable[None]], *,
                  interval: float = 0.05) -> None:
@@ -113,7 +114,8 @@ class RoomAnnouncer:
 
     async def _drain(self) -> None:
         while True:
-            await asyncio.sleep(self._interval)
+            if self._latest:
+                await asyncio.sleep(self._interval)
             free = self._latest
             if free is None or free == self._sent:
                 return
