@@ -42,6 +42,7 @@ from clawharness.cluster.events import TurnEventRelay, abort_key
 from clawharness.cluster.messages import (
     FAILURE_ACTIVITY,
     LOCAL_TURN_ACTIVITY,
+    SPILL_REFUSED,
     TURN_ACTIVITY,
     WITHDRAWN_ACTIVITY,
     LocalTurn,
@@ -189,20 +190,27 @@ class TurnActivities:
     @activity.defn(name=TURN_ACTIVITY)
     async def run_turn(self, request: TurnRequest) -> str | None:
         """Run the turn; returns this worker's own queue when the session's native
-        runtime now lives here (its next turns come here), else None."""
+        runtime now lives here (its next turns come here), else None; `SPILL_REFUSED`
+        for a spilled turn that found no slot free (another turn took its room)."""
+        holding = request.spilled
+        if holding:
+            if not self.slots.try_take():
+                return SPILL_REFUSED
+            self._took()
         attempt = activity.info().attempt
-        if attempt > 1:
-            await self._relay.append(request.turn_id, "retry",
-                                     {"attempt": attempt, "worker": self.worker_id})
-        beating = asyncio.ensure_future(self._heartbeat())
-        partials = _PartialWriter(self._relay, request.turn_id)
+        beating = asyncio.ensure_future(self._heartbeat())  # while it waits for a slot too
         try:
-            await self._take()
-            try:
-                return await self._run(request, attempt, partials)
-            finally:
-                self._give_back()
+            if attempt > 1:
+                await self._relay.append(request.turn_id, "retry",
+                                         {"attempt": attempt, "worker": self.worker_id})
+            if not holding:
+                await self._take()
+                holding = True
+            partials = _PartialWriter(self._relay, request.turn_id)
+            return await self._run(request, attempt, partials)
         finally:
+            if holding:
+                self._give_back()
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "FAILURE_ACTIVITY",
     "LOCAL_TURN_ACTIVITY",
+    "SPILL_REFUSED",
     "SUBMIT_SIGNAL",
     "TURN_ACTIVITY",
     "WITHDRAWN_ACTIVITY",
@@ -73,6 +74,9 @@ class TurnRequest:
     #: the front's caller follows partial replies; else the worker relays none (a row and
     #: a notification saved per partial). True for a request from a front before the field
     partials: bool = True
+    #: sent by a full worker to the own queue of one that said it has room: the worker
+    #: takes it only with a slot free now, else hands it back (`SPILL_REFUSED`)
+    spilled: bool = False
 
 
 @dataclass
@@ -94,6 +98,11 @@ class SessionWorkflowInput:
     turns_per_run: int = 100
     #: a workflow with no turn queued or running for this long (up to twice it) completes
     idle_seconds: float = 600.0
+
+
+#: what `TURN_ACTIVITY` returns for a `spilled` turn it had no free slot for (its room
+#: was taken meanwhile): nothing ran, and the turn goes to the shared queue
+SPILL_REFUSED = ""
 
 
 @dataclass

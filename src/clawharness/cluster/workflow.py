@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from clawharness.cluster.messages import (
         FAILURE_ACTIVITY,
         LOCAL_TURN_ACTIVITY,
+        SPILL_REFUSED,
         SUBMIT_SIGNAL,
         TURN_ACTIVITY,
         WITHDRAW_SIGNAL,
@@ -164,9 +165,10 @@ class SessionWorkflow:
             if here.ran:
                 return here.bound_queue
             if here.spill_to is not None:
-                taken, placed = await self._on_own_queue(request, start, here.spill_to,
-                                                         failed=None)
-                if taken:
+                taken, placed = await self._on_own_queue(
+                    dataclasses.replace(request, spilled=True), start, here.spill_to,
+                    failed=None)
+                if taken and placed != SPILL_REFUSED:
                     return placed
         try:
             placed = await self._turn_activity(request, start, None)
