@@ -191,11 +191,27 @@ async def test_a_full_worker_sends_a_turn_to_a_peer_with_room_and_keeps_it_when_
     assert [_placed(r) for r in results] == [(True, "w1"), (False, "w2"), (True, "w1")]
 
 
-async def test_a_turn_sent_to_a_peer_that_died_after_announcing_room_runs_elsewhere(
+async def _queues_tried(rig: ClusterRig, session_key: str) -> list[tuple[str, bool]]:
+    """The task queues the session's turn activities were scheduled on, and whether
+    each timed out, from its workflow's history."""
+    handle = await rig.workflow_handle(session_key)
+    history = await handle.fetch_history()
+    scheduled: dict[int, str] = {}
+    timed_out: set[int] = set()
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            scheduled[event.event_id] = (
+                event.activity_task_scheduled_event_attributes.task_queue.name)
+        elif event.HasField("activity_task_timed_out_event_attributes"):
+            timed_out.add(event.activity_task_timed_out_event_attributes.scheduled_event_id)
+    return [(queue, event_id in timed_out) for event_id, queue in sorted(scheduled.items())]
+
+
+async def test_a_turn_sent_to_a_peer_that_died_after_announcing_room_comes_back(
         make_rig) -> None:
     # w2 says it has room, then is killed before it could say anything else: w1, full,
-    # sends b to w2's queue; nobody takes it there, so after rebindSeconds it goes to
-    # the shared queue and w1 runs it once its slot is free
+    # sends b to w2's queue; nobody takes it there, so after rebindSeconds the turn
+    # comes back to w1, where its workflow is, and runs there once w1's slot is free
     import os
     import signal
 
@@ -213,7 +229,8 @@ async def test_a_turn_sent_to_a_peer_that_died_after_announcing_room_runs_elsewh
         b = await front.run_turn("b", "slow b")
         results = [await a, b]
     assert [r.text for r in results] == ["slow done"] * 2, [r.error for r in results]
-    assert [_placed(r) for r in results] == [(True, "w1"), (False, "w1")]
+    assert [_placed(r) for r in results] == [(True, "w1"), (True, "w1")]
+    assert await _queues_tried(rig, "agent:main:b") == [(f"{rig.task_queue}@w2", True)]
 
 
 async def test_a_full_worker_alone_runs_the_turn_itself_when_its_slot_frees(

@@ -8,10 +8,11 @@ time out (`3 x cluster.heartbeatSeconds`) and retried on another worker, which r
 turn again. A worker with every slot taken sends the turn on only where another worker
 has room: each worker announces its free slots on the relay when they change
 (`clawharness.cluster.slots`), and a full one declines the turn to the own queue of a
-peer that said it has room, one announced slot per turn. With no peer having room it
-keeps the turn and waits for a slot of its own (at most `LOCAL_WAIT_SECONDS`, then any
-worker's queue): sent away, the turn would only come back as an activity, at about
-twice the work for the server and for itself. Turns of a native session bound to a
+peer that said it has room, one announced slot per turn (which hands a `spilled` turn
+back at once if its room went to another turn meanwhile: the workflow then tries here
+again). With no peer having room it keeps the turn and waits for a slot of its own (at
+most `LOCAL_WAIT_SECONDS`, then any worker's queue): sent away, the turn would only
+come back as an activity, at about twice the work for the server and for itself. Turns of a native session bound to a
 worker are ordinary activities on that worker's own queue.
 An ordinary activity heartbeats every `cluster.heartbeatSeconds`, and Temporal retries
 it elsewhere after three missed beats.

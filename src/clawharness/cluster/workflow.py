@@ -48,6 +48,9 @@ __all__ = ["SessionWorkflow"]
 IDLE = timedelta(minutes=10)
 #: a turn retried this often (each time after its worker went silent) is failed
 TURN_ATTEMPTS = 5
+#: how often a turn is tried here and sent to a peer that said it has room, before it
+#: goes to the shared queue
+SPILL_ATTEMPTS = 3
 #: workflows that scheduled turns before local turns existed replay without them
 LOCAL_TURNS_PATCH = "turns-run-where-scheduled"
 
@@ -156,7 +159,9 @@ class SessionWorkflow:
             if taken:
                 return placed
             request = dataclasses.replace(request, resumed=True)
-        if self._local_turns:
+        # a turn sent to a peer that had no room by then comes back here, where its
+        # workflow is, rather than to whichever worker polls the shared queue first
+        for _ in range(SPILL_ATTEMPTS if self._local_turns else 0):
             try:
                 here = await self._local_turn(request)
             except ActivityError as exc:
@@ -164,12 +169,13 @@ class SessionWorkflow:
                 return None
             if here.ran:
                 return here.bound_queue
-            if here.spill_to is not None:
-                taken, placed = await self._on_own_queue(
-                    dataclasses.replace(request, spilled=True), start, here.spill_to,
-                    failed=None)
-                if taken and placed != SPILL_REFUSED:
-                    return placed
+            if here.spill_to is None:
+                break
+            taken, placed = await self._on_own_queue(
+                dataclasses.replace(request, spilled=True), start, here.spill_to,
+                failed=None)
+            if taken and placed != SPILL_REFUSED:
+                return placed
         try:
             placed = await self._turn_activity(request, start, None)
             return placed
