@@ -51,6 +51,7 @@ from clawharness.cluster.messages import (
     TurnRequest,
     worker_queue,
 )
+from clawharness.cluster.newest import NewestOnly
 from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
 from clawharness.cluster.slots import RoomAnnouncer, RoomBoard, TurnSlots
@@ -72,34 +73,6 @@ ABORT_POLL_SECONDS = 5.0
 #: to any worker; the wait counts against the local activity's time budget, which
 #: leaves 60 s beyond the turn's own timeout
 LOCAL_WAIT_SECONDS = 30.0
-
-
-class _PartialWriter:
-    """Relays partial replies, coalesced: each carries the whole text so far, so while
-    one write is in flight only the newest waiting one matters."""
-
-    def __init__(self, relay: TurnEventRelay, turn_id: str) -> None:
-        self._relay = relay
-        self._turn_id = turn_id
-        self._latest: str | None = None
-        self._task: asyncio.Task[None] | None = None
-
-    def __call__(self, text: str) -> None:
-        self._latest = text
-        if self._task is None or self._task.done():
-            self._task = asyncio.ensure_future(self._drain())
-
-    async def _drain(self) -> None:
-        while self._latest is not None:
-            text, self._latest = self._latest, None
-            try:
-                await self._relay.append(self._turn_id, "partial", {"text": text})
-            except ClawHarnessError as exc:  # a lost partial never fails the turn
-                log.warning("turn %s: a partial reply was not relayed: %s", self._turn_id, exc)
-
-    async def flush(self) -> None:
-        if self._task is not None:
-            await self._task
 
 
 class TurnActivities:
@@ -133,6 +106,14 @@ class TurnActivities:
         if self.slots.free > 0:
             self.announce(self.slots.free)
 
+    def _partials(self, turn_id: str) -> NewestOnly[str]:
+        """The turn's partial replies to the relay: each carries the whole text so far,
+        so only the newest waiting one matters (a lost one never fails the turn)."""
+        async def relay(text: str) -> None:
+            await self._relay.append(turn_id, "partial", {"text": text})
+
+        return NewestOnly(relay, what=f"turn {turn_id}: a partial reply")
+
     async def _heartbeat(self) -> None:
         # the first beat after one interval: a turn shorter than that sends none
         while True:
@@ -149,7 +130,7 @@ class TurnActivities:
             return declined
         try:
             attempt = activity.info().attempt
-            partials = _PartialWriter(self._relay, request.turn_id)
+            partials = self._partials(request.turn_id)
             if attempt > 1:
                 await self._relay.append(request.turn_id, "retry",
                                          {"attempt": attempt, "worker": self.worker_id})
@@ -207,7 +188,7 @@ class TurnActivities:
             if not holding:
                 await self._take()
                 holding = True
-            partials = _PartialWriter(self._relay, request.turn_id)
+            partials = self._partials(request.turn_id)
             return await self._run(request, attempt, partials)
         finally:
             if holding:
@@ -234,7 +215,7 @@ class TurnActivities:
             self._relay.unsubscribe(abort_key(turn_id), woke)
 
     async def _run(self, request: TurnRequest, attempt: int,
-                   partials: _PartialWriter) -> str | None:
+                   partials: NewestOnly[str]) -> str | None:
         abort = asyncio.Event()
         options = TurnOptions(run_id=request.turn_id, model=request.model,
                               max_steps=request.max_steps, timeout=request.timeout,

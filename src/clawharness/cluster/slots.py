@@ -4,21 +4,22 @@
 (a freed slot goes straight to the longest waiter), so `free` is what an announcement
 tells. `RoomBoard` holds the other workers' announcements (`room/...` notifications on
 the relay) and hands a full worker a peer to send a turn to, one announced slot per
-turn sent. `RoomAnnouncer` sends this worker's own, coalesced and in order.
+turn sent. `RoomAnnouncer` sends this worker's own, the newest only
+(`clawharness.cluster.newest`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import logging
 from collections.abc import Awaitable, Callable
 
-from clawharness.errors import ClawHarnessError
+from clawharness.cluster.newest import NewestOnly
 
 __all__ = ["RoomAnnouncer", "RoomBoard", "TurnSlots"]
 
-log = logging.getLogger("clawharness.cluster.slots")
+#: how long a worker's room must last before it announces it
+ROOM_SETTLE_SECONDS = 0.05
 
 
 class TurnSlots:
@@ -93,51 +94,18 @@ class RoomBoard:
         await self._changed.wait()
 
 
-class RoomAnnouncer:
-    """Sends this worker's free slots when they change, the newest only, one at a time:
-    a worker gone full at once (peers must stop sending), room `interval` seconds
-    after it appeared, if it lasted (a slot freed and at once taken again says
-    nothing)."""
+class RoomAnnouncer(NewestOnly[int]):
+    """Sends this worker's free slots when they change, the newest only: a worker gone
+    full at once (peers must stop sending), room once it lasted `interval` seconds (a
+    slot freed and at once taken again says nothing)."""
 
     def __init__(self, send: Callable[[int], Awaitable[None]], *,
-                 interval: float = 0.05) -> None:
-        self._send = send
-        self._interval = interval
-        self._sent: int | None = None
-        self._latest: int | None = None
-        self._task: asyncio.Task[None] | None = None
-
-    def __call__(self, free: int) -> None:
-        self._latest = free
-        if self._task is None or self._task.done():
-            self._task = asyncio.ensure_future(self._drain())
-
-    async def _drain(self) -> None:
-        while True:
-            if self._latest:
-                await asyncio.sleep(self._interval)
-            free = self._latest
-            if free is None or free == self._sent:
-                return
-            try:
-                await self._send(free)
-                self._sent = free
-            except ClawHarnessError as exc:  # peers then think worse of it: no harm
-                log.warning("this worker's free slots were not announced: %s", exc)
-                return
-
-    async def now(self, free: int) -> None:
-        """Send `free` at once (a worker starting: it is ready once peers were told)."""
-        try:
-            await self._send(free)
-            self._sent = free
-        except ClawHarnessError as exc:
-            log.warning("this worker's free slots were not announced: %s", exc)
+                 interval: float = ROOM_SETTLE_SECONDS) -> None:
+        super().__init__(send, what="this worker's free slots",
+                         settle=lambda free: interval if free else 0.0)
 
     async def close(self, free: int | None = None) -> None:
         """Stop; with `free`, send that last (a worker stopping says 0)."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        await super().close()
         if free is not None:
             await self.now(free)
