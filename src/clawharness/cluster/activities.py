@@ -12,8 +12,9 @@ peer that said it has room, one announced slot per turn (which hands a `spilled`
 back at once if its room went to another turn meanwhile: the workflow then tries here
 again). With no peer having room it keeps the turn and waits for a slot of its own (at
 most `LOCAL_WAIT_SECONDS`, then any worker's queue): sent away, the turn would only
-come back as an activity, at about twice the work for the server and for itself. Turns of a native session bound to a
-worker are ordinary activities on that worker's own queue.
+come back as an activity, at about twice the work for the server and for itself.
+Turns of a native session bound to a worker are ordinary activities on that worker's
+own queue.
 An ordinary activity heartbeats every `cluster.heartbeatSeconds`, and Temporal retries
 it elsewhere after three missed beats.
 
