@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CODEX_VERSION=0.169.0
-STEPS=4  # the three npm packages and the ACP sdist: a progress line per step
+# a progress line per step: Codex, Claude Code, its ACP adapter, the ACP sdist, two MCP
+# servers and the MCP Inspector (one more `install` or sdist below: count it here)
+STEPS=7
 STEP=0
-step() {  # what: one progress line, "[n/4] what"
+step() {  # what: one progress line, "[n/STEPS] what"
   STEP=$((STEP + 1))
   printf '[%d/%d] %s\n' "$STEP" "$STEPS" "$1"
 }

@@ -6,15 +6,17 @@ assembles them. Every command reaches the core through `clawharness.host.Host`.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
+import sys
 from enum import StrEnum
 from importlib import metadata
 from typing import Annotated
 
 import typer
 
-__all__ = ["app", "version_text"]
+__all__ = ["app", "main", "version_text"]
 
 app = typer.Typer(
     name="clawharness",
@@ -92,8 +94,38 @@ for _name in COMMAND_MODULES:
     _module.register(app)
 
 
+#: the Temporal SDK's native module: once loaded, its Rust threads live to the end
+_TEMPORAL_BRIDGE = "temporalio.bridge.temporal_sdk_bridge"
+
+
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
 def main() -> None:
-    app()
+    """Run the command line. A process that talked to a Temporal cluster leaves without
+    the interpreter's teardown, which the SDK's native threads can abort
+    ("PyGILState_Release ... finalizing", temporalio/sdk-python#300), turning a finished
+    command into exit code -6; exit handlers and output are flushed first."""
+    try:
+        app()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    if _TEMPORAL_BRIDGE not in sys.modules:
+        raise SystemExit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said on it
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":
