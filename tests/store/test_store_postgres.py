@@ -218,3 +218,28 @@ async def test_a_schema_2_database_migrates_to_3_adding_turn_records(
         await store.close()
     with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+
+
+async def test_a_schema_4_database_migrates_to_5_and_its_transcript_appends_on(
+        schema: str) -> None:
+    """v5 moved the append into one statement (a plpgsql function); a v4 transcript keeps
+    its seqs and idempotency keys across the upgrade."""
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.open()
+    await store.append_entries("k", "sid", [NewEntry("user", "before", idempotency_key="i1")])
+    await store.close()
+    with psycopg.connect(PG_URL, autocommit=True, options=f"-c search_path={schema}") as conn:
+        conn.execute("DROP FUNCTION clawharness_append_entries")
+        conn.execute("UPDATE schema_version SET version = 4")
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.open()
+    try:
+        again, after = await store.append_entries("k", "sid", [
+            NewEntry("user", "replayed", idempotency_key="i1"), NewEntry("assistant", "after")])
+        assert (again.appended, again.entry.seq, again.entry.content) == (False, 1, "before")
+        assert (after.appended, after.entry.seq) == (True, 2)
+        assert [e.content for e in await store.read_entries("sid")] == ["before", "after"]
+    finally:
+        await store.close()
+    with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]

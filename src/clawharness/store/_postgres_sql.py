@@ -148,3 +148,69 @@ def tsquery(terms: Sequence[SearchTerm]) -> str:
             words[-1] += ":*"
         parts.append("(" + " <-> ".join(words) + ")")
     return " & ".join(parts)
+
+
+#: v5: a transcript append in one statement. The function takes the session's seq lock
+#: before it reads the newest seq: each statement of a plpgsql function sees a fresh
+#: snapshot, which one plain SQL statement (its snapshot taken before the lock) would not.
+#: Rows come back per input ordinal (`r_ord`, from 1): stored now (`r_appended`), or the
+#: row an idempotency key already had. A writer lease that is not the caller's (`p_token`
+#: given) writes nothing and returns one row, `r_ord` 0, with what the lease row holds.
+MIGRATION_V5: tuple[str, ...] = (
+    f"""CREATE OR REPLACE FUNCTION clawharness_append_entries(
+        p_session_key text, p_session_id text, p_check_fence boolean, p_token text,
+        p_roles text[], p_contents text[], p_metadata text[], p_keys text[], p_texts text[],
+        p_now double precision)
+    RETURNS TABLE (r_ord integer, r_appended boolean, r_seq bigint, r_role text,
+                   r_content json, r_metadata json, r_key text, r_text text,
+                   r_created double precision, r_lease_found boolean, r_lease_token text,
+                   r_lease_fence bigint)
+    LANGUAGE plpgsql VOLATILE AS $fn$
+    DECLARE
+        v_token text;
+        v_fence bigint;
+        v_seq bigint;
+        v_added boolean := false;
+    BEGIN
+        IF p_check_fence THEN
+            SELECT l.token, l.fence INTO v_token, v_fence FROM session_leases l
+                WHERE l.session_key = p_session_key FOR SHARE;
+            IF NOT FOUND OR v_token IS DISTINCT FROM p_token THEN
+                RETURN QUERY SELECT 0, false, NULL::bigint, NULL::text, NULL::json,
+                    NULL::json, NULL::text, NULL::text, NULL::double precision, FOUND,
+                    v_token, v_fence;
+                RETURN;
+            END IF;
+        END IF;
+        PERFORM pg_advisory_xact_lock({SEQ_LOCK_SPACE}, hashtext(p_session_id));
+        SELECT coalesce(max(e.seq), 0) INTO v_seq FROM transcript_entries e
+            WHERE e.session_id = p_session_id;
+        FOR i IN 1 .. coalesce(array_length(p_roles, 1), 0) LOOP
+            IF p_keys[i] IS NOT NULL THEN
+                RETURN QUERY SELECT i, false, e.seq, e.role, e.content, e.metadata,
+                    e.idempotency_key, e.text, e.created_at, NULL::boolean, NULL::text,
+                    NULL::bigint
+                    FROM transcript_entries e
+                    WHERE e.session_id = p_session_id AND e.idempotency_key = p_keys[i];
+                IF FOUND THEN
+                    CONTINUE;
+                END IF;
+            END IF;
+            v_seq := v_seq + 1;
+            INSERT INTO transcript_entries ({ENTRY_COLS})
+                VALUES (p_session_key, p_session_id, v_seq, p_roles[i], p_contents[i]::json,
+                        p_metadata[i]::json, p_keys[i], p_texts[i], p_now);
+            v_added := true;
+            RETURN QUERY SELECT i, true, v_seq, NULL::text, NULL::json, NULL::json,
+                NULL::text, NULL::text, p_now, NULL::boolean, NULL::text, NULL::bigint;
+        END LOOP;
+        IF v_added THEN
+            UPDATE sessions s SET updated_at = greatest(s.updated_at, p_now)
+                WHERE s.key = p_session_key AND s.session_id = p_session_id;
+        END IF;
+    END
+    $fn$""",
+)
+APPEND_ENTRIES = (
+    "SELECT * FROM clawharness_append_entries(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)

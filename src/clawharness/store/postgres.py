@@ -50,7 +50,7 @@ from clawharness.store.base import (
     dump_json,
     parse_search_query,
 )
-from clawharness.store.leases import SessionLease
+from clawharness.store.leases import SessionLease, lease_lost
 from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["PostgresStore"]
@@ -59,7 +59,7 @@ _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2,
                                            3: turn_records.POSTGRES_MIGRATION_V3,
-                                           4: tool_outcomes.MIGRATION_V4}
+                                           4: tool_outcomes.MIGRATION_V4, 5: q.MIGRATION_V5}
 
 
 def _redact(url: str) -> str:
@@ -73,6 +73,14 @@ def _session(row: Sequence[Any]) -> SessionRecord:
 def _entry(row: Sequence[Any]) -> TranscriptEntry:
     return TranscriptEntry(row[0], row[1], row[2], row[3], row[4], row[5] or {}, row[6], row[7],
                            row[8])
+
+
+def _refused(fence: SessionLease, session_key: str,
+             current: tuple[str | None, int] | None) -> ClawHarnessError:
+    """Why an append under `fence` wrote nothing, the lease row holding `current`."""
+    error = lease_lost(fence, session_key, current, "append")
+    assert error is not None, "the append was refused under a lease still current"
+    return error
 
 
 def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
@@ -301,46 +309,32 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
              None if e.text is None else e.text.replace("\x00", ""))
             for i, e in enumerate(entries)
         ]
-        keys = [e.idempotency_key for e in entries if e.idempotency_key is not None]
-
-        async def fn(conn: psycopg.AsyncConnection[Any]) -> list[AppendOutcome]:
-            # pipelined: the fence, the lock and both reads go in one round trip, in order
-            fenced = await leases.ask_fence(conn, session_key, fence)
-            await conn.execute(q.SEQ_LOCK, (q.SEQ_LOCK_SPACE, session_id))
-            seq_cur = await conn.execute(q.MAX_SEQ, (session_id,))
-            idem_cur = (await conn.execute(q.SELECT_BY_IDEM, (session_id, keys))
-                        if keys else None)
-            await leases.fence_verdict(fenced, session_key, fence, "append")
-            seq = int((await seq_cur.fetchone() or (0,))[0])
-            known: dict[str, AppendOutcome] = {}
-            if idem_cur is not None:
-                for row in await idem_cur.fetchall():
-                    known[row[6]] = AppendOutcome(_entry(row), False)
-            now = time.time()
-            out: list[AppendOutcome] = []
-            rows = []
-            for e, content, meta, text in prepared:
-                hit = known.get(e.idempotency_key) if e.idempotency_key is not None else None
-                if hit is not None:
-                    out.append(hit)
-                    continue
-                seq += 1
-                rows.append((session_key, session_id, seq, e.role, content, meta,
-                             e.idempotency_key, text, now))
-                done = AppendOutcome(TranscriptEntry(
+        if fence is not None and fence.session_key != session_key:
+            raise _refused(fence, session_key, None)
+        now = time.time()
+        args = (session_key, session_id, fence is not None,
+                None if fence is None else fence.token, [e.role for e, *_ in prepared],
+                [c for _, c, _, _ in prepared], [m for _, _, m, _ in prepared],
+                [e.idempotency_key for e, *_ in prepared], [t for *_, t in prepared], now)
+        # one statement (the fence, the seq lock, the idempotency look-ups, the rows, the
+        # session's touch: `clawharness_append_entries`), so one round trip, no BEGIN
+        rows = await self._all("append_entries", q.APPEND_ENTRIES, args)
+        if rows and rows[0][0] == 0:  # the writer lease is not this caller's
+            assert fence is not None
+            lease = rows[0]
+            raise _refused(fence, session_key, (lease[10], int(lease[11])) if lease[9] else None)
+        out: list[AppendOutcome] = []
+        for ordinal, appended, seq, role, content, meta, key, text, created, *_ in rows:
+            e = entries[ordinal - 1]
+            if appended:
+                out.append(AppendOutcome(TranscriptEntry(
                     session_key, session_id, seq, e.role, e.content, dict(e.metadata or {}),
-                    e.idempotency_key, e.text, now), True)
-                out.append(done)
-                if e.idempotency_key is not None:
-                    known[e.idempotency_key] = replace(done, appended=False)
-            if rows:
-                async with conn.cursor() as c:
-                    await c.executemany(q.INSERT_ENTRY, rows)
-                await conn.execute(q.TOUCH_SESSION, (now, session_key, session_id))
-            return out
-
-        result: list[AppendOutcome] = await self._run("append_entries", fn, pipelined=True)
-        return result
+                    e.idempotency_key, e.text, created), True))
+            else:
+                out.append(AppendOutcome(TranscriptEntry(
+                    session_key, session_id, seq, role, content, meta or {}, key, text,
+                    created), False))
+        return out
 
     async def read_entries(
         self, session_id: str, *, last: int | None = None, after_seq: int | None = None
