@@ -62,6 +62,28 @@ async def test_a_front_that_follows_no_partial_replies_gets_none_relayed(make_ri
     assert notes.count("turn-followed") > 1
 
 
+async def test_a_front_reads_the_relay_once_for_a_turn_with_only_its_result(make_rig) -> None:
+    """Subscribed before it submits, a listening front waits for the turn's first row
+    instead of reading an empty relay right after the submit."""
+    rig: ClusterRig = make_rig({"responses": [{"match": ".", "text": "ok", "repeat": True}]})
+    rig.start_worker("w1")
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        await front.run_turn("s", "warm up")  # the relay listens from the first turn on
+        relay = front._relay
+        assert relay is not None and relay.listening
+        reads: list[str] = []
+        read = relay.read
+
+        async def counted(turn_id: str, after: int = 0) -> Any:
+            reads.append(turn_id)
+            return await read(turn_id, after)
+
+        relay.read = counted  # type: ignore[method-assign]
+        result = await front.run_turn("s", "hi", TurnOptions(run_id="turn-read-once"))
+    assert result.terminal == "ok" and result.text == "ok"
+    assert reads == ["turn-read-once"]
+
+
 def _message_texts(body: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for item in body.get("messages") or []:

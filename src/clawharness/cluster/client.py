@@ -9,6 +9,7 @@ turn's events in the relay until its result: partial replies go to the caller's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from datetime import timedelta
@@ -182,6 +183,11 @@ class ClusterClient:
         try:
             await self.submit(request)
             submitted.set()
+            if self._relay.listening:
+                # subscribed before the submit, so the turn's first row wakes this; a read
+                # now would only find nothing
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(arrived.wait(), self._relay.poll_seconds)
             after = 0
             while True:
                 arrived.clear()

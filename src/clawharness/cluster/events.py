@@ -4,7 +4,8 @@ Temporal has no streaming, so the turn's events go through PostgreSQL, which eve
 front and worker of a cluster already share: the worker appends rows to
 `cluster_turn_events` (partial replies, coalesced to the newest; a retry notice; the
 result last) and `NOTIFY`s; the front `LISTEN`s on one connection, reads the rows past
-the last it saw, and deletes the turn's rows once it has the result. Waiters also read
+the last it saw, and deletes the turn's rows once it has the result (the rows of all the
+turns finished within `DISCARD_BATCH_SECONDS`, in one statement). Waiters also read
 on a timer: every `LISTENING_POLL_SECONDS` as a safety net while notifications come,
 every `POLL_SECONDS` while the LISTEN connection is down.
 
@@ -15,6 +16,7 @@ use; it holds only turns in flight, never the transcript.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -41,6 +43,8 @@ POLL_SECONDS = 0.5
 #: how often it reads while notifications come: only a safety net then, since a waiter
 #: clears its event before it reads, so a notification is never missed
 LISTENING_POLL_SECONDS = 5.0
+#: finished turns whose rows a front deletes together: one statement, not one a turn
+DISCARD_BATCH_SECONDS = 0.2
 _DDL = (
     "SELECT pg_advisory_xact_lock(7464232118)",
     """CREATE TABLE IF NOT EXISTS cluster_turn_events (
@@ -129,7 +133,9 @@ class TurnEventRelay:
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
-        self._cleanups: set[asyncio.Task[None]] = set()
+        self._to_discard: list[str] = []
+        self._discarding: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
         self._room_listeners: list[RoomListener] = []
 
     async def open(self) -> None:
@@ -144,8 +150,9 @@ class TurnEventRelay:
                              f"{exc}") from exc
 
     async def close(self) -> None:
-        if self._cleanups:
-            await asyncio.gather(*self._cleanups, return_exceptions=True)
+        self._closing.set()  # rows waiting to be deleted go now
+        if self._discarding is not None:
+            await asyncio.gather(self._discarding, return_exceptions=True)
         task, self._listener = self._listener, None
         if task is not None:
             task.cancel()
@@ -202,21 +209,27 @@ class TurnEventRelay:
         rows = await self._execute(_READ, (turn_id, after))
         return [TurnEvent(int(r[0]), str(r[1]), dict(r[2])) for r in rows]
 
-    async def discard(self, turn_id: str) -> None:
-        await self._execute("DELETE FROM cluster_turn_events WHERE turn_id = %s", (turn_id,))
+    async def discard(self, *turn_ids: str) -> None:
+        await self._execute("DELETE FROM cluster_turn_events WHERE turn_id = ANY(%s)",
+                            (list(turn_ids),))
 
     def discard_soon(self, turn_id: str) -> None:
-        """Delete the turn's rows behind the caller's back (not on its critical path);
-        `close` waits for it."""
-        task = asyncio.ensure_future(self._discard_quietly(turn_id))
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
+        """Delete the turn's rows behind the caller's back (not on its critical path), with
+        those of the other turns finished within `DISCARD_BATCH_SECONDS`; `close` deletes
+        what still waits."""
+        self._to_discard.append(turn_id)
+        if self._discarding is None or self._discarding.done():
+            self._discarding = asyncio.ensure_future(self._discard_batch())
 
-    async def _discard_quietly(self, turn_id: str) -> None:
+    async def _discard_batch(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), DISCARD_BATCH_SECONDS)
+        turn_ids, self._to_discard = self._to_discard, []
         try:
-            await self.discard(turn_id)
-        except StoreError as exc:  # rows of a finished turn, harmless if left
-            log.warning("turn %s: its relayed events were not deleted: %s", turn_id, exc)
+            await self.discard(*turn_ids)
+        except StoreError as exc:  # rows of finished turns, harmless if left
+            log.warning("the relayed events of %d finished turns were not deleted: %s",
+                        len(turn_ids), exc)
 
     async def listen(self) -> None:
         """Start the LISTEN connection (once) and wait until it listens."""
@@ -232,11 +245,15 @@ class TurnEventRelay:
             self._listener.result()  # raises why it stopped
 
     @property
+    def listening(self) -> bool:
+        """Notifications come: a subscriber's event is set for every row of its key."""
+        return (self._listening.is_set() and self._listener is not None
+                and not self._listener.done())
+
+    @property
     def poll_seconds(self) -> float:
         """How long a waiter may wait on its event before it reads anyway."""
-        listening = (self._listening.is_set() and self._listener is not None
-                     and not self._listener.done())
-        return LISTENING_POLL_SECONDS if listening else POLL_SECONDS
+        return LISTENING_POLL_SECONDS if self.listening else POLL_SECONDS
 
     def subscribe(self, turn_id: str) -> asyncio.Event:
         event = asyncio.Event()
