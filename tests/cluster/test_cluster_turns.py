@@ -84,6 +84,40 @@ async def test_a_front_reads_the_relay_once_for_a_turn_with_only_its_result(make
     assert reads == ["turn-read-once"]
 
 
+async def test_a_front_signals_a_running_session_and_starts_afresh_one_that_completed(
+        make_rig) -> None:
+    """Turns of a session whose workflow runs go as plain signals (no start request);
+    one whose workflow has completed meanwhile is started again with its turn."""
+    from temporalio.client import Client
+
+    from clawharness.cluster.messages import workflow_id_for
+
+    rig: ClusterRig = make_rig({"responses": [{"match": ".", "text": "ok", "repeat": True}]})
+    rig.start_worker("w1")
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        assert (await front.run_turn("s", "one")).terminal == "ok"  # starts the workflow
+        cluster = front._cluster
+        assert cluster is not None and cluster._client is not None
+        temporal = cluster._client
+        starts: list[str] = []
+        start_workflow = temporal.start_workflow
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            starts.append(kwargs["id"])
+            return await start_workflow(*args, **kwargs)
+
+        temporal.start_workflow = counted  # type: ignore[method-assign]
+        assert (await front.run_turn("s", "two")).terminal == "ok"
+        assert starts == []
+        workflow_id = workflow_id_for(rig.task_queue, front.session_key("s"))
+        other = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
+        await other.get_workflow_handle(workflow_id).terminate("the test ends this run")
+        third = await front.run_turn("s", "three")
+        assert third.terminal == "ok" and starts == [workflow_id]
+        assert [e.text for e in await front.history("s") if e.role == "user"] == [
+            "one", "two", "three"]
+
+
 def _message_texts(body: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for item in body.get("messages") or []:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+from collections import OrderedDict
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from clawharness._ids import new_id
 from clawharness.cluster.connect import connect_cluster
@@ -63,6 +64,8 @@ WORKERS_SEEN_SECONDS = 10.0
 MAX_TASK_TIMEOUT_SECONDS = 120.0
 #: how long a front looks for a worker before it fails the turn
 NO_WORKERS_GRACE_SECONDS = 3.0
+#: session workflows a front remembers as running (it signals those without a start)
+RUNNING_REMEMBERED = 10_000
 
 
 async def queue_pollers(client: Client, namespace: str, queue: str, url: str) -> list[str]:
@@ -98,6 +101,8 @@ class ClusterClient:
         self._client: Client | None = None
         self._connecting = asyncio.Lock()
         self._workers_seen_at: float | None = None
+        #: session workflows this front started or signalled, least recent first
+        self._running: OrderedDict[str, None] = OrderedDict()
 
     @property
     def url(self) -> str:
@@ -134,21 +139,39 @@ class ClusterClient:
         self._workers_seen_at = loop.time()
 
     async def submit(self, request: TurnRequest) -> None:
-        """Queue the turn on its session's workflow, starting the workflow if none runs."""
+        """Queue the turn on its session's workflow, starting the workflow if none runs.
+
+        A session this front has seen running gets a plain signal (about half the
+        server's work of a signal-with-start); one whose workflow has since completed
+        (idle) answers NOT_FOUND and is started afresh with the turn."""
         client = await self._connected()
         await self._check_workers(client)
+        workflow_id = workflow_id_for(self._settings.task_queue, request.session_key)
+        if workflow_id in self._running:
+            try:
+                await client.get_workflow_handle(workflow_id).signal(SUBMIT_SIGNAL, request)
+            except RPCError as exc:
+                if exc.status != RPCStatusCode.NOT_FOUND:
+                    raise ClusterUnreachableError(
+                        f"the cluster at {self.url} did not take the turn: {exc}") from exc
+                del self._running[workflow_id]  # it completed: start it again below
+            else:
+                self._running.move_to_end(workflow_id)
+                return
         try:
             await client.start_workflow(
                 WORKFLOW_TYPE, SessionWorkflowInput(
                     request.session_key, heartbeat_seconds=self._settings.heartbeat_seconds,
                     rebind_seconds=self._settings.rebind_seconds),
-                id=workflow_id_for(self._settings.task_queue, request.session_key),
-                task_queue=self._settings.task_queue, task_timeout=workflow_task_timeout(
-                    self._settings.heartbeat_seconds),
+                id=workflow_id, task_queue=self._settings.task_queue,
+                task_timeout=workflow_task_timeout(self._settings.heartbeat_seconds),
                 start_signal=SUBMIT_SIGNAL, start_signal_args=[request])
         except RPCError as exc:
             raise ClusterUnreachableError(
                 f"the cluster at {self.url} did not take the turn: {exc}") from exc
+        self._running[workflow_id] = None
+        if len(self._running) > RUNNING_REMEMBERED:
+            self._running.popitem(last=False)
 
     async def run_turn(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         turn_id = opts.run_id or new_id()
