@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -59,6 +60,13 @@ async def open_host(config: Path, root: Path) -> Any:
 
     host = Host.from_config(config, env={"CLAWHARNESS_STATE_DIR": str(root)})
     return await host.start()
+
+
+def use_writers(host: Any, writers: Any) -> None:
+    """Make `writers` the ones the host's turns hold: the turn runner keeps its own
+    reference (its context), so setting `host.writers` alone would change nothing."""
+    host.writers = writers
+    host._runner._context = dataclasses.replace(host._runner._context, writers=writers)
 
 
 def record_waits(host: Any, waits: list[float]) -> Any:
@@ -100,7 +108,7 @@ async def worker(root: Path, name: str) -> None:
             say({"ready": True})
         elif cmd["op"] == "run":
             host = hosts[cmd["backend"]]
-            host.writers = leased[cmd["backend"]] if cmd["lease"] else SessionWriters()
+            use_writers(host, leased[cmd["backend"]] if cmd["lease"] else SessionWriters())
             waits: list[float] = []
             host.writers.hold = record_waits(host, waits)
             await reader.readline()  # "go": every worker starts at once
@@ -222,13 +230,13 @@ async def turn_delta_us(root: Path, n: int) -> tuple[float, float]:
             await host.run_turn(f"agent:main:warm{i}", "go")
         for block in range(n // 50):
             lease = block % 2 == 0
-            host.writers = leased if lease else bare
+            use_writers(host, leased if lease else bare)
             for _ in range(50):
                 t = time.perf_counter()
                 await host.run_turn("agent:main:delta", "go")
                 times[lease].append(time.perf_counter() - t)
     finally:
-        host.writers = leased
+        use_writers(host, leased)
         await host.close()
     return median(times[False]) * 1e6, median(times[True]) * 1e6
 
