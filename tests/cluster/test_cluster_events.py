@@ -74,3 +74,23 @@ async def test_rows_waiting_to_be_deleted_go_when_the_relay_closes(
         assert await reader.read("turn-late") == []
     finally:
         await reader.close()
+
+
+async def test_a_turn_finished_while_a_batch_is_deleted_goes_in_the_next_batch(
+        relay: TurnEventRelay) -> None:
+    for turn in ("turn-first", "turn-late"):
+        await relay.append(turn, "result", {"terminal": "ok"})
+    discard = relay.discard
+
+    async def discard_while_another_finishes(*turn_ids: str) -> None:
+        if "turn-first" in turn_ids:
+            relay.discard_soon("turn-late")  # arrives while this batch is in flight
+        await discard(*turn_ids)
+
+    relay.discard = discard_while_another_finishes  # type: ignore[method-assign]
+    relay.discard_soon("turn-first")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while await relay.read("turn-first") or await relay.read("turn-late"):
+        assert loop.time() < deadline, "a turn finished mid-batch was left for close()"
+        await asyncio.sleep(events.DISCARD_BATCH_SECONDS / 4)

@@ -219,17 +219,19 @@ class TurnEventRelay:
         what still waits."""
         self._to_discard.append(turn_id)
         if self._discarding is None or self._discarding.done():
-            self._discarding = asyncio.ensure_future(self._discard_batch())
+            self._discarding = asyncio.ensure_future(self._discard_batches())
 
-    async def _discard_batch(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._closing.wait(), DISCARD_BATCH_SECONDS)
-        turn_ids, self._to_discard = self._to_discard, []
-        try:
-            await self.discard(*turn_ids)
-        except StoreError as exc:  # rows of finished turns, harmless if left
-            log.warning("the relayed events of %d finished turns were not deleted: %s",
-                        len(turn_ids), exc)
+    async def _discard_batches(self) -> None:
+        # turns finished while a batch is being deleted go in the next batch
+        while self._to_discard:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), DISCARD_BATCH_SECONDS)
+            turn_ids, self._to_discard = self._to_discard, []
+            try:
+                await self.discard(*turn_ids)
+            except StoreError as exc:  # rows of finished turns, harmless if left
+                log.warning("the relayed events of %d finished turns were not deleted: %s",
+                            len(turn_ids), exc)
 
     async def listen(self) -> None:
         """Start the LISTEN connection (once) and wait until it listens."""

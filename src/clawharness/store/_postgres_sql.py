@@ -79,21 +79,6 @@ ENTRY_COLS = (
     "session_key, session_id, seq, role, content, metadata, idempotency_key, text, created_at"
 )
 SEQ_LOCK = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
-MAX_SEQ = "SELECT coalesce(max(seq), 0) FROM transcript_entries WHERE session_id = %s"
-#: an append is the session's latest activity (only while that physical session is current;
-#: `greatest` keeps the time from going back when two hosts' clocks disagree)
-TOUCH_SESSION = (
-    "UPDATE sessions SET updated_at = greatest(updated_at, %s) "
-    "WHERE key = %s AND session_id = %s"
-)
-SELECT_BY_IDEM = (
-    f"SELECT {ENTRY_COLS} FROM transcript_entries "
-    "WHERE session_id = %s AND idempotency_key = ANY(%s)"
-)
-INSERT_ENTRY = (
-    f"INSERT INTO transcript_entries ({ENTRY_COLS}) "
-    "VALUES (%s, %s, %s, %s, %s::json, %s::json, %s, %s, %s)"
-)
 READ_LAST = (
     f"SELECT {ENTRY_COLS} FROM transcript_entries WHERE session_id = %s AND seq > %s "
     "ORDER BY seq DESC LIMIT %s"
@@ -204,7 +189,7 @@ MIGRATION_V5: tuple[str, ...] = (
             RETURN QUERY SELECT i, true, v_seq, NULL::text, NULL::json, NULL::json,
                 NULL::text, NULL::text, p_now, NULL::boolean, NULL::text, NULL::bigint;
         END LOOP;
-        IF v_added THEN
+        IF v_added THEN  -- the session's latest activity; `greatest`: hosts' clocks differ
             UPDATE sessions s SET updated_at = greatest(s.updated_at, p_now)
                 WHERE s.key = p_session_key AND s.session_id = p_session_id;
         END IF;
