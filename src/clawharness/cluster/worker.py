@@ -23,6 +23,7 @@ from clawharness.cluster.activities import TurnActivities
 from clawharness.cluster.connect import check_server_version, connect_cluster, server_version
 from clawharness.cluster.events import TurnEventRelay
 from clawharness.cluster.messages import worker_queue
+from clawharness.cluster.runner import sandboxed_runner
 from clawharness.cluster.urls import parse_cluster_url
 from clawharness.cluster.workflow import SessionWorkflow
 from clawharness.errors import ClusterRefusedError
@@ -100,6 +101,7 @@ class ClusterWorker:
         relay.on_room(activities.board.heard)
         shared = Worker(client, task_queue=self.settings.task_queue,
                         workflows=[SessionWorkflow], activities=activities.all(),
+                        workflow_runner=sandboxed_runner(client.data_converter),
                         max_concurrent_activities=self.max_concurrent_turns,
                         # every local turn running or waiting for a slot here (one per
                         # workflow task, of which the SDK runs 100 at once)
