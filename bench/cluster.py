@@ -10,9 +10,12 @@ loopback, a free port, its SQLite file in a temp dir), PostgreSQL as the store, 
    difference is what the cluster adds: signal-with-start, the workflow task, the
    activity dispatch, the relay's NOTIFY round trip (target: under 30 ms).
 2. Throughput: 200 sessions, each with its workflow running (one untimed turn first),
-   one more turn each submitted at once, the model taking 200 ms per answer, each
-   worker capped at 10 concurrent turns; with one worker, then two (target: two
-   workers at least 1.8x one).
+   then timed rounds (3; `BENCH_ROUNDS`) of one more turn on every session, all
+   submitted at once, the model taking 200 ms per answer, each worker capped at 10
+   concurrent turns; with one worker, then two, each figure the median of its rounds
+   (target: two workers at least 1.8x one). One round lasts two to five seconds on a
+   machine whose other tenants come and go, so a single round can be off by a tenth
+   either way; the JSON lists every round.
 3. The same with a model taking 1 s per answer and 100 sessions (40 with `--quick`):
    five times fewer turns a second for the same slots, so the cores are not what
    bounds them; `two_worker_speedup_cpu_light` says what a second worker gives where
@@ -39,6 +42,7 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -172,16 +176,24 @@ class Rig:
         return {**os.environ, "CLAWHARNESS_STATE_DIR": str(self.root / "state")}
 
     def worker(self, config: Path, name: str) -> subprocess.Popen[str]:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "clawharness", "worker", "--config", str(config),
-             "--worker-id", name, "--json"], env=self.env(), stdout=subprocess.PIPE,
-            stderr=open(self.root / f"{name}.log", "w"), text=True,  # noqa: SIM115
-            start_new_session=True)
-        self.procs.append(proc)
-        assert proc.stdout is not None
-        if not proc.stdout.readline():
-            raise SystemExit((self.root / f"{name}.log").read_text())
-        return proc
+        return self.workers(config, [name])[0]
+
+    def workers(self, config: Path, names: list[str]) -> list[subprocess.Popen[str]]:
+        """Start one `clawharness worker` per name, all at once; return once each is ready."""
+        procs = []
+        for name in names:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "clawharness", "worker", "--config", str(config),
+                 "--worker-id", name, "--json"], env=self.env(), stdout=subprocess.PIPE,
+                stderr=open(self.root / f"{name}.log", "w"), text=True,  # noqa: SIM115
+                start_new_session=True)
+            self.procs.append(proc)
+            procs.append(proc)
+        for name, proc in zip(names, procs, strict=True):
+            assert proc.stdout is not None
+            if not proc.stdout.readline():
+                raise SystemExit((self.root / f"{name}.log").read_text())
+        return procs
 
     def stop(self, proc: subprocess.Popen[Any]) -> None:
         if proc.poll() is None:
@@ -227,16 +239,28 @@ async def latency(rig: Rig, turns: int) -> tuple[list[float], list[float]]:
     return local_ms, cluster_ms
 
 
-async def throughput(rig: Rig, sessions: int, workers: int,
-                     delay_ms: int = 200) -> tuple[float, dict[str, float], float]:
-    """Turns per second: `sessions` new sessions, one turn each, all submitted at once;
-    the CPU milliseconds per turn each part of the run spent meanwhile; and the share
-    of the turns that ran as local activities (the rest spilled to an activity task)."""
+@dataclass(frozen=True)
+class Throughput:
+    """The median of the timed rounds' turns a second (each round: one turn on every
+    session, all submitted at once), every round's figure, the CPU milliseconds per turn
+    each part of the run spent over the rounds, and the share of turns that ran as local
+    activities (the rest spilled to an activity task)."""
+
+    turns_per_s: float
+    rounds: list[float]
+    cpu_ms: dict[str, float]
+    local_share: float
+
+
+async def throughput(rig: Rig, sessions: int, workers: int, *, rounds: int,
+                     delay_ms: int = 200) -> Throughput:
     from clawharness.host import Host
 
     queue = f"bench-tput-{workers}-{uuid.uuid4().hex[:6]}"
     config = rig.config(f"tput{workers}-{delay_ms}", delay_ms=delay_ms, task_queue=queue)
-    procs = [rig.worker(config, f"tput{workers}-{delay_ms}-w{n}") for n in range(workers)]
+    procs = rig.workers(config, [f"tput{workers}-{delay_ms}-w{n}" for n in range(workers)])
+    rates: list[float] = []
+    local = 0
     try:
         async with Host.from_config(config, env=rig.env()) as front:
             # every session's first turn starts its workflow (and the worker builds its
@@ -248,17 +272,20 @@ async def throughput(rig: Rig, sessions: int, workers: int,
                               "workers": [p for w in procs for p in _tree(w.pid)],
                               "front": [os.getpid()], "postgres": _postgres_pids()})
             meter.start()
-            began = time.perf_counter()
-            results = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", "go")
-                                             for i in range(sessions)))
-            elapsed = time.perf_counter() - began
+            for n in range(rounds):
+                began = time.perf_counter()
+                results = await asyncio.gather(*(front.run_turn(f"{queue}-s{i}", f"go {n}")
+                                                 for i in range(sessions)))
+                rates.append(sessions / (time.perf_counter() - began))
+                assert all(r.terminal == "ok" for r in results)
+                local += sum(1 for r in results if r.extra["cluster"]["local"])
             meter.stop()
-            assert all(r.terminal == "ok" for r in results)
     finally:
         for proc in procs:
             rig.stop(proc)
-    local = sum(1 for r in results if r.extra["cluster"]["local"]) / sessions
-    return sessions / elapsed, {k: v * 1000 / sessions for k, v in meter.spent.items()}, local
+    turns = sessions * rounds
+    return Throughput(median(rates), rates,
+                      {k: v * 1000 / turns for k, v in meter.spent.items()}, local / turns)
 
 
 def _ceiling(cpu_ms: dict[str, float]) -> float:
@@ -275,26 +302,33 @@ async def main() -> None:
     turns = int(os.environ.get("BENCH_TURNS", 30 if args.quick else 200))
     sessions = int(os.environ.get("BENCH_SESSIONS", 100 if args.quick else 200))
     light_sessions = int(os.environ.get("BENCH_LIGHT_SESSIONS", 40 if args.quick else 100))
+    rounds = int(os.environ.get("BENCH_ROUNDS", 3))
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         rig = Rig(Path(tmp), args.pg)
         try:
             rig.start_temporal()
             local_ms, cluster_ms = (await latency(rig, turns)) if turns else ([0.0], [0.0])
-            one, one_cpu, one_local = await throughput(rig, sessions, 1)
-            two, two_cpu, two_local = await throughput(rig, sessions, 2)
-            light_one, _, _ = await throughput(rig, light_sessions, 1, delay_ms=LIGHT_DELAY_MS)
-            light_two, _, _ = await throughput(rig, light_sessions, 2, delay_ms=LIGHT_DELAY_MS)
+            one_run = await throughput(rig, sessions, 1, rounds=rounds)
+            two_run = await throughput(rig, sessions, 2, rounds=rounds)
+            light_one = (await throughput(rig, light_sessions, 1, rounds=1,
+                                          delay_ms=LIGHT_DELAY_MS)).turns_per_s
+            light_two = (await throughput(rig, light_sessions, 2, rounds=1,
+                                          delay_ms=LIGHT_DELAY_MS)).turns_per_s
         finally:
             rig.close()
+    one, one_cpu, one_local = one_run.turns_per_s, one_run.cpu_ms, one_run.local_share
+    two, two_cpu, two_local = two_run.turns_per_s, two_run.cpu_ms, two_run.local_share
     local_p50, cluster_p50 = median(local_ms), median(cluster_ms)
     show("per-turn latency, model answering at once (ms)",
          ["path", "p50", "p90", "p99", "turns"],
          [("in-process host", local_p50, pct(local_ms, 90), pct(local_ms, 99), len(local_ms)),
           ("through the cluster", cluster_p50, pct(cluster_ms, 90), pct(cluster_ms, 99),
            len(cluster_ms))])
-    show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker",
-         ["workers", "turns/s", "ran local"], [(1, one, f"{one_local:.0%}"),
-                                                (2, two, f"{two_local:.0%}")])
+    show(f"throughput, {sessions} sessions, 200 ms model, {CAP} turns per worker "
+         f"(median of {rounds} rounds)",
+         ["workers", "turns/s", "rounds", "ran local"],
+         [(n, run.turns_per_s, " ".join(f"{r:.1f}" for r in run.rounds),
+           f"{run.local_share:.0%}") for n, run in ((1, one_run), (2, two_run))])
     show(f"throughput, {light_sessions} sessions, {LIGHT_DELAY_MS} ms model, {CAP} turns "
          "per worker (the cores not the bound)",
          ["workers", "turns/s"], [(1, light_one), (2, light_two)])
@@ -311,6 +345,9 @@ async def main() -> None:
           "local_p50_ms": round(local_p50, 2), "cluster_p50_ms": round(cluster_p50, 2),
           "cluster_p99_ms": round(pct(cluster_ms, 99), 2),
           "one_worker_turns_per_s": round(one, 2), "two_worker_turns_per_s": round(two, 2),
+          "rounds": rounds,
+          "one_worker_rounds": [round(r, 2) for r in one_run.rounds],
+          "two_worker_rounds": [round(r, 2) for r in two_run.rounds],
           "cpu_ms_per_turn_one_worker": {k: round(v, 2) for k, v in one_cpu.items()},
           "cpu_ms_per_turn_two_workers": {k: round(v, 2) for k, v in two_cpu.items()},
           "cpu_bound_ceiling_two_workers": round(_ceiling(two_cpu), 1),
