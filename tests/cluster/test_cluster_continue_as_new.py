@@ -74,6 +74,7 @@ async def test_the_workflow_continues_as_new_and_keeps_the_queue_in_order(make_r
 async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_rig) -> None:
     from temporalio.worker import Replayer
 
+    from clawharness.cluster.runner import sandboxed_runner
     from clawharness.cluster.workflow import SessionWorkflow
 
     rig: ClusterRig = make_rig({"responses": [
@@ -92,6 +93,10 @@ async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_ri
             assert await handle.result() == 1  # completed, idle, after its one turn
         results = [e for e in await relay.read("turn-long") if e.kind == "result"]
         assert [r.payload["text"] for r in results] == ["long done"]
-        # the run replays deterministically from its history (the sandboxed code as is)
-        await Replayer(workflows=[SessionWorkflow]).replay_workflow(
-            await handle.fetch_history())
+        # the run replays deterministically from its history (the sandboxed code as is),
+        # under the SDK's own sandboxed runner and under the one the workers use
+        history = await handle.fetch_history()
+        await Replayer(workflows=[SessionWorkflow]).replay_workflow(history)
+        await Replayer(workflows=[SessionWorkflow],
+                       workflow_runner=sandboxed_runner(client.data_converter)
+                       ).replay_workflow(history)
