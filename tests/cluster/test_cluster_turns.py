@@ -136,16 +136,17 @@ async def _signalled_requests(rig: ClusterRig, session_key: str) -> list[dict[st
     received them (its history)."""
     from temporalio.client import Client
 
-    from clawharness.cluster.messages import workflow_id_for
+    from clawharness.cluster.messages import SUBMIT_SIGNAL, workflow_id_for
 
     client = await Client.connect(rig.temporal.url.removeprefix("temporal://"))
     handle = client.get_workflow_handle(workflow_id_for(rig.task_queue, session_key))
     history = await handle.fetch_history()
     out: list[dict[str, Any]] = []
     for event in history.events:
-        if event.HasField("workflow_execution_signaled_event_attributes"):
-            payloads = event.workflow_execution_signaled_event_attributes.input.payloads
-            [request] = await client.data_converter.decode(payloads)
+        signalled = event.workflow_execution_signaled_event_attributes
+        if event.HasField("workflow_execution_signaled_event_attributes") and \
+                signalled.signal_name == SUBMIT_SIGNAL:  # not a withdrawal
+            [request] = await client.data_converter.decode(signalled.input.payloads)
             out.append(request)
     return out
 
@@ -354,6 +355,10 @@ async def test_an_abort_at_the_front_stops_the_turn_on_its_worker(make_rig) -> N
         assert (after.terminal, after.text) == ("ok", "after reply")
         texts = [e.text for e in await front.history("s") if e.role == "assistant"]
     assert "too late" not in texts and "never said" not in texts
+    # the worker watches for an abort only where the caller could send one
+    requests = await _signalled_requests(rig, "agent:main:s")
+    assert [(r["message"], r["abortable"]) for r in requests] == [
+        ("slow", True), ("queued", True), ("after", False)]
 
 
 async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waiting(

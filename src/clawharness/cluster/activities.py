@@ -228,7 +228,9 @@ class TurnActivities:
                                          if request.approvals else None),
                               user_input=(RelayedUserInput(self._relay, request.turn_id)
                                           if request.user_input else None))
-        watching = asyncio.ensure_future(self._watch_for_abort(request.turn_id, abort))
+        # only a front whose caller can abort writes an abort row for the turn
+        watching = (asyncio.ensure_future(self._watch_for_abort(request.turn_id, abort))
+                    if request.abortable else None)
         try:
             result = await self._host.run_turn(request.session_key, request.message,
                                                options)
@@ -238,9 +240,10 @@ class TurnActivities:
             result = failed_result(request.session_key, request.turn_id, str(exc),
                                    error_type=exc.code)
         finally:
-            watching.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watching
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
         await partials.flush()
         # which worker ran it, on which attempt: for the caller, and for the logs
         placed = {"worker": self.worker_id, "attempt": attempt,

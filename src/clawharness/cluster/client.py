@@ -182,7 +182,8 @@ class ClusterClient:
                 max_steps=opts.max_steps, timeout=opts.timeout, front=self._front_id,
                 trace=trace_carrier(), approvals=opts.approvals is not None,
                 user_input=opts.user_input is not None,
-                partials=opts.on_partial_reply is not None), opts)
+                partials=opts.on_partial_reply is not None,
+                abortable=opts.abort is not None), opts)
             if span.is_recording():
                 span.set_attribute(TERMINAL, result.terminal)
                 if result.terminal not in ("ok", "aborted"):

@@ -76,6 +76,10 @@ class TurnRequest:
     #: the front's caller follows partial replies; else the worker relays none (a row and
     #: a notification saved per partial). True for a request from a front before the field
     partials: bool = True
+    #: the front's caller can abort the turn (`TurnOptions.abort`): the worker watches the
+    #: relay for its abort row; else no abort can come and it watches nothing (a look-up
+    #: and a listener saved per turn). True for a request from a front before the field
+    abortable: bool = True
     #: sent by a full worker to the own queue of one that said it has room: the worker
     #: takes it only with a slot free now, else hands it back (`SPILL_REFUSED`)
     spilled: bool = False
