@@ -404,12 +404,12 @@ async def main() -> None:
          [(n, *(cpu[p] for p in parts), sum(cpu.values()),
            _ceiling(cpu)) for n, cpu in ((1, one_cpu), (2, two_cpu))])
     added = cluster_p50 - local_p50
-    burst_ratio = two_run.burst / one_run.burst
+    burst_ratio = two_run.burst / one_run.burst if one_run.burst else float("nan")
     console.print(f"added per turn: {added:.1f} ms (target < 30); two workers, sustained: "
                   f"{two / one:.2f}x one (target >= 1.8); in bursts: {burst_ratio:.2f}x")
     figures: dict[str, Any] = {
         "added_ms_per_turn": round(added, 2), "two_worker_speedup": round(two / one, 3),
-        "two_worker_speedup_burst": round(burst_ratio, 3),
+        "two_worker_speedup_burst": round(burst_ratio, 3) if one_run.burst else None,
         "local_p50_ms": round(local_p50, 2), "cluster_p50_ms": round(cluster_p50, 2),
         "cluster_p99_ms": round(pct(cluster_ms, 99), 2),
         "one_worker_turns_per_s": round(one, 2), "two_worker_turns_per_s": round(two, 2),
