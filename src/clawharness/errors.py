@@ -98,6 +98,7 @@ __all__ = [
     "ToolError",
     "ToolPolicyDeniedError",
     "ToolPolicyRejectedError",
+    "UnknownAgentError",
     "WorkspacePathEscapeError",
 ]
 
@@ -215,6 +216,13 @@ class SessionNotFoundError(SessionError):
 
 class SessionBusyError(SessionError):
     code = "session_busy"
+
+
+class UnknownAgentError(SessionError):
+    """A session key names an agent the config does not define (`agent:ghost:x`): its
+    turn would otherwise run under `agents.defaults` and escape the agent's own policy."""
+
+    code = "unknown_agent"
 
 
 class HarnessError(ClawHarnessError):

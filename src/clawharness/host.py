@@ -28,7 +28,8 @@ from clawharness.observability.processes import live_native_processes
 from clawharness.observability.spans import continued_trace
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
-from clawharness.sessions.keys import normalize_session_key
+from clawharness.sessions.agents import configured_default_agent, require_known_agent
+from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import open_store
@@ -211,10 +212,7 @@ class Host:
         return normalize_session_key(key or "main", default_agent=agent)
 
     def default_agent_id(self) -> str:
-        for agent_id, entry in self.config.agents.entries.items():
-            if entry.default:
-                return agent_id
-        return "main"
+        return configured_default_agent(self.config)
 
     def model_ref(self, text: str) -> str:
         """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
@@ -239,8 +237,11 @@ class Host:
         token = use_telemetry(self.telemetry)
         try:
             if self._cluster is not None:
-                return await self._cluster.run_turn(self.session_key(session_key), message,
-                                                    opts)
+                key = self.session_key(session_key)
+                # refused here too, before the cluster is asked (its worker refuses it again)
+                require_known_agent(self.config, parse_session_key(key).agent_id,
+                                    session_key=key)
+                return await self._cluster.run_turn(key, message, opts)
             with continued_trace(opts.trace_context or {}):
                 return await self._runner.run(self.session_key(session_key), message, opts)
         finally:

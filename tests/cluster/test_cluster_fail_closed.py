@@ -11,7 +11,7 @@ import time
 import pytest
 from cluster_rig import ClusterRig, free_port
 
-from clawharness.errors import ClusterRefusedError, ClusterUnreachableError
+from clawharness.errors import ClusterRefusedError, ClusterUnreachableError, UnknownAgentError
 from clawharness.host import Host
 
 pytestmark = pytest.mark.integration
@@ -26,6 +26,18 @@ async def test_a_front_whose_cluster_is_unreachable_fails_the_turn_naming_it(mak
             await front.run_turn("s", "hello")
         assert time.monotonic() - started < 15
         # nothing ran here instead: no session, no model request
+        assert await front.list_sessions() == []
+    assert rig.server.requests == []
+
+
+async def test_a_front_refuses_a_ghost_agent_before_it_asks_the_cluster(make_rig) -> None:
+    # issue 31: the front refuses what a worker would refuse, without reaching the cluster
+    # (an unreachable one here: were the key sent on, the error would say so)
+    rig: ClusterRig = make_rig({"responses": [{"text": "must never run"}]})
+    dead = f"temporal://127.0.0.1:{free_port()}"
+    async with Host.from_config(rig.config_path, env=rig.env(), cluster_url=dead) as front:
+        with pytest.raises(UnknownAgentError, match="'ghost'"):
+            await front.run_turn("agent:ghost:x", "hello")
         assert await front.list_sessions() == []
     assert rig.server.requests == []
 

@@ -50,6 +50,7 @@ from clawharness.observability.spans import (
 )
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
+from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
 from clawharness.store.base import SessionRecord, Store
@@ -316,6 +317,7 @@ class TurnRunner:
     async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
+        require_known_agent(self._context.config, key.agent_id, session_key=session_key)
         run_id = opts.run_id or new_id()
         with turn_span(key.agent_id, session_key, run_id) as span:
             content_attribute(span, "gen_ai.input.messages", [

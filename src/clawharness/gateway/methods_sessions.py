@@ -18,6 +18,7 @@ from clawharness.errors import InvalidSessionKeyError, SessionNotFoundError
 from clawharness.gateway.host_port import default_model
 from clawharness.gateway.protocol import GatewayError, format_validation_error
 from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
+from clawharness.sessions.agents import known_agent_ids
 from clawharness.sessions.keys import parse_session_key
 from clawharness.store.base import SessionRecord, TranscriptEntry
 
@@ -115,16 +116,23 @@ def _str(ctx: RequestContext, name: str, *, required: bool = False) -> str | Non
     return value.strip()
 
 
-def _known_agents(server: GatewayServer) -> set[str]:
-    return {server.host.default_agent_id(), *server.host.config.agents.entries}
+def _unknown_agent(agent_id: str, session_key: str | None = None) -> GatewayError:
+    where = f" (from the session key {session_key})" if session_key else ""
+    return GatewayError("INVALID_REQUEST",
+                        f'invalid agent params: unknown agent id "{agent_id}"{where}',
+                        details={"code": "UNKNOWN_AGENT_ID", "agentId": agent_id})
 
 
 def resolve_session(server: GatewayServer, session_key: str | None,
-                    agent_id: str | None) -> tuple[str, str]:
-    """The full session key and its agent from a request's `sessionKey` / `agentId`."""
-    if agent_id is not None and agent_id not in _known_agents(server):
-        raise GatewayError("INVALID_REQUEST", f'unknown agent id "{agent_id}"',
-                           details={"code": "UNKNOWN_AGENT_ID", "agentId": agent_id})
+                    agent_id: str | None, *, for_turn: bool = False) -> tuple[str, str]:
+    """The full session key and its agent from a request's `sessionKey` / `agentId`.
+
+    `for_turn`: the key will run a turn, so its agent must exist too (the rule of
+    `clawharness.sessions.agents`; reading or deleting an old session of a removed agent
+    stays possible)."""
+    known = known_agent_ids(server.host.config)
+    if agent_id is not None and agent_id not in known:
+        raise _unknown_agent(agent_id)
     try:
         if session_key:
             text = session_key.strip()
@@ -141,6 +149,8 @@ def resolve_session(server: GatewayServer, session_key: str | None,
     if agent_id and parsed.agent_id != agent_id:
         raise GatewayError("INVALID_REQUEST",
                            f"session key {key} belongs to agent {parsed.agent_id}, not {agent_id}")
+    if for_turn and parsed.agent_id not in known:
+        raise _unknown_agent(parsed.agent_id, key)
     return key, parsed.agent_id
 
 
@@ -199,7 +209,7 @@ async def _reset_and_report(ctx: RequestContext, key: str, reason: str) -> str |
 async def _agent(ctx: RequestContext) -> Any:
     server = ctx.server
     params = _params(ctx, AgentParams)
-    key, agent_id = resolve_session(server, params.session_key, params.agent_id)
+    key, agent_id = resolve_session(server, params.session_key, params.agent_id, for_turn=True)
     message = params.message
     reset = _RESET.match(message.strip())
     if reset is not None:
@@ -249,7 +259,7 @@ async def _agent_wait(ctx: RequestContext) -> Any:
 async def _chat_send(ctx: RequestContext) -> Any:
     server = ctx.server
     params = _params(ctx, ChatSendParams)
-    key, agent_id = resolve_session(server, params.session_key, params.agent_id)
+    key, agent_id = resolve_session(server, params.session_key, params.agent_id, for_turn=True)
     message = params.message.strip()
     if not message:
         raise GatewayError("INVALID_REQUEST", "invalid chat.send params: message required")

@@ -76,3 +76,25 @@ async def test_the_served_tools_answer_an_sdk_client(tmp_path: Path) -> None:
             missing = await s.call_tool("session_history", {"session_key": "nope"})
             assert missing.is_error
             assert "no session agent:main:nope" in missing.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_message_to_a_ghost_agent_is_refused_with_its_code(tmp_path: Path) -> None:
+    # issue 31: `agent:ghost:x` ran under agents.defaults and escaped main's deny list
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    script = {"responses": [{"text": "must never run"}]}
+    extra = {"agents": {"defaults": {"model": "local/m", "workspace": str(tmp_path / "ws")},
+                        "entries": {"main": {"tools": {"deny": ["exec"]}}}}}
+    with scripted_config(tmp_path, script, extra) as config:
+        params = StdioServerParameters(command=CLAWHARNESS, args=["mcp", "serve"],
+                                       env={"CLAWHARNESS_CONFIG": str(config)})
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            sent = await s.call_tool("message_send", {"message": "hello",
+                                                      "session_key": "agent:ghost:x"})
+            assert sent.is_error
+            text = sent.content[0].text  # type: ignore[union-attr]
+            assert "unknown_agent: unknown agent id 'ghost'" in text, text
+            listed = await s.call_tool("sessions_list", {})
+            assert listed.structured_content == {"sessions": []}
