@@ -29,7 +29,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from clawharness.store.base import NewEntry
+from clawharness.store import NewEntry
 from clawharness.store.sqlite import SqliteStore
 
 SQLiteSession: Any = None

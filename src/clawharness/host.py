@@ -32,8 +32,7 @@ from clawharness.sessions.agents import configured_default_agent, require_known_
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
-from clawharness.store import open_store
-from clawharness.store.base import SearchHit, SessionRecord, Store, TranscriptEntry
+from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
 
 if TYPE_CHECKING:
     from clawharness.cluster.client import ClusterClient

@@ -32,7 +32,7 @@ from clawharness.gateway.server import GatewayServer
 from clawharness.gateway.settings import GatewaySettings
 from clawharness.harness.types import AgentEvent
 from clawharness.sessions.keys import normalize_session_key
-from clawharness.store.base import SessionRecord, TranscriptEntry
+from clawharness.store import SessionRecord, TranscriptEntry
 
 TOKEN = "test-token"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.attempt.turn import TurnOptions
-from clawharness.store.tool_outcomes import ToolCallKey
+from clawharness.store import ToolCallKey
 
 FULL_EXEC = {"exec": {"security": "full", "ask": "off"}}
 

@@ -14,7 +14,7 @@ import pytest
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
 from clawharness.sessions.writers import SessionWriters, WriterTimings, next_poll_delay
-from clawharness.store.base import NewEntry, Store
+from clawharness.store import NewEntry, Store
 from clawharness.store.postgres import PostgresStore
 from clawharness.store.sqlite import SqliteStore
 

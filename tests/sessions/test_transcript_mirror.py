@@ -11,7 +11,7 @@ import pytest
 
 from clawharness.errors import StoreError
 from clawharness.sessions.transcript import TranscriptMirror
-from clawharness.store.base import AppendOutcome, NewEntry
+from clawharness.store import AppendOutcome, NewEntry
 from clawharness.store.sqlite import SqliteStore
 
 KEY, SID = "agent:main:main", "sid-1"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from store_test_support import PG_URL, drop_schema, new_schema_name, pg_unavailable
 
-from clawharness.store.base import Store
+from clawharness.store import Store
 from clawharness.store.postgres import PostgresStore
 from clawharness.store.sqlite import SqliteStore
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from clawharness.errors import ConditionalWriteConflict, SessionNotFoundError, StoreError
-from clawharness.store.base import NewEntry, SessionRecord, Store
+from clawharness.store import NewEntry, SessionRecord, Store
 
 StoreFactory = Callable[[], Awaitable[Store]]
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from clawharness.store.base import NewEntry, Store
+from clawharness.store import NewEntry, Store
 
 
 def msg(text: str, role: str = "user") -> NewEntry:

@@ -10,8 +10,8 @@ import pytest
 from store_test_support import PG_URL, drop_schema, new_schema_name, pg_unavailable
 
 from clawharness.errors import StoreError
-from clawharness.store.base import SCHEMA_VERSION, NewEntry
-from clawharness.store.postgres import PostgresStore
+from clawharness.store import NewEntry
+from clawharness.store.postgres import SCHEMA_VERSION, PostgresStore
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ async def test_a_v1_schema_is_migrated_to_session_leases_keeping_its_data(schema
 async def test_a_takeover_waits_for_a_fenced_write_in_flight(schema: str) -> None:
     """The fence check holds the lease row FOR SHARE until the write commits, so a
     successor cannot take over between a writer's check and its commit."""
-    from clawharness.store.leases import SessionLease
+    from clawharness.store import SessionLease
 
     a, b = PostgresStore(PG_URL, schema=schema), PostgresStore(PG_URL, schema=schema)
     await a.open()
@@ -130,7 +130,7 @@ async def test_a_takeover_waits_for_a_fenced_write_in_flight(schema: str) -> Non
 
 async def test_a_client_frozen_inside_a_fenced_write_cannot_block_a_takeover(
         schema: str) -> None:
-    from clawharness.store.leases import SessionLease
+    from clawharness.store import SessionLease
 
     a = PostgresStore(PG_URL, schema=schema, idle_in_transaction_timeout=0.5)
     b = PostgresStore(PG_URL, schema=schema)
@@ -158,7 +158,7 @@ async def test_a_client_frozen_inside_a_fenced_write_cannot_block_a_takeover(
 
 
 async def test_a_release_wakes_the_waiters_watching_that_session(schema: str) -> None:
-    from clawharness.store.leases import SessionLease, SessionLeaseBusy
+    from clawharness.store import SessionLease, SessionLeaseBusy
 
     a, b = PostgresStore(PG_URL, schema=schema), PostgresStore(PG_URL, schema=schema)
     other_schema = new_schema_name()
@@ -193,9 +193,8 @@ async def test_a_release_wakes_the_waiters_watching_that_session(schema: str) ->
 
 async def test_a_schema_2_database_migrates_to_3_adding_turn_records(
         schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.store import SessionRecord, StoredTurnRecord
     from clawharness.store import postgres as postgres_mod
-    from clawharness.store.base import SessionRecord
-    from clawharness.store.turn_records import StoredTurnRecord
 
     monkeypatch.setattr(postgres_mod, "SCHEMA_VERSION", 2)
     old = PostgresStore(PG_URL, schema=schema)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clawharness.store._postgres_sql import tsquery
 from clawharness.store._sqlite_search import text_expr
-from clawharness.store.base import SearchTerm, parse_search_query
+from clawharness.store.search_query import SearchTerm, parse_search_query
 
 
 def test_words_become_and_terms_with_a_trailing_star_as_prefix() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from clawharness.store.base import NewEntry, SessionRecord, Store
+from clawharness.store import NewEntry, SessionRecord, Store
 from clawharness.store.sqlite import SqliteStore
 
 StoreFactory = Callable[[], Awaitable[Store]]

@@ -10,8 +10,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from clawharness.errors import SessionLeaseLostError, StoreError
-from clawharness.store.base import NewEntry, SessionRecord, Store
-from clawharness.store.leases import SessionLease, SessionLeaseBusy
+from clawharness.store import NewEntry, SessionLease, SessionLeaseBusy, SessionRecord, Store
 
 StoreFactory = Callable[[], Awaitable[Store]]
 KEY = "agent:main:shared"

@@ -17,7 +17,7 @@ from clawharness.store.sqlite import SqliteStore
 
 WRITER = textwrap.dedent("""
     import asyncio, sys
-    from clawharness.store.base import NewEntry
+    from clawharness.store import NewEntry
     from clawharness.store.sqlite import SqliteStore
 
     async def writer(store, w):

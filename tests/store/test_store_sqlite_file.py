@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import StoreCorruptError, StoreError
+from clawharness.store import NewEntry
 from clawharness.store import sqlite as sqlite_mod
-from clawharness.store.base import NewEntry
 from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
 
 

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import StoreCorruptError
+from clawharness.store import NewEntry, SessionLease
 from clawharness.store import _sqlite_sql as q
-from clawharness.store.base import NewEntry
-from clawharness.store.leases import SessionLease
 from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
 
 
@@ -67,7 +66,7 @@ def test_processes_creating_one_new_store_at_once_all_open_the_same_file(
     code = (
         "import asyncio, os, sys, time\n"
         "from clawharness.store.sqlite import SqliteStore\n"
-        "from clawharness.store.base import SessionRecord\n"
+        "from clawharness.store import SessionRecord\n"
         "path, go, n = sys.argv[1], sys.argv[2], sys.argv[3]\n"
         "while not os.path.exists(go): time.sleep(0.001)\n"
         "async def main():\n"

@@ -6,8 +6,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from clawharness.store import NewEntry
 from clawharness.store import _sqlite_sql as q
-from clawharness.store.base import NewEntry
 from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
 
 

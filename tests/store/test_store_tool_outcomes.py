@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import StoreError
+from clawharness.store import ToolCallKey
 from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
-from clawharness.store.tool_outcomes import ToolCallKey
 
 KEY = ToolCallKey("sess-1", "run-1", "call-1")
 
@@ -82,7 +82,7 @@ async def test_a_version_3_postgres_schema_migrates_to_the_ledger() -> None:
     import psycopg
     from store_test_support import PG_URL, drop_schema, new_schema_name, pg_unavailable
 
-    from clawharness.store.base import SCHEMA_VERSION as PG_VERSION
+    from clawharness.store.postgres import SCHEMA_VERSION as PG_VERSION
     from clawharness.store.postgres import PostgresStore
 
     if reason := pg_unavailable():

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import StoreError
-from clawharness.store.base import SessionRecord, Store
+from clawharness.store import SessionRecord, Store, StoredTurnRecord
 from clawharness.store.sqlite import SqliteStore
-from clawharness.store.turn_records import StoredTurnRecord
 
 
 async def put(store: Store, run_id: str, key: str, session_id: str, at: float,

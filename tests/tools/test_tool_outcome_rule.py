@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
+from clawharness.store import ToolCallClaim, ToolCallKey, ToolCallRecord
 from clawharness.tools.outcomes import decide
 
 KEY = ToolCallKey("s", "r", "c")

@@ -30,9 +30,7 @@ from typing import Any, Final
 
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, ApprovalRequest
 from clawharness.harness.types import AgentEvent
-from clawharness.store.base import Store
-from clawharness.store.leases import SessionLease
-from clawharness.store.turn_records import StoredTurnRecord
+from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
 __all__ = ["TimelineEvent", "ToolCallRecord", "TurnRecord", "TurnRecordKeeper", "TurnRecorder"]
 
@@ -327,7 +325,7 @@ class TurnRecordKeeper:
     is pending (the host calls it at close).
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: TurnRecordStore) -> None:
         self._store = store
         self._pending: list[TurnRecord] = []
         self._timer: asyncio.TimerHandle | None = None

@@ -53,8 +53,7 @@ from clawharness.providers.registry import resolve_api
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
-from clawharness.store.base import SessionRecord, Store
-from clawharness.store.leases import SessionLease
+from clawharness.store import SessionLease, SessionRecord, Store
 from clawharness.tools.outcomes import ToolOutcomeLedger
 
 if TYPE_CHECKING:

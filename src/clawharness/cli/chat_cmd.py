@@ -34,7 +34,7 @@ from clawharness.cli.chat_render import TurnView
 from clawharness.cli.common import ConfigOption, console, run_async
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.host import Host
-from clawharness.store.base import SessionRecord
+from clawharness.store import SessionRecord
 
 __all__ = ["ChatLoop", "register"]
 

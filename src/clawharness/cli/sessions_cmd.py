@@ -18,7 +18,7 @@ from clawharness.cli.common import (
 )
 from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
-from clawharness.store.base import SessionRecord, TranscriptEntry
+from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["register"]
 

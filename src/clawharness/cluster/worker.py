@@ -44,7 +44,7 @@ def new_worker_id() -> str:
 
 def check_shared_store(store_url: str, role: str = "worker") -> None:
     """Refuse a store the cluster's other processes cannot share."""
-    from clawharness.store.urls import display_store_url
+    from clawharness.store import display_store_url
 
     if not store_url.startswith(("postgresql://", "postgres://")):
         raise ClusterRefusedError(

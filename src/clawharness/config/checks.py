@@ -17,7 +17,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from clawharness.config.wording import closest, one_of
-from clawharness.store.urls import store_url_error
+from clawharness.store import store_url_error
 from clawharness.tools.groups import TOOL_GROUPS, TOOL_NAME_ALIASES, normalize_tool_name
 from clawharness.tools.profiles import TOOL_PROFILES
 

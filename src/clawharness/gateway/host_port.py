@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.config.schema import ClawConfig
-from clawharness.store.base import SessionRecord, TranscriptEntry
+from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["GatewayHost", "default_model", "status_report"]
 

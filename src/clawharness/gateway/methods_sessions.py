@@ -20,7 +20,7 @@ from clawharness.gateway.protocol import GatewayError, format_validation_error
 from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
 from clawharness.sessions.agents import known_agent_ids
 from clawharness.sessions.keys import parse_session_key
-from clawharness.store.base import SessionRecord, TranscriptEntry
+from clawharness.store import SessionRecord, TranscriptEntry
 
 if TYPE_CHECKING:
     from clawharness.gateway.server import GatewayServer

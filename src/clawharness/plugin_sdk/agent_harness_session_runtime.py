@@ -69,7 +69,7 @@ from clawharness.sessions.bindings.session_bindings import (
 )
 from clawharness.sessions.bindings.state_dir import StateDirResolution, resolve_state_dir
 from clawharness.sessions.lifecycle import SessionHookParams
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "AcquisitionRejectedError",

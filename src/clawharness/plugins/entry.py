@@ -27,7 +27,7 @@ from clawharness.sessions.bindings.session_bindings import (
     SessionBindings,
     native_session_bindings,
 )
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "PluginApi",

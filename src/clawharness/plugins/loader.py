@@ -39,7 +39,7 @@ from clawharness.config.schema import ClawConfig, PluginsConfig
 from clawharness.errors import PluginApiFloorError, PluginError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.plugins.entry import PluginApi, PluginEntry, PluginRegistrations
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "BUNDLED_PLUGINS",

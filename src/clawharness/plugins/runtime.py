@@ -33,7 +33,7 @@ from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
-from clawharness.store.base import Store
+from clawharness.store import Store
 from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy

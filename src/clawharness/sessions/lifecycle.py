@@ -16,12 +16,12 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clawharness._ids import new_id
 from clawharness.errors import SessionNotFoundError
 from clawharness.sessions.writers import SessionWriters, WriterSlot
-from clawharness.store.base import SessionRecord, Store
+from clawharness.store import SessionRecord, SessionStore, TranscriptStore
 
 if TYPE_CHECKING:
     from clawharness.plugins.runtime import PluginRuntime
@@ -52,8 +52,12 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+class LifecycleStore(SessionStore, TranscriptStore, Protocol):
+    """What the lifecycle writes: session rows, and transcript entries (a rewind)."""
+
+
 class SessionLifecycle:
-    def __init__(self, store: Store, plugins: PluginRuntime, writers: SessionWriters) -> None:
+    def __init__(self, store: LifecycleStore, plugins: PluginRuntime, writers: SessionWriters) -> None:
         self._store = store
         self._plugins = plugins
         self._writers = writers

@@ -23,8 +23,13 @@ from typing import Any
 
 from clawharness.observability.spans import store_append_span
 from clawharness.observability.telemetry import current_telemetry
-from clawharness.store.base import AppendOutcome, NewEntry, Store, TranscriptEntry
-from clawharness.store.leases import SessionLease
+from clawharness.store import (
+    AppendOutcome,
+    NewEntry,
+    SessionLease,
+    TranscriptEntry,
+    TranscriptStore,
+)
 
 __all__ = ["HistoryCache", "TranscriptMirror", "entry_to_message", "message_text"]
 
@@ -56,7 +61,7 @@ def entry_to_message(entry: TranscriptEntry) -> dict[str, Any]:
 class TranscriptMirror:
     """Appends one run's messages to one physical session, in order, idempotently."""
 
-    def __init__(self, store: Store, session_key: str, session_id: str, run_id: str,
+    def __init__(self, store: TranscriptStore, session_key: str, session_id: str, run_id: str,
                  *, attempt: int = 0, after: Awaitable[Any] | None = None,
                  fence: SessionLease | None = None) -> None:
         self._store = store

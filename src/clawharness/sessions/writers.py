@@ -33,8 +33,13 @@ from dataclasses import dataclass, field
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
 from clawharness.observability.spans import lease_wait_span
 from clawharness.observability.telemetry import current_telemetry
-from clawharness.store.base import Store
-from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState, waiter_ttl
+from clawharness.store import (
+    SessionLease,
+    SessionLeaseBusy,
+    SessionLeaseState,
+    SessionLeaseStore,
+)
+from clawharness.store.leases import waiter_ttl
 
 __all__ = ["SessionWriters", "WriterSlot", "WriterTimings", "describe_busy", "next_poll_delay"]
 
@@ -113,7 +118,7 @@ def _default_holder() -> str:
 class SessionWriters:
     """FIFO per-key writer slots, backed by the store's per-session writer lease."""
 
-    def __init__(self, store: Store | None = None, *, timings: WriterTimings | None = None,
+    def __init__(self, store: SessionLeaseStore | None = None, *, timings: WriterTimings | None = None,
                  holder: str | None = None) -> None:
         self._store = store
         self.timings = timings or WriterTimings()
@@ -123,14 +128,14 @@ class SessionWriters:
         self._held: set[WriterSlot] = set()
         self._keeper: asyncio.Task[None] | None = None
 
-    def attach(self, store: Store, timings: WriterTimings | None = None) -> None:
+    def attach(self, store: SessionLeaseStore, timings: WriterTimings | None = None) -> None:
         """Back the slots with `store`'s leases (the host does this when it starts)."""
         self._store = store
         if timings is not None:
             self.timings = timings
 
     @property
-    def store(self) -> Store | None:
+    def store(self) -> SessionLeaseStore | None:
         """The store whose leases back the slots (None: this process's queue only)."""
         return self._store
 
@@ -200,7 +205,7 @@ class SessionWriters:
 
     # the store lease ------------------------------------------------------------------
 
-    async def _acquire(self, store: Store, key: str, purpose: str, wait: float,
+    async def _acquire(self, store: SessionLeaseStore, key: str, purpose: str, wait: float,
                        deadline: float) -> SessionLease:
         timings = self.timings
         holder = f"{self.holder} ({purpose})" if purpose else self.holder
@@ -210,7 +215,7 @@ class SessionWriters:
         with lease_wait_span(key, "store"):
             return await self._wait_in_store(store, key, holder, attempt, wait, deadline)
 
-    async def _wait_in_store(self, store: Store, key: str, holder: str,
+    async def _wait_in_store(self, store: SessionLeaseStore, key: str, holder: str,
                              busy: SessionLeaseBusy, wait: float,
                              deadline: float) -> SessionLease:
         """Queue for the store lease another process holds, until it is ours."""
@@ -287,7 +292,7 @@ class SessionWriters:
         self._keeper = None
 
 
-async def _release(store: Store, lease: SessionLease) -> None:
+async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
     try:
         await store.release_session_lease(lease)
     except Exception as exc:  # the lease then expires on its own
@@ -295,7 +300,7 @@ async def _release(store: Store, lease: SessionLease) -> None:
                     lease.session_key, lease.fence, exc)
 
 
-async def _acquire_once(store: Store, key: str, holder: str, ttl: float,
+async def _acquire_once(store: SessionLeaseStore, key: str, holder: str, ttl: float,
                         ticket: int | None) -> SessionLease | SessionLeaseBusy:
     """One acquisition under a token of our own, so that a lease won while the caller
     was cancelled can still be given back (a release needs only the key and token)."""
@@ -308,7 +313,7 @@ async def _acquire_once(store: Store, key: str, holder: str, ttl: float,
         raise
 
 
-async def _release_now(store: Store, lease: SessionLease) -> None:
+async def _release_now(store: SessionLeaseStore, lease: SessionLease) -> None:
     try:
         await _release(store, lease)
     except asyncio.CancelledError:  # finish it anyway, or the lease waits out its expiry
@@ -316,7 +321,7 @@ async def _release_now(store: Store, lease: SessionLease) -> None:
         raise
 
 
-def _release_later(store: Store, lease: SessionLease) -> None:
+def _release_later(store: SessionLeaseStore, lease: SessionLease) -> None:
     task = asyncio.ensure_future(_release(store, lease))
     _orphans.add(task)
     task.add_done_callback(_orphans.discard)

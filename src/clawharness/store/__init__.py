@@ -1,6 +1,20 @@
-"""Persistent state: sessions, transcript entries and plugin state.
+"""Persistent state: sessions, transcript entries, search, plugin state, writer leases,
+tool outcomes and the turn inspector's records.
 
-`open_store(url_or_path)` picks the implementation; call `await store.open()` next.
+`open_store(url_or_path)` picks the implementation; call `await store.open()` next. The
+protocols are cut by concern (`protocols`); a consumer asks for the one it uses, and
+`Store` is their combination, which both implementations (`sqlite`, `postgres`) are.
+
+    records.py        the rows: SessionRecord, TranscriptEntry, PluginStateRecord, ...
+    protocols.py      SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
+                      SessionLeaseStore, ToolOutcomeStore, TurnRecordStore; Store
+    leases.py         per-session writer leases: their records and rules
+    tool_outcomes.py  tool calls exactly once: their records
+    turn_records.py   the turn inspector's records and their tables
+    search_query.py   free search text as safe terms
+    urls.py           which store URLs this host opens
+    sqlite.py         the embedded default (and its `_sqlite_*` parts)
+    postgres.py       PostgreSQL (and its `_postgres_*` parts)
 """
 
 from __future__ import annotations
@@ -8,28 +22,56 @@ from __future__ import annotations
 from pathlib import Path
 
 from clawharness.errors import StoreError
-from clawharness.store.base import (
+from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState
+from clawharness.store.protocols import (
+    PluginStateStore,
+    SessionLeaseStore,
+    SessionStore,
+    Store,
+    SyncPluginStateView,
+    ToolOutcomeStore,
+    TranscriptSearch,
+    TranscriptStore,
+    TurnRecordStore,
+)
+from clawharness.store.records import (
     AppendOutcome,
     NewEntry,
     PluginStateRecord,
     SearchHit,
     SessionRecord,
-    Store,
-    SyncPluginStateView,
     TranscriptEntry,
 )
+from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
+from clawharness.store.turn_records import StoredTurnRecord
 from clawharness.store.urls import display_store_url, store_url_error
 
 __all__ = [
     "AppendOutcome",
     "NewEntry",
     "PluginStateRecord",
+    "PluginStateStore",
     "SearchHit",
+    "SessionLease",
+    "SessionLeaseBusy",
+    "SessionLeaseState",
+    "SessionLeaseStore",
     "SessionRecord",
+    "SessionStore",
     "Store",
+    "StoredTurnRecord",
     "SyncPluginStateView",
+    "ToolCallClaim",
+    "ToolCallKey",
+    "ToolCallRecord",
+    "ToolOutcomeStore",
     "TranscriptEntry",
+    "TranscriptSearch",
+    "TranscriptStore",
+    "TurnRecordStore",
+    "display_store_url",
     "open_store",
+    "store_url_error",
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clawharness.store.base import SearchTerm
+from clawharness.store.search_query import SearchTerm
 
 #: pg_advisory_xact_lock(bigint) key taken while creating or migrating the schema
 MIGRATE_LOCK = 0x636C61775F6D6967

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from clawharness.store.base import SearchHit, SearchTerm
+from clawharness.store.records import SearchHit
+from clawharness.store.search_query import SearchTerm
 
 
 def _phrase(term: SearchTerm) -> str:

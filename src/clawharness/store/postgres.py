@@ -38,8 +38,8 @@ from clawharness.store import _postgres_leases as leases
 from clawharness.store import _postgres_sql as q
 from clawharness.store import _postgres_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
-from clawharness.store.base import (
-    SCHEMA_VERSION,
+from clawharness.store.leases import SessionLease, lease_lost
+from clawharness.store.records import (
     AppendOutcome,
     NewEntry,
     PluginStateRecord,
@@ -48,12 +48,14 @@ from clawharness.store.base import (
     TranscriptEntry,
     check_session_update,
     dump_json,
-    parse_search_query,
 )
-from clawharness.store.leases import SessionLease, lease_lost
+from clawharness.store.search_query import parse_search_query
 from clawharness.store.turn_records import StoredTurnRecord
 
-__all__ = ["PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "PostgresStore"]
+
+#: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
+SCHEMA_VERSION = 5
 
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")

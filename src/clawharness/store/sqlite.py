@@ -48,7 +48,8 @@ from clawharness.store._sqlite_indexer import (
 )
 from clawharness.store._sqlite_search import SearchPlan
 from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
-from clawharness.store.base import (
+from clawharness.store.leases import SessionLease
+from clawharness.store.records import (
     AppendOutcome,
     NewEntry,
     PluginStateRecord,
@@ -57,9 +58,8 @@ from clawharness.store.base import (
     TranscriptEntry,
     check_session_update,
     dump_json,
-    parse_search_query,
 )
-from clawharness.store.leases import SessionLease
+from clawharness.store.search_query import parse_search_query
 from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["SqliteStore"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from clawharness.errors import StoreError
-from clawharness.store.base import dump_json
+from clawharness.store.records import dump_json
 
 __all__ = ["POSTGRES_MIGRATION_V3", "SQLITE_MIGRATION_V4", "TURN_RECORDS_MAX_BYTES",
            "StoredTurnRecord", "encode"]

@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey
+from clawharness.store import ToolCallClaim, ToolCallKey
 from clawharness.tools.replay import is_replay_safe_tool_call
 
 if TYPE_CHECKING:
-    from clawharness.store.base import Store
+    from clawharness.store import ToolOutcomeStore
 
 __all__ = ["ToolCallDecision", "ToolOutcomeLedger", "decide", "interrupted_text"]
 
@@ -67,7 +67,7 @@ def decide(claim: ToolCallClaim) -> ToolCallDecision:
 class ToolOutcomeLedger:
     """The tool calls of one run of one session, exactly once across its attempts."""
 
-    def __init__(self, store: Store, session_id: str, run_id: str) -> None:
+    def __init__(self, store: ToolOutcomeStore, session_id: str, run_id: str) -> None:
         self._store = store
         self.session_id = session_id
         self.run_id = run_id

@@ -12,7 +12,7 @@ from clawharness.sessions.bindings import (
 )
 from clawharness.sessions.lifecycle import SessionHookParams, SessionLifecycle
 from clawharness.sessions.writers import SessionWriters
-from clawharness.store.base import SessionRecord, Store
+from clawharness.store import SessionRecord, Store
 
 
 def binding_key(params: SessionHookParams) -> str:

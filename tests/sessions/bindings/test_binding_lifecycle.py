@@ -25,7 +25,7 @@ from clawharness.sessions.bindings import (
     RollbackChangedError,
     create_native_session_binding_lifecycle,
 )
-from clawharness.store.base import NewEntry
+from clawharness.store import NewEntry
 from clawharness.store.sqlite import SqliteStore
 
 KEY = "session:main:agent:main:chat"

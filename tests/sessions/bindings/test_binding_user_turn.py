@@ -11,7 +11,7 @@ from clawharness.sessions.bindings import (
     UserTurnTranscriptRecorder,
     reimport_native_entries,
 )
-from clawharness.store.base import NewEntry
+from clawharness.store import NewEntry
 from clawharness.store.sqlite import SqliteStore
 
 

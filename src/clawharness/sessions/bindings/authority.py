@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from clawharness.errors import AgentHarnessSessionSupersededError
-from clawharness.store.base import Store
+from clawharness.store import SessionStore
 
 __all__ = [
     "HostGenerationAuthority",
@@ -47,7 +47,7 @@ class HostGenerationAuthority:
     read failed: a failed read never authorises a binding).
     """
 
-    def __init__(self, store: Store, identity: SessionIdentity,
+    def __init__(self, store: SessionStore, identity: SessionIdentity,
                  state: Literal["current", "ephemeral", "superseded"],
                  previous_session_id: str | None, *,
                  assert_caller: Callable[[], None] | None,
@@ -87,7 +87,7 @@ def _previous_of(meta: dict[str, Any]) -> str | None:
 
 
 async def capture_native_session_generation_authority(
-    store: Store, identity: SessionIdentity, *,
+    store: SessionStore, identity: SessionIdentity, *,
     assert_current: Callable[[], None] | None = None,
     superseded_error: Callable[[str], Exception] = superseded_error,
 ) -> HostGenerationAuthority:

@@ -39,7 +39,7 @@ from clawharness.sessions.bindings.authority import (
 from clawharness.sessions.bindings.errors import InvalidRecordError
 from clawharness.sessions.bindings.lifecycle import NativeSessionBindingLifecycle
 from clawharness.sessions.bindings.namespace import Lease
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "AdoptionResult",

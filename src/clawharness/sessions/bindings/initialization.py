@@ -19,7 +19,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from clawharness.errors import AgentHarnessSessionSupersededError
 from clawharness.sessions.bindings.errors import InitializationChangedError
 from clawharness.sessions.bindings.namespace import DictRecordCodec, PluginStateNamespace
-from clawharness.store.base import Store
+from clawharness.store import PluginStateStore
 
 __all__ = [
     "NativeSessionInitializationOwner",
@@ -95,7 +95,7 @@ class UpstreamLink:
 class UpstreamLinks:
     """Upstream links kept in plugin state, one per (agent, session key)."""
 
-    def __init__(self, store: Store, namespace: str = UPSTREAM_LINK_NAMESPACE) -> None:
+    def __init__(self, store: PluginStateStore, namespace: str = UPSTREAM_LINK_NAMESPACE) -> None:
         self.rows: PluginStateNamespace[dict[str, Any]] = PluginStateNamespace(
             store, namespace, DictRecordCodec())
 

@@ -29,7 +29,7 @@ from clawharness.sessions.bindings.namespace import (
     Lease,
     PluginStateNamespace,
 )
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "JOURNAL_SUFFIX",

@@ -50,7 +50,7 @@ from clawharness.sessions.bindings.namespace import (
     Row,
     canonical_json,
 )
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "BindingOperationParams",

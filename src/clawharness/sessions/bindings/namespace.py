@@ -23,7 +23,7 @@ from clawharness.sessions.bindings.errors import (
     UnsupportedRecordVersionError,
     ValueTooLargeError,
 )
-from clawharness.store.base import PluginStateRecord, Store
+from clawharness.store import PluginStateRecord, PluginStateStore
 
 __all__ = [
     "MAX_VALUE_BYTES",
@@ -171,7 +171,7 @@ class PluginStateNamespace(Generic[T]):
 
     def __init__(
         self,
-        store: Store,
+        store: PluginStateStore,
         namespace: str,
         codec: RecordCodec[T],
         *,

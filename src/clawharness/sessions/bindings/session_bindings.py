@@ -39,7 +39,7 @@ from clawharness.sessions.bindings.lifecycle import (
 )
 from clawharness.sessions.bindings.namespace import DictRecordCodec, Lease, RecordCodec
 from clawharness.sessions.lifecycle import SessionHookParams
-from clawharness.store.base import Store
+from clawharness.store import Store
 
 __all__ = [
     "BoundSession",

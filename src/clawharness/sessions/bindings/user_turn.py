@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from clawharness.sessions.transcript import message_text
-from clawharness.store.base import AppendOutcome, NewEntry, Store
+from clawharness.store import AppendOutcome, NewEntry, TranscriptStore
 
 __all__ = [
     "PersistedUserTurn",
@@ -63,7 +63,7 @@ class UserTurnTranscriptRecorder:
 
 
 async def reimport_native_entries(
-    store: Store, session_key: str, session_id: str, entries: Sequence[dict[str, Any]],
+    store: TranscriptStore, session_key: str, session_id: str, entries: Sequence[dict[str, Any]],
     key_for: Callable[[dict[str, Any]], str],
 ) -> list[AppendOutcome]:
     """Append re-imported native entries idempotently; `appended` is True only for new ones.

@@ -1,8 +1,10 @@
-"""The `Store` protocol: sessions, transcript entries and plugin state.
+"""The store's protocols, one per concern, and `Store`, their combination.
 
-Two implementations share one test suite: the embedded SQLite default
-(`clawharness.store.sqlite`) and PostgreSQL (`clawharness.store.postgres`). Records are
-frozen dataclasses; JSON columns hold plain JSON values (dict/list/str/num/bool/None).
+Two implementations share one test suite and implement every protocol here: the embedded
+SQLite default (`clawharness.store.sqlite`) and PostgreSQL (`clawharness.store.postgres`).
+A consumer asks only for the protocol it uses (the session writers for
+`SessionLeaseStore`, the transcript mirror for `TranscriptStore`, the tool-outcome
+ledger for `ToolOutcomeStore`, ...); what wires the parts together holds a `Store`.
 
 Durability promise: when an append or write coroutine returns, its data is committed.
 An append call is atomic: all of its entries are stored, or none.
@@ -17,154 +19,45 @@ session's current lease. A write without a fence is not checked.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from clawharness.errors import StoreError
 from clawharness.store.leases import (
     SessionLease,
     SessionLeaseBusy,
     SessionLeaseState,
     SessionLeaseWatch,
 )
+from clawharness.store.records import (
+    AppendOutcome,
+    NewEntry,
+    PluginStateRecord,
+    SearchHit,
+    SessionRecord,
+    TranscriptEntry,
+)
 from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
-
-if TYPE_CHECKING:
-    from clawharness.store.turn_records import StoredTurnRecord
+from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "SESSION_UPDATE_FIELDS",
-    "AppendOutcome",
-    "NewEntry",
-    "PluginStateRecord",
-    "SearchHit",
-    "SearchTerm",
-    "SessionRecord",
+    "PluginStateStore",
+    "SessionLeaseStore",
+    "SessionStore",
     "Store",
     "SyncPluginStateView",
-    "TranscriptEntry",
-    "check_session_update",
-    "dump_json",
-    "parse_search_query",
+    "ToolOutcomeStore",
+    "TranscriptSearch",
+    "TranscriptStore",
+    "TurnRecordStore",
 ]
 
-#: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 5
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    """One session row: a stable key and its current physical session id."""
-
-    key: str
-    session_id: str
-    agent_id: str
-    model_ref: str | None = None
-    agent_harness_id: str | None = None
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class NewEntry:
-    """A transcript entry to append.
-
-    `idempotency_key`, when given, makes a retried append a no-op: the store returns
-    the entry already stored under that key (per physical session) with
-    `appended=False`. `text` is what the search index sees (defaults to none).
-    """
-
-    role: str
-    content: Any
-    metadata: dict[str, Any] | None = None
-    idempotency_key: str | None = None
-    text: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TranscriptEntry:
-    """One stored transcript entry; `seq` starts at 1 per physical session."""
-
-    session_key: str
-    session_id: str
-    seq: int
-    role: str
-    content: Any
-    metadata: dict[str, Any]
-    idempotency_key: str | None
-    text: str | None
-    created_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class AppendOutcome:
-    """One appended entry, or (`appended=False`) the one already stored under its key."""
-
-    entry: TranscriptEntry
-    appended: bool
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One search match; a higher `score` is a better match (0.0 when ranked by recency)."""
-
-    session_key: str
-    session_id: str
-    seq: int
-    role: str
-    text: str
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class PluginStateRecord:
-    """One plugin-state row. `generation` increases by one on every write."""
-
-    namespace: str
-    key: str
-    value: Any
-    generation: int
-    lease_token: str | None = None
-    lease_expires_at: float | None = None
-
 
 @runtime_checkable
-class SyncPluginStateView(Protocol):
-    """Synchronous access to the same plugin-state rows (for lease assertions and the
-    synchronous `commit()` of deletion transactions)."""
-
-    def state_get_sync(self, namespace: str, key: str) -> PluginStateRecord | None: ...
-
-    def state_insert_if_absent_sync(
-        self, namespace: str, key: str, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None: ...
-
-    def state_update_if_sync(
-        self, namespace: str, key: str, expected_generation: int, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None: ...
-
-    def state_delete_if_sync(self, namespace: str, key: str, expected_generation: int) -> bool: ...
-
-
-@runtime_checkable
-class Store(SyncPluginStateView, Protocol):
-    """Persistent state of one host (or a cluster of hosts, on PostgreSQL)."""
+class SessionStore(Protocol):
+    """Session rows: a stable key and its current physical session id."""
 
     url: str
 
-    async def open(self) -> None:
-        """Connect, create or migrate the schema. Raises StoreCorruptError on a bad file."""
-
-    async def close(self) -> None: ...
-
-    # sessions -----------------------------------------------------------------
     async def create_session(self, record: SessionRecord) -> SessionRecord:
         """Insert a new session row; ConditionalWriteConflict if the key exists."""
 
@@ -185,7 +78,11 @@ class Store(SyncPluginStateView, Protocol):
         """Delete the row and every transcript entry under the key. False if absent.
         The key's writer lease row stays (its fence keeps counting)."""
 
-    # transcript ----------------------------------------------------------------
+
+@runtime_checkable
+class TranscriptStore(Protocol):
+    """Transcript entries of physical sessions, append-only but for a rewind."""
+
     async def append_entries(
         self, session_key: str, session_id: str, entries: Sequence[NewEntry], *,
         fence: SessionLease | None = None,
@@ -214,17 +111,10 @@ class Store(SyncPluginStateView, Protocol):
         """Delete entries with seq > after_seq (a rewind). Returns how many went.
         The next append continues at `after_seq + 1`."""
 
-    # turn records (the turn inspector) ---------------------------------------------
-    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
-        """Store (or replace) the inspector's records of some turns, in one transaction
-        (a record that is not JSON, or too large, fails the call and stores none)."""
 
-    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
-        """One turn's record by its run id; None when absent."""
-
-    async def list_turn_records(self, session_key: str, *,
-                                limit: int = 50) -> list[dict[str, Any]]:
-        """The newest records of a session key, newest first."""
+@runtime_checkable
+class TranscriptSearch(Protocol):
+    """Full-text search over transcript entry text."""
 
     async def search(
         self, query: str, *, session_key: str | None = None, limit: int = 20
@@ -241,7 +131,32 @@ class Store(SyncPluginStateView, Protocol):
         are never found again. Entries under a key with no session row are found.
         """
 
-    # plugin state ----------------------------------------------------------------
+
+@runtime_checkable
+class SyncPluginStateView(Protocol):
+    """Synchronous access to the same plugin-state rows (for lease assertions and the
+    synchronous `commit()` of deletion transactions)."""
+
+    def state_get_sync(self, namespace: str, key: str) -> PluginStateRecord | None: ...
+
+    def state_insert_if_absent_sync(
+        self, namespace: str, key: str, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None: ...
+
+    def state_update_if_sync(
+        self, namespace: str, key: str, expected_generation: int, value: Any, *,
+        lease_token: str | None = None, lease_expires_at: float | None = None,
+    ) -> PluginStateRecord | None: ...
+
+    def state_delete_if_sync(self, namespace: str, key: str, expected_generation: int) -> bool: ...
+
+
+@runtime_checkable
+class PluginStateStore(SyncPluginStateView, Protocol):
+    """Plugin state: generation-checked rows with an optional lease, by namespace and key
+    (native session bindings, their journals and leases live here)."""
+
     async def state_get(self, namespace: str, key: str) -> PluginStateRecord | None: ...
 
     async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]: ...
@@ -261,7 +176,11 @@ class Store(SyncPluginStateView, Protocol):
 
     async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool: ...
 
-    # per-session writer leases (see clawharness.store.leases) ----------------------
+
+@runtime_checkable
+class SessionLeaseStore(Protocol):
+    """Per-session writer leases (see `clawharness.store.leases`)."""
+
     async def acquire_session_lease(
         self, session_key: str, *, holder: str, ttl: float, ticket: int | None = None,
         token: str | None = None,
@@ -297,7 +216,11 @@ class Store(SyncPluginStateView, Protocol):
     def watch_session_lease(self, session_key: str) -> SessionLeaseWatch:
         """Subscribe to the key's lease changes; `close()` the watch when done."""
 
-    # tool calls exactly once (see clawharness.store.tool_outcomes) -----------------
+
+@runtime_checkable
+class ToolOutcomeStore(Protocol):
+    """Tool calls exactly once (see `clawharness.store.tool_outcomes`)."""
+
     async def claim_tool_call(self, key: ToolCallKey, *, tool_name: str,
                               state_changing: bool) -> ToolCallClaim:
         """Record that the call starts (committed), or find the row an earlier attempt
@@ -308,67 +231,31 @@ class Store(SyncPluginStateView, Protocol):
         """Commit the claimed call's terminal outcome (the first one committed stays)."""
 
 
-#: the fields `update_session` may set
-SESSION_UPDATE_FIELDS = frozenset({"session_id", "model_ref", "agent_harness_id", "meta"})
+@runtime_checkable
+class TurnRecordStore(Protocol):
+    """The turn inspector's records (see `clawharness.store.turn_records`)."""
 
-_WORD = re.compile(r"[^\W_]+")
-_MAX_TERMS = 16
+    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
+        """Store (or replace) the inspector's records of some turns, in one transaction
+        (a record that is not JSON, or too large, fails the call and stores none)."""
 
+    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
+        """One turn's record by its run id; None when absent."""
 
-@dataclass(frozen=True, slots=True)
-class SearchTerm:
-    """One AND-ed search term: a phrase of words; `prefix` makes the last one a prefix."""
-
-    words: tuple[str, ...]
-    prefix: bool = False
-
-
-def parse_search_query(query: str) -> list[SearchTerm]:
-    """Turn free user text into safe search terms.
-
-    Whitespace separates terms; inside a term only letters and digits count (`foo-bar`
-    is the phrase "foo bar"), so no query syntax from the user reaches the database. A
-    trailing `*` asks for a prefix match; prefixes under 2 characters match whole words
-    only, because a one-letter prefix would scan the whole index. At most 16 terms.
-    """
-    terms: list[SearchTerm] = []
-    for raw in query.split():
-        words = tuple(w.lower() for w in _WORD.findall(raw))
-        if not words:
-            continue
-        prefix = raw.endswith("*") and len(words[-1]) >= 2
-        term = SearchTerm(words, prefix)
-        if term not in terms:
-            terms.append(term)
-        if len(terms) >= _MAX_TERMS:
-            break
-    return terms
+    async def list_turn_records(self, session_key: str, *,
+                                limit: int = 50) -> list[dict[str, Any]]:
+        """The newest records of a session key, newest first."""
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+@runtime_checkable
+class Store(SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
+            SessionLeaseStore, ToolOutcomeStore, TurnRecordStore, Protocol):
+    """Persistent state of one host (or a cluster of hosts, on PostgreSQL): every concern
+    above, and the connection's life."""
 
+    url: str
 
-def dump_json(value: Any, what: str) -> str:
-    """Serialize one JSON column value (strict JSON: no NaN); StoreError if impossible."""
-    try:
-        return _ENCODER.encode(value)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+    async def open(self) -> None:
+        """Connect, create or migrate the schema. Raises StoreCorruptError on a bad file."""
 
-
-def check_session_update(key: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate `update_session` fields; returns them with `meta` copied."""
-    unknown = sorted(set(fields) - SESSION_UPDATE_FIELDS)
-    if unknown:
-        raise StoreError(
-            f"update_session({key!r}): cannot set {', '.join(unknown)}; "
-            f"settable fields are {', '.join(sorted(SESSION_UPDATE_FIELDS))}"
-        )
-    out = dict(fields)
-    if "session_id" in out and not isinstance(out["session_id"], str):
-        raise StoreError(f"update_session({key!r}): session_id must be a string")
-    if "meta" in out:
-        if not isinstance(out["meta"], dict):
-            raise StoreError(f"update_session({key!r}): meta must be a dict")
-        out["meta"] = dict(out["meta"])
-    return out
+    async def close(self) -> None: ...

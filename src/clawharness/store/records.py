@@ -1,0 +1,136 @@
+"""The store's records: session rows, transcript entries, search hits, plugin-state rows.
+
+Records are frozen dataclasses; JSON columns hold plain JSON values
+(dict/list/str/num/bool/None). `dump_json` and `check_session_update` are the rules both
+implementations apply to what they are given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clawharness.errors import StoreError
+
+__all__ = [
+    "SESSION_UPDATE_FIELDS",
+    "AppendOutcome",
+    "NewEntry",
+    "PluginStateRecord",
+    "SearchHit",
+    "SessionRecord",
+    "TranscriptEntry",
+    "check_session_update",
+    "dump_json",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """One session row: a stable key and its current physical session id."""
+
+    key: str
+    session_id: str
+    agent_id: str
+    model_ref: str | None = None
+    agent_harness_id: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    """A transcript entry to append.
+
+    `idempotency_key`, when given, makes a retried append a no-op: the store returns
+    the entry already stored under that key (per physical session) with
+    `appended=False`. `text` is what the search index sees (defaults to none).
+    """
+
+    role: str
+    content: Any
+    metadata: dict[str, Any] | None = None
+    idempotency_key: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptEntry:
+    """One stored transcript entry; `seq` starts at 1 per physical session."""
+
+    session_key: str
+    session_id: str
+    seq: int
+    role: str
+    content: Any
+    metadata: dict[str, Any]
+    idempotency_key: str | None
+    text: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AppendOutcome:
+    """One appended entry, or (`appended=False`) the one already stored under its key."""
+
+    entry: TranscriptEntry
+    appended: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search match; a higher `score` is a better match (0.0 when ranked by recency)."""
+
+    session_key: str
+    session_id: str
+    seq: int
+    role: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class PluginStateRecord:
+    """One plugin-state row. `generation` increases by one on every write."""
+
+    namespace: str
+    key: str
+    value: Any
+    generation: int
+    lease_token: str | None = None
+    lease_expires_at: float | None = None
+
+
+#: the fields `update_session` may set
+SESSION_UPDATE_FIELDS = frozenset({"session_id", "model_ref", "agent_harness_id", "meta"})
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dump_json(value: Any, what: str) -> str:
+    """Serialize one JSON column value (strict JSON: no NaN); StoreError if impossible."""
+    try:
+        return _ENCODER.encode(value)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+
+
+def check_session_update(key: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate `update_session` fields; returns them with `meta` copied."""
+    unknown = sorted(set(fields) - SESSION_UPDATE_FIELDS)
+    if unknown:
+        raise StoreError(
+            f"update_session({key!r}): cannot set {', '.join(unknown)}; "
+            f"settable fields are {', '.join(sorted(SESSION_UPDATE_FIELDS))}"
+        )
+    out = dict(fields)
+    if "session_id" in out and not isinstance(out["session_id"], str):
+        raise StoreError(f"update_session({key!r}): session_id must be a string")
+    if "meta" in out:
+        if not isinstance(out["meta"], dict):
+            raise StoreError(f"update_session({key!r}): meta must be a dict")
+        out["meta"] = dict(out["meta"])
+    return out
