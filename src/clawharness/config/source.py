@@ -6,18 +6,22 @@ above any real config (a large one is a few kilobytes and eight levels deep) and
 the decoder, which is pure Python and recursive, clear of long parses and recursion
 errors. Plain JSON (what `doctor --fix` and `config set` write) takes the fast
 standard-library decoder; anything else is decoded as JSON5.
+
+A key written twice in one object is an error naming both lines: both decoders would keep
+the last one silently, so a second `tools` block would drop the first one's `deny`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 import json5
 
+from clawharness.config.problems import ConfigProblem, format_key_path
 from clawharness.config.textscan import TextScan, scan_json5
 from clawharness.errors import ConfigError
 
@@ -58,11 +62,22 @@ def decode_config_text(text: str, *, source: str = "<config>",
         raise _too_deep(source, f"more than {MAX_CONFIG_DEPTH}")
     if not text.strip():
         return ConfigSource(path, text, {}, scan)
+    repeated: list[str] = []
+
+    def pairs(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                repeated.append(key)
+            out[key] = value
+        return out
+
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
+        repeated.clear()
         try:
-            raw = json5.loads(text)
+            raw = json5.loads(text, object_pairs_hook=pairs)
         except RecursionError:
             # the scan stops at text it cannot follow; the decoder may then go deeper
             raise _too_deep(source, "too many") from None
@@ -70,8 +85,28 @@ def decode_config_text(text: str, *, source: str = "<config>",
             raise ConfigError(f"malformed JSON5: {exc}", path=source,
                               hint="check the brackets, quotes and commas near that place"
                               ) from None
+    if repeated:
+        raise _duplicate_keys(source, scan, repeated)
     check_value_depth(raw, source=source)
     return ConfigSource(path, text, raw, scan)
+
+
+def _duplicate_keys(source: str, scan: TextScan, repeated: list[str]) -> ConfigError:
+    """Every key written twice, with both lines where the scan could follow the text (the
+    decoder's own list stands when it could not, so a repeat is never let through)."""
+    problems = [ConfigProblem(
+        f"`{format_key_path(d.path)}` is written twice in the same object ("
+        + (f"both on line {d.line}" if d.first_line == d.line
+           else f"lines {d.first_line} and {d.line}")
+        + "); only the last would count, silently dropping the first",
+        path=d.path, line=d.line, code="config-duplicate-key", hint="merge the two into one")
+        for d in scan.duplicates]
+    if not problems:
+        problems = [ConfigProblem(
+            f"the key {key!r} is written twice in the same object; only the last would "
+            "count, silently dropping the first", code="config-duplicate-key",
+            hint="merge the two into one") for key in dict.fromkeys(repeated)]
+    return ConfigError(path=source, problems=problems)
 
 
 def read_config_file(path: Path) -> ConfigSource:

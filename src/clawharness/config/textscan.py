@@ -3,7 +3,8 @@
 The decoders recurse once per nesting level, so a file nested thousands of levels deep
 would end in a RecursionError; this scan measures the depth first, without recursion,
 and stops at the limit. It also notes the line where each key path's value starts, so
-a problem can say `config.json5:12`. It is lenient: text it cannot follow (an
+a problem can say `config.json5:12`, and every key written twice in one object, with
+both lines (the decoders silently keep the last one). It is lenient: text it cannot follow (an
 unterminated string or comment) ends the scan, and the decoder reports the syntax error.
 Every step consumes input, so the scan is linear in the text's length.
 """
@@ -16,7 +17,7 @@ from typing import Final
 
 from clawharness.config.problems import KeyPath
 
-__all__ = ["TextScan", "scan_json5"]
+__all__ = ["DuplicateKey", "TextScan", "scan_json5"]
 
 _TOKEN: Final = re.compile(
     r"""(?P<space>\s+)"""
@@ -28,6 +29,15 @@ _TOKEN: Final = re.compile(
 _SIMPLE_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "0": "\0"}
 
 
+@dataclass(frozen=True, slots=True)
+class DuplicateKey:
+    """A key written again in the same object: its key path and both lines (1-based)."""
+
+    path: KeyPath
+    first_line: int
+    line: int
+
+
 @dataclass(slots=True)
 class TextScan:
     """What the scan found: the deepest nesting, and where key paths' values start."""
@@ -37,6 +47,8 @@ class TextScan:
     lines: dict[KeyPath, int] = field(default_factory=dict)
     #: the scan stopped because the depth went past the limit
     too_deep: bool = False
+    #: keys written more than once in one object, in the order the repeats appear
+    duplicates: list[DuplicateKey] = field(default_factory=list)
 
     def line_of(self, path: KeyPath) -> int | None:
         """The line of `path`, else of its nearest ancestor that has one."""
@@ -65,7 +77,7 @@ def _key_text(token: str) -> str:
 
 
 class _Frame:
-    __slots__ = ("index", "is_object", "key", "path", "want_key")
+    __slots__ = ("index", "is_object", "key", "key_lines", "path", "want_key")
 
     def __init__(self, path: KeyPath, is_object: bool) -> None:
         self.path = path
@@ -73,6 +85,8 @@ class _Frame:
         self.want_key = is_object
         self.key: str | None = None
         self.index = 0
+        #: the line of each key already written in this object
+        self.key_lines: dict[str, int] = {}
 
     def child_path(self) -> KeyPath | None:
         if self.is_object:
@@ -120,7 +134,12 @@ def scan_json5(text: str, *, max_depth: int) -> TextScan:
                 top.want_key = False
             continue
         if top is not None and top.is_object and top.want_key:
-            top.key = _key_text(value)
+            key = top.key = _key_text(value)
+            first = top.key_lines.get(key)
+            if first is None:
+                top.key_lines[key] = line
+            else:
+                result.duplicates.append(DuplicateKey((*top.path, key), first, line))
             line += value.count("\n")
             continue
         # a value starts here: a string, a word (number, true, null, ...) or a container
@@ -137,3 +156,4 @@ def scan_json5(text: str, *, max_depth: int) -> TextScan:
                     result.too_deep = True
                     break
     return result
+
