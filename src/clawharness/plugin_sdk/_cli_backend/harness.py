@@ -78,6 +78,11 @@ class CliBackendHarness:
 
     # --- process ownership ---------------------------------------------------------------
 
+    @property
+    def processes(self) -> SupervisedProcesses[LiveProcess]:
+        """The processes this harness keeps, one per bound session."""
+        return self._processes
+
     def live_pids(self) -> list[int]:
         """Pids of the processes this harness keeps (for diagnostics and tests)."""
         return self._processes.pids()

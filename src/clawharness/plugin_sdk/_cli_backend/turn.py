@@ -9,7 +9,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
@@ -33,7 +33,12 @@ from clawharness.plugin_sdk._cli_backend.live import (
     usage_of,
     user_message,
 )
-from clawharness.plugin_sdk._cli_backend.spec import CliBackendError, EnvContext, LaunchRequest
+from clawharness.plugin_sdk._cli_backend.spec import (
+    CliAgentSpec,
+    CliBackendError,
+    EnvContext,
+    LaunchRequest,
+)
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
@@ -43,6 +48,7 @@ from clawharness.plugin_sdk.agent_harness import (
 )
 from clawharness.plugin_sdk.agent_harness_process import (
     InputLimitError,
+    SupervisedProcesses,
     decode_json_frame,
     kill_stray_groups,
     read_frame_line,
@@ -54,22 +60,36 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionGone,
     NativeSessionRecord,
     NativeSessionRecovery,
+    SessionBindings,
     native_session_recovery,
 )
 
-if TYPE_CHECKING:
-    from clawharness.plugin_sdk._cli_backend.harness import CliBackendHarness
-
-
-__all__ = ["CliTurn"]
+__all__ = ["CliTurn", "CliTurnOwner"]
 
 log = logging.getLogger("clawharness.harnesses.cli")
+
+
+class CliTurnOwner(Protocol):
+    """What a turn needs of the harness that owns its process (`CliBackendHarness`)."""
+
+    @property
+    def spec(self) -> CliAgentSpec: ...
+
+    @property
+    def bindings(self) -> SessionBindings[NativeSessionRecord]: ...
+
+    @property
+    def processes(self) -> SupervisedProcesses[LiveProcess]: ...
+
+    def agent_dir(self, params: AttemptParams) -> Path: ...
+
+    def next_request_id(self, prefix: str) -> str: ...
 
 
 class CliTurn(NativeTurn):
     """One attempt on one binding."""
 
-    def __init__(self, harness: CliBackendHarness, params: AttemptParams, key: str,
+    def __init__(self, harness: CliTurnOwner, params: AttemptParams, key: str,
                  command: tuple[str, ...], env_extra: Mapping[str, str], grace: float,
                  idle: float, config: Mapping[str, Any]) -> None:
         super().__init__(params)
@@ -124,10 +144,10 @@ class CliTurn(NativeTurn):
         base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
                              mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
         fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
-        live = self.h._processes.get(self.key)
+        live = self.h.processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
                                  or fork or live.session_id != native):
-            await self.h._processes.close(self.key)
+            await self.h.processes.close(self.key)
             live = None
         if live is not None:
             return live
@@ -142,7 +162,7 @@ class CliTurn(NativeTurn):
             raise CliBackendError(f"could not start {argv[0]}: {exc}") from exc
         resumed = native if isinstance(native, str) else None
         live = LiveProcess(child, fingerprint, cwd, resumed, resumed=resumed, fresh=resumed is None)
-        self.h._processes.put(self.key, live)
+        self.h.processes.put(self.key, live)
         return live
 
     async def write(self, obj: Mapping[str, Any]) -> None:
@@ -198,7 +218,7 @@ class CliTurn(NativeTurn):
             return await self.drive()
         except BaseException:
             # cancelled from outside (or a host callback failed): nothing may outlive us
-            self.h._processes.pop(self.key)
+            self.h.processes.pop(self.key)
             live.child.kill()
             raise
 
@@ -208,7 +228,7 @@ class CliTurn(NativeTurn):
         terminal when the attempt ends here, else the fresh run's stop error."""
         gone, self.gone = self.gone, None
         assert gone is not None and self.recovery is not None
-        await self.h._processes.close(self.key)
+        await self.h.processes.close(self.key)
         self.session_id = None  # the stale id is never written back
         outcome = await self.recovery.session_gone(NativeSessionGone(gone.session_id,
                                                                      gone.detail))
@@ -258,11 +278,11 @@ class CliTurn(NativeTurn):
         done = self.finished
         if done is None or not live.child.alive:
             # the process is gone or unusable: reap it and whatever it left behind
-            await self.h._processes.close(self.key)
+            await self.h.processes.close(self.key)
         else:
             kill_stray_groups(live.child.pid, live.child.pgid)
-            if self.h._processes.get(self.key) is live:
-                self.h._processes.expire_after(self.key, self.idle)
+            if self.h.processes.get(self.key) is live:
+                self.h.processes.expire_after(self.key, self.idle)
         if self.stop_kind == "aborted":
             return AttemptTerminal("aborted", source="external", error="aborted")
         if self.stop_kind == "timeout":
