@@ -28,6 +28,7 @@ from clawharness.sessions.bindings.session_bindings import (
     native_session_bindings,
 )
 from clawharness.store import Store
+from clawharness.tools.middleware import ToolResultMiddlewareRegistration
 
 __all__ = [
     "PluginApi",
@@ -122,17 +123,6 @@ class ProviderRegistration:
     label: str | None = None
     routes: tuple[ProviderRoute, ...] = ()
     models: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResultMiddlewareRegistration:
-    """One middleware registration; its runtimes/matcher pair is never merged with another."""
-
-    handler: Callable[..., Any]
-    runtimes: tuple[str, ...]
-    #: canonical tool ids, or None for every tool
-    matcher: tuple[str, ...] | None
-    owner_plugin_id: str
 
 
 @dataclass(slots=True)

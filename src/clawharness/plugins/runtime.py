@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
@@ -33,21 +33,16 @@ from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
+from clawharness.sessions.lifecycle import SessionParticipant
 from clawharness.store import Store
 from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
 
-__all__ = ["PluginRuntime", "SessionParticipant"]
+__all__ = ["PluginRuntime"]
 
 log = logging.getLogger("clawharness.plugins")
 
-
-class SessionParticipant(Protocol):
-    """A harness or a set of session bindings, as the session lifecycle calls it."""
-
-    @property
-    def id(self) -> str: ...
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful agent. You can use tools to read and change files in your workspace "

@@ -13,20 +13,17 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from clawharness._ids import new_id
 from clawharness.errors import SessionNotFoundError
 from clawharness.sessions.writers import SessionWriters, WriterSlot
 from clawharness.store import SessionRecord, SessionStore, TranscriptStore
 
-if TYPE_CHECKING:
-    from clawharness.plugins.runtime import PluginRuntime
-
-__all__ = ["SessionHookParams", "SessionLifecycle"]
+__all__ = ["SessionHookParams", "SessionLifecycle", "SessionParticipant", "SessionParticipants"]
 
 log = logging.getLogger("clawharness.sessions")
 
@@ -52,12 +49,28 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+class SessionParticipant(Protocol):
+    """A harness or a set of session bindings, as the session lifecycle calls it."""
+
+    @property
+    def id(self) -> str: ...
+
+
+class SessionParticipants(Protocol):
+    """Who takes part in the session hooks (the host's plugin runtime answers)."""
+
+    def harnesses_with(self, capability: str) -> Sequence[SessionParticipant]:
+        """Every harness, then every registered set of session bindings, that has the
+        hook `capability` (`reset`, `with_session_deletion`, `with_session_context_reset`)."""
+        ...
+
+
 class LifecycleStore(SessionStore, TranscriptStore, Protocol):
     """What the lifecycle writes: session rows, and transcript entries (a rewind)."""
 
 
 class SessionLifecycle:
-    def __init__(self, store: LifecycleStore, plugins: PluginRuntime, writers: SessionWriters) -> None:
+    def __init__(self, store: LifecycleStore, plugins: SessionParticipants, writers: SessionWriters) -> None:
         self._store = store
         self._plugins = plugins
         self._writers = writers

@@ -22,7 +22,7 @@ import inspect
 import json
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,6 @@ from clawharness.delivery.facts import read_embedded_message_delivery_fact
 from clawharness.delivery.messaging_tools import is_messaging_tool_send_action
 from clawharness.delivery.tool_results import is_tool_result_error
 from clawharness.harness.runtime_ids import normalize_runtime_id
-from clawharness.plugins.entry import ToolResultMiddlewareRegistration
 from clawharness.tools.groups import normalize_tool_name
 
 __all__ = [
@@ -39,6 +38,7 @@ __all__ = [
     "MAX_MIDDLEWARE_TEXT_CHARS",
     "MIDDLEWARE_FAILURE_TEXT",
     "MiddlewareOutcome",
+    "ToolResultMiddlewareRegistration",
     "apply_tool_result_middleware",
     "select_tool_result_middlewares",
 ]
@@ -54,6 +54,17 @@ MAX_MIDDLEWARE_DETAILS_DEPTH = 20
 MAX_MIDDLEWARE_DETAILS_KEYS = 1_000
 MIDDLEWARE_FAILURE_TEXT = "Tool output unavailable due to post-processing error."
 _NESTED_RESULT_TYPES = frozenset({"toolresult", "tool_result"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMiddlewareRegistration:
+    """One middleware registration; its runtimes/matcher pair is never merged with another."""
+
+    handler: Callable[..., Any]
+    runtimes: tuple[str, ...]
+    #: canonical tool ids, or None for every tool
+    matcher: tuple[str, ...] | None
+    owner_plugin_id: str
 
 
 @dataclass(frozen=True, slots=True)
