@@ -1,3 +1,3 @@
-from clawharness.cli.main import main
+from clawharness.cli.entry import main
 
 main()

@@ -10,12 +10,15 @@ import pytest
 import typer
 from cli_rig import invoke
 
+from clawharness.cli.lazy import LazyCommandGroup
 from clawharness.cli.main import app
 
 
 def command_paths() -> list[tuple[str, ...]]:
     """Every group and command of the app, as argv prefixes (the root is `()`)."""
     root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommandGroup)
+    root.load_all()
     paths: list[tuple[str, ...]] = []
 
     def walk(command: Any, path: tuple[str, ...]) -> None:

@@ -13,6 +13,7 @@ import typer
 from cli_rig import ENVELOPE_KEYS, assert_envelope, invoke, scripted_config, write_config
 
 from clawharness.cli.common import ErrorReport, fail
+from clawharness.cli.lazy import LazyCommandGroup
 from clawharness.cli.main import app
 from clawharness.errors import ConfigError, ProviderConnectionError, SessionNotFoundError
 
@@ -80,7 +81,10 @@ def json_commands() -> set[tuple[str, ...]]:
         for name, sub in getattr(command, "commands", {}).items():
             walk(sub, (*path, name))
 
-    walk(typer.main.get_command(app), ())
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommandGroup)
+    root.load_all()
+    walk(root, ())
     return found
 
 

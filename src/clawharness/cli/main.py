@@ -1,22 +1,75 @@
 """The `clawharness` command line.
 
 Each command group lives in its own module exposing `register(app)`; this module only
-assembles them. Every command reaches the core through `clawharness.host.Host`.
+names them (`COMMANDS`), and a command's module is imported when that command runs, so
+one command does not pay for the others' imports (docs/cli.md, "Start-up"). Every command
+reaches the core through `clawharness.host.Host`.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib
 import os
 import sys
 from enum import StrEnum
-from importlib import metadata
 from typing import Annotated
 
 import typer
 
-__all__ = ["app", "main", "version_text"]
+from clawharness.cli.help_labels import flags_take_no_type_label
+from clawharness.cli.lazy import LazyCommand, LazyCommandGroup
+from clawharness.cli.version import version_text
+
+__all__ = ["COMMANDS", "app", "main", "version_text"]
+
+
+#: the root's commands in the order its help lists them (commands, then groups), each
+#: imported from its module only when used (`clawharness.cli.lazy`); a module's
+#: `register(app)` defines the commands it is named for
+COMMANDS = (
+    LazyCommand("agent", "clawharness.cli.agent_cmd",
+                "Run one agent turn. Continuing the same --session continues the conversation."),
+    LazyCommand("status", "clawharness.cli.status_cmd",
+                "Show which runtime each agent/model (and session) would run on, and why."),
+    LazyCommand("doctor", "clawharness.cli.doctor_cmd",
+                "Report legacy refs, ignored whole-agent runtimes, unknown runtimes, plugins "
+                "that\nfailed to load; --fix repairs what is safe."),
+    LazyCommand("model-server", "clawharness.cli.model_server_cmd",
+                "Serve scripted OpenAI (Responses, Chat Completions) and Anthropic Messages "
+                "answers\non loopback, offline, until Ctrl-C or SIGTERM."),
+    LazyCommand("serve", "clawharness.cli.serve_cmd",
+                "Serve the gateway protocol so `openclaw agent`, `openclaw tui` ... can drive "
+                "turns."),
+    LazyCommand("demo", "clawharness.cli.demo_cmd",
+                "Run a short offline agent session end to end and show its transcript."),
+    LazyCommand("chat", "clawharness.cli.chat_cmd",
+                "Chat with the agent in the terminal: streamed replies, tools, approvals, "
+                "/commands."),
+    LazyCommand("init", "clawharness.cli.init_cmd",
+                "Write a starter config: a real provider (key read from the environment) or "
+                "offline."),
+    LazyCommand("worker", "clawharness.cli.worker_cmd",
+                "Run turns for the cluster until SIGTERM or Ctrl-C. Needs the PostgreSQL store."),
+    LazyCommand("config", "clawharness.cli.config_cmd",
+                "Inspect, check and edit the config file."),
+    LazyCommand("sessions", "clawharness.cli.sessions_cmd",
+                "List, show, reset and delete sessions."),
+    LazyCommand("transcript", "clawharness.cli.sessions_cmd", "Search transcripts."),
+    LazyCommand("models", "clawharness.cli.models_cmd", "List the configured models."),
+    LazyCommand("conformance", "clawharness.cli.conformance_cmd",
+                "Run recorded conformance vectors."),
+    LazyCommand("mcp", "clawharness.cli.mcp_cmd",
+                "The configured MCP servers: list, show, probe, tools, serve."),
+    LazyCommand("cluster", "clawharness.cli.cluster_cmd",
+                "The Temporal cluster this host submits turns to."),
+)
+
+
+class RootGroup(LazyCommandGroup):
+    lazy_commands = COMMANDS
+
+
+flags_take_no_type_label()
 
 app = typer.Typer(
     name="clawharness",
@@ -26,16 +79,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     # every command and group inherits these from the root context
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=RootGroup,
 )
-
-
-def version_text() -> str:
-    """`clawharness X.Y.Z`: the installed distribution's version."""
-    try:
-        version = metadata.version("clawharness")
-    except metadata.PackageNotFoundError:  # running from a source tree, not installed
-        from clawharness import __version__ as version
-    return f"clawharness {version}"
 
 
 def _print_version(value: bool) -> None:
@@ -64,34 +109,6 @@ def _root(
 
         configure_logging(log_format.value,
                           level=os.environ.get("CLAWHARNESS_LOG_LEVEL", "WARNING"))
-
-#: command modules, each with `register(app: typer.Typer) -> None`
-COMMAND_MODULES = (
-    "clawharness.cli.config_cmd",
-    "clawharness.cli.sessions_cmd",
-    "clawharness.cli.agent_cmd",
-    "clawharness.cli.status_cmd",
-    "clawharness.cli.models_cmd",
-    "clawharness.cli.doctor_cmd",
-    "clawharness.cli.model_server_cmd",
-    "clawharness.cli.conformance_cmd",
-    "clawharness.cli.serve_cmd",
-    "clawharness.cli.demo_cmd",
-    "clawharness.cli.chat_cmd",
-    "clawharness.cli.init_cmd",
-    "clawharness.cli.mcp_cmd",
-    "clawharness.cli.worker_cmd",
-    "clawharness.cli.cluster_cmd",
-)
-
-for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(_name)
-    except ModuleNotFoundError as _exc:
-        if _exc.name != _name:
-            raise
-        continue
-    _module.register(app)
 
 
 #: the Temporal SDK's native module: once loaded, its Rust threads live to the end

@@ -1,0 +1,123 @@
+"""The root's command table (`clawharness.cli.main.COMMANDS`) says what the command
+modules define: every command of every module is in it, named for the module that
+defines it, with the summary its help starts with; the root's help, built without
+importing a command module, reads exactly as when every module is imported."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from typing import Any
+
+import typer
+from typer.testing import CliRunner
+
+from clawharness.cli.lazy import LazyCommandGroup, load_commands
+from clawharness.cli.main import COMMANDS, app
+
+
+def _first_paragraph(command: Any) -> str:
+    text = command.short_help or command.help or ""
+    return inspect.cleandoc(text).split("\n\n")[0].strip()
+
+
+def test_every_command_a_module_defines_is_in_the_table_with_its_summary() -> None:
+    table = {entry.name: entry for entry in COMMANDS}
+    assert len(table) == len(COMMANDS), "a command is named twice"
+    for module in sorted({entry.module for entry in COMMANDS}):
+        defined = load_commands(module)
+        named = {name for name, entry in table.items() if entry.module == module}
+        assert set(defined) == named, f"{module} defines {sorted(defined)}, the table names {sorted(named)}"
+        for name, command in defined.items():
+            assert table[name].summary == _first_paragraph(command), name
+
+
+def test_the_root_lists_commands_without_importing_them_and_loads_one_when_used() -> None:
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommandGroup)
+    agent = root.commands["agent"]
+    assert agent.params == []  # a stand-in: the command's module is not imported yet
+    loaded = root.load("agent")
+    assert "--message" in {opt for p in loaded.params for opt in p.opts}
+    assert root.commands["agent"] is loaded
+    assert root.load("no-such-command") is None
+
+
+def _eager_app() -> typer.Typer:
+    """The same root with every module registered up front (how it was built before)."""
+    from clawharness.cli import main
+
+    eager = typer.Typer(name="clawharness", help=app.info.help, no_args_is_help=True,
+                        add_completion=False, pretty_exceptions_enable=False,
+                        context_settings={"help_option_names": ["-h", "--help"]})
+    eager.callback()(main._root)
+    # commands first, then groups, as typer lists them
+    modules = dict.fromkeys(entry.module for entry in COMMANDS)
+    for module in modules:
+        __import__(module, fromlist=["register"]).register(eager)
+    return eager
+
+
+def test_the_root_help_reads_as_with_every_module_imported() -> None:
+    runner = CliRunner()
+    env = {"COLUMNS": "100"}
+    lazy = runner.invoke(app, ["--help"], env=env)
+    eager = runner.invoke(_eager_app(), ["--help"], env=env)
+    assert lazy.exit_code == eager.exit_code == 0
+    assert lazy.stdout == eager.stdout
+    assert all(f" {entry.name} " in lazy.stdout for entry in COMMANDS)
+
+
+def test_an_unknown_command_is_a_usage_error_with_a_suggestion() -> None:
+    result = CliRunner().invoke(app, ["sesions"])
+    assert result.exit_code == 2
+    assert "No such command 'sesions'" in result.output
+    assert "'sessions'" in result.output
+
+
+#: what importing the command line must not import: each is imported by the commands
+#: (or the parts of the host) that use it, when they run
+HEAVY = ("mcp", "temporalio", "opentelemetry.sdk", "openai", "anthropic", "starlette",
+         "uvicorn", "psycopg", "prompt_toolkit")
+
+
+def _imported_after(code: str) -> set[str]:
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COV")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, check=True, timeout=120)
+    import json
+
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _heavy_in(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+
+
+def test_importing_the_command_line_imports_no_sdk() -> None:
+    modules = _imported_after("import clawharness.cli.main")
+    assert _heavy_in(modules) == []
+
+
+def test_the_root_help_imports_no_command_module_and_no_sdk() -> None:
+    modules = _imported_after(
+        "import sys\nsys.argv = ['clawharness', '--help']\n"
+        "from clawharness.cli.main import app\n"
+        "try:\n    app()\nexcept SystemExit:\n    pass")
+    assert _heavy_in(modules) == []
+    assert not {entry.module for entry in COMMANDS} & modules
+
+
+def test_the_version_is_answered_before_the_command_line_is_imported() -> None:
+    from clawharness import __version__
+
+    out = subprocess.run([sys.executable, "-m", "clawharness", "--version"],
+                         capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout == f"clawharness {__version__}\n"
+    modules = _imported_after(
+        "import sys\nsys.argv = ['clawharness', '--version']\n"
+        "from clawharness.cli.entry import main\nmain()")
+    assert "typer" not in modules and "rich" not in modules
