@@ -27,7 +27,7 @@ from clawharness.attempt.finalize import (
 from clawharness.attempt.inspector import TurnRecorder, TurnRecordKeeper
 from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
-from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
+from clawharness.harness.capabilities import ApprovalGate, HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.tool_spec import ToolSpec
 from clawharness.harness.types import (
@@ -452,10 +452,12 @@ class TurnRunner:
         mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
                                   attempt=index, after=after, fence=fence)
         workspace = self._workspace(agent_id)
+        tools = await self._tools(agent_id, decision)
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
             policy=plugins.tool_policy(agent_id),
             approvals=opts.approvals if recorder is None else recorder.gate(opts.approvals),
+            spellings=self._tool_spellings(tools),
         )
         observer = plugins.new_tool_observer(run_id)
         observe: Callable[..., Any] = observer
@@ -473,7 +475,7 @@ class TurnRunner:
             runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
             system_prompt=plugins.system_prompt(agent_id),
             # stored rows are transcript messages of the wire shape
-            tools=await self._tools(agent_id, decision),
+            tools=tools,
             mcp_servers=() if decision.builtin or self._context.mcp is None
             else self._context.mcp.launches(),
             history=cast("list[Message]", history),
@@ -545,6 +547,13 @@ class TurnRunner:
         if not decision.builtin or self._context.mcp is None:
             return tools
         return tools + await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+
+    def _tool_spellings(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+        """Tool policy names of the MCP tools known to this host, offered or left out."""
+        mcp = self._context.mcp
+        spellings = {} if mcp is None else mcp.policy_spellings()
+        spellings.update((t.name, tool_spellings(t)) for t in tools if t.policy_names)
+        return spellings
 
     @staticmethod
     async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:

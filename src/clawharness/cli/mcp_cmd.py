@@ -129,9 +129,10 @@ def register(app: typer.Typer) -> None:
                 entries, warnings = await host.mcp.server_catalog(name)
             finally:
                 await host.mcp.close()
+            verdicts = [policy.check_names((e.model_name, *e.policy_names)) for e in entries]
             rows = [{"name": e.model_name, "tool": e.tool, "description": e.description,
-                     "offered": policy.check(e.model_name) is None,
-                     "deniedBecause": policy.check(e.model_name)} for e in entries]
+                     "offered": why is None, "deniedBecause": why}
+                    for e, why in zip(entries, verdicts, strict=True)]
             return rows, warnings
         rows, warnings = run_async(go, as_json=as_json)
         if as_json:

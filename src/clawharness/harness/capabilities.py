@@ -26,7 +26,10 @@ __all__ = [
     "ApprovalSubjectPolicy",
     "BeforeToolCallDecision",
     "HostCapabilities",
+    "SpellingAwarePolicy",
     "ToolPolicyCheck",
+    "check_tool_names",
+    "tool_spellings",
 ]
 
 HOST_CAPABILITIES_VERSION = 2
@@ -43,6 +46,35 @@ class ToolPolicyCheck(Protocol):
     def needs_approval(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         """None when the call may run unasked; else why approval is required.
         Raises ToolPolicyDeniedError when policy refuses it outright."""
+
+
+@runtime_checkable
+class SpellingAwarePolicy(Protocol):
+    """A policy that weighs every spelling of one tool together (the host's own does)."""
+
+    def check_names(self, names: Sequence[str]) -> str | None:
+        """None when the tool, named by all of `names` (its offered name first), is
+        allowed; else the reason it is denied."""
+
+
+def tool_spellings(spec: ToolSpec) -> tuple[str, ...]:
+    """The names a policy rule may use for `spec`: its offered name first."""
+    return (spec.name, *(n for n in spec.policy_names if n != spec.name))
+
+
+def check_tool_names(policy: ToolPolicyCheck, names: Sequence[str]) -> str | None:
+    """`policy`'s verdict on a tool known by several names (see `ToolSpec.policy_names`).
+
+    A policy that cannot weigh them together is asked about each, and any refusal
+    refuses the tool: a rule written for one spelling is never sidestepped by another.
+    """
+    if len(names) > 1 and isinstance(policy, SpellingAwarePolicy):
+        return policy.check_names(names)
+    for name in names:
+        reason = policy.check(name)
+        if reason is not None:
+            return reason
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +144,11 @@ class HostCapabilities:
         workspace_dir: str,
         policy: ToolPolicyCheck,
         approvals: ApprovalGate | None,
+        spellings: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
+        """`spellings`: tool name -> every name a policy rule may use for it (offered name
+        first; `ToolSpec.policy_names`), for the tools the host knows of, offered or not,
+        so a call by name is judged, and a refusal explained, under all of them."""
         self._run_id = run_id
         self._session_key = session_key
         self._workspace_dir = real_workspace_root(workspace_dir)
@@ -122,6 +158,8 @@ class HostCapabilities:
         #: what allow-always answers granted for the rest of the attempt's session
         self._session_grants: set[str] = set()
         self._bound: tuple[ToolSpec, ...] | None = None
+        self._spellings: dict[str, tuple[str, ...]] = {
+            name: tuple(names) for name, names in (spellings or {}).items()}
 
     @property
     def settled(self) -> bool:
@@ -141,16 +179,21 @@ class HostCapabilities:
     def bind_tool_surface(self, tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
         """The subset of `tools` this attempt's policy lets the harness expose."""
         self._assert_live("bind_tool_surface")
-        allowed = tuple(t for t in tools if self._policy.check(t.name) is None)
+        allowed = tuple(t for t in tools
+                        if check_tool_names(self._policy, tool_spellings(t)) is None)
         self._bound = allowed
+        self._spellings.update((t.name, tool_spellings(t)) for t in allowed if t.policy_names)
         return allowed
+
+    def _check(self, tool_name: str) -> str | None:
+        return check_tool_names(self._policy, self._spellings.get(tool_name, (tool_name,)))
 
     def unavailable_tool_reason(self, tool_name: str) -> str:
         """Why `tool_name` is not on this attempt's tool surface, naming the rule that
         refused it (or how to turn it on). Pure; usable after the attempt settled."""
         from clawharness.tools.builtin import absent_tool_reason
 
-        return self._policy.check(tool_name) or absent_tool_reason(tool_name)
+        return self._check(tool_name) or absent_tool_reason(tool_name)
 
     def _normalize_cwd(self, native_operation: Mapping[str, Any] | None) -> str:
         raw = (native_operation or {}).get("cwd")
@@ -179,7 +222,7 @@ class HostCapabilities:
         """Apply tool policy and approvals to one call, host or native."""
         self._assert_live("run_before_tool_call")
         cwd = self._normalize_cwd(native_operation)
-        denied = self._policy.check(tool_name)
+        denied = self._check(tool_name)
         if denied is not None:
             return BeforeToolCallDecision(False, denied, "denied", arguments, cwd)
         from clawharness.errors import ToolPolicyDeniedError

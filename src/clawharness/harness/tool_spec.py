@@ -44,3 +44,7 @@ class ToolSpec:
     execute: ToolExecute
     #: the owning plugin, or None for core tools
     owner: str | None = None
+    #: other names a tool policy rule may use for this tool (an MCP tool offered as
+    #: `my-fs__read` is also `my.fs__read`, its configured server's spelling); a deny of
+    #: any of them refuses it (`clawharness.harness.capabilities.check_tool_names`)
+    policy_names: tuple[str, ...] = ()

@@ -3,7 +3,10 @@
 A tool's model-facing name is `<safe server name>__<tool name>`, both parts limited to
 `[A-Za-z0-9_-]` (other characters become `-`) and the whole to 64 characters, as providers
 require. Two tools that would share a name are told apart with `-2`, `-3`, … in
-declaration order, never shadowed. A tool whose input schema is not a JSON object schema
+declaration order, never shadowed. Tool policy judges a tool under every name a rule may
+use for it (`policy_names`): the offered name, the configured server's spelling
+(`my.fs__read` for server `my.fs`) and the name before any `-2` was added, so a rule
+written either way matches and a colliding tool cannot slip past a deny. A tool whose input schema is not a JSON object schema
 is left out, with a warning naming the server and the tool. `tools.include` /
 `tools.exclude` (globs on the raw tool name) filter a server's tools before naming.
 """
@@ -48,6 +51,14 @@ class McpCatalogEntry:
     tool: str
     description: str
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    #: other spellings a tool policy rule may use (see the module docstring)
+    policy_names: tuple[str, ...] = ()
+
+
+def _policy_names(spec: McpServerSpec, tool: str, base: str, offered: str) -> tuple[str, ...]:
+    spellings = (base, f"{spec.name}{_SEPARATOR}{tool}", f"{spec.safe_name}{_SEPARATOR}{tool}",
+                 model_tool_name(spec.name, tool))
+    return tuple(n for n in dict.fromkeys(spellings) if n != offered)
 
 
 def model_tool_name(safe_server: str, tool: str) -> str:
@@ -90,7 +101,8 @@ def build_catalog(servers: Sequence[tuple[McpServerSpec, Sequence[McpServerTool]
                                 f"{name!r} ({base!r} was taken)")
             used.add(name.lower())
             entries.append(McpCatalogEntry(name, spec.name, tool.name, tool.description,
-                                           dict(tool.input_schema)))
+                                           dict(tool.input_schema),
+                                           _policy_names(spec, tool.name, base, name)))
     return tuple(entries), tuple(warnings)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from clawharness.config.schema import McpConfig
 from clawharness.errors import McpConnectError, McpServerNotFoundError
-from clawharness.harness.capabilities import ToolPolicyCheck
+from clawharness.harness.capabilities import ToolPolicyCheck, check_tool_names
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.mcp.catalog import McpCatalogEntry, McpServerTool, build_catalog
@@ -187,7 +187,14 @@ class McpManager:
         if not self.specs:
             return ()
         return tuple(self._tool_spec(entry) for entry in await self.catalog()
-                     if policy.check(entry.model_name) is None)
+                     if check_tool_names(policy, (entry.model_name, *entry.policy_names))
+                     is None)
+
+    def policy_spellings(self) -> dict[str, tuple[str, ...]]:
+        """Each catalogued tool's names for tool policy (offered name first), from the last
+        catalog built: what a refusal of an MCP tool the policy left out is judged by."""
+        return {e.model_name: (e.model_name, *e.policy_names) for e in self._catalog or ()
+                if e.policy_names}
 
     def _tool_spec(self, entry: McpCatalogEntry) -> ToolSpec:
         conn = self.connection(entry.server)
@@ -199,4 +206,4 @@ class McpManager:
                                    max_chars=limit)
 
         return ToolSpec(entry.model_name, entry.description, entry.parameters, execute,
-                        owner=f"mcp:{entry.server}")
+                        owner=f"mcp:{entry.server}", policy_names=entry.policy_names)

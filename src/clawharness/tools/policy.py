@@ -84,11 +84,14 @@ class PolicyLayer:
     #: set on a layer that allows nothing (an unknown profile): the reason every tool gets
     refuses_all: str | None = None
 
-    def matcher(self) -> Callable[[str], str | None]:
-        """A function from a normalized tool name to None (allowed) or the refusal reason."""
+    def matcher(self) -> Callable[[tuple[str, ...]], str | None]:
+        """A function from a tool's normalized names (its offered name first, then the
+        other spellings a rule may use, see `EffectiveToolPolicy.check_names`) to None
+        (allowed) or the refusal reason. A deny entry matching any spelling refuses the
+        tool; an allow entry matching any spelling lets it pass the layer."""
         if self.refuses_all is not None:
             reason = self.refuses_all
-            return lambda name: f'tool "{name}" is refused: {reason}'
+            return lambda names: f'tool "{names[0]}" is refused: {reason}'
         # one matcher per deny entry, so a refusal can name the entry that matched
         deny = [(entry, _compile([entry])) for entry in self.deny]
         allow = _compile(self.allow or ())
@@ -101,11 +104,17 @@ class PolicyLayer:
             exact, globs, any_name = compiled
             return any_name or name in exact or any(g.match(name) for g in globs)
 
-        def check(name: str) -> str | None:
+        def hits(names: tuple[str, ...],
+                 compiled: tuple[frozenset[str], tuple[re.Pattern[str], ...], bool]) -> bool:
+            return any(hit(n, compiled) or (n == "apply_patch" and hit("write", compiled))
+                       for n in names)
+
+        def check(names: tuple[str, ...]) -> str | None:
+            name = names[0]
             for entry, compiled in deny:
-                if hit(name, compiled) or (name == "apply_patch" and hit("write", compiled)):
+                if hits(names, compiled):
                     return f'tool "{name}" is denied by the {label}.deny list (entry "{entry}")'
-            if allow_empty or hit(name, allow) or (name == "apply_patch" and hit("write", allow)):
+            if allow_empty or hits(names, allow):
                 return None
             if profile is not None:
                 also = label.removesuffix(".profile") + ".alsoAllow"
@@ -226,22 +235,31 @@ class EffectiveToolPolicy:
         self.layers = tuple(_layers(self.config, agent, agent_id))
         self._matchers = tuple(layer.matcher() for layer in self.layers)
         self._which = which
-        self._memo: dict[str, str | None] = {}
+        self._memo: dict[tuple[str, ...], str | None] = {}
         profile = (agent.profile if agent and agent.profile else None) or self.config.profile
         #: a configured profile this host does not know (it restricts nothing)
         self.unknown_profile = profile if profile and profile not in TOOL_PROFILES else None
 
     def check(self, tool_name: str) -> str | None:
         """None when the tool may be offered and called, else the reason it is denied."""
-        if tool_name in self._memo:
-            return self._memo[tool_name]
-        name = normalize_tool_name(tool_name)
+        return self.check_names((tool_name,))
+
+    def check_names(self, names: Sequence[str]) -> str | None:
+        """`check` for a tool that rules may name in several spellings, its offered name
+        first: an MCP tool is offered as `<safe server>__<tool>` but a rule may be written
+        with the configured server name (`my.fs__*`), or without the `-2` a colliding
+        name got. A deny matching any spelling refuses it; an allow list passes it when
+        it names any spelling."""
+        key = tuple(names)
+        if key in self._memo:
+            return self._memo[key]
+        normalized = tuple(dict.fromkeys(normalize_tool_name(n) for n in key))
         reason: str | None = None
         for check in self._matchers:
-            reason = check(name)
+            reason = check(normalized)
             if reason is not None:
                 break
-        self._memo[tool_name] = reason
+        self._memo[key] = reason
         return reason
 
     def needs_approval(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:

@@ -89,6 +89,33 @@ def test_a_denied_mcp_tool_is_refused_and_never_reaches_the_server(tmp_path: Pat
     assert not target.exists()
 
 
+@needs_filesystem
+def test_a_deny_written_with_the_configured_server_name_holds(tmp_path: Path) -> None:
+    # issue 31: the server `my.files` offers `my-files__...`; `my.files__*` denied nothing
+    root = tmp_path / "files"
+    root.mkdir()
+    target = root / "written.txt"
+    script = {"responses": [
+        {"match": "write", "tool_calls": [{"name": "my-files__write_file", "arguments": {
+            "path": str(target), "content": "should never be written"}}]},
+        {"match": "not available", "text": "could not write"},
+    ]}
+    extra = {"mcp": {"servers": {"my.files": {"command": str(FILESYSTEM), "args": [str(root)]}}},
+             "tools": {"deny": ["my.files__write_*"]}}
+    with scripted_config(tmp_path, script, extra) as config:
+        out = invoke("agent", "--config", str(config), "--session", "d", "--json",
+                     "-m", "write a file")
+        assert out.exit_code == 0, out.output
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        [denied] = result["toolCalls"]
+        assert (denied["name"], denied["ok"]) == ("my-files__write_file", False)
+        assert 'denied by the tools.deny list (entry "my.files__write_*")' in denied["error"]
+        listed = invoke("mcp", "tools", "my.files", "--config", str(config), "--json")
+        rows = {r["name"]: r["offered"] for r in json.loads(listed.stdout)["tools"]}
+        assert rows["my-files__write_file"] is False and rows["my-files__read_text_file"]
+    assert not target.exists()
+
+
 @needs_everything
 async def test_a_killed_server_is_restarted_and_the_next_call_works(tmp_path: Path) -> None:
     import asyncio
