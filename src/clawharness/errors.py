@@ -52,8 +52,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from clawharness.config.keypaths import try_parse_key_path
-from clawharness.config.problems import ConfigProblem, render_problems
+from clawharness.problems import ConfigProblem, render_problems, try_parse_key_path
 
 __all__ = [
     "AgentHarnessNotRegisteredError",
@@ -115,7 +114,7 @@ class ClawHarnessError(Exception):
 class ConfigError(ClawHarnessError):
     """A config problem, or several (`problems`: every one found, each with its key path).
 
-    Every message is built as a `clawharness.config.problems.ConfigProblem`, the one point
+    Every message is built as a `clawharness.problems.ConfigProblem`, the one point
     where config text is redacted, so a secret in the config never reaches the message.
     """
 

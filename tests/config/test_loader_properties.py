@@ -16,11 +16,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from clawharness.config.keypaths import parse_key_path
 from clawharness.config.loader import load_config, parse_config
-from clawharness.config.problems import format_key_path
 from clawharness.config.source import decode_config_text
 from clawharness.errors import ConfigError
+from clawharness.problems import format_key_path, parse_key_path
 
 PROPERTY = settings(max_examples=150, deadline=timedelta(seconds=5),
                     suppress_health_check=[HealthCheck.too_slow])

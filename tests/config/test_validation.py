@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from clawharness.config.loader import load_config, parse_config, validate_config
-from clawharness.config.problems import ConfigProblem
 from clawharness.config.source import decode_config_text
 from clawharness.errors import ConfigError
+from clawharness.problems import ConfigProblem
 
 
 def problems(raw: Any) -> dict[str, ConfigProblem]:

@@ -28,9 +28,9 @@ from clawharness.config.editing import (
 )
 from clawharness.config.keypaths import MISSING
 from clawharness.config.loader import resolve_config_path, state_dir, validate_config
-from clawharness.config.problems import ConfigProblem
 from clawharness.config.source import read_config_file
 from clawharness.errors import ConfigError
+from clawharness.problems import ConfigProblem
 
 __all__ = ["register"]
 

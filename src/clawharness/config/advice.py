@@ -22,9 +22,9 @@ from pydantic import BaseModel
 
 from clawharness.config.checks import KNOWN_TOOL_NAMES
 from clawharness.config.legacy import legacy_problems
-from clawharness.config.problems import ConfigProblem, KeyPath
 from clawharness.config.schema import ClawConfig, ToolsConfig
 from clawharness.config.wording import closest
+from clawharness.problems import ConfigProblem, KeyPath
 from clawharness.tools.groups import normalize_tool_name
 from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
 

@@ -28,13 +28,13 @@ from typing import Any, Literal
 
 from clawharness.config.legacy import CODEX_PLUGIN_ID, codex_plugin_blocker
 from clawharness.config.loader import validate_config
-from clawharness.config.problems import ConfigProblem, KeyPath, format_key_path
 from clawharness.config.writer import WriteResult, write_config
 from clawharness.errors import ConfigError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_optional_runtime_id
 from clawharness.harness.selection import DEFAULT_CLI_RUNTIME_ALIASES
 from clawharness.harness.status import SessionPin
+from clawharness.problems import ConfigProblem, KeyPath, format_key_path
 
 __all__ = [
     "DOCTOR_JSON_VERSION",

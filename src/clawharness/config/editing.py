@@ -17,22 +17,21 @@ from typing import Any, Final
 
 import json5
 
-from clawharness.config.keypaths import (
-    MISSING,
-    KeyPathError,
-    get_at,
-    parse_key_path,
-    set_at,
-    unset_at,
-)
+from clawharness.config.keypaths import MISSING, get_at, set_at, unset_at
 from clawharness.config.loader import validate_config
-from clawharness.config.problems import ConfigProblem, KeyPath, format_key_path
-from clawharness.config.redaction import is_secret_key_path
 from clawharness.config.schema import ClawConfig
 from clawharness.config.source import MAX_CONFIG_BYTES, read_config_file
 from clawharness.config.wording import closest
 from clawharness.config.writer import write_config
 from clawharness.errors import ConfigError
+from clawharness.problems import (
+    ConfigProblem,
+    KeyPath,
+    KeyPathError,
+    format_key_path,
+    parse_key_path,
+)
+from clawharness.redaction.config_text import is_secret_key_path
 
 __all__ = ["REDACTED", "ConfigEditRefused", "EditOutcome", "KeyValue", "describe_value_for_cli",
            "edit_config", "parse_value_argument", "read_key", "redact_secrets"]

@@ -1,31 +1,22 @@
-"""Key paths into the raw config: `gateway.port`, `models.providers.openai.models[0].id`,
+"""Key paths into the raw config: reading and editing the decoded file at
+`gateway.port`, `models.providers.openai.models[0].id`,
 `agents.defaults.models["openai/gpt-5"].alias`.
 
-The syntax is what error messages print (`format_key_path`), so a key path can be copied
-from `config validate` into `config get|set`. Reading and editing work on the decoded
-file (plain dicts and lists), so keys this host does not know survive an edit.
+The syntax (`parse_key_path`, `format_key_path`) lives with the problems that print it
+(`clawharness.problems`), so a key path can be copied from `config validate` into
+`config get|set`. Reading and editing work on the decoded file (plain dicts and lists),
+so keys this host does not know survive an edit.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from clawharness.config.problems import KeyPath, format_key_path
+from clawharness.problems import KeyPath, KeyPathError, format_key_path
 
-__all__ = ["MISSING", "KeyPathError", "child_of", "get_at", "parse_key_path", "set_at", "try_parse_key_path",
-           "unset_at"]
-
-_NAME: Final = re.compile(r"[^.\[\]\"']+")
-_INDEX: Final = re.compile(r"\[(\d+)\]")
-_QUOTED: Final = re.compile(r"""\[(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\]""")
-_UNESCAPE: Final = re.compile(r"\\(.)")
-
-
-class KeyPathError(ValueError):
-    """A key path that does not parse, or that runs through a value that is not a container."""
+__all__ = ["MISSING", "child_of", "get_at", "set_at", "unset_at"]
 
 
 class _Missing:
@@ -35,55 +26,6 @@ class _Missing:
 
 #: `get_at`'s answer for a key path with nothing at it
 MISSING: Final = _Missing()
-
-
-def try_parse_key_path(text: str) -> KeyPath | None:
-    """The parts of a key path, or None when it does not parse."""
-    parts: list[str | int] = []
-    pos, end = 0, len(text)
-    if not text.strip():
-        return None
-    while pos < end:
-        if text[pos] == ".":
-            if not parts:
-                return None
-            pos += 1
-            found = _NAME.match(text, pos)
-            if found is None:
-                return None
-            parts.append(found.group(0))
-            pos = found.end()
-        elif text[pos] == "[":
-            index = _INDEX.match(text, pos)
-            if index is not None:
-                parts.append(int(index.group(1)))
-                pos = index.end()
-                continue
-            quoted = _QUOTED.match(text, pos)
-            if quoted is None:
-                return None
-            raw = quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
-            parts.append(_UNESCAPE.sub(r"\1", raw))
-            pos = quoted.end()
-        else:
-            if parts:
-                return None
-            found = _NAME.match(text, pos)
-            if found is None:
-                return None
-            parts.append(found.group(0))
-            pos = found.end()
-    return tuple(parts)
-
-
-def parse_key_path(text: str) -> KeyPath:
-    parsed = try_parse_key_path(text)
-    if parsed is None:
-        raise KeyPathError(
-            f"key path {text!r} does not parse: write keys with dots and list indexes in "
-            'brackets, quoting keys that hold dots or slashes, e.g. '
-            'models.providers.openai.models[0].id or agents.defaults.models["openai/gpt-5"]')
-    return parsed
 
 
 def child_of(node: Any, part: str | int) -> Any:

@@ -20,11 +20,11 @@ from pydantic import ValidationError
 from clawharness.config.advice import config_warnings
 from clawharness.config.legacy import legacy_problems
 from clawharness.config.messages import problems_from_validation_error
-from clawharness.config.problems import ConfigProblem, KeyPath
 from clawharness.config.schema import ClawConfig
 from clawharness.config.source import check_value_depth, read_config_file
 from clawharness.config.textscan import TextScan
 from clawharness.errors import ConfigError
+from clawharness.problems import ConfigProblem, KeyPath
 
 __all__ = ["ConfigReport", "LoadedConfig", "load_config", "parse_config", "resolve_config_path",
            "state_dir", "validate_config"]

@@ -17,9 +17,9 @@ from pydantic_core import ErrorDetails
 from clawharness.config import schema
 from clawharness.config.checks import CheckFailed
 from clawharness.config.keypaths import MISSING, child_of
-from clawharness.config.problems import ConfigProblem, KeyPath
-from clawharness.config.redaction import describe_value, is_secret_key_path
 from clawharness.config.wording import closest, one_of
+from clawharness.problems import ConfigProblem, KeyPath
+from clawharness.redaction.config_text import describe_value, is_secret_key_path
 
 __all__ = ["problems_from_validation_error"]
 

@@ -21,9 +21,9 @@ from typing import Any, Final
 
 import json5
 
-from clawharness.config.problems import ConfigProblem, format_key_path
 from clawharness.config.textscan import TextScan, scan_json5
 from clawharness.errors import ConfigError
+from clawharness.problems import ConfigProblem, format_key_path
 
 __all__ = ["MAX_CONFIG_BYTES", "MAX_CONFIG_DEPTH", "ConfigSource", "check_value_depth",
            "decode_config_text", "read_config_file"]

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from clawharness.config.problems import KeyPath
+from clawharness.problems import KeyPath
 
 __all__ = ["DuplicateKey", "TextScan", "scan_json5"]
 

@@ -13,6 +13,11 @@ shapes are data (`patterns`); `text` applies them, `fields` decides by field nam
 
 from __future__ import annotations
 
+from clawharness.redaction.config_text import (
+    describe_value,
+    is_secret_key_path,
+    redact_config_text,
+)
 from clawharness.redaction.fields import (
     is_sensitive_field_key,
     redact_model_visible_secrets,
@@ -24,8 +29,11 @@ from clawharness.redaction.fields import (
 from clawharness.redaction.mask import mask_token
 
 __all__ = [
+    "describe_value",
+    "is_secret_key_path",
     "is_sensitive_field_key",
     "mask_token",
+    "redact_config_text",
     "redact_model_visible_secrets",
     "redact_model_visible_tool_payload_text",
     "redact_sensitive_field_value",

@@ -1,4 +1,4 @@
-"""Keeping secrets out of config messages.
+"""Keeping secrets out of config messages (`clawharness.problems.ConfigProblem`).
 
 Two rules, applied where every config problem is made (`ConfigProblem`):
 
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from clawharness.redaction import is_sensitive_field_key, redact_tool_payload_text
+from clawharness.redaction.fields import is_sensitive_field_key, redact_tool_payload_text
 
 __all__ = ["describe_value", "is_secret_key_path", "redact_config_text"]
 

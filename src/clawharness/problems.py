@@ -1,19 +1,26 @@
-"""One config problem: where (file, line, key path), what was wrong, what to do.
+"""Config problems: where (file, line, key path), what was wrong, what to do.
 
 `ConfigProblem` is the single point every config message is made: its text is passed
 through `redact_config_text` on construction, so no error, warning or `--json` problem
-built from it can carry a secret (see `clawharness.config.redaction`).
+built from it can carry a secret (see `clawharness.redaction.config_text`). The key path
+syntax (`format_key_path`, `parse_key_path`) is here too: messages print it and
+`config get|set` read it back.
+
+It sits at the bottom of the tree, beside `clawharness.errors`: `ConfigError` carries
+these problems, and every part of the host raises `ConfigError`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from clawharness.config.redaction import redact_config_text
+from clawharness.redaction.config_text import redact_config_text
 
-__all__ = ["ConfigProblem", "KeyPath", "Severity", "format_key_path", "render_problems"]
+__all__ = ["ConfigProblem", "KeyPath", "KeyPathError", "Severity", "format_key_path",
+           "parse_key_path", "render_problems", "try_parse_key_path"]
 
 Severity = Literal["error", "warning"]
 KeyPath = tuple[str | int, ...]
@@ -34,6 +41,65 @@ def format_key_path(path: Sequence[str | int]) -> str:
             escaped = part.replace("\\", "\\\\").replace('"', '\\"')
             out += f'["{escaped}"]'
     return out
+
+
+_NAME: Final = re.compile(r"[^.\[\]\"']+")
+_INDEX: Final = re.compile(r"\[(\d+)\]")
+_QUOTED: Final = re.compile(r"""\[(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\]""")
+_UNESCAPE: Final = re.compile(r"\\(.)")
+
+
+class KeyPathError(ValueError):
+    """A key path that does not parse, or that runs through a value that is not a container."""
+
+
+def try_parse_key_path(text: str) -> KeyPath | None:
+    """The parts of a key path, or None when it does not parse."""
+    parts: list[str | int] = []
+    pos, end = 0, len(text)
+    if not text.strip():
+        return None
+    while pos < end:
+        if text[pos] == ".":
+            if not parts:
+                return None
+            pos += 1
+            found = _NAME.match(text, pos)
+            if found is None:
+                return None
+            parts.append(found.group(0))
+            pos = found.end()
+        elif text[pos] == "[":
+            index = _INDEX.match(text, pos)
+            if index is not None:
+                parts.append(int(index.group(1)))
+                pos = index.end()
+                continue
+            quoted = _QUOTED.match(text, pos)
+            if quoted is None:
+                return None
+            raw = quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+            parts.append(_UNESCAPE.sub(r"\1", raw))
+            pos = quoted.end()
+        else:
+            if parts:
+                return None
+            found = _NAME.match(text, pos)
+            if found is None:
+                return None
+            parts.append(found.group(0))
+            pos = found.end()
+    return tuple(parts)
+
+
+def parse_key_path(text: str) -> KeyPath:
+    parsed = try_parse_key_path(text)
+    if parsed is None:
+        raise KeyPathError(
+            f"key path {text!r} does not parse: write keys with dots and list indexes in "
+            'brackets, quoting keys that hold dots or slashes, e.g. '
+            'models.providers.openai.models[0].id or agents.defaults.models["openai/gpt-5"]')
+    return parsed
 
 
 @dataclass(frozen=True, slots=True)
