@@ -216,8 +216,8 @@ class Host:
     def model_ref(self, text: str) -> str:
         """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
         among the configured providers' models); `ModelRefError` when a turn could not."""
-        from clawharness.models.refs import parse_model_ref
         from clawharness.models.routes import known_provider_ids
+        from clawharness.names.model_refs import parse_model_ref
 
         providers = self.config.models.providers
         return str(parse_model_ref(
@@ -291,7 +291,7 @@ class Host:
         """Import the model transports (and SDKs) of the providers this config names, and
         of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
         start, so its first turn does not wait on an import. Returns the modules."""
-        from clawharness.models.refs import parse_model_ref
+        from clawharness.names.model_refs import parse_model_ref
         from clawharness.providers.registry import default_api, preload_transports
 
         providers = self.config.models.providers

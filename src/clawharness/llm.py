@@ -20,8 +20,8 @@ from clawharness.attempt.isolated import (
     IsolatedCompletionResult,
     complete_isolated,
 )
-from clawharness.models.refs import parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.names.model_refs import parse_model_ref
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig

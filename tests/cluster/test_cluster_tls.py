@@ -14,11 +14,11 @@ from tls_proxy import Certificates, TlsProxy, make_certificates
 
 from clawharness.cluster.connect import connect_cluster
 from clawharness.cluster.transport import cluster_transport
-from clawharness.cluster.urls import parse_cluster_url
 from clawharness.config.loader import validate_config
 from clawharness.config.schema import ClusterConfig
 from clawharness.errors import ClusterUnreachableError, ConfigError
 from clawharness.host import Host
+from clawharness.names.urls import parse_cluster_url
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from clawharness.errors import ModelRefError
-from clawharness.models.refs import parse_model_ref
+from clawharness.names.model_refs import parse_model_ref
 
 
 def test_provider_slash_model_splits_on_the_first_slash() -> None:

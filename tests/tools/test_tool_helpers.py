@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clawharness.tools.groups import TOOL_GROUPS, expand_tool_groups
-from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.tool_groups import TOOL_GROUPS, expand_tool_groups
 from clawharness.tools.replay import is_agent_tool_replay_safe, is_replay_safe_tool_call
 from clawharness.tools.results import (
     extract_tool_error_message,

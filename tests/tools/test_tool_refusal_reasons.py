@@ -8,7 +8,8 @@ from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.harness.capabilities import HostCapabilities
-from clawharness.tools.builtin import OFF_BY_DEFAULT, absent_tool_reason, core_tool_specs
+from clawharness.names import OFF_BY_DEFAULT, absent_tool_reason
+from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.policy import EffectiveToolPolicy
 
 

@@ -39,8 +39,8 @@ from clawharness.harness.types import (
     Mirror,
 )
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
-from clawharness.models.refs import ModelRef, parse_model_ref
 from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.names.model_refs import ModelRef, parse_model_ref
 from clawharness.observability.spans import (
     attempt_span,
     content_attribute,

@@ -4,7 +4,6 @@ Fronts (`Host` with `cluster.url`) signal-with-start the session's workflow and 
 the turn's events back from the store; workers (`clawharness worker`) run the turns
 against the shared PostgreSQL store. See docs/scale-out.md.
 
-    urls.py        temporal://HOST:PORT, parsed and checked (no Temporal import)
     messages.py    the values that cross Temporal: turn requests, workflow input
     workflow.py    SessionWorkflow: turns of one session, one at a time, in arrival order
     events.py      the per-turn event relay in PostgreSQL (LISTEN/NOTIFY)
@@ -12,5 +11,6 @@ against the shared PostgreSQL store. See docs/scale-out.md.
     worker.py      ClusterWorker: the start-up checks, then a Temporal worker
     client.py      ClusterClient: what a front's Host submits turns through
 
-Only `urls` is imported eagerly; the rest import `temporalio` and load when used.
+The cluster URL (`temporal://HOST:PORT`) is a name (`clawharness.names.urls`); the
+modules here import `temporalio` and load when used.
 """

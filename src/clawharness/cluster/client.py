@@ -35,13 +35,13 @@ from clawharness.cluster.messages import (
 )
 from clawharness.cluster.questions import QUESTION_KINDS, answer_question
 from clawharness.cluster.results import result_from_wire
-from clawharness.cluster.urls import parse_cluster_url
 from clawharness.errors import (
     ClawHarnessError,
     ClusterNoWorkersError,
     ClusterUnreachableError,
     SessionBusyError,
 )
+from clawharness.names.urls import parse_cluster_url
 from clawharness.observability.spans import (
     TERMINAL,
     cluster_turn_span,

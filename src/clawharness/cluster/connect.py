@@ -10,8 +10,8 @@ from temporalio.client import Client
 from temporalio.service import RetryConfig
 
 from clawharness.cluster.transport import ClusterTransport
-from clawharness.cluster.urls import ClusterAddress
 from clawharness.errors import ClusterRefusedError, ClusterUnreachableError
+from clawharness.names.urls import ClusterAddress
 
 __all__ = ["MIN_SERVER_VERSION", "check_server_version", "connect_cluster", "server_version"]
 

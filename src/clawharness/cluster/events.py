@@ -26,7 +26,7 @@ from typing import Any
 import psycopg
 
 from clawharness.errors import StoreError
-from clawharness.store import display_store_url
+from clawharness.names import display_store_url
 
 __all__ = ["POLL_SECONDS", "TurnEvent", "TurnEventRelay", "abort_key", "reply_key"]
 

@@ -13,8 +13,8 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.service import RPCError
 
 from clawharness.cluster.connect import connect_cluster, server_version
-from clawharness.cluster.urls import parse_cluster_url
 from clawharness.errors import ClusterUnreachableError
+from clawharness.names.urls import parse_cluster_url
 
 if TYPE_CHECKING:
     from clawharness.cluster.transport import ClusterTransport

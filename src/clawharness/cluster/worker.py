@@ -24,9 +24,9 @@ from clawharness.cluster.connect import check_server_version, connect_cluster, s
 from clawharness.cluster.events import TurnEventRelay
 from clawharness.cluster.messages import worker_queue
 from clawharness.cluster.runner import sandboxed_runner
-from clawharness.cluster.urls import parse_cluster_url
 from clawharness.cluster.workflow import SessionWorkflow
 from clawharness.errors import ClusterRefusedError
+from clawharness.names.urls import parse_cluster_url
 
 if TYPE_CHECKING:
     from clawharness.host import Host
@@ -44,7 +44,7 @@ def new_worker_id() -> str:
 
 def check_shared_store(store_url: str, role: str = "worker") -> None:
     """Refuse a store the cluster's other processes cannot share."""
-    from clawharness.store import display_store_url
+    from clawharness.names import display_store_url
 
     if not store_url.startswith(("postgresql://", "postgres://")):
         raise ClusterRefusedError(

@@ -24,9 +24,9 @@ from clawharness.config.checks import KNOWN_TOOL_NAMES
 from clawharness.config.legacy import legacy_problems
 from clawharness.config.schema import ClawConfig, ToolsConfig
 from clawharness.config.wording import closest
+from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.tool_groups import normalize_tool_name
 from clawharness.problems import ConfigProblem, KeyPath
-from clawharness.tools.groups import normalize_tool_name
-from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
 
 __all__ = ["GATEWAY_TOKEN_ENV_VARS", "config_warnings"]
 

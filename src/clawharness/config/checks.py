@@ -17,9 +17,9 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from clawharness.config.wording import closest, one_of
-from clawharness.store import store_url_error
-from clawharness.tools.groups import TOOL_GROUPS, TOOL_NAME_ALIASES, normalize_tool_name
-from clawharness.tools.profiles import TOOL_PROFILES
+from clawharness.names import store_url_error
+from clawharness.names.tool_groups import TOOL_GROUPS, TOOL_NAME_ALIASES, normalize_tool_name
+from clawharness.names.tool_profiles import TOOL_PROFILES
 
 __all__ = [
     "BIND_ALIASES",
@@ -105,7 +105,7 @@ def check_store_url(value: str | None) -> str | None:
 def check_cluster_url(value: str | None) -> str | None:
     if value is None:
         return None
-    from clawharness.cluster.urls import cluster_url_error
+    from clawharness.names.urls import cluster_url_error
 
     problem = cluster_url_error(value)
     if problem is not None:

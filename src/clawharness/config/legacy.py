@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from clawharness.config.keypaths import MISSING, get_at
-from clawharness.models.refs import LEGACY_CODEX_PROVIDERS
+from clawharness.names.model_refs import LEGACY_CODEX_PROVIDERS
 from clawharness.problems import ConfigProblem, KeyPath, format_key_path
 
 __all__ = ["CODEX_PLUGIN_ID", "codex_plugin_blocker", "legacy_problems"]

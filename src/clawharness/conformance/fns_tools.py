@@ -14,9 +14,9 @@ from typing import Any
 from clawharness.conformance.jsrules import is_js_number, is_js_object, js_property
 from clawharness.conformance.jsvalue import UNDEFINED, JsError, JsMap
 from clawharness.conformance.tool_values import args_view, read_view, result_view
+from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.tool_groups import expand_tool_groups
 from clawharness.tool_display import infer_tool_meta_from_args
-from clawharness.tools.groups import expand_tool_groups
-from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
 from clawharness.tools.replay import is_agent_tool_replay_safe, is_replay_safe_tool_call
 from clawharness.tools.results import (
     TOOL_PROGRESS_OUTPUT_MAX_CHARS,

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.tool_spec import ToolSpec
+from clawharness.names.tool_profiles import absent_tool_reason
 from clawharness.tools.workspace import real_workspace_root
 
 __all__ = [
@@ -191,8 +192,6 @@ class HostCapabilities:
     def unavailable_tool_reason(self, tool_name: str) -> str:
         """Why `tool_name` is not on this attempt's tool surface, naming the rule that
         refused it (or how to turn it on). Pure; usable after the attempt settled."""
-        from clawharness.tools.builtin import absent_tool_reason
-
         return self._check(tool_name) or absent_tool_reason(tool_name)
 
     def _normalize_cwd(self, native_operation: Mapping[str, Any] | None) -> str:

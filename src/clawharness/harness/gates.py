@@ -25,7 +25,7 @@ from clawharness.errors import (
     ToolPolicyRejectedError,
 )
 from clawharness.harness.types import AgentHarness, AttemptParams, AttemptResult, RuntimeArtifact
-from clawharness.tools.groups import TOOL_GROUPS, expand_tool_groups, normalize_tool_name
+from clawharness.names.tool_groups import TOOL_GROUPS, expand_tool_groups, normalize_tool_name
 
 __all__ = [
     "GROUP_DENY_ALL_PROMPT",

@@ -19,7 +19,7 @@ from clawharness.harness.policy import default_agent_id, resolve_harness_policy
 from clawharness.harness.registry import CORE_OWNER_ID, HarnessRegistry
 from clawharness.harness.selection import SelectionRequest, apply_session_overrides, select_harness
 from clawharness.harness.support import ProviderRoute
-from clawharness.models.refs import parse_model_ref
+from clawharness.names.model_refs import parse_model_ref
 
 __all__ = [
     "BUILTIN_RUNTIME_LABEL",

@@ -15,7 +15,7 @@ from typing import Literal
 from clawharness.config.schema import McpConfig
 from clawharness.errors import McpConnectError
 from clawharness.harness.mcp_servers import McpServerLaunch
-from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
 
 __all__ = ["McpServerSpec", "McpTransport", "launch_of", "resolve_secrets", "server_specs"]
 

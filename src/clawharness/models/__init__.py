@@ -1,5 +1,16 @@
-"""Model refs and provider routes."""
+"""Models as configured: provider routes (from a model ref and the config to the exact
+transport model, its provider row and prepared auth) and the model catalog
+(`clawharness models list`). Model refs themselves are names (`clawharness.names`).
+"""
 
-from clawharness.models.refs import ModelRef, parse_model_ref
+from __future__ import annotations
 
-__all__ = ["ModelRef", "parse_model_ref"]
+from clawharness.models.routes import (
+    BUILTIN_PROVIDERS,
+    Route,
+    expand_secret,
+    known_provider_ids,
+    resolve_route,
+)
+
+__all__ = ["BUILTIN_PROVIDERS", "Route", "expand_secret", "known_provider_ids", "resolve_route"]

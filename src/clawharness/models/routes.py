@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from clawharness.config.schema import ClawConfig, ProviderConfig, ProviderModel
 from clawharness.errors import ConfigError, ModelRefError
 from clawharness.harness.types import PreparedAuth, ResolvedModel
-from clawharness.models.refs import ModelRef
+from clawharness.names.model_refs import ModelRef
 
 __all__ = ["BUILTIN_PROVIDERS", "Route", "expand_secret", "known_provider_ids", "resolve_route"]
 

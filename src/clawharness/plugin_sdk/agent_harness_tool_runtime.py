@@ -33,8 +33,8 @@ if TYPE_CHECKING:
         AcceptedSessionSpawn,
         normalize_accepted_session_spawn_result,
     )
-    from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
-    from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+    from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
+    from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
     from clawharness.tools.outcomes import ToolCallDecision, ToolOutcomeLedger
     from clawharness.tools.outcomes import interrupted_text as tool_call_interrupted_text
     from clawharness.tools.surface import create_agent_harness_tool_surface_runtime
@@ -45,9 +45,9 @@ LAZY_EXPORTS: LazyTable = {
     "normalize_accepted_session_spawn_result": (
         "clawharness.attempt.spawns", "normalize_accepted_session_spawn_result"),
     "assign_mcp_catalog_safe_server_names": (
-        "clawharness.tools.mcp_names", "assign_mcp_catalog_safe_server_names"),
-    "expand_tool_groups": ("clawharness.tools.groups", "expand_tool_groups"),
-    "normalize_tool_name": ("clawharness.tools.groups", "normalize_tool_name"),
+        "clawharness.names.mcp_names", "assign_mcp_catalog_safe_server_names"),
+    "expand_tool_groups": ("clawharness.names.tool_groups", "expand_tool_groups"),
+    "normalize_tool_name": ("clawharness.names.tool_groups", "normalize_tool_name"),
     "create_agent_harness_tool_surface_runtime": (
         "clawharness.tools.surface", "create_agent_harness_tool_surface_runtime"),
     "ToolCallDecision": ("clawharness.tools.outcomes", "ToolCallDecision"),

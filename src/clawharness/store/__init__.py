@@ -12,7 +12,6 @@ protocols are cut by concern (`protocols`); a consumer asks for the one it uses,
     tool_outcomes.py  tool calls exactly once: their records
     turn_records.py   the turn inspector's records and their tables
     search_query.py   free search text as safe terms
-    urls.py           which store URLs this host opens
     sqlite.py         the embedded default (and its `_sqlite_*` parts)
     postgres.py       PostgreSQL (and its `_postgres_*` parts)
 """
@@ -22,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clawharness.errors import StoreError
+from clawharness.names import display_store_url, store_url_error
 from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState
 from clawharness.store.protocols import (
     PluginStateStore,
@@ -44,7 +44,6 @@ from clawharness.store.records import (
 )
 from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
 from clawharness.store.turn_records import StoredTurnRecord
-from clawharness.store.urls import display_store_url, store_url_error
 
 __all__ = [
     "AppendOutcome",
@@ -69,9 +68,7 @@ __all__ = [
     "TranscriptSearch",
     "TranscriptStore",
     "TurnRecordStore",
-    "display_store_url",
     "open_store",
-    "store_url_error",
 ]
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawharness.tools.mcp_names import assign_mcp_catalog_safe_server_names
+from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
 
 __all__ = [
     "McpCatalogParams",

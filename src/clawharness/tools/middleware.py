@@ -30,7 +30,7 @@ from clawharness.delivery.facts import read_embedded_message_delivery_fact
 from clawharness.delivery.messaging_tools import is_messaging_tool_send_action
 from clawharness.delivery.tool_results import is_tool_result_error
 from clawharness.harness.runtime_ids import normalize_runtime_id
-from clawharness.tools.groups import normalize_tool_name
+from clawharness.names.tool_groups import normalize_tool_name
 
 __all__ = [
     "MAX_MIDDLEWARE_CONTENT_BLOCKS",

@@ -40,9 +40,9 @@ from typing import Any
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
 from clawharness.harness.capabilities import ApprovalSubject
+from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
+from clawharness.names.tool_profiles import TOOL_PROFILES
 from clawharness.tools.exec_analysis import CommandAnalysis, CommandSegment, analyze_command
-from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
-from clawharness.tools.profiles import TOOL_PROFILES
 
 __all__ = [
     "TOOL_PROFILES",

@@ -14,7 +14,7 @@ from typing import Final, TypeAlias
 
 from clawharness._json import JsonValue
 from clawharness._text import BLANK, BLANK_CLASS, trim
-from clawharness.tools.groups import normalize_tool_name
+from clawharness.names.tool_groups import normalize_tool_name
 
 __all__ = [
     "REPLAY_SAFE_TOOL_NAMES",

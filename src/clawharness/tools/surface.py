@@ -29,7 +29,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from clawharness.harness.types import ToolCallContext, ToolSpec
-from clawharness.tools.groups import expand_tool_groups, normalize_tool_name
+from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
 from clawharness.tools.surface_catalog import (
     CatalogSource,
     ToolCatalog,

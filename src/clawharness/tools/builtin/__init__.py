@@ -16,8 +16,6 @@ from clawharness.tools.builtin.web import web_fetch_tool
 
 __all__ = [
     "CORE_TOOL_NAMES",
-    "OFF_BY_DEFAULT",
-    "absent_tool_reason",
     "apply_patch_tool",
     "core_tool_specs",
     "edit_tool",
@@ -28,19 +26,9 @@ __all__ = [
     "write_tool",
 ]
 
-#: every core tool this host can offer (web_fetch only when enabled)
+#: every core tool this host can offer (web_fetch only when enabled:
+#: `clawharness.names.tool_profiles.OFF_BY_DEFAULT`)
 CORE_TOOL_NAMES = ("read", "write", "edit", "apply_patch", "exec", "ls", "web_fetch")
-
-#: core tools offered only when a config key turns them on: tool -> that key
-OFF_BY_DEFAULT = {"web_fetch": "tools.web.fetch.enabled"}
-
-
-def absent_tool_reason(tool_name: str) -> str:
-    """Why a tool the policy does not refuse is still not offered, and what to do."""
-    key = OFF_BY_DEFAULT.get(tool_name)
-    if key is not None:
-        return f'tool "{tool_name}" is off by default: set {key} to true to offer it'
-    return f'no tool "{tool_name}" is offered in this session'
 
 
 def core_tool_specs(tools_config: ToolsConfig | None = None) -> list[ToolSpec]:

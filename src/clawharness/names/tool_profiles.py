@@ -1,4 +1,5 @@
-"""Built-in tool profiles (`tools.profile`): the allow list each one starts from.
+"""Built-in tool profiles (`tools.profile`): the allow list each one starts from; and the
+core tools a config key must turn on.
 
 Kept apart from the policy engine so the config schema can check a profile name without
 importing the engine (which imports the schema).
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-__all__ = ["TOOL_PROFILES"]
+__all__ = ["OFF_BY_DEFAULT", "TOOL_PROFILES", "absent_tool_reason"]
 
 _SESSIONS_CORE: Final = ("sessions_list", "sessions_history", "sessions_send", "session_status")
 
@@ -36,3 +37,14 @@ TOOL_PROFILES: Final[Mapping[str, tuple[str, ...] | None]] = {
     "messaging": ("group:messaging", *_SESSIONS_CORE, "bundle-mcp"),
     "full": None,
 }
+
+#: core tools offered only when a config key turns them on: tool -> that key
+OFF_BY_DEFAULT = {"web_fetch": "tools.web.fetch.enabled"}
+
+
+def absent_tool_reason(tool_name: str) -> str:
+    """Why a tool the policy does not refuse is still not offered, and what to do."""
+    key = OFF_BY_DEFAULT.get(tool_name)
+    if key is not None:
+        return f'tool "{tool_name}" is off by default: set {key} to true to offer it'
+    return f'no tool "{tool_name}" is offered in this session'

@@ -1,11 +1,52 @@
-"""`temporal://HOST:PORT`: the cluster's address as config and the CLI name it."""
+"""The URLs this host opens: a store's (`sqlite:///...`, a file path, `postgresql://...`)
+and a cluster's (`temporal://HOST:PORT`), checked by config validation and by what opens
+them (`open_store`, the cluster front, a worker)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-__all__ = ["ClusterAddress", "cluster_url_error", "parse_cluster_url"]
+from clawharness.errors import ClusterError
+
+__all__ = [
+    "CLUSTER_URL_FORM",
+    "STORE_URL_FORMS",
+    "ClusterAddress",
+    "cluster_url_error",
+    "display_store_url",
+    "parse_cluster_url",
+    "store_url_error",
+]
+
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@")
+
+STORE_URL_FORMS = "sqlite:///<path to a file>, a file path, or postgresql://..."
+
+
+def display_store_url(target: str) -> str:
+    """The URL for a message: any `user:password@` is masked."""
+    return _USERINFO.sub(r"\1***@", target)
+
+
+def store_url_error(target: str) -> str | None:
+    """Why `target` is not a store URL this host can open, or None when it is."""
+    if not target.strip():
+        return f"the store URL is empty: expected {STORE_URL_FORMS}"
+    if target.startswith(("postgresql://", "postgres://")):
+        return None
+    if target.startswith("sqlite:"):
+        if not target.startswith("sqlite:///") or target == "sqlite:///":
+            return "expected sqlite:///<path to a file> (three slashes, then the path)"
+        if target[len("sqlite:///"):] == ":memory:":
+            return "the SQLite store needs a file; :memory: is not supported"
+        return None
+    if "://" in target:
+        scheme = target.split("://", 1)[0]
+        return f"unsupported store scheme {scheme!r}: expected {STORE_URL_FORMS}"
+    return None
+
 
 CLUSTER_URL_FORM = "temporal://HOST:PORT"
 
@@ -55,7 +96,5 @@ def parse_cluster_url(url: str) -> ClusterAddress:
     """The address in `url`; `ClusterError` naming what is wrong with it."""
     parsed = _parse(url)
     if isinstance(parsed, str):
-        from clawharness.errors import ClusterError
-
         raise ClusterError(parsed)
     return parsed
