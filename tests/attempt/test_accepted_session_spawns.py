@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawharness.attempt.spawns import (
+from clawharness.runtime_plan.spawns import (
     AcceptedSessionSpawn,
     has_accepted_session_spawn,
     normalize_accepted_session_spawn_result,

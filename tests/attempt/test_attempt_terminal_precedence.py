@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from clawharness.attempt.classify import classify_agent_harness_terminal_outcome
-from clawharness.attempt.run_result import HarnessTurnOutcome
 from clawharness.attempt.terminal import (
     LegacyTerminalFlags,
     Terminal,
@@ -14,6 +12,8 @@ from clawharness.attempt.terminal import (
     project_attempt_terminal,
     set_attempt_terminal_failure,
 )
+from clawharness.runtime_plan.classify import classify_agent_harness_terminal_outcome
+from clawharness.runtime_plan.run_result import HarnessTurnOutcome
 
 
 def test_an_ok_observation_never_clears_a_timeout() -> None:

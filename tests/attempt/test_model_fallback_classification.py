@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness.attempt.classify import (
+from clawharness.runtime_plan.classify import (
     GENERIC_EXTERNAL_RUN_FAILURE_TEXT,
     classify_embedded_agent_run_result_for_model_fallback,
 )
-from clawharness.attempt.run_result import (
+from clawharness.runtime_plan.run_result import (
     EmbeddedRunClassificationParams,
     EmbeddedRunResult,
     ProviderRefusal,
@@ -17,7 +17,7 @@ from clawharness.attempt.run_result import (
     RunPayload,
     TtsSupplement,
 )
-from clawharness.attempt.spawns import AcceptedSessionSpawn
+from clawharness.runtime_plan.spawns import AcceptedSessionSpawn
 
 
 def _classify(*payloads: RunPayload, meta: RunMeta | None = None, **result: Any) -> object:

@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from clawharness.attempt.run_result import (
+from clawharness.delivery.silent import is_silent_payload
+from clawharness.runtime_plan.plan import (
+    AgentRuntimeAuthPlan,
+    AgentRuntimeObservability,
+    AgentRuntimePlan,
+    build_agent_runtime_plan,
+)
+from clawharness.runtime_plan.run_result import (
     EmbeddedRunClassificationParams,
     EmbeddedRunResult,
     ModelFallbackClassification,
     RunMeta,
     RunPayload,
 )
-from clawharness.attempt.runtime_plan import (
-    AgentRuntimeAuthPlan,
-    AgentRuntimeObservability,
-    AgentRuntimePlan,
-    build_agent_runtime_plan,
-)
-from clawharness.delivery.silent import is_silent_payload
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clawharness.providers.failover import classify_failover_reason
+from clawharness.runtime_plan.failover import classify_failover_reason
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from clawharness.errors import HarnessError
 from clawharness.harness.types import PreparedAuth, ResolvedModel
-from clawharness.providers.failover import classify_failover_reason
+from clawharness.runtime_plan.failover import classify_failover_reason
 
 __all__ = [
     "HarnessAuthorization",

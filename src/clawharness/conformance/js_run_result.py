@@ -1,7 +1,7 @@
 """Run-result classification at the conformance boundary.
 
 Decodes the vectors' JavaScript run results and harness turn facts into
-`clawharness.attempt.run_result` records with the original's coercions (a flag that
+`clawharness.runtime_plan.run_result` records with the original's coercions (a flag that
 must be `=== true`, one read with truthiness, `String(provider)`), and encodes a
 classification back in the original's key order.
 """
@@ -11,22 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clawharness.attempt.classify import (
-    classify_agent_harness_terminal_outcome,
-    classify_embedded_agent_run_result_for_model_fallback,
-)
-from clawharness.attempt.run_result import (
-    EmbeddedRunClassificationParams,
-    EmbeddedRunResult,
-    HarnessTurnOutcome,
-    ModelFallbackClassification,
-    ProviderRefusal,
-    RunError,
-    RunMeta,
-    RunPayload,
-    TtsSupplement,
-)
-from clawharness.attempt.spawns import AcceptedSessionSpawn
 from clawharness.conformance.jsrules import (
     get,
     is_js_number,
@@ -42,6 +26,22 @@ from clawharness.conformance.jsrules import (
     to_json,
 )
 from clawharness.conformance.jsvalue import UNDEFINED
+from clawharness.runtime_plan.classify import (
+    classify_agent_harness_terminal_outcome,
+    classify_embedded_agent_run_result_for_model_fallback,
+)
+from clawharness.runtime_plan.run_result import (
+    EmbeddedRunClassificationParams,
+    EmbeddedRunResult,
+    HarnessTurnOutcome,
+    ModelFallbackClassification,
+    ProviderRefusal,
+    RunError,
+    RunMeta,
+    RunPayload,
+    TtsSupplement,
+)
+from clawharness.runtime_plan.spawns import AcceptedSessionSpawn
 
 __all__ = [
     "classify_embedded_run",

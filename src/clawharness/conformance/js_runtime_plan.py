@@ -10,12 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness.attempt.runtime_plan import (
-    AgentRuntimeAuthPlan,
-    AgentRuntimePlan,
-    build_agent_runtime_plan,
-)
-from clawharness.attempt.transcript_policy import TranscriptPolicy
 from clawharness.conformance.adapters_delivery import is_silent_payload_js
 from clawharness.conformance.js_run_result import (
     decode_classification_params,
@@ -31,6 +25,12 @@ from clawharness.conformance.jsrules import (
     to_json,
 )
 from clawharness.conformance.jsvalue import UNDEFINED
+from clawharness.runtime_plan.plan import (
+    AgentRuntimeAuthPlan,
+    AgentRuntimePlan,
+    build_agent_runtime_plan,
+)
+from clawharness.runtime_plan.transcript_policy import TranscriptPolicy
 
 __all__ = ["build_runtime_plan_view", "encode_transcript_policy"]
 

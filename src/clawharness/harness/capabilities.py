@@ -15,8 +15,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.tool_spec import ToolSpec
+from clawharness.harness.workspace import real_workspace_root
 from clawharness.names.tool_profiles import absent_tool_reason
-from clawharness.tools.workspace import real_workspace_root
 
 __all__ = [
     "HOST_CAPABILITIES_VERSION",

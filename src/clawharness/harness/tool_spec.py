@@ -1,4 +1,5 @@
-"""The tools a host offers an attempt: `ToolSpec` and what its `execute` receives.
+"""The tools a host offers an attempt: `ToolSpec` and what its `execute` receives; and
+`ToolOutcomes`, what a harness asks before and after each tool call of a retried turn.
 
 Kept apart from `harness.types` so `harness.capabilities` (which binds a tool surface)
 and the attempt types can import each other's names without a cycle.
@@ -9,9 +10,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
-__all__ = ["ToolCallContext", "ToolExecute", "ToolResult", "ToolSpec"]
+__all__ = [
+    "ToolCallContext",
+    "ToolCallDecision",
+    "ToolExecute",
+    "ToolOutcomes",
+    "ToolResult",
+    "ToolSpec",
+]
 
 #: a tool's result in the transcript's wire shape: `{"content": [blocks], "details"?: ...,
 #: "isError"?: bool}`; tool results are whatever the tool produced, so values are open
@@ -48,3 +56,28 @@ class ToolSpec:
     #: `my-fs__read` is also `my.fs__read`, its configured server's spelling); a deny of
     #: any of them refuses it (`clawharness.harness.capabilities.check_tool_names`)
     policy_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDecision:
+    """What to do with one tool call: `run` it; `replay` its committed `result` and
+    `error`; or report it `interrupted` (`error` says so) without running it."""
+
+    action: Literal["run", "replay", "interrupted"]
+    result: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class ToolOutcomes(Protocol):
+    """Tool side effects exactly once across a turn's attempts (`AttemptParams.tool_outcomes`;
+    the host's is `clawharness.tools.outcomes.ToolOutcomeLedger`)."""
+
+    async def begin(self, call_id: str, tool_name: str,
+                    arguments: Mapping[str, Any]) -> ToolCallDecision:
+        """Claim the call (committed before this returns) and say what to do with it."""
+        ...
+
+    async def commit(self, call_id: str, result: Mapping[str, Any] | None,
+                     error: str | None) -> None:
+        """Store the call's terminal outcome; call it before the model sees the result."""
+        ...

@@ -31,8 +31,14 @@ from clawharness._json import JsonValue
 from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
-from clawharness.harness.tool_spec import ToolCallContext, ToolExecute, ToolResult, ToolSpec
-from clawharness.tools.outcomes import ToolOutcomeLedger
+from clawharness.harness.tool_spec import (
+    ToolCallContext,
+    ToolExecute,
+    ToolOutcomes,
+    ToolResult,
+    ToolSpec,
+)
+from clawharness.runtime_plan import AgentRuntimePlan
 
 __all__ = [
     "AgentEvent",
@@ -212,7 +218,7 @@ class AttemptParams:
     workspace_dir: str
     host_capabilities: HostCapabilities
     #: the host-owned policy bundle (`AgentRuntimePlan`); read it, never mutate it
-    runtime_plan: _runtime_plan.AgentRuntimePlan
+    runtime_plan: AgentRuntimePlan
     system_prompt: str | None = None
     images: Sequence[Mapping[str, JsonValue]] = ()
     tools: Sequence[ToolSpec] = ()
@@ -255,7 +261,7 @@ class AttemptParams:
     #: tool calls exactly once across retries of this run (a turn run by a cluster
     #: worker): `begin` each call before running it, `commit` its outcome before the
     #: model sees it (see `ToolOutcomeLedger`); None when the turn is never retried
-    tool_outcomes: ToolOutcomeLedger | None = None
+    tool_outcomes: ToolOutcomes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,8 +361,3 @@ class AgentHarness(Protocol):
 
     async def run_attempt(self, params: AttemptParams) -> AttemptResult: ...
 
-
-# Imported last, as a module: the plan's own imports may reach back into this module, and
-# a module import tolerates a partially initialised module in either import order. The
-# annotation above (`_runtime_plan.AgentRuntimePlan`) resolves once both are loaded.
-import clawharness.attempt.runtime_plan as _runtime_plan  # noqa: E402

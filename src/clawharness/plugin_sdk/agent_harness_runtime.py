@@ -86,14 +86,11 @@ from clawharness.tools.replay import is_replay_safe_tool_call
 
 if TYPE_CHECKING:
     # the checker's view of the names `LAZY_EXPORTS` serves (kept equal by a test)
-    from clawharness.attempt.classify import classify_agent_harness_terminal_outcome
     from clawharness.attempt.finalize_projection import (
         FinalizationAttemptFacts,
         project_settled_turn_finalization_attempt_result,
     )
     from clawharness.attempt.finalize_result import SettledTurnFinalizationRejectedError
-    from clawharness.attempt.run_result import HarnessTurnOutcome
-    from clawharness.attempt.runtime_plan import AgentRuntimePlan
     from clawharness.attempt.side_effects import (
         await_agent_end_side_effects,
         run_agent_end_side_effects,
@@ -121,6 +118,9 @@ if TYPE_CHECKING:
         format_agent_harness_user_input_prompt,
         normalize_agent_harness_user_input_answer,
     )
+    from clawharness.runtime_plan.classify import classify_agent_harness_terminal_outcome
+    from clawharness.runtime_plan.plan import AgentRuntimePlan
+    from clawharness.runtime_plan.run_result import HarnessTurnOutcome
     from clawharness.sessions.user_turn import (
         restore_prepared_user_turn_operational_meta_for_runtime,
     )
@@ -130,7 +130,7 @@ if TYPE_CHECKING:
 #: public name -> (providing module, attribute); loaded on first access, so importing this
 #: module stays cheap and cannot close an import cycle through the core
 LAZY_EXPORTS: LazyTable = {
-    "AgentRuntimePlan": ("clawharness.attempt.runtime_plan", "AgentRuntimePlan"),
+    "AgentRuntimePlan": ("clawharness.runtime_plan.plan", "AgentRuntimePlan"),
     "restore_prepared_user_turn_operational_meta_for_runtime": (
         "clawharness.sessions.user_turn",
         "restore_prepared_user_turn_operational_meta_for_runtime"),
@@ -152,7 +152,7 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.delivery.source_reply", "extract_messaging_tool_source_reply_payload"),
     "ReplyPayload": ("clawharness.delivery.reply_content", "ReplyPayload"),
     "classify_agent_harness_terminal_outcome": (
-        "clawharness.attempt.classify", "classify_agent_harness_terminal_outcome"),
+        "clawharness.runtime_plan.classify", "classify_agent_harness_terminal_outcome"),
     "run_agent_end_side_effects": ("clawharness.attempt.side_effects",
                                    "run_agent_end_side_effects"),
     "await_agent_end_side_effects": ("clawharness.attempt.side_effects",
@@ -172,7 +172,7 @@ LAZY_EXPORTS: LazyTable = {
         "clawharness.attempt.finalize_result", "SettledTurnFinalizationRejectedError"),
     "FinalizationAttemptFacts": (
         "clawharness.attempt.finalize_projection", "FinalizationAttemptFacts"),
-    "HarnessTurnOutcome": ("clawharness.attempt.run_result", "HarnessTurnOutcome"),
+    "HarnessTurnOutcome": ("clawharness.runtime_plan.run_result", "HarnessTurnOutcome"),
     "UserInputQuestion": ("clawharness.harness.user_input", "UserInputQuestion"),
     "UserInputPromptOptions": ("clawharness.harness.user_input", "UserInputPromptOptions"),
 }

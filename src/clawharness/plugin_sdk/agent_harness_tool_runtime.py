@@ -24,26 +24,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from clawharness.harness.workspace import resolve_workspace_path
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
-from clawharness.tools.workspace import resolve_workspace_path
 
 if TYPE_CHECKING:
     # the checker's view of the names `LAZY_EXPORTS` serves (kept equal by a test)
-    from clawharness.attempt.spawns import (
+    from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
+    from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
+    from clawharness.runtime_plan.spawns import (
         AcceptedSessionSpawn,
         normalize_accepted_session_spawn_result,
     )
-    from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
-    from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
     from clawharness.tools.outcomes import ToolCallDecision, ToolOutcomeLedger
     from clawharness.tools.outcomes import interrupted_text as tool_call_interrupted_text
     from clawharness.tools.surface import create_agent_harness_tool_surface_runtime
 
 #: public name -> (providing module, attribute)
 LAZY_EXPORTS: LazyTable = {
-    "AcceptedSessionSpawn": ("clawharness.attempt.spawns", "AcceptedSessionSpawn"),
+    "AcceptedSessionSpawn": ("clawharness.runtime_plan.spawns", "AcceptedSessionSpawn"),
     "normalize_accepted_session_spawn_result": (
-        "clawharness.attempt.spawns", "normalize_accepted_session_spawn_result"),
+        "clawharness.runtime_plan.spawns", "normalize_accepted_session_spawn_result"),
     "assign_mcp_catalog_safe_server_names": (
         "clawharness.names.mcp_names", "assign_mcp_catalog_safe_server_names"),
     "expand_tool_groups": ("clawharness.names.tool_groups", "expand_tool_groups"),

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.attempt.outcomes import ToolTerminalObserver
-from clawharness.attempt.runtime_plan import AgentRuntimePlan, build_agent_runtime_plan
 from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
+from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.attempt.validate import validate_attempt_result
 from clawharness.config.schema import ClawConfig, ToolsConfig
 from clawharness.delivery.reply_content import ReplyPayload
@@ -28,11 +28,11 @@ from clawharness.harness.selection import (
     log_harness_selection,
     select_harness,
 )
-from clawharness.harness.transcript_contract import check_transcript_contract
 from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
+from clawharness.runtime_plan.plan import AgentRuntimePlan, build_agent_runtime_plan
 from clawharness.sessions.lifecycle import SessionParticipant
 from clawharness.store import Store
 from clawharness.tools.builtin import core_tool_specs

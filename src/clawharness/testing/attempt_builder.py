@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from clawharness._json import JsonValue
-from clawharness.attempt.runtime_plan import build_agent_runtime_plan
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities, ToolPolicyCheck
 from clawharness.harness.messages import Message
 from clawharness.harness.types import (
@@ -28,6 +27,7 @@ from clawharness.harness.types import (
     SupportContext,
     ToolSpec,
 )
+from clawharness.runtime_plan.plan import build_agent_runtime_plan
 
 __all__ = [
     "RecordingMirror",

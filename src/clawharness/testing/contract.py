@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.errors import ClawHarnessError, HarnessError, ToolPolicyRejectedError
 from clawharness.harness.gates import ToolPolicyLayer, evaluate_tool_policy_gate
 from clawharness.harness.messages import message_text
 from clawharness.harness.registry import HarnessRegistry, validate_harness_shape
 from clawharness.harness.selection import coerce_support_result
-from clawharness.harness.transcript_contract import check_transcript_contract
 from clawharness.harness.types import (
     AgentHarness,
     AttemptParams,

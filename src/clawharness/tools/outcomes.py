@@ -10,17 +10,17 @@ under the same run id. Each tool call has an idempotency key (session, run, call
   *interrupted with unknown effect* and never silently re-run; a read-only call
   (`is_replay_safe_tool_call`) simply runs again.
 
-`decide` is the pure rule; `ToolOutcomeLedger` the store-backed machinery. A harness gets
-a ledger as `AttemptParams.tool_outcomes` (None for turns run in-process, which are
+`decide` is the pure rule; `ToolOutcomeLedger` the store-backed machinery (the host's
+`clawharness.harness.ToolOutcomes`). A harness gets a ledger as `AttemptParams.tool_outcomes` (None for turns run in-process, which are
 never retried) through `clawharness.plugin_sdk.agent_harness_tool_runtime`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from clawharness.harness.tool_spec import ToolCallDecision
 from clawharness.store import ToolCallClaim, ToolCallKey
 from clawharness.tools.replay import is_replay_safe_tool_call
 
@@ -28,16 +28,6 @@ if TYPE_CHECKING:
     from clawharness.store import ToolOutcomeStore
 
 __all__ = ["ToolCallDecision", "ToolOutcomeLedger", "decide", "interrupted_text"]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallDecision:
-    """What to do with one tool call: `run` it; `replay` its committed `result` and
-    `error`; or report it `interrupted` (`error` says so) without running it."""
-
-    action: Literal["run", "replay", "interrupted"]
-    result: dict[str, Any] | None = None
-    error: str | None = None
 
 
 def interrupted_text(tool_name: str) -> str:

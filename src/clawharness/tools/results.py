@@ -19,6 +19,7 @@ from clawharness._json import JsonValue
 from clawharness._numbers import format_number
 from clawharness._text import BLANK_CLASS, trim, trim_start
 from clawharness._utf16 import utf16_len, utf16_truncate
+from clawharness.delivery.tool_results import is_tool_result_error
 from clawharness.redaction import (
     redact_model_visible_tool_payload_text,
     redact_sensitive_field_value,
@@ -44,26 +45,6 @@ TOOL_PROGRESS_OUTPUT_MAX_CHARS: Final = 8000
 #: cap for a one-line tool error message
 TOOL_ERROR_MAX_CHARS: Final = 400
 
-_ERROR_STATUSES: Final = frozenset(
-    [
-        "error",
-        "failed",
-        "failure",
-        "timeout",
-        "timed_out",
-        "blocked",
-        "denied",
-        "forbidden",
-        "unavailable",
-        "approval-unavailable",
-        "disabled",
-        "aborted",
-        "cancelled",
-        "canceled",
-        "killed",
-        "invalid",
-    ]
-)
 _NON_ERROR_STATUSES: Final = frozenset({"0", "ok", "success", "completed", "running"})
 _BM = BLANK_CLASS[1:-1]
 _ERROR_LIKE_RE: Final = re.compile(
@@ -95,22 +76,6 @@ def _lower(value: JsonValue) -> str | None:
     return trim(value).lower() or None
 
 
-def _finite_number(value: JsonValue) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _says_something(value: JsonValue) -> bool:
-    """Whether an `error` value reports a failure: what is true in Python, except that an
-    empty object or array does count (as in the original) and NaN does not."""
-    if isinstance(value, list | Mapping):
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return False
-    return bool(value)
-
-
 def _first_line(text: str) -> str:
     head, _, _ = text.partition("\n")
     return head.removesuffix("\r")
@@ -126,25 +91,6 @@ def read_tool_result_status(result: ToolResultJson) -> str | None:
     """Lower-cased, trimmed `details.status`, or None."""
     details = read_tool_result_details(result)
     return _lower(details.get("status")) if details is not None else None
-
-
-def is_tool_result_error(result: ToolResultJson) -> bool:
-    """True when the result's details report failure."""
-    details = read_tool_result_details(result)
-    if details is None:
-        return False
-    status = _lower(details.get("status"))
-    ok, success = details.get("ok"), details.get("success")
-    if ok is False or success is False:
-        return True
-    if status in _ERROR_STATUSES and not (ok is True or success is True):
-        return True
-    if details.get("timedOut") is True or _says_something(details.get("error")):
-        return True
-    if status == "completed":
-        return False
-    exit_code = _finite_number(details.get("exitCode"))
-    return exit_code is not None and exit_code != 0
 
 
 def _normalize_error_text(text: str) -> str | None:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
+from clawharness.harness.workspace import display_path, resolve_workspace_path
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
-from clawharness.tools.workspace import display_path, resolve_workspace_path
 
 __all__ = ["ExecOutcome", "exec_tool", "run_command"]
 

@@ -22,12 +22,12 @@ from typing import Any
 
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
-from clawharness.tools.builtin._common import optional_int, require_str, text_result
-from clawharness.tools.workspace import (
+from clawharness.harness.workspace import (
     display_path,
     open_workspace_file,
     resolve_workspace_path,
 )
+from clawharness.tools.builtin._common import optional_int, require_str, text_result
 
 __all__ = [
     "READ_INLINE_BYTES",

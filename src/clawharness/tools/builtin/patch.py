@@ -24,8 +24,8 @@ from typing import Any
 
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
+from clawharness.harness.workspace import display_path, resolve_workspace_path
 from clawharness.tools.builtin._common import require_str, text_result
-from clawharness.tools.workspace import display_path, resolve_workspace_path
 
 __all__ = [
     "AddFile",

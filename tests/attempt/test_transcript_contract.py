@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from clawharness.attempt.validate import AttemptResultRejectedError
-from clawharness.harness.transcript_contract import (
+from clawharness.attempt.transcript_contract import (
     check_transcript_contract,
     reply_texts_missing_from,
 )
+from clawharness.attempt.validate import AttemptResultRejectedError
 from clawharness.plugin_sdk.agent_harness import (
     AttemptResult,
     AttemptTerminal,

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from clawharness._text import trim
-from clawharness.providers.failover_patterns import (
+from clawharness.runtime_plan.failover_patterns import (
     API_ERROR_TRANSIENT,
     AUTH,
     AUTH_PERMANENT,

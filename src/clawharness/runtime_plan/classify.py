@@ -18,7 +18,9 @@ from dataclasses import replace
 
 from clawharness._json import JsonValue
 from clawharness._text import is_blank, trim
-from clawharness.attempt.run_result import (
+from clawharness.delivery.silent import is_silent_reply_payload_text
+from clawharness.runtime_plan.failover import classify_failover_reason
+from clawharness.runtime_plan.run_result import (
     EmbeddedRunClassificationParams,
     EmbeddedRunResult,
     HarnessTurnOutcome,
@@ -27,8 +29,6 @@ from clawharness.attempt.run_result import (
     RunPayload,
     TerminalClassification,
 )
-from clawharness.delivery.silent import is_silent_reply_payload_text
-from clawharness.providers.failover import classify_failover_reason
 
 __all__ = [
     "GENERIC_EXTERNAL_RUN_FAILURE_TEXT",

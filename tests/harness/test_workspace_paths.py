@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import WorkspacePathEscapeError
-from clawharness.tools.workspace import display_path, resolve_workspace_path
+from clawharness.harness.workspace import display_path, resolve_workspace_path
 
 
 @pytest.fixture

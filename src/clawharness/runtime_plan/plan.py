@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from clawharness._json import JsonObject, JsonValue
-from clawharness.attempt.classify import classify_embedded_agent_run_result_for_model_fallback
-from clawharness.attempt.run_result import (
+from clawharness.delivery.silent import is_silent_payload
+from clawharness.runtime_plan.classify import classify_embedded_agent_run_result_for_model_fallback
+from clawharness.runtime_plan.run_result import (
     EmbeddedRunClassificationParams,
     ModelFallbackClassification,
 )
-from clawharness.attempt.transcript_policy import (
+from clawharness.runtime_plan.transcript_policy import (
     TranscriptPolicy,
     normalize_provider_id,
     resolve_transcript_policy,
 )
-from clawharness.delivery.silent import is_silent_payload
 
 __all__ = [
     "AgentRuntimeAuthPlan",
@@ -43,7 +43,7 @@ __all__ = [
     "normalize_embedded_agent_runtime",
 ]
 
-_log = logging.getLogger("clawharness.attempt.runtime_plan")
+_log = logging.getLogger("clawharness.runtime_plan.plan")
 _CODEX_HARNESS_AUTH_PROVIDER = "openai-codex"
 _GOOGLE_APIS = frozenset(
     {"google-generative-ai", "google-gemini-cli", "google-vertex", "google-antigravity"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from clawharness._json import JsonValue
-from clawharness.attempt.spawns import AcceptedSessionSpawn
+from clawharness.runtime_plan.spawns import AcceptedSessionSpawn
 
 __all__ = [
     "EmbeddedRunClassificationParams",
