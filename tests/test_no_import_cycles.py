@@ -21,11 +21,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: function-level imports that close a cycle on purpose: (importer, imported) -> why
-DEFERRED: Mapping[tuple[str, str], str] = {
-    ("clawharness.providers.scripted", "clawharness.testing"):
-        "the scripted provider plays a test-kit script; the kit builds on the harness core "
-        "that reaches the providers",
-}
+DEFERRED: Mapping[tuple[str, str], str] = {}
 
 
 def _is_type_checking(test: ast.expr) -> bool:

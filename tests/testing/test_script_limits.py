@@ -9,7 +9,7 @@ import pytest
 
 from clawharness.errors import ConfigError
 from clawharness.limits import MAX_SCRIPT_BYTES
-from clawharness.testing.script import load_script
+from clawharness.providers.script import load_script
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

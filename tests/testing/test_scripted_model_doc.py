@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from clawharness.testing.script import EXHAUSTED_TEXT, ScriptPlayer, parse_script
+from clawharness.providers.script import EXHAUSTED_TEXT, ScriptPlayer, parse_script
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scripted-model.md"
 BLOCK = re.compile(r"```(json|yaml)\n(.*?)```", re.S)

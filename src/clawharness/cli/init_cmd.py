@@ -70,7 +70,7 @@ def _check_texts(plan: StarterPlan, config_text: str, script_text: str | None,
     """Fail before writing if what would be written does not load (a bug here, not yours)."""
     parse_config(json5.loads(config_text), source=str(target))
     if script_text is not None:
-        from clawharness.testing.script import parse_script
+        from clawharness.providers.script import parse_script
 
         parse_script(yaml.safe_load(script_text), source=str(plan.script_path))
 

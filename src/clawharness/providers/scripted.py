@@ -29,15 +29,15 @@ from clawharness.providers.base import (
 )
 
 if TYPE_CHECKING:
-    from clawharness.testing.script import Script
+    from clawharness.providers.script import Script
 
 __all__ = ["ScriptedTransport", "load_any_script"]
 
 
 def load_any_script(script: Script | Mapping[str, Any] | str | os.PathLike[str]) -> Script:
     """A validated `Script` from a parsed mapping, a file path, or a `Script`."""
-    # imported here: the script module lives in the test kit, needed only when scripted
-    from clawharness.testing.script import Script, load_script, parse_script
+    # imported here: a script is read with YAML, needed only when a turn is scripted
+    from clawharness.providers.script import Script, load_script, parse_script
 
     if isinstance(script, Script):
         return script
@@ -74,7 +74,7 @@ class ScriptedTransport:
         chunks: int = 3,
         keep_requests: bool = True,
     ) -> None:
-        from clawharness.testing.script import ScriptPlayer
+        from clawharness.providers.script import ScriptPlayer
 
         self.script = load_any_script(script)
         self._player = ScriptPlayer(self.script)

@@ -1,12 +1,23 @@
 """Test kit: a scripted model server so agent turns run offline, with no API key, and
 the harness contract kit (plugins import the kit as `clawharness.plugin_sdk.testing`).
 
-See `clawharness.testing.model_server` for the server and `clawharness.testing.script` for
+See `clawharness.testing.model_server` for the server and `clawharness.providers.script` for
 the script format.
 """
 
 from __future__ import annotations
 
+from clawharness.providers.script import (
+    EXHAUSTED_TEXT,
+    Script,
+    ScriptError,
+    ScriptItem,
+    ScriptPlayer,
+    ScriptToolCall,
+    ScriptUsage,
+    load_script,
+    parse_script,
+)
 from clawharness.testing.attempt_builder import (
     RecordingMirror,
     StaticToolPolicy,
@@ -23,17 +34,6 @@ from clawharness.testing.contract import (
 )
 from clawharness.testing.model_server import LoggedRequest, ScriptedModelServer
 from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
-from clawharness.testing.script import (
-    EXHAUSTED_TEXT,
-    Script,
-    ScriptError,
-    ScriptItem,
-    ScriptPlayer,
-    ScriptToolCall,
-    ScriptUsage,
-    load_script,
-    parse_script,
-)
 
 __all__ = [
     "EXHAUSTED_TEXT",

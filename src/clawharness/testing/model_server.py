@@ -1,6 +1,6 @@
 """A scripted model server on loopback: OpenAI Responses, Chat Completions, Anthropic Messages.
 
-It answers every model request from a script (see `clawharness.testing.script`), so agent
+It answers every model request from a script (see `clawharness.providers.script`), so agent
 turns run with no API key and no network, through the official SDKs and the real native
 runtimes alike. Endpoints:
 
@@ -45,7 +45,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from clawharness.errors import ConfigError
-from clawharness.testing.script import Script, ScriptError, ScriptPlayer, load_script, parse_script
+from clawharness.providers.script import (
+    Script,
+    ScriptError,
+    ScriptPlayer,
+    load_script,
+    parse_script,
+)
 from clawharness.testing.sse_anthropic import anthropic_error_body, messages_object, messages_stream
 from clawharness.testing.sse_openai import (
     chat_completion,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from clawharness.testing.script import ScriptError
+from clawharness.providers.script import ScriptError
 from clawharness.testing.wire import Reply, chunk_text, new_id
 
 __all__ = ["anthropic_error_body", "messages_object", "messages_stream"]

@@ -11,7 +11,7 @@ import json
 import time
 from typing import Any, Literal
 
-from clawharness.testing.script import ScriptError
+from clawharness.providers.script import ScriptError
 from clawharness.testing.wire import Reply, ReplyCall, chunk_text, new_id
 
 __all__ = [

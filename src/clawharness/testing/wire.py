@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from clawharness.testing.script import ScriptItem, ScriptToolCall
+from clawharness.providers.script import ScriptItem, ScriptToolCall
 
 __all__ = [
     "Reply",

@@ -1,4 +1,5 @@
-"""The script a `ScriptedModelServer` plays: its model, validation and selection.
+"""The script a scripted model plays (the in-process `scripted` transport, and the test
+kit's `ScriptedModelServer` over HTTP): its model, validation and selection.
 
 A script is `{"responses": [item, ...]}` plus optional top-level options. Each item is one
 answer to one model request:
