@@ -26,6 +26,7 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from clawharness.gateway.approvals import ApprovalBroker
+from clawharness.gateway.browser_guard import browser_refusal
 from clawharness.gateway.connection import Connection
 from clawharness.gateway.handshake import handle_preconnect, is_request_frame
 from clawharness.gateway.host_port import GatewayHost
@@ -198,14 +199,28 @@ class GatewayServer:
             self.hub.broadcast("tick", {"ts": _now_ms()})
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP on the gateway port: `/health`, `/metrics`; WebSocket upgrades pass through."""
+        """Plain HTTP on the gateway port: `/health`, `/metrics`; WebSocket upgrades pass
+        through, unless a browser rule refuses them (`browser_guard`)."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
+            return self._refuse_browser_upgrade(connection, request)
         if request.path.split("?", 1)[0] in ("/health", "/healthz"):
             return connection.respond(200, '{"ok":true}\n')
         if request.path.split("?", 1)[0] == METRICS_PATH:
             return metrics_response(connection, request, self.host, self.settings)
         return connection.respond(426, "Upgrade Required: this is a WebSocket gateway\n")
+
+    def _refuse_browser_upgrade(self, connection: ServerConnection,
+                                request: Request) -> Response | None:
+        headers = request.headers
+        if len(headers.get_all("Host")) > 1 or len(headers.get_all("Origin")) > 1:
+            reason: str | None = "the Host or Origin header is sent twice"
+        else:
+            reason = browser_refusal("GET", {k.lower(): v for k, v in headers.raw_items()},
+                                     auth_mode=self.settings.auth_mode)
+        if reason is None:
+            return None
+        log.warning("refused a WebSocket upgrade: %s", reason)
+        return connection.respond(403, f"Forbidden: {reason}\n")
 
     # --- connections --------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from clawharness.gateway.browser_guard import BrowserGuard
 from clawharness.gateway.openai_http.chat import chat_completions
 from clawharness.gateway.openai_http.context import HttpApi
 from clawharness.gateway.openai_http.errors import OpenAiHttpError, error_body, error_response
@@ -168,4 +169,4 @@ def build_http_app(api: HttpApi, *, extra_routes: list[BaseRoute] | None = None)
         return PlainTextResponse("Not Found\n", status_code=404)
 
     app.add_exception_handler(404, not_found)
-    return SecurityHeaders(app)
+    return SecurityHeaders(BrowserGuard(app, auth_mode=settings.auth_mode))

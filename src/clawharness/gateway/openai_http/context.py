@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from clawharness.gateway.http_front import HttpFront
     from clawharness.gateway.server import GatewayServer
 
-__all__ = ["HttpApi", "read_json_body"]
+__all__ = ["HttpApi", "is_json_media_type", "read_json_body"]
 
 
 @dataclass(slots=True)
@@ -54,11 +54,28 @@ class HttpApi:
             self.front.abort_client(request.scope.get("client"))
 
 
+def is_json_media_type(content_type: str | None) -> bool:
+    """`application/json` or `application/<x>+json`, parameters aside (not `text/plain;
+    json`, nor a missing Content-Type)."""
+    if content_type is None:
+        return False
+    essence = content_type.split(";", 1)[0].strip().lower()
+    return essence == "application/json" or (
+        essence.startswith("application/") and essence.endswith("+json"))
+
+
 async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
     """The request's JSON object, read up to `limit` bytes; OpenAiHttpError otherwise."""
     too_large = OpenAiHttpError(413, f"request body is larger than this endpoint's limit of "
                                 f"{limit} bytes (gateway.http.endpoints.*.maxBodyBytes)",
                                 code="request_too_large")
+    content_type = request.headers.get("content-type")
+    if not is_json_media_type(content_type):
+        # a page of another origin can send text/plain or a form without asking first;
+        # application/json it cannot (docs/security.md, gateway origin rules)
+        got = "none" if content_type is None else repr(content_type[:80])
+        raise OpenAiHttpError(415, f"expected a JSON body sent as Content-Type: "
+                              f"application/json, got {got}", code="unsupported_media_type")
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large
@@ -67,10 +84,6 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
         body += chunk
         if len(body) > limit:
             raise too_large
-    content_type = request.headers.get("content-type", "application/json")
-    if "json" not in content_type.lower():
-        raise OpenAiHttpError(415, f"expected a JSON body (Content-Type: application/json), "
-                              f"got {content_type!r}", code="unsupported_media_type")
     if not body.strip():
         raise OpenAiHttpError(400, "request body is empty: expected a JSON object",
                               code="invalid_json")
