@@ -6,8 +6,10 @@ imported at all; everything else goes to `clawharness.cli.main`.
 
 from __future__ import annotations
 
+import gc
 import sys
 
+from clawharness._gc import HOST_GC_THRESHOLDS
 from clawharness.cli.version import version_text
 
 __all__ = ["main"]
@@ -20,6 +22,10 @@ def main() -> None:
     if sys.argv[1:] in _VERSION_FLAGS:
         sys.stdout.write(version_text() + "\n")
         return
+    # a command imports a few hundred modules (a turn, a thousand) and keeps nearly all it
+    # builds: with the default thresholds full collections keep walking it all (about a
+    # tenth of a short command's time); a host applies these same thresholds when it starts
+    gc.set_threshold(*HOST_GC_THRESHOLDS)
     from clawharness.cli.main import main as run_command_line
 
     run_command_line()

@@ -12,14 +12,15 @@ import ipaddress
 import socket
 from collections.abc import Mapping
 from html.parser import HTMLParser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
 
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import ToolInputError, optional_int, require_str, text_result
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["html_to_text", "web_fetch_tool"]
 
@@ -110,6 +111,8 @@ async def _check_host(host: str) -> None:
 
 
 async def _get(client: httpx.AsyncClient, url: str, *, check: bool) -> httpx.Response:
+    import httpx  # imported by the first fetch: every host starts without it
+
     # redirects are followed by hand so every hop's host passes the private-address check
     target = url
     for _ in range(_MAX_REDIRECTS + 1):
@@ -143,6 +146,8 @@ def web_fetch_tool(
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ToolInputError(f"url must be an http(s) URL, got {url!r}")
+        import httpx
+
         async with httpx.AsyncClient(
             follow_redirects=False,
             timeout=timeout_sec,
