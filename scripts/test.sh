@@ -7,6 +7,7 @@ bash scripts/setup.sh
 bash scripts/services.sh
 if [ -f scripts/native-runtimes.sh ]; then bash scripts/native-runtimes.sh; fi
 if [ -f scripts/browser.sh ]; then bash scripts/browser.sh; fi
+if [ -f scripts/sandbox.sh ]; then bash scripts/sandbox.sh; fi
 echo "== ruff"; .venv/bin/ruff check src tests bench examples
 echo "== mypy (strict on src/)"; .venv/bin/mypy
 echo "== pytest"; exec .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -76,7 +76,8 @@ class Host:
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
-                                     builtin=OpenClawHarness())
+                                     builtin=OpenClawHarness(), store_url=self._store_url,
+                                     config_path=loaded.path)
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False

@@ -34,10 +34,11 @@ async def _wait(condition, what: str, timeout: float = 60) -> None:  # type: ign
 
 async def test_a_worker_killed_mid_tool_call_hands_the_turn_on_and_the_effect_stays_once(
         make_rig, tmp_path: Path) -> None:
-    log = tmp_path / "effects.log"
+    # in the rig's workspace: exec runs sandboxed where it can, and sees nothing else
+    log = tmp_path / "ws" / "effects.log"
     # the tool appends, then holds until released (bounded): the test releases it at
     # the end, so the shell the dead worker left behind exits
-    release = tmp_path / "release"
+    release = tmp_path / "ws" / "release"
     command = (f"echo appended >> {log}; for i in $(seq 1200); do "
                f"[ -e {release} ] && break; sleep 0.1; done")
     rig: ClusterRig = make_rig({"responses": [

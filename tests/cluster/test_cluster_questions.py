@@ -31,7 +31,7 @@ def _touch_script(marker: Path) -> dict[str, object]:
 @pytest.mark.parametrize(("decision", "runs"), [("allow-once", True), ("deny", False)])
 async def test_a_tool_needing_approval_asks_the_fronts_gate_and_obeys_it(
         make_rig, tmp_path: Path, decision: ApprovalDecision, runs: bool) -> None:
-    marker = tmp_path / "approved-marker"
+    marker = tmp_path / "ws" / "approved-marker"  # exec sees the workspace only
     rig: ClusterRig = make_rig(_touch_script(marker))
     rig.write_config(tools={"exec": {"security": "full", "ask": "always"}})
     rig.start_worker("w1")
@@ -51,7 +51,7 @@ async def test_a_tool_needing_approval_asks_the_fronts_gate_and_obeys_it(
 
 async def test_a_front_without_a_gate_gets_no_question_and_the_tool_is_refused(
         make_rig, tmp_path: Path) -> None:
-    marker = tmp_path / "unasked-marker"
+    marker = tmp_path / "ws" / "unasked-marker"
     rig: ClusterRig = make_rig(_touch_script(marker))
     rig.write_config(tools={"exec": {"security": "full", "ask": "always"}})
     rig.start_worker("w1")

@@ -19,7 +19,8 @@ def append_call(path: Path, call_id: str = "call_append") -> dict[str, Any]:
 
 async def test_a_retried_run_replays_the_committed_outcome_and_runs_nothing_again(
         scripted_host: Any, tmp_path: Path) -> None:
-    log = tmp_path / "log.txt"
+    # in the workspace: exec runs sandboxed where it can, and sees nothing else
+    log = tmp_path / "workspace" / "log.txt"
     host, _ = await scripted_host({"responses": [
         append_call(log), {"text": "first attempt done"},
         append_call(log), {"text": "retry done"}]}, tools=FULL_EXEC)

@@ -22,6 +22,7 @@ from clawharness.config.checks import (
     check_tool_profile,
     is_loopback_host,
 )
+from clawharness.config.sandbox import SandboxConfig
 
 __all__ = [
     "AgentDefaults",
@@ -137,6 +138,7 @@ class AgentDefaults(_Node):
     max_steps: PositiveInt | None = Field(default=None, alias="maxSteps")
     timeout_seconds: PositiveSeconds | None = Field(default=None, alias="timeoutSeconds")
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    sandbox: SandboxConfig | None = None
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 
@@ -150,6 +152,7 @@ class AgentEntry(_Node):
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
     tools: ToolsConfig | None = None
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    sandbox: SandboxConfig | None = None
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 

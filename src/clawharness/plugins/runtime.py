@@ -38,6 +38,7 @@ from clawharness.store import Store
 from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
+from clawharness.tools.sandbox.runner import SandboxService
 
 __all__ = ["PluginRuntime"]
 
@@ -54,9 +55,13 @@ class PluginRuntime:
     """Loaded plugins and the per-agent tool surface of one host."""
 
     def __init__(self, config: ClawConfig, *, state_dir: Path, env: Mapping[str, str],
-                 builtin: AgentHarness) -> None:
+                 builtin: AgentHarness, store_url: str | None = None,
+                 config_path: Path | None = None) -> None:
         self.config = config
         self.state_dir = state_dir
+        #: where exec runs (agents.*.sandbox); it never shows the store or the config file
+        self.sandbox = SandboxService(config, state_dir=state_dir, store_url=store_url,
+                                      config_path=config_path)
         self.env = env
         #: the built-in harness, handed in by the host (the core does not import a harness)
         self.builtin = builtin
@@ -153,7 +158,9 @@ class PluginRuntime:
         specs = self._tool_specs.get(agent_id)
         if specs is None:
             policy = self.tool_policy(agent_id)
-            specs = tuple(s for s in core_tool_specs(self.config.tools) if policy.check(s.name) is None)
+            specs = tuple(s for s in core_tool_specs(self.config.tools,
+                                                     self.sandbox.for_agent(agent_id))
+                          if policy.check(s.name) is None)
             self._tool_specs[agent_id] = specs
         return specs
 

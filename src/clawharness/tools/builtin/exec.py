@@ -3,6 +3,10 @@
 Not a login shell: no profile or rc file runs, so a command starts the same on every
 machine and is never held up by what a profile does (a version manager's rehash lock).
 
+Where the agent's sandbox applies (`agents.*.sandbox`, `clawharness.tools.sandbox`), the
+command runs inside it (bubblewrap or Docker) instead of directly on the host; where the
+sandbox is required and no backend works, the command is refused.
+
 The whole group is killed on timeout, on abort (the task is cancelled) and, once the shell
 has exited, to reap background children that would otherwise hold the output pipe open.
 Output (stdout and stderr together) keeps its last `max_output_chars` characters.
@@ -19,11 +23,13 @@ import signal
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.harness.workspace import display_path, resolve_workspace_path
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
+from clawharness.tools.sandbox.runner import AgentSandbox, Launch, PreparedExec
 
 __all__ = ["ExecOutcome", "exec_tool", "run_command"]
 
@@ -62,14 +68,37 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+#: clean-ups still running after their call was cancelled (kept from the collector)
+_pending: set[asyncio.Task[None]] = set()
+
+
+def _after(launch: Launch | None, *, killed: bool) -> None:
+    """Run the launch's clean-up in the background (the call itself may be cancelled)."""
+    if launch is None or (launch.on_end is None and (launch.on_kill is None or not killed)):
+        return
+
+    async def clean() -> None:
+        if killed and launch.on_kill is not None:
+            await launch.on_kill()
+        if launch.on_end is not None:
+            await launch.on_end()
+
+    task = asyncio.get_running_loop().create_task(clean())
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+
+
 def _kill_spawned_group(
     spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _ExitProtocol]],
+    launch: Launch | None,
 ) -> None:
     if spawn.cancelled() or spawn.exception() is not None:
+        _after(launch, killed=True)
         return
     transport, _ = spawn.result()
     _kill_group(transport.get_pid())
     transport.close()
+    _after(launch, killed=True)
 
 
 class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -97,17 +126,23 @@ def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 async def run_command(
-    command: str, *, cwd: str, timeout_sec: float, max_output_chars: int
+    command: str, *, cwd: str, timeout_sec: float, max_output_chars: int,
+    launch: Launch | None = None,
 ) -> ExecOutcome:
-    """Run `command` with `bash -c` in `cwd`; cancellation kills its process group."""
-    bash = shutil.which("bash") or "/bin/bash"
+    """Run `command` with `bash -c` in `cwd` (or as `launch` says: a sandbox's argv);
+    cancellation kills its process group."""
+    if launch is None:
+        argv: tuple[str, ...] = (shutil.which("bash") or "/bin/bash", "-c", command)
+        env: Mapping[str, str] = exec_environment()
+    else:
+        argv, env, cwd = launch.argv, launch.env, launch.cwd
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     spawn = asyncio.ensure_future(loop.subprocess_exec(
         lambda: _ExitProtocol(2**16, loop),
-        bash, "-c", command,
+        *argv,
         cwd=cwd,
-        env=exec_environment(),
+        env=dict(env),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
@@ -118,7 +153,10 @@ async def run_command(
         # make asyncio kill the shell alone and leave its children running
         transport, protocol = await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        spawn.add_done_callback(_kill_spawned_group)
+        spawn.add_done_callback(lambda done: _kill_spawned_group(done, launch))
+        raise
+    except BaseException:
+        _after(launch, killed=False)
         raise
     pid = transport.get_pid()
     pgid = pid  # a new session makes the child its group's leader
@@ -153,8 +191,14 @@ async def run_command(
         _kill_group(pgid)
         reader.cancel()
         transport.close()
+        _after(launch, killed=True)
         raise
     transport.close()
+    if launch is not None:
+        if timed_out and launch.on_kill is not None:
+            await launch.on_kill()
+        if launch.on_end is not None:
+            await launch.on_end()
     text = tail.buf.decode("utf-8", errors="replace")
     truncated = tail.total > len(tail.buf) or len(text) > max_output_chars
     if len(text) > max_output_chars:
@@ -169,32 +213,50 @@ async def run_command(
     )
 
 
-def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000) -> ToolSpec:
-    """`exec {command, workdir?, timeout?}` with the configured timeout and output cap."""
+def _limit(args: Mapping[str, Any], timeout_sec: float) -> float:
+    requested = args.get("timeout")
+    if isinstance(requested, int | float) and not isinstance(requested, bool) and requested > 0:
+        # the model may shorten the configured timeout, never extend it
+        return min(float(requested), timeout_sec)
+    return timeout_sec
+
+
+def _workdir(workspace: str, workdir: object) -> Path | None:
+    if workdir is not None and not isinstance(workdir, str):
+        raise ToolInputError("argument 'workdir' must be a string")
+    cwd = resolve_workspace_path(workspace, workdir) if workdir else None
+    try:
+        is_dir = cwd is None or cwd.is_dir()
+    except OSError as exc:  # a name too long, say
+        raise ToolInputError(f"workdir {workdir!r}: {exc.strerror or exc}") from exc
+    if not is_dir:
+        raise ToolInputError(f"workdir {workdir!r} is not a directory")
+    return cwd
+
+
+def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000,
+              sandbox: AgentSandbox | None = None) -> ToolSpec:
+    """`exec {command, workdir?, timeout?}` with the configured timeout and output cap,
+    in `sandbox` where it applies to the calling session (None: always on the host)."""
 
     async def execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
         command = require_str(args, "command")
         if not command.strip():
             raise ToolInputError("argument 'command' must not be blank")
-        workdir = args.get("workdir")
-        if workdir is not None and not isinstance(workdir, str):
-            raise ToolInputError("argument 'workdir' must be a string")
-        cwd = resolve_workspace_path(ctx.workspace_dir, workdir) if workdir else None
-        try:
-            is_dir = cwd is None or cwd.is_dir()
-        except OSError as exc:  # a name too long, say
-            raise ToolInputError(f"workdir {workdir!r}: {exc.strerror or exc}") from exc
-        if not is_dir:
-            raise ToolInputError(f"workdir {workdir!r} is not a directory")
-        limit = timeout_sec
-        requested = args.get("timeout")
-        if isinstance(requested, int | float) and not isinstance(requested, bool) and requested > 0:
-            # the model may shorten the configured timeout, never extend it
-            limit = min(float(requested), timeout_sec)
-        run_dir = str(cwd) if cwd is not None else os.path.realpath(ctx.workspace_dir)
+        workspace = ctx.workspace_dir
+        if sandbox is not None:
+            workspace = sandbox.file_workspace(ctx.session_key, workspace).path
+        cwd = _workdir(workspace, args.get("workdir"))
+        limit = _limit(args, timeout_sec)
+        run_dir = str(cwd) if cwd is not None else os.path.realpath(workspace)
+        prepared: PreparedExec | None = None
+        if sandbox is not None:
+            prepared = await sandbox.prepare_exec(
+                session_key=ctx.session_key, workspace=os.path.realpath(workspace),
+                workdir=run_dir, command=command)
         outcome = await run_command(
-            command, cwd=run_dir, timeout_sec=limit, max_output_chars=max_output_chars
-        )
+            command, cwd=run_dir, timeout_sec=limit, max_output_chars=max_output_chars,
+            launch=prepared.launch if prepared is not None else None)
         body = outcome.output.rstrip("\n") or "(no output)"
         if outcome.truncated:
             body = f"[output truncated: showing the last {max_output_chars} characters]\n{body}"
@@ -202,6 +264,11 @@ def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000) -> T
             body += f"\n\nCommand timed out after {limit:g} seconds; its process group was killed."
         elif outcome.exit_code:
             body += f"\n\nCommand exited with code {outcome.exit_code}"
+        if prepared is not None and prepared.notice is not None:
+            body += f"\n\n[note: {prepared.notice}]"
+        extra: dict[str, Any] = {}
+        if prepared is not None:
+            extra["sandbox"] = dict(prepared.details)
         return text_result(
             body,
             is_error=outcome.timed_out or bool(outcome.exit_code),
@@ -210,7 +277,8 @@ def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000) -> T
             truncated=outcome.truncated,
             durationMs=outcome.duration_ms,
             pid=outcome.pid,
-            cwd=display_path(ctx.workspace_dir, cwd) if cwd is not None else ".",
+            cwd=display_path(workspace, cwd) if cwd is not None else ".",
+            **extra,
         )
 
     return ToolSpec(

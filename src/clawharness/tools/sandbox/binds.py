@@ -1,4 +1,4 @@
-"""Sandbox bind-mount specs (`host:container[:options]`)."""
+"""Sandbox bind-mount specs (`host:container[:options]`), as OpenClaw writes them."""
 
 from __future__ import annotations
 
