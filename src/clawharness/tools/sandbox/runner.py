@@ -135,10 +135,16 @@ class SandboxService:
         return "cgroup" if self.pids_cgroups().base is not None else "none"
 
     def statuses(self, settings: SandboxSettings) -> dict[SandboxBackendName, BackendStatus]:
-        """The backends `settings` may use, probed once per process (blocking)."""
+        """The backends `settings` may use, in order, up to the first that works (each
+        probed once per process; blocking)."""
+        found: dict[SandboxBackendName, BackendStatus] = {}
         if settings.mode == "off":
-            return {}
-        return backend_statuses(backend_order(settings))
+            return found
+        for name in backend_order(settings):
+            found.update(backend_statuses((name,)))
+            if found[name].available:
+                break
+        return found
 
     def take_notice(self) -> bool:
         """True the first time only: the "no sandbox here" notice is said once per host."""
@@ -161,9 +167,11 @@ class AgentSandbox:
     def settings(self) -> SandboxSettings:
         return self.service.settings(self.agent_id)
 
-    def file_workspace(self, session_key: str, workspace_dir: str) -> FileWorkspace:
+    def file_workspace(self, session_key: str, workspace_dir: str, *,
+                       create: bool = True) -> FileWorkspace:
         """Where this session's tools work: the agent's workspace, read-only under
-        `workspaceAccess: "ro"`, or the sandbox's own under "none"."""
+        `workspaceAccess: "ro"`, or the sandbox's own under "none" (made unless
+        `create` is False)."""
         settings = self.settings
         if not sandbox_applies(settings, session_key):
             return FileWorkspace(workspace_dir)
@@ -172,7 +180,8 @@ class AgentSandbox:
             return FileWorkspace(workspace_dir, read_only=True, rule=f"{rule}.workspaceAccess")
         if settings.workspace_access == "none":
             path = settings.workspace_root / scope_key(settings, session_key)
-            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if create:
+                path.mkdir(parents=True, exist_ok=True, mode=0o700)
             return FileWorkspace(os.path.realpath(path))
         return FileWorkspace(workspace_dir)
 
