@@ -9,6 +9,7 @@ each prepared turn to the selected harness (see `clawharness.attempt.turn`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import Mapping
@@ -20,7 +21,13 @@ from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
 from clawharness.config.loader import LoadedConfig, load_config
-from clawharness.errors import ClawHarnessError, ConfigError, ModelRefError, SessionNotFoundError
+from clawharness.errors import (
+    ClawHarnessError,
+    ConfigError,
+    InvalidSessionKeyError,
+    ModelRefError,
+    SessionNotFoundError,
+)
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.observability import Telemetry, resolve_settings
@@ -28,7 +35,11 @@ from clawharness.observability.processes import live_native_processes
 from clawharness.observability.spans import continued_trace
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
-from clawharness.sessions.agents import configured_default_agent, require_known_agent
+from clawharness.sessions.agents import (
+    configured_default_agent,
+    known_agent_ids,
+    require_known_agent,
+)
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
@@ -42,6 +53,7 @@ if TYPE_CHECKING:
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.mcp.manager import McpManager
     from clawharness.models.catalog import ModelCatalog
+    from clawharness.tools.sandbox import SandboxExplanation
 
 __all__ = ["Host", "TurnResult"]
 
@@ -345,10 +357,35 @@ class Host:
                               provider_routes=self.plugins.registrations.provider_routes(),
                               agents=agents)
         from clawharness.plugins.diagnostics import plugin_findings
+        from clawharness.tools.sandbox import status_lines
 
         problems = tuple(f.message for f in plugin_findings(self.plugins.load()))
+        # where exec runs: said when no sandbox works here (or a required one cannot run)
+        sandbox = tuple(await asyncio.to_thread(
+            status_lines, self.plugins.sandbox, agents or list(known_agent_ids(self.config))))
         return StatusReport(report.agents, report.sessions, report.harnesses,
-                            report.warnings + problems + tuple(self.loaded.warnings))
+                            report.warnings + problems + sandbox + tuple(self.loaded.warnings))
+
+    async def explain_sandbox(self, agent_id: str | None = None,
+                              session_key: str | None = None) -> SandboxExplanation:
+        """Where a command of an agent's session would run and what it would see
+        (`clawharness sandbox explain`): the session's agent, else `agent_id`, else the
+        default agent's main session. Needs no started host."""
+        from clawharness.tools.sandbox import explain_sandbox
+
+        if session_key:
+            key = self.session_key(session_key)
+            owner = parse_session_key(key).agent_id
+            if agent_id is not None and agent_id != owner:
+                raise InvalidSessionKeyError(
+                    f"the session key {key!r} belongs to agent {owner!r}, not {agent_id!r}: "
+                    "pass one of --agent and --session, or a key of that agent")
+            agent_id = owner
+        else:
+            agent_id = agent_id or self.default_agent_id()
+            key = f"agent:{agent_id}:main"
+        require_known_agent(self.config, agent_id, session_key=key if session_key else None)
+        return await asyncio.to_thread(explain_sandbox, self.plugins.sandbox, agent_id, key)
 
     async def model_catalog(self, agent_id: str | None = None) -> ModelCatalog:
         """The configured models as `agent_id` (else the default agent) sees them, each

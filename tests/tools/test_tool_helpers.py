@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from clawharness.names.bind_specs import split_sandbox_bind_spec
 from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
 from clawharness.names.tool_groups import TOOL_GROUPS, expand_tool_groups
 from clawharness.tools.replay import is_agent_tool_replay_safe, is_replay_safe_tool_call
@@ -12,7 +13,6 @@ from clawharness.tools.results import (
     format_tool_progress_output,
     is_tool_result_error,
 )
-from clawharness.tools.sandbox import split_sandbox_bind_spec
 
 
 def test_groups_expand_with_aliases_and_without_duplicates() -> None:

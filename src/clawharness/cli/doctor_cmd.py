@@ -58,6 +58,20 @@ def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str]
     return result.registry, off, findings
 
 
+def _sandbox(config: ClawConfig | None, path: Path | None) -> list[Finding]:
+    """Where exec would run: refused (a required sandbox that cannot work here), or on
+    the host with no sandbox (said once)."""
+    if config is None:
+        return []
+    from clawharness.sessions.agents import known_agent_ids
+    from clawharness.tools.sandbox import SandboxService, sandbox_findings
+
+    service = SandboxService(config, state_dir=state_dir(), store_url=config.store.url,
+                             config_path=path)
+    return [Finding(f.code, "error" if f.severity == "error" else "warning", f.path,
+                    f.message) for f in sandbox_findings(service, known_agent_ids(config))]
+
+
 def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     """Diagnose (and with `fix`, repair and re-diagnose) one config file."""
     path = resolve_config_path(config_path)
@@ -67,8 +81,9 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
         if not isinstance(decoded.raw, dict):
             raise ConfigError("expected an object at the top level", path=str(path))
         raw = decoded.raw
-    registry, off, plugin_problems = _plugins(validate_config(raw).config)
-    findings = diagnose(raw, registry, plugins_off=off) + plugin_problems
+    config = validate_config(raw).config
+    registry, off, plugin_problems = _plugins(config)
+    findings = diagnose(raw, registry, plugins_off=off) + plugin_problems + _sandbox(config, path)
     if not fix or not any(f.fixable for f in findings):
         return DoctorOutcome(findings, False, None, path)
     if path is None:
@@ -76,7 +91,8 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     written = write_fixed_config(path, apply_fixes(raw, findings))
     # the repair may have turned a plugin on (a legacy codex ref): load plugins again
     registry, off, plugin_problems = _plugins(written.loaded.config)
-    remaining = diagnose(written.loaded.raw, registry, plugins_off=off) + plugin_problems
+    remaining = (diagnose(written.loaded.raw, registry, plugins_off=off) + plugin_problems
+                 + _sandbox(written.loaded.config, path))
     applied = tuple(f for f in findings if f.fixable)
     return DoctorOutcome(remaining, True, written.backup, path, applied)
 

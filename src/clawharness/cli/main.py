@@ -62,6 +62,8 @@ COMMANDS = (
                 "The configured MCP servers: list, show, probe, tools, serve."),
     LazyCommand("cluster", "clawharness.cli.cluster_cmd",
                 "The Temporal cluster this host submits turns to."),
+    LazyCommand("sandbox", "clawharness.cli.sandbox_cmd",
+                "Where exec runs: the OS sandbox of each agent."),
 )
 
 

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from clawharness.config.checks import CheckFailed
-from clawharness.tools.sandbox.binds import split_sandbox_bind_spec
+from clawharness.names.bind_specs import split_sandbox_bind_spec
 
 __all__ = [
     "SandboxConfig",

@@ -2,6 +2,7 @@
 with no other part of the host: so config validation, policy and the parts that act on
 them agree on one reading.
 
+    bind_specs.py     sandbox bind specs (`host:container[:options]`)
     tool_groups.py    tool ids, their aliases (`bash` is `exec`) and groups (`group:fs`)
     tool_profiles.py  the built-in tool profiles (`tools.profile`) and the core tools a
                       config key must turn on
@@ -12,6 +13,7 @@ them agree on one reading.
 
 from __future__ import annotations
 
+from clawharness.names.bind_specs import SandboxBindSpec, split_sandbox_bind_spec
 from clawharness.names.mcp_names import (
     SERVER_NAME_MAX_CHARS,
     assign_mcp_catalog_safe_server_names,
@@ -51,6 +53,7 @@ __all__ = [
     "TOOL_PROFILES",
     "ClusterAddress",
     "ModelRef",
+    "SandboxBindSpec",
     "absent_tool_reason",
     "assign_mcp_catalog_safe_server_names",
     "cluster_url_error",
@@ -61,5 +64,6 @@ __all__ = [
     "parse_model_ref",
     "resolve_providerless",
     "sanitize_server_name",
+    "split_sandbox_bind_spec",
     "store_url_error",
 ]

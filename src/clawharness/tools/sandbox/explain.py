@@ -4,6 +4,7 @@ status line and doctor's findings all come from here."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,17 +131,15 @@ class SandboxFinding:
     message: str
 
 
-def _agent_ids(service: SandboxService) -> list[str]:
-    return sorted({"main", *service.config.agents.entries})
-
-
-def sandbox_findings(service: SandboxService) -> list[SandboxFinding]:
-    """Doctor's view: an agent whose exec would be refused (a required sandbox with no
-    backend: an error), or would run on the host (a warning, said once for all)."""
+def sandbox_findings(service: SandboxService, agent_ids: Sequence[str]
+                     ) -> list[SandboxFinding]:
+    """Doctor's view of `agent_ids`: an agent whose exec would be refused (a required
+    sandbox with no backend, a bad bind: errors), whose process limit cannot hold, or that
+    would run on the host (a warning, said once for all of them)."""
     findings: list[SandboxFinding] = []
     host_agents: list[str] = []
     unavailable: str | None = None
-    for agent_id in _agent_ids(service):
+    for agent_id in agent_ids:
         settings = service.settings(agent_id)
         # the question is whether a sandboxed session could run: ask for a non-main one
         probe_key = f"agent:{agent_id}:sandbox-check"
@@ -173,13 +172,12 @@ def sandbox_findings(service: SandboxService) -> list[SandboxFinding]:
     return findings
 
 
-def status_lines(service: SandboxService, agent_ids: list[str] | None = None) -> list[str]:
+def status_lines(service: SandboxService, agent_ids: Sequence[str]) -> list[str]:
     """One line per problem for `clawharness status` (nothing when every agent's
     sandbox works or is off)."""
-    ids = agent_ids if agent_ids is not None else _agent_ids(service)
     lines: list[str] = []
     said_host = False
-    for agent_id in ids:
+    for agent_id in agent_ids:
         settings = service.settings(agent_id)
         probe_key = f"agent:{agent_id}:sandbox-check"
         if not sandbox_applies(settings, probe_key):

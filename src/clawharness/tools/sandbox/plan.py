@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from clawharness.errors import ToolError
-from clawharness.tools.sandbox.binds import split_sandbox_bind_spec
+from clawharness.names.bind_specs import split_sandbox_bind_spec
 from clawharness.tools.sandbox.hostfacts import HostFacts
 from clawharness.tools.sandbox.settings import SandboxBackendName, SandboxLimits, SandboxSettings
 
