@@ -68,6 +68,7 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
     (("cluster", "status", "--config", "{config}"), "config_invalid"),  # no cluster named
     (("cluster", "status", "--config", "{config}", "--cluster", "http://127.0.0.1:9"),
      "cluster_error"),
+    (("sandbox", "explain", "--config", "{config}", "--agent", "ghost"), "unknown_agent"),
 ]
 
 
