@@ -1,17 +1,33 @@
-"""What one program invocation hands on to be run, and the option scanner the rules share.
+"""What one program invocation hands on to be run: the verdict every rule gives.
 
-`Carried` is the verdict a rule gives on one argv: whether the program itself must match
-the allowlist, which commands (argv) and shell scripts (text) it would run in turn, the
-arguments it treats as code, and — fail closed — a refusal when the policy cannot see
-what it would run. Everything here is pure and synchronous.
+A rule looks at one invocation (its words, and whether a pipe feeds its input) and
+answers with a `Carried`: whether the program itself must match the allowlist, the
+command it runs in turn (a wrapper's tail) or the shell scripts it runs, whether it may
+be given words the shell still expands (globs, brace lists), whether it reads piped
+input only as data, and — fail closed — a refusal when the policy cannot see what it
+would run. Everything here is pure and synchronous.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["PLAIN", "Carried", "OptionScan", "refuse", "scan_options"]
+__all__ = ["INERT", "PLAIN", "Carried", "Invocation", "Rule", "refuse"]
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One program run: its words (quotes removed) and whether a pipe feeds its input
+    (its own stage, or a shell script's, whose commands all share that input)."""
+
+    argv: tuple[str, ...]
+    piped_input: bool = False
+
+    @property
+    def name(self) -> str:
+        """The lower-cased basename rules are looked up by (`/usr/bin/Env` -> `env`)."""
+        return self.argv[0].rsplit("/", 1)[-1].lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,109 +35,30 @@ class Carried:
     """One invocation's verdict.
 
     `judge_self`: the program itself must match the allowlist (False for a wrapper
-    such as `nice` that only changes how its command runs). `commands` are argv lists it
-    runs, `scripts` shell text it runs, `code` the arguments it interprets as a program
-    (an awk program, a sed script). `incomplete`: the argv ends where the program expects
-    its command or program text, so words appended from input (`xargs`) would supply it.
+    such as `nice` that only changes how its command runs). `command_at`: `argv[k:]` is
+    a command it runs (a wrapper's tail). `scripts`: shell text it runs (`sh -c`).
+    `expansions_ok`: its arguments may be words the shell still expands (a glob such as
+    `*.py`): only for programs known to have no option that runs something, since a file
+    named `--to-command=sh` is an option to the program. `input_is_data`: given piped
+    input, it reads it as data (not as commands, code or keystrokes for an editor).
     """
 
     judge_self: bool = True
-    commands: tuple[tuple[str, ...], ...] = ()
+    command_at: int | None = None
     scripts: tuple[str, ...] = ()
-    code: tuple[str, ...] = ()
-    incomplete: bool = False
+    expansions_ok: bool = False
+    input_is_data: bool = False
     refusal: str | None = None
 
 
+#: a program judged as itself, about which nothing more is known
 PLAIN = Carried()
+#: a program known to have no option that runs another program and to read input as data
+INERT = Carried(expansions_ok=True, input_is_data=True)
+
+Rule = Callable[[Invocation], Carried]
 
 
 def refuse(reason: str) -> Carried:
     """A verdict that refuses the invocation in allowlist mode, saying why."""
     return Carried(judge_self=False, refusal=reason)
-
-
-@dataclass(frozen=True, slots=True)
-class OptionScan:
-    """Where the operands start, the options seen (name -> value or None), or a refusal."""
-
-    operand_index: int
-    seen: tuple[tuple[str, str | None], ...] = ()
-    refusal: str | None = None
-
-    def has(self, *names: str) -> bool:
-        return any(name in names for name, _ in self.seen)
-
-    def values(self, *names: str) -> list[str]:
-        return [value for name, value in self.seen if name in names and value is not None]
-
-
-def scan_options(
-    argv: Sequence[str],
-    *,
-    start: int = 1,
-    flags: Collection[str] = (),
-    valued: Collection[str] = (),
-    optional_attached: Collection[str] = (),
-    program: str | None = None,
-) -> OptionScan:
-    """Scan getopt-style options from `argv[start]` up to the first operand.
-
-    `flags` take no value, `valued` take one (attached, `--name=value`, or the next
-    word), `optional_attached` take a value only when attached (`-i.bak`, `--in-place=`).
-    Short options cluster (`-ne`). An option in none of the sets is a refusal: the policy
-    does not guess what an unknown option does.
-    """
-    name_shown = program or (argv[0].rsplit("/", 1)[-1] if argv else "command")
-    seen: list[tuple[str, str | None]] = []
-    i = start
-    while i < len(argv):
-        token = argv[i]
-        if token == "--":
-            return OptionScan(i + 1, tuple(seen))
-        if not token.startswith("-") or token == "-":
-            return OptionScan(i, tuple(seen))
-        if token.startswith("--"):
-            name, eq, value = token.partition("=")
-            if name in valued:
-                if eq:
-                    seen.append((name, value))
-                elif i + 1 < len(argv):
-                    seen.append((name, argv[i + 1]))
-                    i += 1
-                else:
-                    return OptionScan(i, tuple(seen), f"{name_shown}: {name} needs a value")
-            elif name in optional_attached:
-                seen.append((name, value if eq else None))
-            elif name in flags and not eq:
-                seen.append((name, None))
-            else:
-                return OptionScan(
-                    i, tuple(seen),
-                    f"{name_shown}: option {name!r} is not one this policy can see through")
-            i += 1
-            continue
-        j = 1
-        while j < len(token):
-            short = f"-{token[j]}"
-            rest = token[j + 1 :]
-            if short in valued:
-                if rest:
-                    seen.append((short, rest))
-                elif i + 1 < len(argv):
-                    seen.append((short, argv[i + 1]))
-                    i += 1
-                else:
-                    return OptionScan(i, tuple(seen), f"{name_shown}: {short} needs a value")
-                break
-            if short in optional_attached:
-                seen.append((short, rest or None))
-                break
-            if short not in flags:
-                return OptionScan(
-                    i, tuple(seen),
-                    f"{name_shown}: option {short!r} is not one this policy can see through")
-            seen.append((short, None))
-            j += 1
-        i += 1
-    return OptionScan(len(argv), tuple(seen))

@@ -8,8 +8,11 @@ starts on its own (`GIT_SSH_COMMAND`, `PAGER`, `EDITOR`). With one of them set, 
 allowlisted `ls` is no longer the `ls` the operator allowed.
 
 The names follow the original's host environment policy (its blocked keys, blocked
-override keys and prefixes), plus the few the brief names that it lacks. Names are
-compared upper-cased, so `ld_preload=` is refused too (fail closed).
+override keys and prefixes), plus the variables through which the shell and the programs
+the exec gate has rules for take options or start-up commands (`TAR_OPTIONS`,
+`LESSOPEN`, `VIMINIT`, `RSYNC_RSH`, every `GIT_*` and `BASH_*`). Names are compared
+upper-cased, so `ld_preload=` is refused too (fail closed). Other programs read other
+variables: allowlisting a program trusts what its environment may say.
 """
 
 from __future__ import annotations
@@ -58,11 +61,22 @@ _NAMES: Final = frozenset({
     "DOCKER_CONTEXT", "PIP_INDEX_URL", "PIP_PYPI_URL", "PIP_EXTRA_INDEX_URL",
     "PIP_CONFIG_FILE", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST", "UV_INDEX", "UV_INDEX_URL",
     "UV_PYTHON", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX",
+
+    # the shell itself: tracing, globbing, option parsing of every GNU program
+    "PS1", "PS2", "PS3", "POSIXLY_CORRECT", "GLOBIGNORE", "EXECIGNORE", "FUNCNEST",
+    "INPUTRC", "OLDPWD",
+    # options and start-up files programs read from the environment
+    "TAR_OPTIONS", "MANOPT", "MANROFFOPT", "ZIPOPT", "UNZIP", "UNZIPOPT", "AWKPATH",
+    "AWKLIBPATH", "EXINIT", "MYVIMRC", "MYGVIMRC", "MAKEFILES", "RIPGREP_CONFIG_PATH",
+    "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "RCMDSH", "GROFF_COMMAND_PREFIX",
+    "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "DIFF_OPTIONS",
 })
 
+#: whole families: git and the shell read dozens (GIT_CONFIG_PARAMETERS, GIT_TRACE=file,
+#: BASH_XTRACEFD, BASH_LOADABLES_PATH); less, vim and ssh read start-up commands
 _PREFIXES: Final = (
-    "LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_", "NPM_CONFIG_", "CARGO_REGISTRIES_",
-    "LUA_INIT_",
+    "LD_", "DYLD_", "BASH_", "GIT_", "NPM_CONFIG_", "CARGO_REGISTRIES_", "LUA_INIT_",
+    "LESS", "VIM", "GVIM", "SSH_", "XDG_", "PIP_", "PROMPT_", "PAGER", "EDITOR",
 )
 
 

@@ -16,10 +16,10 @@ Exec approvals follow `requiresExecApproval`:
                         unasked; otherwise ask=on-miss asks and ask=off refuses
 
 "Every program" is what `exec_analysis` finds the command would run: wrappers (`env`,
-`nice`, `timeout`, `xargs`, `sh -c`, `find -exec`, ...) are seen through to the command
-they run, and what it cannot see through (`sudo`, inline interpreter code, `git -c
-alias.*`, loader variables such as `LD_PRELOAD=`) is a miss, as is a command the analysis
-cannot vouch for (redirections, subshells, command substitution, backgrounding).
+`nice`, `timeout`, `sh -c`, ...) are seen through to the command they run, and the
+analysis fails closed: a command with any word it does not fully read (any `$`,
+redirections, subshells, builtins such as `eval` or `printf -v`, `xargs`, `sudo`, inline
+interpreter code, `git -c alias.*`, loader variables such as `LD_PRELOAD=`) is a miss.
 
 Allowlist entries: `*` (any analysed command), a path glob (`/usr/bin/git`, `~/bin/*`,
 `/opt/**`) matched against the program resolved on PATH, or a bare name glob (`git`,
@@ -30,6 +30,7 @@ which is injectable.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -169,6 +170,7 @@ def _layers(config: ToolsConfig, agent: ToolsConfig | None,
 # --- exec allowlist matching ---------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
 def _glob(pattern: str) -> re.Pattern[str]:
     out: list[str] = []
     i = 0
