@@ -23,8 +23,10 @@ def test_git_commands_that_run_programs_are_refused_by_the_cli(tmp_path: Path) -
         {"tool_calls": [{"name": "exec", "arguments": {"command": c}, "id": f"c{i}"}
                         for i, c in enumerate(commands)]},
         {"text": "done"}]}
+    # the OS sandbox off: the gate is the wall under test
     tools = {"tools": {"exec": {"security": "allowlist", "ask": "off",
-                                "allowlist": ["git", "ls"]}}}
+                                "allowlist": ["git", "ls"]}},
+             "agents": {"defaults": {"sandbox": {"mode": "off"}}}}
     with scripted_config(tmp_path, script, tools) as config:
         result = invoke("agent", "--config", str(config), "-s", "gate", "--json",
                         "-m", "run them")

@@ -33,7 +33,8 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
             "models": {"providers": {"scripted": {
                 "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
                 "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m",
+            # the OS sandbox off: the gate is the wall under test
+            "agents": {"defaults": {"model": "scripted/m", "sandbox": {"mode": "off"},
                                     "workspace": str(tmp_path / "workspace")}},
             "tools": {"exec": {"security": "allowlist", "ask": "on-miss",
                                "allowlist": ["echo"]}},

@@ -2,7 +2,9 @@
 the worst of the audit's commands through `Host.run_turn`, the real exec tool and bash.
 With `ask: "off"` each is refused, with no approver each is refused unasked-for, and in
 neither case does the marker it would create appear; with `security: "full"` the same
-commands do create it, so the markers prove the commands are real."""
+commands do create it, so the markers prove the commands are real. The OS sandbox is off
+here: the gate is the wall under test, and the sandbox would hide a marker it let
+through."""
 
 from __future__ import annotations
 
@@ -43,6 +45,11 @@ def marker_of(command: str, markers: Path) -> Path:
     return markers / name.split("'")[0].split(")")[0].split('"')[0].split(" ")[0]
 
 
+def unsandboxed(tmp_path: Path) -> dict[str, Any]:
+    return {"defaults": {"model": "scripted/m1", "workspace": str(tmp_path / "workspace"),
+                         "sandbox": {"mode": "off"}}}
+
+
 async def tool_texts(host: Any, key: str) -> list[str]:
     return [e.text for e in await host.history(key) if e.role == "toolResult"]
 
@@ -58,7 +65,8 @@ async def test_the_worst_cases_run_nothing_through_a_turn(
     allowlist = sorted({entry for _, entries in cases for entry in entries})
     host, _ = await scripted_host(
         {"responses": [calls(*(command for command, _ in cases)), {"text": "done"}]},
-        tools={"exec": {"security": "allowlist", "ask": ask, "allowlist": allowlist}})
+        tools={"exec": {"security": "allowlist", "ask": ask, "allowlist": allowlist}},
+        agents=unsandboxed(tmp_path))
     result = await host.run_turn("agent:main:worst", "try them")
     assert [call["ok"] for call in result.tool_calls] == [False] * len(cases)
     texts = await tool_texts(host, "agent:main:worst")
@@ -81,7 +89,7 @@ async def test_the_same_commands_do_run_when_the_gate_is_off(scripted_host: Any,
     runnable = [(c, a) for c, a in worst_cases(markers) if all(shutil.which(p) for p in a)]
     host, _ = await scripted_host(
         {"responses": [calls(*(c for c, _ in runnable)), {"text": "done"}]},
-        tools={"exec": {"security": "full", "ask": "off"}})
+        tools={"exec": {"security": "full", "ask": "off"}}, agents=unsandboxed(tmp_path))
     await host.run_turn("agent:main:control", "run them")
     made = sorted(p.name for p in markers.iterdir())
     for command, _ in runnable:
