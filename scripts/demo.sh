@@ -4,6 +4,6 @@
 # each run starts the demo session afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh core   # the core install: no test tools, no extras
 .venv/bin/clawharness demo --state-dir .demo "$@"
 echo "(\`clawharness\` is .venv/bin/clawharness: run \`. .venv/bin/activate\` first)"

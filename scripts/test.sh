@@ -3,7 +3,7 @@
 # integration tests against real native runtimes installed by scripts/native-runtimes.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh dev    # every extra and the test tools
 bash scripts/services.sh
 if [ -f scripts/native-runtimes.sh ]; then bash scripts/native-runtimes.sh; fi
 if [ -f scripts/browser.sh ]; then bash scripts/browser.sh; fi

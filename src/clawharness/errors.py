@@ -3,6 +3,7 @@
     ClawHarnessError
     ├── ConfigError                      config file unreadable, malformed or invalid
     ├── ConfirmationRequiredError        a destructive command got no yes (no terminal to ask)
+    ├── ExtraMissingError                a feature whose optional dependencies are not installed
     ├── InputLimitError                  a parsed input over its size or nesting limit
     ├── ModelRefError                    a model ref that names no configured model
     ├── ClusterError                     the Temporal cluster could not take the work
@@ -68,6 +69,7 @@ __all__ = [
     "ConditionalWriteConflict",
     "ConfigError",
     "ConfirmationRequiredError",
+    "ExtraMissingError",
     "HarnessError",
     "InputLimitError",
     "InvalidSessionKeyError",
@@ -145,6 +147,20 @@ class ConfirmationRequiredError(ClawHarnessError):
     def __init__(self, message: str, *, hint: str | None = None):
         super().__init__(message)
         self.hint = hint
+
+
+class ExtraMissingError(ClawHarnessError):
+    """A feature needs an optional part of the install (an extra, `clawharness[NAME]`)
+    that is not installed; `extra` names it and the hint says how to install it."""
+
+    code = "extra_missing"
+
+    def __init__(self, message: str, *, extra: str, module: str | None = None) -> None:
+        super().__init__(message)
+        self.extra = extra
+        #: the module that could not be imported
+        self.module = module
+        self.hint = f"pip install 'clawharness[{extra}]'"
 
 
 class InputLimitError(ClawHarnessError, ValueError):

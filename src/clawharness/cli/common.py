@@ -24,10 +24,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from clawharness.cli.help_labels import flags_take_no_type_label
-from clawharness.errors import ClawHarnessError
+from clawharness.errors import ClawHarnessError, ExtraMissingError
+from clawharness.extras import extra_missing_error
 
 __all__ = [
     "DETAIL_KEYS",
+    "EXIT_EXTRA_MISSING",
     "PIPE_WIDTH",
     "CliConsole",
     "ConfigOption",
@@ -42,6 +44,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+#: the exit code of a command that needs an extra that is not installed (docs/cli.md)
+EXIT_EXTRA_MISSING = 3
 
 #: the width a console assumes when its output goes to a pipe or a file
 PIPE_WIDTH = 10_000
@@ -145,7 +150,10 @@ def fail(error: BaseException | ErrorReport, *, as_json: bool, code: int = 1,
     """Report an error (the JSON envelope, or red text) and return the Exit to raise.
 
     `extra`: more top-level fields for the JSON object (e.g. a failed turn's result).
+    A missing extra (`ExtraMissingError`) exits with `EXIT_EXTRA_MISSING`.
     """
+    if isinstance(error, ExtraMissingError):
+        code = EXIT_EXTRA_MISSING
     report = error if isinstance(error, ErrorReport) else ErrorReport.of(error)
     if as_json:
         rest = {k: v for k, v in (extra or {}).items() if k != "error"}
@@ -166,6 +174,11 @@ def run_async(factory: Callable[[], Coroutine[Any, Any, T] | Awaitable[T]], *, a
         return asyncio.run(factory())  # type: ignore[arg-type]
     except (ClawHarnessError, OSError) as exc:
         raise fail(exc, as_json=as_json) from None
+    except ModuleNotFoundError as exc:
+        error = extra_missing_error(exc)
+        if error is None:
+            raise
+        raise fail(error, as_json=as_json) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
 

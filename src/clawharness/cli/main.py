@@ -126,6 +126,21 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+def _report_missing_extra(exc: Exception) -> int:
+    """A command that needs an extra that is not installed (one that does not run its
+    work through `run_async`, like `serve` or `status`) ends with the one error report;
+    any other exception goes on."""
+    from clawharness.cli.common import fail
+    from clawharness.errors import ExtraMissingError
+    from clawharness.extras import extra_missing_error
+
+    error = exc if isinstance(exc, ExtraMissingError) else (
+        extra_missing_error(exc) if isinstance(exc, ModuleNotFoundError) else None)
+    if error is None:
+        raise exc
+    return fail(error, as_json="--json" in sys.argv[1:]).exit_code
+
+
 def main() -> None:
     """Run the command line. A process that talked to a Temporal cluster leaves without
     the interpreter's teardown, which the SDK's native threads can abort
@@ -136,6 +151,8 @@ def main() -> None:
         code = 0
     except SystemExit as exc:
         code = _exit_code(exc)
+    except Exception as exc:
+        code = _report_missing_extra(exc)
     if _TEMPORAL_BRIDGE not in sys.modules:
         raise SystemExit(code)
     atexit._run_exitfuncs()

@@ -4,6 +4,12 @@ The points come from the host's in-memory OpenTelemetry reader (cumulative); eac
 becomes a family of `prometheus_client`'s, so the text is the library's own rendering.
 Names follow the OpenTelemetry-to-Prometheus rules: dots become underscores, a unit of
 seconds adds `_seconds`, a counter gets `_total` (added by the library).
+
+Every instrument the host records (`instruments.INSTRUMENTS`) has its family from the
+first scrape on, as Prometheus users expect: one with no point yet is an unlabelled
+counter or histogram at zero, or a labelled family with no series. The process's own
+metrics (`process_*`: CPU, memory, file descriptors, start time; `python_*`: version and
+garbage collection) come with them, from `prometheus_client`'s collectors.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from opentelemetry.sdk.metrics.export import Gauge, Histogram, MetricsData, Sum
+from prometheus_client import GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -21,6 +28,8 @@ from prometheus_client.core import (
 )
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector, CollectorRegistry
+
+from clawharness.observability.instruments import INSTRUMENTS, Instrument
 
 __all__ = ["CONTENT_TYPE", "render_prometheus"]
 
@@ -100,17 +109,47 @@ def _float(value: float) -> str:
     return repr(float(value))
 
 
+def _unrecorded(spec: Instrument) -> Metric:
+    """The family of an instrument with no point yet."""
+    name = _name(spec.name, spec.unit)
+    if spec.kind == "counter":
+        counter = CounterMetricFamily(name.removesuffix("_total"), spec.description,
+                                      labels=None if not spec.labelled else [])
+        if not spec.labelled:
+            counter.add_metric([], 0)
+        return counter
+    if spec.kind == "histogram":
+        if spec.labelled:
+            return HistogramMetricFamily(name, spec.description, labels=[])
+        buckets = [(_float(bound), 0.0) for bound in spec.buckets]
+        return HistogramMetricFamily(name, spec.description, buckets=[*buckets, ("+Inf", 0.0)],
+                                     sum_value=0.0)
+    return GaugeMetricFamily(name, spec.description, labels=[] if spec.labelled else None)
+
+
 class _Points(Collector):
-    def __init__(self, data: MetricsData | None) -> None:
+    def __init__(self, data: MetricsData) -> None:
         self._data = data
 
     def collect(self) -> Iterator[Metric]:
-        if self._data is not None:
-            yield from _families(self._data)
+        seen: set[str] = set()
+        for family in _families(self._data):
+            seen.add(family.name)
+            yield family
+        for spec in INSTRUMENTS:
+            family = _unrecorded(spec)
+            if family.name not in seen:
+                seen.add(family.name)
+                yield family
 
 
 def render_prometheus(data: MetricsData | None) -> bytes:
-    """The metric points as Prometheus text (empty without any)."""
+    """The host's metrics as Prometheus text, with the process's own; `data` None means
+    the host records no metrics (then only the process's are there)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Points(data))
+    if data is not None:
+        registry.register(_Points(data))
+    ProcessCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    GCCollector(registry=registry)
     return generate_latest(registry)

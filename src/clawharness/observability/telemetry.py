@@ -21,16 +21,26 @@ from opentelemetry import metrics as otel_metrics
 from opentelemetry import trace as otel_trace
 from opentelemetry.metrics import CallbackOptions, Observation
 
+from clawharness.extras import requires_extra
+from clawharness.observability.instruments import (
+    LEASE_WAIT,
+    NATIVE_PROCESS_STARTS,
+    NATIVE_PROCESSES,
+    OPERATION_DURATION,
+    QUEUE_DEPTH,
+    STORE_APPEND,
+    TOKEN_USAGE,
+    TOOL_CALLS,
+    TURN_DURATION,
+    TURNS,
+    Instrument,
+)
 from clawharness.observability.settings import TelemetrySettings
 
 __all__ = ["Telemetry", "current_telemetry", "use_telemetry"]
 
 log = logging.getLogger("clawharness.observability")
 
-#: GenAI semantic conventions' advised buckets (seconds, tokens)
-DURATION_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
-                    10.24, 20.48, 40.96, 81.92)
-TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304)
 #: seconds one export may take, retries included, before it is given up: a host whose
 #: collector is down still closes (a CLI turn exits) within a few seconds
 EXPORT_TIMEOUT = 2.0
@@ -87,7 +97,10 @@ class Telemetry:
         provider = TracerProvider(resource=self._resource(), shutdown_on_exit=False,
                                   sampler=ParentBased(root))
         if processors is None:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            with requires_extra("otel"):
+                from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+                    OTLPSpanExporter,
+                )
 
             processors = [BatchSpanProcessor(OTLPSpanExporter(
                 endpoint=settings.traces_endpoint, headers=dict(settings.headers),
@@ -107,9 +120,10 @@ class Telemetry:
         self._prometheus = InMemoryMetricReader()
         all_readers = [self._prometheus, *readers]
         if self.settings.export_metrics:
-            from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
-                OTLPMetricExporter,
-            )
+            with requires_extra("otel"):
+                from opentelemetry.exporter.otlp.proto.http.metric_exporter import (
+                    OTLPMetricExporter,
+                )
 
             all_readers.append(PeriodicExportingMetricReader(OTLPMetricExporter(
                 endpoint=self.settings.metrics_endpoint, headers=dict(self.settings.headers),
@@ -122,38 +136,26 @@ class Telemetry:
         return self._meter_provider.get_meter("clawharness")
 
     def _instruments(self, meter: otel_metrics.Meter) -> None:
-        self.token_usage = meter.create_histogram(
-            "gen_ai.client.token.usage", unit="{token}",
-            description="Tokens used per model request, by gen_ai.token.type",
-            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS)
-        self.operation_duration = meter.create_histogram(
-            "gen_ai.client.operation.duration", unit="s",
-            description="Duration of model requests",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
-        self.turns = meter.create_counter(
-            "clawharness.turns", unit="{turn}", description="Turns run, by runtime and outcome")
-        self.turn_duration = meter.create_histogram(
-            "clawharness.turn.duration", unit="s", description="Duration of turns",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
-        self.tool_calls = meter.create_counter(
-            "clawharness.tool.calls", unit="{call}", description="Tool calls, by outcome")
-        self.lease_wait = meter.create_histogram(
-            "clawharness.session.lease.wait", unit="s",
-            description="Time a turn waited for its session's writer",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
-        self.store_append = meter.create_histogram(
-            "clawharness.store.append.duration", unit="s",
-            description="Latency of transcript append batches",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
-        self.native_processes_started = meter.create_counter(
-            "clawharness.native.process.starts", unit="{process}",
-            description="Native runtime processes started")
-        meter.create_observable_gauge(
-            "clawharness.session.queue.depth", callbacks=[self._observe("queue_depth")],
-            unit="{turn}", description="Turns waiting for or holding each session's writer")
-        meter.create_observable_gauge(
-            "clawharness.native.processes", callbacks=[self._observe("native_processes")],
-            unit="{process}", description="Native runtime processes alive")
+        def counter(spec: Instrument) -> otel_metrics.Counter:
+            return meter.create_counter(spec.name, unit=spec.unit, description=spec.description)
+
+        def histogram(spec: Instrument) -> otel_metrics.Histogram:
+            return meter.create_histogram(spec.name, unit=spec.unit,
+                                          description=spec.description,
+                                          explicit_bucket_boundaries_advisory=spec.buckets)
+
+        self.token_usage = histogram(TOKEN_USAGE)
+        self.operation_duration = histogram(OPERATION_DURATION)
+        self.turns = counter(TURNS)
+        self.turn_duration = histogram(TURN_DURATION)
+        self.tool_calls = counter(TOOL_CALLS)
+        self.lease_wait = histogram(LEASE_WAIT)
+        self.store_append = histogram(STORE_APPEND)
+        self.native_processes_started = counter(NATIVE_PROCESS_STARTS)
+        for spec, source in ((QUEUE_DEPTH, "queue_depth"),
+                             (NATIVE_PROCESSES, "native_processes")):
+            meter.create_observable_gauge(spec.name, callbacks=[self._observe(source)],
+                                          unit=spec.unit, description=spec.description)
 
     def _observe(self, name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
         def callback(options: CallbackOptions) -> Iterable[Observation]:
@@ -174,8 +176,16 @@ class Telemetry:
         return self._prometheus is not None
 
     def metrics_data(self) -> Any:
-        """The current metric points (for `/metrics`); None with metrics off."""
-        return None if self._prometheus is None else self._prometheus.get_metrics_data()
+        """The current metric points (for `/metrics`); None with metrics off, and no
+        resource metrics (not None) before the first point."""
+        if self._prometheus is None:
+            return None
+        data = self._prometheus.get_metrics_data()
+        if data is None:
+            from opentelemetry.sdk.metrics.export import MetricsData
+
+            data = MetricsData(resource_metrics=[])
+        return data
 
     def force_flush(self) -> None:
         if self._tracer_provider is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clawharness.errors import StoreError
+from clawharness.extras import requires_extra
 from clawharness.names import display_store_url, store_url_error
 from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState
 from clawharness.store.protocols import (
@@ -80,7 +81,8 @@ def open_store(url_or_path: str | Path) -> Store:
     if problem is not None:
         raise StoreError(f"store url {display_store_url(target)!r}: {problem}")
     if target.startswith(("postgresql://", "postgres://")):
-        from clawharness.store.postgres import PostgresStore
+        with requires_extra("postgres"):
+            from clawharness.store.postgres import PostgresStore
 
         return PostgresStore(target)
     target = target.removeprefix("sqlite:///")
