@@ -79,6 +79,8 @@ SURFACE: dict[str, set[str]] = {
         "normalize_tool_name", "expand_tool_groups", "assign_mcp_catalog_safe_server_names",
         "create_agent_harness_tool_surface_runtime",
         "ToolOutcomeLedger", "ToolCallDecision", "tool_call_interrupted_text",
+        "ToolCalls", "ToolCallRequest", "ToolCallOutcome", "ToolPermission", "ResultPlacement",
+        "text_result", "result_text",
     },
     "agent_harness_session_runtime": {
         "SessionBindings", "BoundSession", "RemovedCallback", "JsonObject", "JsonRecordCodec",

@@ -67,7 +67,6 @@ from clawharness.harness.capabilities import (
     ToolPolicyCheck,
 )
 from clawharness.harness.gates import assert_runtime_artifact
-from clawharness.harness.native_turn import NativeTurn
 from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
 from clawharness.harness.types import (
     AttemptParams,
@@ -82,6 +81,7 @@ from clawharness.harness.types import (
     TransformToolResult,
 )
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
+from clawharness.plugin_sdk._native_turn import NativeTurn
 from clawharness.tools.replay import is_replay_safe_tool_call
 
 if TYPE_CHECKING:

@@ -1,4 +1,12 @@
-"""`clawharness.plugin_sdk.agent_harness_tool_runtime`: tool-surface helpers for harnesses.
+"""`clawharness.plugin_sdk.agent_harness_tool_runtime`: tool calls and tool-surface helpers.
+
+- `ToolCalls(params, placement=...)`: the one tool-call routine (policy and approval,
+  execution, the host's observer, middleware, the record, the transcript, events):
+  `run_host_tool(call)` (a `ToolCallRequest`) -> `ToolCallOutcome` for a host tool the harness
+  runs; `ask(...)` -> `ToolPermission` and `settle_native(...)` for a tool the native
+  runtime runs; `ResultPlacement` is where a settled `toolResult` message goes;
+  `text_result(text)` makes the host tool-result shape and `result_text(content)` reads
+  its text back;
 
 - `resolve_workspace_path(workspace, path)`: a path inside the attempt's workspace, or
   `WorkspacePathEscapeError` (for a native file operation the harness serves itself);
@@ -26,6 +34,15 @@ from typing import TYPE_CHECKING
 
 from clawharness.harness.workspace import resolve_workspace_path
 from clawharness.plugin_sdk._lazy import LazyTable, install_lazy_exports
+from clawharness.plugin_sdk._tool_calls import (
+    ResultPlacement,
+    ToolCallOutcome,
+    ToolCallRequest,
+    ToolCalls,
+    ToolPermission,
+    result_text,
+    text_result,
+)
 
 if TYPE_CHECKING:
     # the checker's view of the names `LAZY_EXPORTS` serves (kept equal by a test)
@@ -57,14 +74,21 @@ LAZY_EXPORTS: LazyTable = {
 
 __all__ = [
     "AcceptedSessionSpawn",
+    "ResultPlacement",
     "ToolCallDecision",
+    "ToolCallOutcome",
+    "ToolCallRequest",
+    "ToolCalls",
     "ToolOutcomeLedger",
+    "ToolPermission",
     "assign_mcp_catalog_safe_server_names",
     "create_agent_harness_tool_surface_runtime",
     "expand_tool_groups",
     "normalize_accepted_session_spawn_result",
     "normalize_tool_name",
     "resolve_workspace_path",
+    "result_text",
+    "text_result",
     "tool_call_interrupted_text",
 ]
 

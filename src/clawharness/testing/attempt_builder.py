@@ -54,15 +54,21 @@ class StaticToolPolicy:
 
 class RecordingMirror:
     """`params.mirror` that keeps the mirrored messages in order (`messages`), as the
-    host's transcript would store them (without their `__meta`)."""
+    host's transcript would store them (without their `__meta`), and the idempotency
+    key each came with (`keys`, for the messages that carried one)."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.keys: list[str] = []
         self.calls = 0
 
     async def __call__(self, messages: Sequence[Message]) -> None:
         self.calls += 1
         for message in messages:
+            meta = message.get("__meta")
+            key = meta.get("idempotencyKey") if meta is not None else None
+            if key is not None:
+                self.keys.append(key)
             self.messages.append(cast(Message, {k: v for k, v in message.items()
                                                 if k != "__meta"}))
 

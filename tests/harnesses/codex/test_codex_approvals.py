@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from clawharness.harnesses.codex.approvals import (
     build_approval_response,
     decide_approval,
 )
+from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCalls
+from clawharness.testing.attempt_builder import attempt_params
 
 
 class AskEverything:
@@ -59,13 +62,21 @@ def command_params(**extra: Any) -> dict[str, Any]:
             "cwd": "/srv/ws", "reason": "need", **extra}
 
 
+def tool_calls(tmp_path: Path, capabilities: HostCapabilities,
+               abort: asyncio.Event | None = None) -> ToolCalls:
+    """The SDK's tool-call routine over `capabilities`, as a Codex turn makes it."""
+    params = dataclasses.replace(attempt_params(workspace_dir=str(tmp_path)),
+                                 host_capabilities=capabilities, abort=abort or asyncio.Event())
+    return ToolCalls(params)
+
+
 async def decide(tmp_path: Path, gate: Gate | None, method: str, params: dict[str, Any],
                  *, abort: asyncio.Event | None = None, policy: AskEverything | None = None,
                  item: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     return await decide_approval(method, params, thread_id="th", turn_id="tu",
-                                 capabilities=caps(tmp_path, gate, policy),
-                                 abort=abort or asyncio.Event(), default_cwd=str(tmp_path),
-                                 item=item)
+                                 tool_calls=tool_calls(tmp_path, caps(tmp_path, gate, policy),
+                                                       abort),
+                                 default_cwd=str(tmp_path), item=item)
 
 
 # --- scenario 49: command approvals --------------------------------------------------------
@@ -153,8 +164,8 @@ async def test_a_settled_attempt_fails_closed_to_decline(tmp_path: Path) -> None
     capabilities = caps(tmp_path, Gate("allow-once"))
     capabilities.settle()
     result = await decide_approval(COMMAND_APPROVAL, command_params(), thread_id="th",
-                                   turn_id="tu", capabilities=capabilities,
-                                   abort=asyncio.Event(), default_cwd=str(tmp_path))
+                                   turn_id="tu", tool_calls=tool_calls(tmp_path, capabilities),
+                                   default_cwd=str(tmp_path))
     assert result == {"decision": "decline"}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawharness.harnesses.codex.items import item_messages, native_observation
+from clawharness.harnesses.codex.items import item_messages, native_settlement
 
 
 def project(item: dict[str, object]) -> list[dict[str, object]]:
@@ -37,19 +37,20 @@ def test_a_command_is_a_tool_call_and_result_pair_with_stable_keys() -> None:
     assert result["toolCallId"] == "call_1" and result["isError"] is False
     assert result["content"] == [{"type": "text", "text": "a\nb\n"}]
     assert keys([call, result]) == ["th:call_1", "th:call_1:result"]
-    observation = native_observation(item)
-    assert observation is not None
-    assert observation["nativeMutation"] == {"mutatingAction": False, "replaySafe": True}
-    assert observation["outcome"] == "success"
+    settled = native_settlement(item)
+    assert settled is not None
+    assert settled.native_mutation == {"mutatingAction": False, "replaySafe": True}
+    assert not settled.is_error and settled.execution_started
 
 
 def test_a_mutating_command_carries_a_fingerprint() -> None:
     item = {"type": "commandExecution", "id": "c", "command": "rm -rf x", "cwd": "/W",
             "status": "failed", "exitCode": 1, "commandActions": [{"type": "unknown"}]}
-    observation = native_observation(item)
-    assert observation is not None
-    assert observation["nativeMutation"]["actionFingerprint"] == "tool=exec|cwd=/w|command=rm -rf x"
-    assert observation["failure"]["exitCode"] == 1
+    settled = native_settlement(item)
+    assert settled is not None and settled.native_mutation is not None
+    assert settled.native_mutation["actionFingerprint"] == "tool=exec|cwd=/w|command=rm -rf x"
+    assert settled.is_error and settled.error == "exit code 1"
+    assert settled.failure == {"exitCode": 1}
 
 
 def test_a_dynamic_tool_call_is_mirrored_with_its_output() -> None:
@@ -59,7 +60,7 @@ def test_a_dynamic_tool_call_is_mirrored_with_its_output() -> None:
                             "contentItems": [{"type": "inputText", "text": "sunny"}]})
     assert call["content"][0]["name"] == "weather"  # type: ignore[index]
     assert result["content"] == [{"type": "text", "text": "sunny"}]
-    assert native_observation({"type": "dynamicToolCall", "id": "d1"}) is None
+    assert native_settlement({"type": "dynamicToolCall", "id": "d1"}) is None
 
 
 def test_an_mcp_tool_failure_is_an_error_result() -> None:

@@ -74,7 +74,11 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionRecovery,
     native_session_recovery,
 )
-from clawharness.plugin_sdk.agent_harness_tool_runtime import resolve_workspace_path
+from clawharness.plugin_sdk.agent_harness_tool_runtime import (
+    ToolCallRequest,
+    resolve_workspace_path,
+    text_result,
+)
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
            "canonical_tool_name", "load_refused_as_gone"]
@@ -326,9 +330,6 @@ class _Tool:
     raw_output: Any = None
     content: Any = None
     status: str | None = None
-    asked: bool = False
-    allowed: bool | None = None
-    reason: str | None = None
     settled: bool = False
     block: ContentBlock | None = None
 
@@ -345,7 +346,7 @@ class AcpTurn(NativeTurn):
 
     def __init__(self, harness: AcpHarness, params: AttemptParams, key: str,
                  agent: AcpAgentConfig, grace: float) -> None:
-        super().__init__(params)
+        super().__init__(params, harness_id=HARNESS_ID, details_in_message=False)
         self.h = harness
         self.key = key
         self.agent = agent
@@ -358,7 +359,8 @@ class AcpTurn(NativeTurn):
         self.count = 0
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
-    def native_key(self, suffix: str) -> str:
+    def message_key(self, suffix: str) -> str:
+        """Keyed by the ACP session and the run."""
         sid = self.live.session_id if self.live is not None else None
         return f"{HARNESS_ID}:{sid or self.p.run_id}:{self.p.run_id}:{suffix}"
 
@@ -493,14 +495,7 @@ class AcpTurn(NativeTurn):
         if terminal.error:
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
-        last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
-        result = AttemptResult(
-            terminal=terminal, session_id_used=self.p.session_id,
-            messages_snapshot=list(self.new_messages), assistant_texts=self.assistant_texts,
-            last_assistant=last, tool_metas=self.tool_metas,
-            last_tool_error=self.last_tool_error, agent_harness_id=HARNESS_ID,
-            transcript_mirrored=self.p.mirror is not None,
-            extra={"nativeSessionId": native} if native else {})
+        result = self.result(terminal, native_session_id=native, usage=False)
         return self.recovery.annotate(result) if self.recovery is not None else result
 
     # --- updates ---------------------------------------------------------------------------
@@ -525,7 +520,7 @@ class AcpTurn(NativeTurn):
         if text:
             self.assistant_texts.append(text)
         self.count += 1
-        await self.settle(message, self.native_key(f"assistant:{self.count}"))
+        await self.settle(message, self.message_key(f"assistant:{self.count}"))
 
     async def on_update(self, update: Any) -> None:
         if isinstance(update, AgentMessageChunk):
@@ -589,21 +584,13 @@ class AcpTurn(NativeTurn):
             tool.block = {"type": "toolCall", "id": tool.id, "name": tool.name,
                           "arguments": tool.arguments()}
             self.assistant()["content"].append(tool.block)
-        allow, reason = False, None
-        if self.stop_kind is not None:
+        permission = await self.tool_calls.ask(
+            ToolCallRequest(tool.id, tool.name, tool.arguments()),
+            cwd=self.live.cwd if self.live else self.p.workspace_dir)
+        if permission.cancelled:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        try:
-            decision = await self.p.host_capabilities.run_before_tool_call(
-                tool.name, tool.arguments(), tool_call_id=tool.id,
-                native_operation={"cwd": self.live.cwd if self.live else self.p.workspace_dir})
-        except Exception as exc:  # a settled capability fails closed
-            reason = f"tool policy unavailable: {exc}"
-        else:
-            allow, reason = decision.allowed, decision.reason
-        tool.asked, tool.allowed, tool.reason = True, allow, reason
-        await self.emit("tool", {"phase": "permission", "name": tool.name, "toolCallId": tool.id,
-                                 "allowed": allow, **({"reason": reason} if reason else {})})
-        kinds = ("allow_once", "allow_always") if allow else ("reject_once", "reject_always")
+        kinds = (("allow_once", "allow_always") if permission.allowed
+                 else ("reject_once", "reject_always"))
         for kind in kinds:
             option = next((o for o in options if str(o.kind) == kind), None)
             if option is not None:
@@ -614,12 +601,10 @@ class AcpTurn(NativeTurn):
     async def tool_done(self, tool: _Tool, text: str, is_error: bool) -> None:
         tool.settled = True
         # the agent's raw output goes to the observer, not into the transcript message
-        await self.settle_tool_result(
-            tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments(), text=text,
-            is_error=is_error, execution_started=not (tool.asked and tool.allowed is False),
-            refusal_reason=tool.reason,
-            details=_dump(tool.raw_output) if tool.raw_output is not None else None,
-            key=self.native_key(f"result:{tool.id}"), details_in_message=False)
+        details = _dump(tool.raw_output) if tool.raw_output is not None else None
+        await self.tool_calls.settle_native(
+            ToolCallRequest(tool.id, tool.name, tool.arguments()),
+            result=text_result(text, details=details), is_error=is_error)
 
 
 AcpMcpServerParam = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio

@@ -21,13 +21,10 @@ answers `decline`.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from clawharness.plugin_sdk.agent_harness_runtime import HostCapabilities
+from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest, ToolCalls
 
 __all__ = [
     "APPROVAL_METHODS",
@@ -41,8 +38,6 @@ __all__ = [
     "matches_turn",
     "outcome_of",
 ]
-
-log = logging.getLogger("clawharness.harnesses.codex")
 
 COMMAND_APPROVAL = "item/commandExecution/requestApproval"
 FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
@@ -143,38 +138,20 @@ def approval_request_tool(method: str, params: Mapping[str, Any], *, default_cwd
 
 async def decide_approval(
     method: str, params: Mapping[str, Any], *, thread_id: str, turn_id: str | None,
-    capabilities: HostCapabilities, abort: asyncio.Event, default_cwd: str,
-    item: Mapping[str, Any] | None = None,
+    tool_calls: ToolCalls, default_cwd: str, item: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """Decide one approval request; None means "not this run's request: do not answer"."""
+    """Decide one approval request through the SDK's tool-call routine (`ask`: the
+    host's policy and approvals, cancelled by an abort or the deadline, failing closed);
+    None means "not this run's request: do not answer"."""
     if not matches_turn(params, thread_id, turn_id):
         return None
     if method not in APPROVAL_METHODS:
         return build_approval_response(method, params, "denied")
-    if abort.is_set():
-        return build_approval_response(method, params, "cancelled")
     name, args, cwd = approval_request_tool(method, params, default_cwd=default_cwd, item=item)
     call_id = params.get("itemId")
-    decision = asyncio.ensure_future(capabilities.run_before_tool_call(
-        name, args, tool_call_id=call_id if isinstance(call_id, str) else None,
-        native_operation={"cwd": cwd}))
-    aborted = asyncio.ensure_future(abort.wait())
-    try:
-        await asyncio.wait({decision, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
-        if not decision.done():
-            decision.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await aborted
-    if not decision.done() or decision.cancelled():
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await decision
+    permission = await tool_calls.ask(
+        ToolCallRequest(call_id if isinstance(call_id, str) else "", name, args), cwd=cwd)
+    if permission.cancelled:
         return build_approval_response(method, params, "cancelled")
-    error = decision.exception()
-    if error is not None:
-        log.warning("codex approval for %s failed; declining: %s", name, error)
-        outcome: ApprovalOutcome = "cancelled" if abort.is_set() else "denied"
-        return build_approval_response(method, params, outcome)
-    verdict = decision.result()
-    return build_approval_response(method, params, outcome_of(verdict.allowed, verdict.approval))
+    return build_approval_response(method, params,
+                                   outcome_of(permission.allowed, permission.approval))

@@ -17,15 +17,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from clawharness.plugin_sdk.agent_harness import ContentBlock, Message
+from clawharness.plugin_sdk.agent_harness import ContentBlock, Message, ToolResult
+from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest
 
 __all__ = [
     "API",
     "READ_ONLY_ACTIONS",
+    "NativeSettlement",
     "item_messages",
-    "native_observation",
+    "native_settlement",
     "tool_name_of",
     "user_message",
 ]
@@ -160,8 +163,22 @@ def item_messages(item: Mapping[str, Any], thread_id: str, *, model: str,
             _tool_result(item_id, name, text, is_error, details, f"{key}:result")]
 
 
-def native_observation(item: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`observe_tool_terminal`'s observation for a native command or file change."""
+@dataclass(frozen=True, slots=True)
+class NativeSettlement:
+    """What a completed native command or file change tells the host's observer: the
+    call as it ran, its result, and Codex's own failure and mutation facts."""
+
+    call: ToolCallRequest
+    result: ToolResult
+    is_error: bool
+    execution_started: bool
+    error: str | None = None
+    failure: Mapping[str, Any] | None = None
+    native_mutation: Mapping[str, Any] | None = None
+
+
+def native_settlement(item: Mapping[str, Any]) -> NativeSettlement | None:
+    """The settlement of a native command or file change (None for other items)."""
     kind = item.get("type")
     item_id = str(item.get("id", ""))
     status = str(item.get("status") or "")
@@ -177,37 +194,26 @@ def native_observation(item: Mapping[str, Any]) -> dict[str, Any] | None:
         if mutating:
             native["actionFingerprint"] = (
                 f"tool=exec|cwd={str(item.get('cwd') or '').lower()}|command={command.lower()}")
-        observation: dict[str, Any] = {
-            "toolCallId": item_id, "toolName": "exec",
-            "arguments": {"command": command, "cwd": item.get("cwd")},
-            "executionStarted": started, "outcome": "success" if success else "failure",
-            "nativeMutation": native,
-            "result": {"content": [{"type": "text",
-                                    "text": str(item.get("aggregatedOutput") or "")}],
-                       "details": {"exitCode": exit_code, "status": status}},
-        }
-        if not success:
-            observation["failure"] = {
-                "error": "declined by the approval policy" if status == "declined"
-                else f"exit code {exit_code}" if exit_code not in (0, None) else status,
-                "exitCode": exit_code}
-        return observation
+        error = None if success else (
+            "declined by the approval policy" if status == "declined"
+            else f"exit code {exit_code}" if exit_code not in (0, None) else status)
+        return NativeSettlement(
+            ToolCallRequest(item_id, "exec", {"command": command, "cwd": item.get("cwd")}),
+            {"content": [{"type": "text", "text": str(item.get("aggregatedOutput") or "")}],
+             "details": {"exitCode": exit_code, "status": status}},
+            not success, started, error,
+            failure=None if success else {"exitCode": exit_code}, native_mutation=native)
     if kind == "fileChange":
         changes = [c for c in item.get("changes") or () if isinstance(c, Mapping)]
         paths = sorted(str(c.get("path", "")) for c in changes)
         success = status == "completed"
-        observation = {
-            "toolCallId": item_id, "toolName": "apply_patch",
-            "arguments": {"changes": [{"path": c.get("path"), "kind": _kind(c)}
-                                      for c in changes]},
-            "executionStarted": started, "outcome": "success" if success else "failure",
-            "nativeMutation": {"mutatingAction": True, "replaySafe": False,
-                               "actionFingerprint": "tool=apply_patch|path="
-                                                    + ",".join(p.lower() for p in paths)},
-            "result": {"content": [{"type": "text", "text": "\n".join(paths)}],
-                       "details": {"status": status}},
-        }
-        if not success:
-            observation["failure"] = {"error": f"file change {status}"}
-        return observation
+        return NativeSettlement(
+            ToolCallRequest(item_id, "apply_patch", {
+                "changes": [{"path": c.get("path"), "kind": _kind(c)} for c in changes]}),
+            {"content": [{"type": "text", "text": "\n".join(paths)}],
+             "details": {"status": status}},
+            not success, started, None if success else f"file change {status}",
+            native_mutation={"mutatingAction": True, "replaySafe": False,
+                             "actionFingerprint": "tool=apply_patch|path="
+                                                  + ",".join(p.lower() for p in paths)})
     return None

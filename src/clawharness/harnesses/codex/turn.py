@@ -21,7 +21,7 @@ from typing import Any
 from clawharness.harnesses.codex.approvals import APPROVAL_METHODS, decide_approval
 from clawharness.harnesses.codex.client import NO_RESPONSE, AppServerClient
 from clawharness.harnesses.codex.errors import CodexAppServerError, CodexProcessExitedError
-from clawharness.harnesses.codex.items import item_messages, native_observation, user_message
+from clawharness.harnesses.codex.items import item_messages, native_settlement, user_message
 from clawharness.harnesses.codex.protocol import Notification, Request
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
@@ -29,16 +29,10 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptResult,
     AttemptTerminal,
     Message,
-    ToolCallContext,
     ToolSpec,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import report_tool_terminal
-from clawharness.plugin_sdk.agent_harness_telemetry import (
-    capture_trace_context,
-    content_attribute,
-    end_tool,
-    tool_span,
-)
+from clawharness.plugin_sdk.agent_harness_telemetry import capture_trace_context
+from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest, ToolCalls
 
 __all__ = ["HARNESS_ID", "INTERRUPT_GRACE_SECONDS", "CodexTurn"]
 
@@ -81,7 +75,9 @@ class CodexTurn:
         self.client = client
         self.thread_id = thread_id
         self.cwd = cwd
-        self.tools = {t.name: t for t in tools}
+        #: Codex records each item itself (`item/completed` is mirrored), so a settled
+        #: call's result has no transcript placement here
+        self.tool_calls = ToolCalls(params, tools=list(tools))
         self.turn_id: str | None = None
         self._turn_known = asyncio.Event()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -89,8 +85,6 @@ class CodexTurn:
         self.texts: dict[str, str] = {}
         self.messages: list[Message] = []
         self.assistant_texts: list[str] = []
-        self.tool_metas: list[dict[str, Any]] = []
-        self.last_tool_error: dict[str, Any] | None = None
         self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.error_message: str | None = None
         self.interrupt_reason: object | None = None
@@ -125,7 +119,7 @@ class CodexTurn:
         item_id = request.params.get("itemId")
         answer = await decide_approval(
             request.method, request.params, thread_id=self.thread_id, turn_id=self.turn_id,
-            capabilities=self.p.host_capabilities, abort=self.p.abort, default_cwd=self.cwd,
+            tool_calls=self.tool_calls, default_cwd=self.cwd,
             item=self.items.get(item_id) if isinstance(item_id, str) else None)
         if answer is None:
             return NO_RESPONSE
@@ -151,70 +145,19 @@ class CodexTurn:
         if mirror is not None:
             await mirror(messages)
 
-    async def _observe(self, observation: dict[str, Any]) -> None:
-        self.last_tool_error = await report_tool_terminal(
-            self.p.observe_tool_terminal, observation, self.last_tool_error)
-
     # --- host tools as dynamic tools ----------------------------------------------------------
 
     async def _call_tool(self, params: Mapping[str, Any]) -> Any:
+        """A host tool Codex calls as a dynamic tool, through the SDK's routine; the
+        reply is what the model sees (after middleware)."""
         if params.get("threadId") != self.thread_id or params.get("turnId") != self.turn_id:
             return NO_RESPONSE
-        name = str(params.get("tool", ""))
-        call_id = str(params.get("callId", ""))
-        with self._resume_trace(), tool_span(name, call_id, session_id=self.p.session_id) as span:
-            content_attribute(span, "gen_ai.tool.call.arguments", params.get("arguments"))
-            reply = await self._run_tool(name, call_id, params)
-            items = reply["contentItems"]
-            end_tool(span, name, ok=bool(reply["success"]), started=self._tool_started,
-                     error=None if reply["success"] or not items else items[0].get("text"))
-            return reply
-
-    async def _run_tool(self, name: str, call_id: str, params: Mapping[str, Any]
-                        ) -> dict[str, Any]:
         raw = params.get("arguments")
         args: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {"input": raw}
-        spec = self.tools.get(name)
-        started = self._tool_started = False
-        error: str | None = None
-        result: dict[str, Any] | None = None
-        await self._emit("tool", {"phase": "start", "name": name, "toolCallId": call_id,
-                                  "args": dict(args)})
-        if spec is None:
-            error = f"Tool {name!r} is not available in this session."
-        else:
-            decision = await self.p.host_capabilities.run_before_tool_call(
-                name, args, tool_call_id=call_id)
-            if not decision.allowed:
-                error = f"Tool {name!r} was not run: {decision.reason or 'blocked by policy'}"
-            else:
-                args = decision.arguments or args
-                started = self._tool_started = True
-                context = ToolCallContext(call_id=call_id, workspace_dir=self.p.workspace_dir,
-                                          abort=self.p.abort, session_key=self.p.session_key,
-                                          run_id=self.p.run_id)
-                try:
-                    raw_result = await spec.execute(args, context)
-                except Exception as exc:  # the model sees a tool's failure
-                    error = str(exc) or type(exc).__name__
-                else:
-                    result = raw_result if isinstance(raw_result, dict) else {
-                        "content": raw_result}
-        if result is None:
-            result = {"content": [{"type": "text", "text": error or "Tool failed."}],
-                      "isError": True}
-        is_error = error is not None or bool(result.get("isError"))
-        observation: dict[str, Any] = {
-            "toolCallId": call_id, "toolName": name, "arguments": dict(args),
-            "executionStarted": started, "outcome": "failure" if is_error else "success",
-            "result": result}
-        if is_error:
-            observation["failure"] = {"error": error or _content_items(result)[0].get("text")}
-        await self._observe(observation)
-        self.tool_metas.append({"toolName": name, "toolCallId": call_id, "isError": is_error})
-        await self._emit("tool", {"phase": "result", "name": name, "toolCallId": call_id,
-                                  "isError": is_error})
-        return {"success": not is_error, "contentItems": _content_items(result)}
+        call = ToolCallRequest(str(params.get("callId", "")), str(params.get("tool", "")), args)
+        with self._resume_trace():
+            outcome = await self.tool_calls.run_host_tool(call)
+        return {"success": not outcome.is_error, "contentItems": _content_items(outcome.result)}
 
     # --- the turn -------------------------------------------------------------------------------
 
@@ -390,14 +333,13 @@ class CodexTurn:
                                          provider=self.p.provider))
         if kind == "agentMessage" and item.get("text"):
             self.assistant_texts.append(str(item["text"]))
-        observation = native_observation(item)
-        if observation is not None:
-            await self._observe(observation)
-            is_error = observation["outcome"] == "failure"
-            self.tool_metas.append({"toolName": observation["toolName"],
-                                    "toolCallId": item_id, "isError": is_error})
-            await self._emit("tool", {"phase": "result", "name": observation["toolName"],
-                                      "toolCallId": item_id, "isError": is_error})
+        settled = native_settlement(item)
+        if settled is not None:
+            await self.tool_calls.settle_native(
+                settled.call, result=settled.result, is_error=settled.is_error,
+                error=settled.error, execution_started=settled.execution_started,
+                arguments_reported=True, failure=settled.failure,
+                native_mutation=settled.native_mutation)
 
     def _terminal(self, turn: Mapping[str, Any]) -> AttemptTerminal:
         status = turn.get("status")
@@ -422,8 +364,8 @@ class CodexTurn:
         return AttemptResult(
             terminal=terminal, session_id_used=self.p.session_id,
             messages_snapshot=list(self.messages), assistant_texts=list(self.assistant_texts),
-            last_assistant=last, tool_metas=list(self.tool_metas),
-            last_tool_error=self.last_tool_error, attempt_usage=dict(self.usage),
+            last_assistant=last, tool_metas=list(self.tool_calls.metas),
+            last_tool_error=self.tool_calls.last_tool_error, attempt_usage=dict(self.usage),
             agent_harness_id=HARNESS_ID, transcript_mirrored=self.p.mirror is not None,
             extra=extra)
 

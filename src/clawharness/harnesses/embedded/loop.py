@@ -23,7 +23,6 @@ from clawharness.harnesses.embedded.messages import (
     AssistantBuilder,
     Message,
     model_context,
-    tool_result_message,
     user_message,
 )
 from clawharness.plugin_sdk.agent_harness import (
@@ -32,19 +31,12 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptResult,
     AttemptTerminal,
     ContentBlock,
-    ToolCallContext,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import (
-    is_replay_safe_tool_call,
-    report_tool_terminal,
-    tool_observation,
-)
-from clawharness.plugin_sdk.agent_harness_telemetry import (
-    chat_span,
-    content_attribute,
-    end_chat,
-    end_tool,
-    tool_span,
+from clawharness.plugin_sdk.agent_harness_telemetry import chat_span, end_chat
+from clawharness.plugin_sdk.agent_harness_tool_runtime import (
+    ToolCallOutcome,
+    ToolCallRequest,
+    ToolCalls,
 )
 from clawharness.providers import (
     STREAM_CUT_MESSAGE,
@@ -77,7 +69,7 @@ class EmbeddedAttempt:
     def __init__(self, params: AttemptParams, transport: ModelTransport) -> None:
         self.p = params
         self.transport = transport
-        self.tools = {spec.name: spec for spec in params.tools}
+        self.tool_calls = ToolCalls(params, placement=self.place_tool_result)
         self.schemas = tuple(ToolSchema(t.name, t.description, t.parameters)
                              for t in params.tools)
         self.context: list[Message] = model_context(params.history)
@@ -85,16 +77,10 @@ class EmbeddedAttempt:
         self.mirrored = 0
         self.builder: AssistantBuilder | None = None
         self.pending: list[ContentBlock] = []
-        self.resolved: set[str] = set()
-        self.running: str | None = None
-        self.running_args: Mapping[str, Any] = {}
         self.phase = "prompt"
         self.assistant_texts: list[str] = []
-        self.tool_metas: list[dict[str, Any]] = []
-        self.last_tool_error: dict[str, Any] | None = None
         self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.arg_errors: dict[str, str] = {}
-        self.tool_started = False
         self.last_usage = Usage()
 
     # --- callbacks ------------------------------------------------------------------
@@ -138,8 +124,8 @@ class EmbeddedAttempt:
             messages_snapshot=list(self.new_messages),
             assistant_texts=self.assistant_texts,
             last_assistant=last,
-            tool_metas=self.tool_metas,
-            last_tool_error=self.last_tool_error,
+            tool_metas=self.tool_calls.metas,
+            last_tool_error=self.tool_calls.last_tool_error,
             attempt_usage=dict(self.usage),
             agent_harness_id=HARNESS_ID,
             transcript_mirrored=p.mirror is not None,
@@ -197,7 +183,7 @@ class EmbeddedAttempt:
                 if steps >= max_steps:
                     self.pending = calls
                     note = f"not run: the attempt reached its limit of {max_steps} model steps"
-                    await self.settle_pending(note, started_id=None)
+                    await self.settle_pending(note)
                     return AttemptTerminal(
                         "aborted", source="runtime",
                         error=f"max steps ({max_steps}) reached before a final answer",
@@ -297,118 +283,25 @@ class EmbeddedAttempt:
 
     # --- tools ----------------------------------------------------------------------
 
-    def tool_context(self, call_id: str) -> ToolCallContext:
-        """What a tool's `execute` receives besides its arguments."""
-        p = self.p
-        return ToolCallContext(call_id=call_id, workspace_dir=p.workspace_dir, abort=p.abort,
-                               session_key=p.session_key, run_id=p.run_id)
+    async def place_tool_result(self, message: Message, outcome: ToolCallOutcome) -> None:
+        """A settled call's result goes into the model's context and the transcript."""
+        await self.settle(message)
 
     async def run_tool(self, call: ContentBlock) -> None:
-        """Policy and approval, then execute, observe and settle one tool call (an
-        `execute_tool <tool>` span)."""
-        with tool_span(call["name"], call["id"], session_id=self.p.session_id) as span:
-            content_attribute(span, "gen_ai.tool.call.arguments", call["arguments"])
-            await self.run_tool_call(call)
-            if self.new_messages and self.new_messages[-1]["role"] == "toolResult":
-                content_attribute(span, "gen_ai.tool.call.result",
-                                  self.new_messages[-1]["content"])
-            meta = self.tool_metas[-1] if self.tool_metas else {}
-            ok = meta.get("toolCallId") == call["id"] and not meta.get("isError")
-            end_tool(span, call["name"], ok=ok, started=self.tool_started,
-                     error=meta.get("error"))
+        """One tool call through the SDK's routine (policy and approval, execute,
+        observe, middleware, settle)."""
+        call_id = call["id"]
+        await self.tool_calls.run_host_tool(
+            ToolCallRequest(call_id, call["name"], call["arguments"]),
+            invalid_arguments=self.arg_errors.get(call_id))
 
-    async def run_tool_call(self, call: ContentBlock) -> None:
-        """Policy and approval, then execute, observe and settle one tool call."""
-        call_id, name = call["id"], call["name"]
-        args: Mapping[str, Any] = call["arguments"]
-        self.tool_started = False
-        await self.emit("tool", {"phase": "start", "name": name, "toolCallId": call_id,
-                                 "args": args})
-        started = False
-        error: str | None = None
-        result: dict[str, Any] | None = None
-        spec = self.tools.get(name)
-        if spec is None:
-            reason = self.p.host_capabilities.unavailable_tool_reason(name)
-            error = f"Tool {name!r} is not available in this session: {reason}."
-        elif call_id in self.arg_errors:
-            error = f"Tool {name!r} was not run: {self.arg_errors[call_id]}"
-        else:
-            decision = await self.p.host_capabilities.run_before_tool_call(
-                name, args, tool_call_id=call_id)
-            if not decision.allowed:
-                error = f"Tool {name!r} was not run: {decision.reason or 'blocked by policy'}"
-            else:
-                args = decision.arguments or args
-                barrier = self.p.mirror_barrier
-                if barrier is not None and not is_replay_safe_tool_call(name, args):
-                    await barrier()  # the call is on record before it can change anything
-                started = self.tool_started = True
-                ledger = self.p.tool_outcomes
-                verdict = None if ledger is None else await ledger.begin(call_id, name, args)
-                if verdict is not None and verdict.action != "run":
-                    # a retried turn: the outcome an earlier attempt committed, or the
-                    # call it started and lost; either way the tool does not run again
-                    result, error = verdict.result, verdict.error
-                else:
-                    self.running, self.running_args = call_id, args
-                    try:
-                        raw = await spec.execute(args, self.tool_context(call_id))
-                    except Exception as exc:  # a tool's failure is the model's to see
-                        error = str(exc) or type(exc).__name__
-                    else:
-                        result = raw if isinstance(raw, dict) else {"content": raw}
-                    # not in a finally: after a cancellation the interrupted call must
-                    # stay known
-                    self.running = None
-                    if ledger is not None:
-                        await ledger.commit(call_id, result, error)  # before the model sees it
-        await self.finish_tool(call_id, name, args, started, result, error)
-
-    async def finish_tool(
-        self, call_id: str, name: str, args: Mapping[str, Any], started: bool,
-        result: dict[str, Any] | None, error: str | None,
-    ) -> None:
-        """Observe the outcome, settle the tool result message and report it."""
-        if result is None:
-            result = {"content": [{"type": "text", "text": error or "Tool failed."}],
-                      "isError": True}
-        content = result.get("content")
-        if not isinstance(content, list):
-            content = [{"type": "text", "text": "" if content is None else str(content)}]
-        is_error = error is not None or bool(result.get("isError"))
-        self.last_tool_error = await report_tool_terminal(
-            self.p.observe_tool_terminal, tool_observation(
-                tool_call_id=call_id, tool_name=name, arguments=args, execution_started=started,
-                is_error=is_error, result=result, failure_error=error or _text_of(content)),
-            self.last_tool_error)
-        transform = self.p.transform_tool_result
-        if transform is not None and started:
-            # the observer saw the original; the model sees what middleware makes of it
-            result = await transform(name, call_id, dict(args), result, is_error)
-            content = result.get("content")
-            if not isinstance(content, list):
-                content = [{"type": "text", "text": "" if content is None else str(content)}]
-        meta: dict[str, Any] = {"toolName": name, "toolCallId": call_id, "isError": is_error}
-        if is_error:
-            meta["error"] = error or _text_of(content)
-        self.tool_metas.append(meta)
-        self.resolved.add(call_id)
-        await self.settle(tool_result_message(call_id, name, content, is_error=is_error,
-                                              details=result.get("details")))
-        await self.emit("tool", {"phase": "result", "name": name, "toolCallId": call_id,
-                                 "isError": is_error})
-
-    async def settle_pending(self, note: str, *, started_id: str | None) -> None:
+    async def settle_pending(self, note: str) -> None:
         """Give every unanswered call of the last assistant turn an error result."""
         for call in self.pending:
-            call_id = call["id"]
-            if call_id in self.resolved:
+            if call["id"] in self.tool_calls.settled:
                 continue
-            started = call_id == started_id
-            args = self.running_args if started else call["arguments"]
-            await self.finish_tool(call_id, call["name"], args, started, None,
-                                   f"Tool call {note}.")
+            await self.tool_calls.settle_unfinished(
+                ToolCallRequest(call["id"], call["name"], call["arguments"]), f"Tool call {note}.")
         self.pending = []
 
     async def settle_interrupted(self, terminal: AttemptTerminal) -> None:
@@ -424,10 +317,6 @@ class EmbeddedAttempt:
             builder, self.builder = self.builder, None
             await self.settle(builder.message("aborted", error=terminal.error or note))
         if self.pending:
-            await self.settle_pending(note, started_id=self.running)
-        self.running = None
+            await self.settle_pending(note)
+        self.tool_calls.in_flight = None
 
-
-def _text_of(content: list[Any]) -> str:
-    return "".join(b.get("text", "") for b in content
-                   if isinstance(b, dict) and b.get("type") == "text")

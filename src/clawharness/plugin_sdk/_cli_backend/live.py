@@ -90,9 +90,6 @@ class TurnTool:
     native_name: str
     name: str
     arguments: Mapping[str, Any]
-    asked: bool = False
-    allowed: bool | None = None
-    reason: str | None = None
     settled: bool = False
 
 

@@ -39,6 +39,8 @@ from clawharness.plugin_sdk._cli_backend.spec import (
     EnvContext,
     LaunchRequest,
 )
+from clawharness.plugin_sdk._native_turn import NativeTurn
+from clawharness.plugin_sdk._tool_calls import ToolCallRequest, text_result
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
@@ -54,7 +56,6 @@ from clawharness.plugin_sdk.agent_harness_process import (
     read_frame_line,
     spawn,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
@@ -92,7 +93,7 @@ class CliTurn(NativeTurn):
     def __init__(self, harness: CliTurnOwner, params: AttemptParams, key: str,
                  command: tuple[str, ...], env_extra: Mapping[str, str], grace: float,
                  idle: float, config: Mapping[str, Any]) -> None:
-        super().__init__(params)
+        super().__init__(params, harness_id=harness.spec.id)
         self.h = harness
         self.spec = harness.spec
         self.key = key
@@ -111,13 +112,13 @@ class CliTurn(NativeTurn):
         self.killed = False
         self.finished: TurnFinished | None = None
         self.live: LiveProcess | None = None
-        self.usage: dict[str, int] = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.gone: NativeSessionMissing | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
 
     # --- callbacks ---------------------------------------------------------------------
 
-    def native_key(self, suffix: str) -> str:
+    def message_key(self, suffix: str) -> str:
+        """Keyed by the native session, so a message the CLI replays is stored once."""
         return f"{self.spec.id}:{self.session_id or self.p.run_id}:{suffix}"
 
     # --- process -------------------------------------------------------------------------
@@ -313,17 +314,7 @@ class CliTurn(NativeTurn):
         if terminal.error:
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
-        last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
-        extra: dict[str, Any] = {}
-        if self.session_id:
-            extra["nativeSessionId"] = self.session_id
-        result = AttemptResult(
-            terminal=terminal, session_id_used=self.p.session_id,
-            messages_snapshot=list(self.new_messages), assistant_texts=self.assistant_texts,
-            last_assistant=last, tool_metas=self.tool_metas,
-            last_tool_error=self.last_tool_error, attempt_usage=dict(self.usage),
-            agent_harness_id=self.spec.id, transcript_mirrored=self.p.mirror is not None,
-            extra=extra)
+        result = self.result(terminal, native_session_id=self.session_id)
         return self.recovery.annotate(result) if self.recovery is not None else result
 
     async def watch(self) -> None:
@@ -489,41 +480,22 @@ class CliTurn(NativeTurn):
             if not streamed and self.p.on_partial_reply is not None:
                 await maybe_await(self.p.on_partial_reply(text))
         suffix = f"msg:{message_id}" if message_id else f"assistant:{len(self.new_messages)}"
-        await self.settle(message, self.native_key(suffix))
+        await self.settle(message, self.message_key(suffix))
 
     async def on_permission(self, event: PermissionRequest) -> None:
         self.note_progress(tool=True)
         canonical = self.spec.canonical_tool(event.tool_name)
-        tool = self.tools.get(event.tool_use_id or "")
-        if tool is None and event.tool_use_id:
-            tool = self.tools[event.tool_use_id] = TurnTool(
+        call_id = event.tool_use_id or ""
+        if event.tool_use_id and event.tool_use_id not in self.tools:
+            self.tools[event.tool_use_id] = TurnTool(
                 event.tool_use_id, event.tool_name, canonical, dict(event.input))
-        allow, reason, updated = False, None, dict(event.input)
-        if self.stop_kind is not None:
-            reason = "the turn is being stopped"
-        else:
-            try:
-                decision = await self.p.host_capabilities.run_before_tool_call(
-                    canonical, dict(event.input), tool_call_id=event.tool_use_id,
-                    native_operation={"cwd": self.live_cwd()})
-            except Exception as exc:  # a settled capability fails closed
-                reason = f"tool policy unavailable: {exc}"
-            else:
-                allow = decision.allowed
-                reason = decision.reason
-                if decision.arguments:
-                    updated = dict(decision.arguments)
-        if tool is not None:
-            tool.asked = True
-            tool.allowed = allow
-            tool.reason = reason
-            tool.arguments = updated
-        await self.emit("tool", {"phase": "permission", "name": canonical,
-                                 "toolCallId": event.tool_use_id, "allowed": allow,
-                                 **({"reason": reason} if reason else {})})
-        message = None if allow else (reason or "blocked by the host's tool policy")
+        permission = await self.tool_calls.ask(
+            ToolCallRequest(call_id, canonical, dict(event.input)), cwd=self.live_cwd())
+        allow = permission.allowed
+        message = None if allow else (permission.reason or "blocked by the host's tool policy")
         await self.write(self.spec.control.permission_reply(
-            event, allow=allow, updated_input=updated if allow else None, message=message))
+            event, allow=allow, updated_input=dict(permission.arguments) if allow else None,
+            message=message))
 
     async def on_tool_result(self, event: ToolResult) -> None:
         self.note_progress(tool=True)
@@ -537,8 +509,6 @@ class CliTurn(NativeTurn):
 
     async def tool_done(self, tool: TurnTool, text: str, is_error: bool, details: Any) -> None:
         tool.settled = True
-        await self.settle_tool_result(
-            tool_call_id=tool.id, tool_name=tool.name, arguments=tool.arguments, text=text,
-            is_error=is_error, execution_started=not (tool.asked and tool.allowed is False),
-            refusal_reason=tool.reason, details=details,
-            key=self.native_key(f"result:{tool.id}"))
+        await self.tool_calls.settle_native(
+            ToolCallRequest(tool.id, tool.name, tool.arguments),
+            result=text_result(text, details=details), is_error=is_error)
