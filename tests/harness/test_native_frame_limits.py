@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from clawharness.harness.frames import BoundedLineReader, decode_json_frame, read_frame_line
 from clawharness.limits import MAX_JSON_DEPTH
+from clawharness.plugin_sdk._frames import BoundedLineReader, decode_json_frame, read_frame_line
 from clawharness.plugin_sdk.agent_harness_process import InputLimitError
 
 

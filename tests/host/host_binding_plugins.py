@@ -13,6 +13,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
+    JsonObject,
     PluginApi,
     SupportContext,
     Supported,
@@ -22,7 +23,7 @@ from clawharness.plugin_sdk.agent_harness import (
 )
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
-    JsonObject,
+    RemovedBinding,
     SessionBindings,
 )
 
@@ -71,8 +72,8 @@ class TextsOnlyHarness:
 def _register(api: PluginApi) -> None:
     bindings = api.session_bindings("counting")
 
-    async def removed(agent_id: str, session_key: str) -> None:
-        REMOVED.append((agent_id, session_key))
+    async def removed(binding: RemovedBinding[JsonObject]) -> None:
+        REMOVED.append((binding.agent_id, binding.session_key))
 
     bindings.on_removed(removed)
     api.register_agent_harness(CountingHarness(bindings))

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from clawharness.harness.tool_spec import ToolCallContext  # what the host hands a tool
 from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
     AttemptParams,
     Message,
-    ToolCallContext,
     ToolResult,
     ToolSpec,
 )

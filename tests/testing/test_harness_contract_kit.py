@@ -8,11 +8,11 @@ from typing import Any, ClassVar
 
 import pytest
 
+from clawharness.harness.types import ModelProviderFacts
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
     AttemptTerminal,
-    ModelProviderFacts,
     SupportContext,
     Supported,
     SupportResult,
@@ -27,8 +27,8 @@ from clawharness.plugin_sdk.testing import (
     check_attempt_result,
     check_harness_contract,
     declared_route,
-    undeclared_routes,
 )
+from clawharness.testing.contract import undeclared_routes
 
 DECLARED = declared_route("acme", "acme", "m")
 

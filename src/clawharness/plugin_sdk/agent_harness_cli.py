@@ -6,17 +6,16 @@ fork, a lost native session recovered, streaming, mirroring, permission question
 through the host's tool policy, abort and deadline.
 
 The description
-    `CliAgentSpec` (with `CommandLine`, `EventMapper`, `ControlProtocol`), what a launch
-    gets (`LaunchRequest`, `EnvContext`), `resolve_command` (the configured command or
-    the default), and `CliBackendError`.
+    `CliAgentSpec` (with `CommandLine`, `EventMapper`, `ControlProtocol`), and what a
+    launch gets (`LaunchRequest`, `EnvContext`).
 
 The events an `EventMapper` produces (`CliEvent`)
     `SessionStarted`, `TextDelta`, `AssistantMessage` (of `TextBlock` and `ToolUseBlock`),
     `ToolResult`, `PermissionRequest`, `UnknownControlRequest`, `ControlAnswer`,
     `NativeSessionMissing` (the runtime's own "no such session"), `TurnFinished`.
 
-The bundled `claude-cli` harness is one such description. The toolkit's code is the SDK's
-own (`clawharness.plugin_sdk._cli_backend`), not a bundled harness's.
+The bundled `claude-cli` harness is one such description. Every name here is defined by
+the SDK (`clawharness.plugin_sdk._cli_backend`), not by a bundled harness.
 """
 
 from __future__ import annotations
@@ -40,19 +39,16 @@ from clawharness.plugin_sdk._cli_backend.harness import (
 )
 from clawharness.plugin_sdk._cli_backend.spec import (
     CliAgentSpec,
-    CliBackendError,
     CommandLine,
     ControlProtocol,
     EnvContext,
     EventMapper,
     LaunchRequest,
-    resolve_command,
 )
 
 __all__ = [
     "AssistantMessage",
     "CliAgentSpec",
-    "CliBackendError",
     "CliBackendHarness",
     "CliEvent",
     "CommandLine",
@@ -70,5 +66,4 @@ __all__ = [
     "ToolUseBlock",
     "TurnFinished",
     "UnknownControlRequest",
-    "resolve_command",
 ]

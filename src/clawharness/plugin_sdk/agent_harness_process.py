@@ -5,37 +5,34 @@ and, on abort or shutdown, stops the whole tree (tools often start processes in 
 of their own). It keeps the process between turns, one per session binding.
 
 - `spawn(argv, env=, cwd=)` -> `ChildProcess` (`shutdown(grace=)`, `kill()`, `alive`,
-  `pid`, `pgid`, `stderr_text()`); `kill_tree(pid)`, `kill_stray_groups(pid, pgid)`
-  (what a finished turn left running);
+  `pid`, `pgid`, `stderr_text()`), traced; `kill_stray_groups(pid, pgid)` stops what a
+  finished turn left running;
 - `SupervisedProcesses`: the live processes by binding key, each stopped when the
   harness closes it, when it sat idle too long (`expire_after`), when the host removes
-  its session's binding (`close_with(bindings)`) or at `close_all()`; anything with a
-  `child` (`SupervisedProcess`) can be kept;
+  its session's binding (`close_with(bindings)`) or at `close_all()`;
 - reading the process's JSON-lines output within limits (`MAX_NATIVE_FRAME_BYTES` a
-  line, `MAX_JSON_DEPTH` levels): `read_frame_line` and `decode_json_frame` raise
-  `InputLimitError` past them; `BoundedLineReader` stands in for the stdout a protocol
-  library reads itself.
+  line): `read_frame_line` and `decode_json_frame` raise `InputLimitError` past them;
+  `BoundedLineReader` stands in for the stdout a protocol library reads itself.
+
+Defined in the SDK (`InputLimitError` is the host's error for every limit).
 """
 
 from __future__ import annotations
 
 from clawharness.errors import InputLimitError
-from clawharness.harness.child_process import ChildProcess, kill_stray_groups, kill_tree, spawn
-from clawharness.harness.frames import BoundedLineReader, decode_json_frame, read_frame_line
-from clawharness.harness.supervision import SupervisedProcess, SupervisedProcesses
-from clawharness.limits import MAX_JSON_DEPTH, MAX_NATIVE_FRAME_BYTES
+from clawharness.limits import MAX_NATIVE_FRAME_BYTES
+from clawharness.plugin_sdk._child_process import ChildProcess, kill_stray_groups, spawn
+from clawharness.plugin_sdk._frames import BoundedLineReader, decode_json_frame, read_frame_line
+from clawharness.plugin_sdk._supervision import SupervisedProcesses
 
 __all__ = [
-    "MAX_JSON_DEPTH",
     "MAX_NATIVE_FRAME_BYTES",
     "BoundedLineReader",
     "ChildProcess",
     "InputLimitError",
-    "SupervisedProcess",
     "SupervisedProcesses",
     "decode_json_frame",
     "kill_stray_groups",
-    "kill_tree",
     "read_frame_line",
     "spawn",
 ]

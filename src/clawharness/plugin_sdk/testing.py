@@ -31,17 +31,14 @@ from clawharness.testing.attempt_builder import (
     declared_route,
 )
 from clawharness.testing.contract import (
-    ContractCheck,
     ContractReport,
     HarnessContractSuite,
     check_attempt_result,
     check_harness_contract,
-    undeclared_routes,
 )
 from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
 
 __all__ = [
-    "ContractCheck",
     "ContractReport",
     "HarnessContractSuite",
     "RecordingMirror",
@@ -52,5 +49,4 @@ __all__ = [
     "check_harness_contract",
     "declared_route",
     "register_plugin",
-    "undeclared_routes",
 ]

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from clawharness.errors import HarnessError
+from clawharness.plugin_sdk.agent_harness import JsonObject
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     InvalidRecordError,
-    JsonObject,
     JsonRecordCodec,
+    RemovedBinding,
     SessionBindings,
     SessionHookParams,
     native_session_bindings,
@@ -78,9 +79,12 @@ async def test_a_turn_holds_the_lease_and_writes_through_it(store: SqliteStore,
 async def test_host_reset_and_deletion_remove_the_binding_and_notify(store: SqliteStore) -> None:
     bindings = json_bindings(store)
     removed: list[tuple[str, str]] = []
+    dropped: list[tuple[str, str | None, str]] = []
 
-    async def note(agent_id: str, session_key: str) -> None:
-        removed.append((agent_id, session_key))
+    async def note(binding: RemovedBinding[JsonObject]) -> None:
+        removed.append((binding.agent_id, binding.session_key))
+        # the callback is told which native session to drop with the binding
+        dropped.append((binding.reason, binding.native_session_id, binding.key))
 
     bindings.on_removed(note)
     await bindings.write("main", KEY, {"nativeSessionId": "n1"})
@@ -105,12 +109,13 @@ async def test_host_reset_and_deletion_remove_the_binding_and_notify(store: Sqli
     assert await bindings.with_session_deletion(hook("deleted"), committed) == "deleted"
     assert await bindings.read("main", KEY) is None
     assert removed == [("main", KEY), ("main", KEY)]
+    assert dropped == [("reset", "n1", f"main:{KEY}"), ("deleted", "n2", f"main:{KEY}")]
 
 
 async def test_a_failing_cleanup_callback_does_not_undo_the_removal(store: SqliteStore) -> None:
     bindings = json_bindings(store)
 
-    async def broken(agent_id: str, session_key: str) -> None:
+    async def broken(binding: RemovedBinding[JsonObject]) -> None:
         raise RuntimeError("the process was already gone")
 
     bindings.on_removed(broken)

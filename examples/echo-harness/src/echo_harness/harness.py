@@ -18,6 +18,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AgentEvent,
     AttemptParams,
     AttemptResult,
+    JsonObject,
     SupportContext,
     Supported,
     SupportResult,
@@ -25,7 +26,6 @@ from clawharness.plugin_sdk.agent_harness import (
 )
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
-    JsonObject,
     SessionBindings,
 )
 

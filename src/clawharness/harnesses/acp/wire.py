@@ -63,10 +63,7 @@ from clawharness.plugin_sdk.agent_harness_process import (
     kill_stray_groups,
     spawn,
 )
-from clawharness.plugin_sdk.agent_harness_runtime import (
-    NativeTurn,
-    WorkspacePathEscapeError,
-)
+from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BoundSession,
     NativeSessionGone,
@@ -76,6 +73,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
 )
 from clawharness.plugin_sdk.agent_harness_tool_runtime import (
     ToolCallRequest,
+    WorkspacePathEscapeError,
     resolve_workspace_path,
     text_result,
 )

@@ -45,8 +45,7 @@ from clawharness.harnesses.codex.config import (
 )
 from clawharness.harnesses.codex.errors import CodexPoolClosedError, CodexProcessExitedError
 from clawharness.plugin_sdk.agent_harness_telemetry import (
-    native_process_span,
-    trace_env,
+    native_process_start,
     track_native_process,
 )
 
@@ -286,11 +285,10 @@ class AppServerPool:
         Path(home).mkdir(parents=True, exist_ok=True)
         _write_if_changed(Path(home) / "config.toml", render_config_toml(self.config))
         env = build_env(self.config, home, argv[0], host_env=self._host_env)
-        with native_process_span("codex", argv[0]):
-            # the app-server continues the trace of the turn that started it
-            env = trace_env(env)
+        # the app-server continues the trace of the turn that started it
+        with native_process_start("codex", argv[0], env) as traced_env:
             client = await AppServerClient.spawn(
-                argv, env=env, cwd=home, label=f"codex[{Path(home).name}]",
+                argv, env=traced_env, cwd=home, label=f"codex[{Path(home).name}]",
                 request_timeout=self.config.request_timeout_seconds)
         track_native_process(client.process, "codex")
         try:

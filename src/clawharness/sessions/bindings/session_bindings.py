@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar
 
@@ -45,6 +46,7 @@ __all__ = [
     "BoundSession",
     "JsonRecordCodec",
     "NativeSessionRecord",
+    "RemovedBinding",
     "RemovedCallback",
     "SessionBindings",
     "native_session_bindings",
@@ -59,8 +61,34 @@ log = logging.getLogger("clawharness.sessions.bindings")
 #: the file a harness without a host store keeps its bindings in
 OWN_STORE_FILE = "bindings.sqlite"
 
-#: `callback(agent_id, session_key)` after a session's binding was removed by the host
-RemovedCallback = Callable[[str, str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedBinding(Generic[T]):
+    """A session's binding the host just removed, for `SessionBindings.on_removed`.
+
+    `agent_id` / `session_key`: the host session; `key`: its binding's row key (what
+    `SupervisedProcesses` keys a process by); `reason`: why ("reset", "deleted", or the
+    reason of a rewind or branch switch); `record`: the binding that was dropped (None
+    when the session had none), so the callback can drop the native thread it names."""
+
+    agent_id: str
+    session_key: str
+    key: str
+    reason: str
+    record: T | None
+
+    @property
+    def native_session_id(self) -> str | None:
+        """The native session (thread) the dropped binding named, for a record with a
+        `nativeSessionId` (`NativeSessionRecord`); None otherwise."""
+        record = self.record
+        native = record.get("nativeSessionId") if isinstance(record, Mapping) else None
+        return native if isinstance(native, str) else None
+
+
+#: `callback(removed)` after the host removed a session's binding (`RemovedBinding`)
+RemovedCallback = Callable[[RemovedBinding[Any]], Awaitable[None]]
 
 #: a native-session binding: `{"nativeSessionId": str | None, "hostSessionId"?, "cwd"?,
 #: "harness"?}` (what the CLI and ACP harnesses keep)
@@ -155,7 +183,7 @@ class SessionBindings(Generic[T]):
         self._own_store: Store | None = None
         self._lifecycle: NativeSessionBindingLifecycle[T] | None = None
         self._lock = asyncio.Lock()
-        self._removed: list[RemovedCallback] = []
+        self._removed: list[Callable[[RemovedBinding[T]], Awaitable[None]]] = []
 
     @property
     def id(self) -> str:
@@ -177,9 +205,11 @@ class SessionBindings(Generic[T]):
             raise InvalidRecordError(
                 f"{self.namespace}: the binding {key!r} was not stored: {exc}") from exc
 
-    def on_removed(self, callback: RemovedCallback) -> None:
-        """Run `callback(agent_id, session_key)` after the host reset, deleted or rewound
-        a session whose binding this is (e.g. to stop the process kept for it)."""
+    def on_removed(self, callback: Callable[[RemovedBinding[T]], Awaitable[None]]) -> None:
+        """Run `callback(removed)` after the host reset, deleted or rewound a session
+        whose binding this is: `removed` (`RemovedBinding`) names the session, the row
+        and the record that was dropped (the native thread to drop with it), e.g. to
+        stop the process kept for it or archive the thread."""
         self._removed.append(callback)
 
     # opening ---------------------------------------------------------------------------
@@ -284,20 +314,28 @@ class SessionBindings(Generic[T]):
     def _hook_key(self, params: SessionHookParams) -> str:
         return self.row_key(params.agent_id, params.session_key)
 
-    async def _notify(self, params: SessionHookParams, _record: object = None) -> None:
+    async def _notify(self, params: SessionHookParams, record: T | None = None) -> None:
+        if not self._removed:
+            return
+        removed = RemovedBinding(params.agent_id, params.session_key, self._hook_key(params),
+                                 params.reason, None if record is None or self.is_empty(record)
+                                 else record)
         for callback in self._removed:
             try:
-                await callback(params.agent_id, params.session_key)
+                await callback(removed)
             except Exception as exc:  # cleanup after the fact must not undo the removal
                 log.warning("%s: cleanup after removing the binding of %s failed: %s",
                             self.namespace, params.session_key, exc)
 
     async def reset(self, params: SessionHookParams) -> None:
         """The host reset the session in place: forget its binding."""
+        dropped: T | None = None
         if self.has_location:
             lifecycle = await self.lifecycle()
+            if self._removed:  # what the callbacks are told was dropped
+                dropped = await lifecycle.read(self._hook_key(params))
             await harness_session_hooks(lifecycle, key_for=self._hook_key).reset(params)
-        await self._notify(params)
+        await self._notify(params, dropped)
 
     async def with_session_deletion(self, params: SessionHookParams, run: HostRun) -> Any:
         """Remove the binding inside the host's session deletion transaction."""

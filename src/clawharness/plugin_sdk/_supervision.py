@@ -19,13 +19,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from clawharness.harness.child_process import ChildProcess
+from clawharness.plugin_sdk._child_process import ChildProcess
+from clawharness.sessions.bindings.session_bindings import RemovedBinding
 
 __all__ = ["RemovalNotifier", "SupervisedProcess", "SupervisedProcesses"]
 
-log = logging.getLogger("clawharness.harness.supervision")
+log = logging.getLogger("clawharness.plugin_sdk._supervision")
 
 
 class SupervisedProcess(Protocol):
@@ -38,9 +39,7 @@ class SupervisedProcess(Protocol):
 class RemovalNotifier(Protocol):
     """Session bindings the host removes with their sessions (`SessionBindings`)."""
 
-    def row_key(self, agent_id: str, session_key: str) -> str: ...
-
-    def on_removed(self, callback: Callable[[str, str], Awaitable[None]]) -> None: ...
+    def on_removed(self, callback: Callable[[RemovedBinding[Any]], Awaitable[None]]) -> None: ...
 
 
 P = TypeVar("P", bound=SupervisedProcess)
@@ -111,8 +110,8 @@ class SupervisedProcesses(Generic[P]):
     def close_with(self, bindings: RemovalNotifier) -> None:
         """Stop a session's process when the host removes that session's binding."""
 
-        async def removed(agent_id: str, session_key: str) -> None:
-            await self.close(bindings.row_key(agent_id, session_key))
+        async def removed(binding: RemovedBinding[Any]) -> None:
+            await self.close(binding.key)
 
         bindings.on_removed(removed)
 
