@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,9 +21,20 @@ from clawharness.plugin_sdk.agent_harness import (
     assistant_message,
     user_message,
 )
+from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    BoundSession,
+    NativeSessionRecord,
+    native_session_bindings,
+)
+from clawharness.plugin_sdk.agent_harness_tool_runtime import (
+    ToolCallRequest,
+    ToolCalls,
+    text_result,
+)
 from clawharness.plugin_sdk.testing import (
     HarnessContractSuite,
     RecordingMirror,
+    StaticToolPolicy,
     attempt_params,
     check_attempt_result,
     check_harness_contract,
@@ -41,6 +53,8 @@ class GoodHarness:
 
     def supports(self, ctx: SupportContext) -> SupportResult:
         mp = ctx.model_provider
+        if mp and mp.request_transport_overrides == "present":
+            return Unsupported(reason="acme cannot reproduce authored request overrides")
         if mp and mp.runtime_policy and "acme" in mp.runtime_policy.compatible_ids:
             return Supported(priority=10)
         return Unsupported(reason="route not declared for acme")
@@ -235,3 +249,116 @@ def test_the_suite_fails_for_a_reply_missing_from_the_transcript() -> None:
     finally:
         suite.teardown_method()
     assert not suite.workdir.exists()
+
+
+# --- what a third-party harness got wrong before the kit caught it -----------------------
+
+
+class ExactButRunsItsToolUnasked(GoodHarness):
+    """Declares exact tool policy, then lets its runtime run `exec` without asking."""
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        calls = ToolCalls(params)
+        # the runtime ran the tool on its own; the harness only reports it
+        await calls.settle_native(ToolCallRequest("t1", "exec", {"command": "rm -rf build"}),
+                                  result=text_result("removed"), is_error=False)
+        result = AttemptResult.reply(params.session_id, "done", agent_harness_id=self.id)
+        result.tool_metas = calls.metas
+        return result
+
+
+class ExactAndAsks(GoodHarness):
+    """The same runtime, asking the host before the tool runs (and not running a denied one)."""
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        calls = ToolCalls(params)
+        call = ToolCallRequest("t1", "exec", {"command": "rm -rf build"})
+        permission = await calls.ask(call, cwd=params.workspace_dir)
+        await calls.settle_native(call, result=text_result(
+            "removed" if permission.allowed else f"refused: {permission.reason}"),
+            is_error=not permission.allowed)
+        return AttemptResult.reply(params.session_id, "done", agent_harness_id=self.id)
+
+
+class ClaimsAuthoredOverrides(GoodHarness):
+    """Checks the route policy but not the request it would have to reproduce."""
+
+    def supports(self, ctx: SupportContext) -> SupportResult:
+        mp = ctx.model_provider
+        if mp and mp.runtime_policy and "acme" in mp.runtime_policy.compatible_ids:
+            return Supported(priority=10)
+        return Unsupported(reason="route not declared for acme")
+
+
+class NamesItsNativeSession(GoodHarness):
+    """Returns the native session id where the host session id belongs."""
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        return AttemptResult.reply("native-7f3a", "hi", agent_harness_id=self.id)
+
+
+class NativeSessions(GoodHarness):
+    """Binds a native session per host session; `resumes` says whether it uses it again."""
+
+    resumes = True
+
+    def __init__(self, state_dir: Path) -> None:
+        self.bindings = native_session_bindings("acme", state_dir=state_dir)
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        async def turn(bound: BoundSession[NativeSessionRecord]) -> AttemptResult:
+            native = bound.record.get("nativeSessionId") if bound.record and self.resumes \
+                else None
+            if not isinstance(native, str):
+                native = uuid.uuid4().hex[:8]  # a new native session
+            await bound.write({"nativeSessionId": native})
+            result = AttemptResult.reply(params.session_id, "hi", agent_harness_id=self.id)
+            result.extra["nativeSessionId"] = native
+            return result
+
+        return await self.bindings.with_turn(params, turn)
+
+
+class NeverResumes(NativeSessions):
+    resumes = False
+
+
+def test_an_exact_harness_that_runs_a_tool_without_asking_the_host_fails(tmp_path: Path) -> None:
+    bad = run(ExactButRunsItsToolUnasked(), attempt_params(workspace_dir=str(tmp_path)))
+    [clause] = bad.failures
+    assert clause.name == "exact tool policy: every tool call asks the host"
+    assert "exec (t1)" in clause.detail and "run_before_tool_call" in clause.detail
+    for policy in (None, StaticToolPolicy(deny={"exec": "exec is denied here"})):
+        good = run(ExactAndAsks(), attempt_params(workspace_dir=str(tmp_path), policy=policy))
+        assert good.ok, good.failures
+    # the same unasked run is no breach of a harness that does not claim exact policy
+    lax = ExactButRunsItsToolUnasked()
+    lax.conversation_tool_policy_support = None  # type: ignore[assignment]
+    assert run(lax, attempt_params(workspace_dir=str(tmp_path))).ok
+
+
+def test_a_harness_that_claims_authored_request_overrides_fails() -> None:
+    report = check_harness_contract(ClaimsAuthoredOverrides(), declared_route_ctx=DECLARED)
+    [clause] = report.failures
+    assert clause.name == "supports(route with authored request overrides) refuses"
+    assert "request_transport_overrides" in clause.detail
+    overridden = declared_route("acme", "acme", "m", request_overrides=True)
+    assert isinstance(GoodHarness().supports(overridden), Unsupported)
+
+
+def test_a_harness_that_returns_another_session_id_fails(tmp_path: Path) -> None:
+    params = attempt_params(workspace_dir=str(tmp_path))
+    report = run(NamesItsNativeSession(), params)
+    [clause] = report.failures
+    assert clause.name == "session_id_used"
+    assert "native-7f3a" in clause.detail and params.session_id in clause.detail
+
+
+def test_a_harness_that_never_resumes_its_native_session_fails(tmp_path: Path) -> None:
+    bad = run(NeverResumes(tmp_path / "bad"), attempt_params(workspace_dir=str(tmp_path)))
+    [clause] = bad.failures
+    assert clause.name == "the next turn resumes the native session"
+    assert "resumes the native session its binding names" in clause.detail
+    good = run(NativeSessions(tmp_path / "good"), attempt_params(workspace_dir=str(tmp_path)))
+    assert good.ok, good.failures
+    assert "the next turn resumes the native session" in {c.name for c in good.checks}

@@ -10,14 +10,20 @@ harness mirrored, as the host's transcript would.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from clawharness._json import JsonValue
-from clawharness.harness.capabilities import ApprovalGate, HostCapabilities, ToolPolicyCheck
+from clawharness.harness.capabilities import (
+    ApprovalGate,
+    BeforeToolCallDecision,
+    HostCapabilities,
+    ToolPolicyCheck,
+)
 from clawharness.harness.messages import Message
 from clawharness.harness.types import (
     AttemptParams,
@@ -30,6 +36,7 @@ from clawharness.harness.types import (
 from clawharness.runtime_plan.plan import build_agent_runtime_plan
 
 __all__ = [
+    "RecordingCapabilities",
     "RecordingMirror",
     "StaticToolPolicy",
     "attempt_params",
@@ -77,6 +84,46 @@ class RecordingMirror:
         await asyncio.sleep(0)
 
 
+class RecordingCapabilities(HostCapabilities):
+    """The host's capabilities for a kit attempt, recording every tool call the harness
+    put to the host's policy (`asked`: `(tool name, call id)` in order), so the kit can
+    tell a tool that ran without asking."""
+
+    def __init__(self, *, run_id: str, session_key: str, workspace_dir: str,
+                 policy: ToolPolicyCheck, approvals: ApprovalGate | None) -> None:
+        super().__init__(run_id=run_id, session_key=session_key, workspace_dir=workspace_dir,
+                         policy=policy, approvals=approvals)
+        self.policy = policy
+        self.approvals = approvals
+        self.asked: list[tuple[str, str | None]] = []
+
+    async def run_before_tool_call(
+        self, tool_name: str, arguments: Mapping[str, Any], *, tool_call_id: str | None = None,
+        native_operation: Mapping[str, Any] | None = None,
+    ) -> BeforeToolCallDecision:
+        self.asked.append((tool_name, tool_call_id))
+        return await super().run_before_tool_call(
+            tool_name, arguments, tool_call_id=tool_call_id, native_operation=native_operation)
+
+
+def next_turn_params(params: AttemptParams, prompt: str, *,
+                     history: Sequence[Message]) -> AttemptParams:
+    """The next turn of the same host session: a new run, live capabilities, a fresh
+    abort event and mirror, and `history` as the transcript so far."""
+    run_id = uuid.uuid4().hex
+    old = params.host_capabilities
+    policy = old.policy if isinstance(old, RecordingCapabilities) else StaticToolPolicy()
+    approvals = old.approvals if isinstance(old, RecordingCapabilities) else None
+    capabilities = RecordingCapabilities(run_id=run_id, session_key=params.session_key,
+                                         workspace_dir=params.workspace_dir, policy=policy,
+                                         approvals=approvals)
+    recorder = RecordingMirror() if params.mirror is not None else None
+    return dataclasses.replace(
+        params, run_id=run_id, prompt=prompt, history=tuple(history),
+        host_capabilities=capabilities, abort=asyncio.Event(), mirror=recorder,
+        mirror_barrier=recorder.flush if recorder is not None else None)
+
+
 def attempt_params(
     prompt: str = "Hello",
     *,
@@ -105,8 +152,9 @@ def attempt_params(
     run_id = uuid.uuid4().hex
     key = session_key or f"agent:{agent_id}:main"
     workspace = workspace_dir or tempfile.mkdtemp(prefix="clawharness-kit-")
-    capabilities = HostCapabilities(run_id=run_id, session_key=key, workspace_dir=workspace,
-                                    policy=policy or StaticToolPolicy(), approvals=approvals)
+    capabilities = RecordingCapabilities(run_id=run_id, session_key=key,
+                                         workspace_dir=workspace,
+                                         policy=policy or StaticToolPolicy(), approvals=approvals)
     recorder = (None if mirror is False
                 else mirror if isinstance(mirror, RecordingMirror) else RecordingMirror())
     return AttemptParams(
@@ -125,10 +173,13 @@ def attempt_params(
 
 def declared_route(harness_id: str, provider: str, model_id: str | None = None, *,
                    requested_runtime: str = "auto", api: str | None = None,
-                   base_url: str | None = None) -> SupportContext:
+                   base_url: str | None = None,
+                   request_overrides: bool = False) -> SupportContext:
     """What `supports(ctx)` sees for a route whose provider declares `harness_id`
-    compatible (`runtimePolicy.compatibleIds`) with no authored request overrides."""
+    compatible (`runtimePolicy.compatibleIds`), with no authored request overrides
+    unless `request_overrides` (`request_transport_overrides == "present"`)."""
     return SupportContext(
         provider=provider, model_id=model_id, requested_runtime=requested_runtime,
-        model_provider=ModelProviderFacts(api=api, base_url=base_url,
-                                          runtime_policy=RuntimePolicyFact((harness_id,))))
+        model_provider=ModelProviderFacts(
+            api=api, base_url=base_url, runtime_policy=RuntimePolicyFact((harness_id,)),
+            request_transport_overrides="present" if request_overrides else "none"))

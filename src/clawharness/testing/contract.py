@@ -13,10 +13,14 @@ Clauses: registration shape; `supports()` claims the declared route, determinist
 it never claims a route that declares nothing for it: the kit derives those from the
 declared route itself (no route facts, no runtime policy, a policy naming only other
 runtimes; plus `undeclared_route_ctx` if given), so a harness that ignores the route
-policy cannot pass; restricted turns fail closed unless the harness declares exact
-tool-policy enforcement; an attempt's result has the canonical shape, is accepted by the
-host's result validation, and its reply is in the transcript (`messages_snapshot`, or
-what it mirrored, which must start with the turn's prompt).
+policy cannot pass; nor the declared route with authored request overrides; restricted
+turns fail closed unless the harness declares exact tool-policy enforcement; an
+attempt's result has the canonical shape, names the host session it ran in
+(`session_id_used`), is accepted by the host's result validation, and its reply is in
+the transcript (`messages_snapshot`, or what it mirrored, which must start with the
+turn's prompt); a harness that declares exact tool policy put every tool it ran to the
+host's policy first; and the next turn of the same session resumes the native session
+the first used (`extra["nativeSessionId"]`, or what its `bindings` hold).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.errors import ClawHarnessError, HarnessError, ToolPolicyRejectedError
 from clawharness.harness.gates import ToolPolicyLayer, evaluate_tool_policy_gate
-from clawharness.harness.messages import message_text
+from clawharness.harness.messages import Message, message_text
 from clawharness.harness.registry import HarnessRegistry, validate_harness_shape
 from clawharness.harness.selection import coerce_support_result
 from clawharness.harness.types import (
@@ -45,7 +49,12 @@ from clawharness.harness.types import (
     Supported,
     Unsupported,
 )
-from clawharness.testing.attempt_builder import RecordingMirror
+from clawharness.sessions.bindings.session_bindings import SessionBindings
+from clawharness.testing.attempt_builder import (
+    RecordingCapabilities,
+    RecordingMirror,
+    next_turn_params,
+)
 
 __all__ = [
     "ContractCheck",
@@ -174,6 +183,19 @@ def _support_checks(harness: AgentHarness, declared: SupportContext,
             "ctx.model_provider.runtime_policy lists the harness id"))
         checks.append(ContractCheck("fallback_runtime", fallbacks_ok,
                                     "" if fallbacks_ok else "only 'openclaw' may be declared"))
+        overridden = replace(declared, model_provider=replace(
+            declared.model_provider or ModelProviderFacts(),
+            request_transport_overrides="present"))
+        answer = coerce_support_result(harness.supports(overridden))
+        overrides_refused = isinstance(answer, Unsupported)
+        checks.append(ContractCheck(
+            "supports(route with authored request overrides) refuses", overrides_refused,
+            "" if overrides_refused else
+            "claimed the declared route with authored request overrides "
+            "(ctx.model_provider.request_transport_overrides == \"present\": headers, "
+            "auth transport, proxy, TLS or request parameters the harness cannot "
+            "reproduce); refuse it, with fallback_runtime=\"openclaw\" only when the "
+            "built-in runtime can reproduce the exact request"))
     except Exception as exc:
         checks.append(ContractCheck("supports() raises", False, f"{type(exc).__name__}: {exc}"))
     return checks
@@ -239,8 +261,8 @@ def _transcript_checks(params: AttemptParams, result: AttemptResult) -> list[Con
     return checks
 
 
-def _result_checks(harness: AgentHarness, params: AttemptParams,
-                   result: Any) -> list[ContractCheck]:
+def _result_checks(harness: AgentHarness, params: AttemptParams, result: Any,
+                   observed: Sequence[Mapping[str, Any]]) -> list[ContractCheck]:
     if not isinstance(result, AttemptResult):
         return [ContractCheck("result type", False,
                               f"run_attempt returned {type(result).__name__}, not AttemptResult")]
@@ -249,8 +271,12 @@ def _result_checks(harness: AgentHarness, params: AttemptParams,
     terminal_ok = isinstance(terminal, AttemptTerminal) and terminal.kind in _TERMINAL_KINDS
     checks.append(ContractCheck("terminal", terminal_ok,
                                 "" if terminal_ok else f"invalid terminal {terminal!r}"))
-    sid_ok = isinstance(result.session_id_used, str) and bool(result.session_id_used)
-    checks.append(ContractCheck("session_id_used", sid_ok, "" if sid_ok else "must be set"))
+    sid_ok = result.session_id_used == params.session_id
+    checks.append(ContractCheck(
+        "session_id_used", sid_ok, "" if sid_ok else
+        f"returned {result.session_id_used!r}, but the attempt ran in host session "
+        f"{params.session_id!r}: session_id_used is params.session_id (a native session "
+        "id goes in extra[\"nativeSessionId\"])"))
     media_ok = set(result.host_owned_tool_media_urls) <= set(result.tool_media_urls)
     checks.append(ContractCheck("host_owned_tool_media_urls ⊆ tool_media_urls", media_ok,
                                 "" if media_ok else "every host-owned URL must be a tool URL"))
@@ -267,21 +293,124 @@ def _result_checks(harness: AgentHarness, params: AttemptParams,
                                     "" if art_ok else "capture was requested but none returned"))
     if terminal_ok:
         checks += _transcript_checks(params, result)
+    if getattr(harness, "conversation_tool_policy_support", None) == "exact":
+        checks.append(_asked_the_host_check(params, result, observed))
     return checks
 
 
-async def check_attempt_result(harness: AgentHarness, params: AttemptParams) -> ContractReport:
-    """Run one attempt and check its result as the host would (shape, validation, and
-    the transcript contract). Build `params` with `attempt_params(...)`: its recording
-    mirror lets the kit read back what a mirroring harness stored."""
+def _tool_calls_run(result: AttemptResult, mirrored: Sequence[Message],
+                    observed: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, str]]:
+    """`(call id, tool name)` of every call the attempt reports as having run: an
+    observation with `executionStarted`, or a successful `toolResult` message."""
+    ran: dict[tuple[str | None, str], None] = {}
+    for observation in observed:
+        if observation.get("executionStarted"):
+            call_id = observation.get("toolCallId")
+            ran[(call_id if isinstance(call_id, str) else None,
+                 str(observation.get("toolName", "")))] = None
+    for message in (*result.messages_snapshot, *mirrored):
+        if message.get("role") == "toolResult" and not message.get("isError"):
+            ran[(message.get("toolCallId"), str(message.get("toolName", "")))] = None
+    return list(ran)
+
+
+def _asked_the_host_check(params: AttemptParams, result: AttemptResult,
+                          observed: Sequence[Mapping[str, Any]]) -> ContractCheck:
+    caps = params.host_capabilities
+    if not isinstance(caps, RecordingCapabilities):
+        return ContractCheck("exact tool policy: every tool call asks the host", True,
+                             "not checked: params were not built by attempt_params")
+    recorder = params.mirror if isinstance(params.mirror, RecordingMirror) else None
+    asked_ids = {call_id for _, call_id in caps.asked if call_id}
+    asked_names = {name for name, _ in caps.asked}
+    unasked = [f"{name} ({call_id})" if call_id else name
+               for call_id, name in _tool_calls_run(
+                   result, recorder.messages if recorder is not None else (), observed)
+               if (call_id not in asked_ids if call_id else name not in asked_names)]
+    return ContractCheck(
+        "exact tool policy: every tool call asks the host", not unasked,
+        "" if not unasked else
+        "declares conversation_tool_policy_support = \"exact\" but ran "
+        + ", ".join(unasked) + " without asking the host's policy first "
+        "(params.host_capabilities.run_before_tool_call; ToolCalls.ask or run_host_tool "
+        "ask it for you): a restricted turn would run a tool its policy denies")
+
+
+async def _run(harness: AgentHarness, params: AttemptParams
+               ) -> tuple[AttemptParams, AttemptResult | Exception, list[Mapping[str, Any]]]:
+    """One attempt, with the host's observer recording what the harness reported."""
+    observed: list[Mapping[str, Any]] = []
+    host_observe = params.observe_tool_terminal
+
+    def observe(observation: Mapping[str, object]) -> Mapping[str, object]:
+        observed.append(observation)
+        return host_observe(observation) if host_observe is not None else {}
+
+    params = replace(params, observe_tool_terminal=observe)
     try:
-        result = await harness.run_attempt(params)
+        return params, await harness.run_attempt(params), observed
     except Exception as exc:
-        return ContractReport(harness.id, (ContractCheck("run_attempt", False,
-                                                         f"{type(exc).__name__}: {exc}"),))
+        return params, exc, observed
     finally:
         params.host_capabilities.settle()
-    return ContractReport(harness.id, tuple(_result_checks(harness, params, result)))
+
+
+async def _native_session(harness: AgentHarness, params: AttemptParams,
+                          result: AttemptResult) -> str | None:
+    """The native session a turn ran on: what it reported (`extra["nativeSessionId"]`),
+    else what its `bindings` hold for the session."""
+    reported = result.extra.get("nativeSessionId")
+    if isinstance(reported, str) and reported:
+        return reported
+    bindings = getattr(harness, "bindings", None)
+    if isinstance(bindings, SessionBindings):
+        record = await bindings.read(params.agent_id, params.session_key)
+        native = record.get("nativeSessionId") if isinstance(record, Mapping) else None
+        return native if isinstance(native, str) and native else None
+    return None
+
+
+async def _resume_check(harness: AgentHarness, params: AttemptParams,
+                        first: AttemptResult) -> ContractCheck:
+    name = "the next turn resumes the native session"
+    native = await _native_session(harness, params, first)
+    if native is None:
+        return ContractCheck(name, True, "not checked: the turn reported no native session "
+                             "(extra[\"nativeSessionId\"]) and bound none")
+    recorder = params.mirror if isinstance(params.mirror, RecordingMirror) else None
+    history = (recorder.messages if recorder is not None and first.transcript_mirrored
+               else [*params.history, *first.messages_snapshot])
+    second_params, second, _ = await _run(
+        harness, next_turn_params(params, "and again", history=history))
+    if isinstance(second, Exception):
+        return ContractCheck(name, False, f"the second turn raised "
+                                          f"{type(second).__name__}: {second}")
+    again = await _native_session(harness, second_params, second)
+    ok = again == native
+    return ContractCheck(name, ok, "" if ok else
+                         f"the first turn ran on native session {native!r}, the next turn of "
+                         f"the same host session on {again!r}: a harness resumes the native "
+                         "session its binding names (SessionBindings.with_turn: "
+                         "bound.record) instead of starting a new one every turn")
+
+
+async def check_attempt_result(harness: AgentHarness, params: AttemptParams, *,
+                               next_turn: bool = True) -> ContractReport:
+    """Run one attempt and check its result as the host would: its shape, the session
+    it names, the host's validation, the transcript contract, and (for a harness that
+    declares exact tool policy) that every tool it ran was put to the host's policy.
+    With `next_turn`, a second turn of the same session then checks that the harness
+    resumes the native session the first one used. Build `params` with
+    `attempt_params(...)`: its recording mirror and capabilities let the kit read back
+    what the harness stored and asked."""
+    params, result, observed = await _run(harness, params)
+    if isinstance(result, Exception):
+        return ContractReport(harness.id, (ContractCheck(
+            "run_attempt", False, f"{type(result).__name__}: {result}"),))
+    checks = _result_checks(harness, params, result, observed)
+    if next_turn and isinstance(result, AttemptResult) and result.terminal.kind == "ok":
+        checks.append(await _resume_check(harness, params, result))
+    return ContractReport(harness.id, tuple(checks))
 
 
 class HarnessContractSuite:
@@ -337,6 +466,9 @@ class HarnessContractSuite:
     def test_refuses_an_undeclared_route(self) -> None:
         self._assert_clause("supports(undeclared route)")
         self._assert_clause("fallback_runtime")
+
+    def test_refuses_authored_request_overrides(self) -> None:
+        self._assert_clause("supports(route with authored request overrides)")
 
     def test_restricted_turns_fail_closed(self) -> None:
         self._assert_clause("restricted turns")

@@ -17,16 +17,19 @@ from typing import Any
 from clawharness._json import JsonValue
 from clawharness.errors import PluginError
 from clawharness.harness.registry import HarnessRegistry
-from clawharness.harness.types import AgentHarness
+from clawharness.harness.runtime_ids import normalize_runtime_id
+from clawharness.harness.types import AgentHarness, ToolResult, TransformToolResult
 from clawharness.plugins.entry import (
     PluginApi,
     PluginEntry,
     PluginRegistrations,
     ProviderRegistration,
+    ToolResultMiddlewareRegistration,
 )
 from clawharness.sessions.bindings.lifecycle import Commit, Rollback
 from clawharness.sessions.bindings.session_bindings import SessionBindings
 from clawharness.sessions.lifecycle import SessionHookParams
+from clawharness.tools.middleware import apply_tool_result_middleware
 
 __all__ = ["RegisteredPlugin", "register_plugin"]
 
@@ -42,6 +45,27 @@ class RegisteredPlugin:
     providers: Mapping[str, tuple[ProviderRegistration, ...]]
     #: namespace (`<harness id>.bindings`) -> the bindings the host would manage
     session_bindings: Mapping[str, SessionBindings[Any]]
+    #: the tool-result middleware it registered
+    middlewares: tuple[ToolResultMiddlewareRegistration, ...] = ()
+
+    def tool_result_transform(self, runtime_id: str) -> TransformToolResult | None:
+        """The plugin's tool-result middleware bound for `runtime_id`, as the host binds
+        it into `AttemptParams.transform_tool_result` (None when none applies)."""
+        wanted = normalize_runtime_id(runtime_id)
+        selected = [m for m in self.middlewares if wanted in m.runtimes]
+        if not selected:
+            return None
+        declared = {self.plugin_id: tuple(dict.fromkeys(
+            r for m in self.middlewares for r in m.runtimes))}
+
+        async def transform(tool: str, call_id: str, args: dict[str, Any], result: ToolResult,
+                            is_error: bool) -> ToolResult:
+            outcome = await apply_tool_result_middleware(
+                selected, wanted, tool, result, declared_runtimes=declared,
+                tool_call_id=call_id, args=args, is_error=is_error)
+            return outcome.result
+
+        return transform
 
     def _hook(self, agent_id: str, session_key: str, reason: str) -> SessionHookParams:
         return SessionHookParams(agent_id=agent_id, session_key=session_key,
@@ -95,4 +119,5 @@ def register_plugin(entry: PluginEntry, *, state_dir: str | Path,
         harnesses={r.id: r.harness for r in registry.list()},
         providers={pid: tuple(regs) for pid, regs in registrations.providers.items()},
         session_bindings={b.namespace: b for _owner, b in registrations.session_bindings},
+        middlewares=tuple(registrations.middlewares),
     )

@@ -72,8 +72,10 @@ class EchoHarness:
             bound.assert_lease()  # still ours right before the native state changes
             await bound.write({"nativeSessionId": native, "turns": count})
             # one assistant message in the transcript, and the same text as the reply
-            return AttemptResult.reply(params.session_id, text, agent_harness_id=HARNESS_ID,
-                                       provider=params.provider, model=params.model_id)
+            result = AttemptResult.reply(params.session_id, text, agent_harness_id=HARNESS_ID,
+                                         provider=params.provider, model=params.model_id)
+            result.extra["nativeSessionId"] = native  # the native session that served it
+            return result
 
         return await self.bindings.with_turn(params, turn)
 

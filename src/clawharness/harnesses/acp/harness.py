@@ -91,6 +91,11 @@ class AcpHarness:
             # the plugin's provider declares it; a route that does not is never permission
             return Unsupported(reason="the route of provider acp does not declare the acp "
                                       "runtime (its plugin's provider registration does)")
+        if ctx.model_provider is not None and (
+                ctx.model_provider.request_transport_overrides == "present"):
+            # the agent makes its own requests: authored headers or parameters would be lost
+            return Unsupported(reason="an ACP agent cannot reproduce authored request "
+                                      "overrides")
         return Supported(priority=100, reason="provider acp is served by the acp harness")
 
     async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:

@@ -70,6 +70,10 @@ class CliBackendHarness:
         if self.spec.providers and ctx.provider not in self.spec.providers:
             return Unsupported(reason=f"{self.id} serves provider(s) "
                                       f"{', '.join(self.spec.providers)}, not {ctx.provider}")
+        facts = ctx.model_provider
+        if facts is not None and facts.request_transport_overrides == "present":
+            # the CLI makes its own requests: authored headers or parameters would be lost
+            return Unsupported(reason=f"{self.id} cannot reproduce authored request overrides")
         return Supported(priority=100, reason=f"explicitly selected {self.id}")
 
     async def binding(self, agent_id: str, session_key: str) -> NativeSessionRecord | None:
