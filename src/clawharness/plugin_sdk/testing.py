@@ -3,23 +3,28 @@
 Prepared inputs
     `attempt_params(prompt, provider=, model_id=, harness_id=, ...)` -> `AttemptParams`
     with the host's defaults (a permissive `StaticToolPolicy`, no approver, a
-    `RecordingMirror` that keeps what the harness mirrored, a fresh workspace);
-    `declared_route(harness_id, provider, model)` -> the `SupportContext` of a route
-    whose provider declares the harness compatible; `undeclared_routes(harness_id, ctx)`
-    -> the routes derived from it that declare nothing for the harness.
+    `RecordingMirror` that keeps what the harness mirrored and under which idempotency
+    keys, a fresh workspace, capabilities that record every tool call put to the host);
+    `declared_route(harness_id, provider, model, request_overrides=False)` -> the
+    `SupportContext` of a route whose provider declares the harness compatible.
 
 Registration
     `register_plugin(entry, state_dir=...)` runs `register(api)` as the host would and
-    returns a `RegisteredPlugin` (its harnesses, providers and session bindings);
+    returns a `RegisteredPlugin` (its harnesses, providers, session bindings and
+    tool-result middleware: `tool_result_transform(runtime)` binds it as the host does);
     `reset_session` / `delete_session` do to the bindings what the host's do.
 
 Checks
-    `check_harness_contract(harness, declared_route_ctx=...)` (registration, support,
-    never claiming an undeclared route, restricted turns fail closed) and
-    `check_attempt_result(harness, params)` (result shape, host validation, the reply in
-    the transcript) return a `ContractReport` of `ContractCheck`s;
-    `.raise_for_failures()` fails a test with every broken clause listed.
-    `HarnessContractSuite`: subclass it as `TestMyHarness` and pytest runs each clause.
+    `check_harness_contract(harness, declared_route_ctx=...)`: registration, support
+    (claims the declared route; refuses the routes derived from it that declare nothing
+    for it, and the declared route with authored request overrides), restricted turns
+    fail closed. `check_attempt_result(harness, params)`: runs an attempt and checks the
+    result's shape, `session_id_used` (the host session), the host's validation, the
+    reply in the transcript, that an exact-policy harness asked the host before every
+    tool it ran, and that the next turn resumes the native session. Both return a
+    `ContractReport`; `.raise_for_failures()` fails a test with every broken clause
+    listed. `HarnessContractSuite`: subclass it as `TestMyHarness` and pytest runs each
+    clause.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -56,7 +57,9 @@ async def test_a_shell_command_is_mirrored_as_a_tool_call_and_result(make_rig: M
     assert "shell-says-hi" in tool_result["content"][0]["text"]
     assert tool_result["details"]["exitCode"] == 3
     assert tool_result["isError"] is True
-    assert result.tool_metas == [{"toolName": "exec", "toolCallId": call["id"], "isError": True}]
+    # one meta shape for every harness: a failed call's meta says why (as the built-in's)
+    assert result.tool_metas == [{"toolName": "exec", "toolCallId": call["id"], "isError": True,
+                                  "error": "exit code 3"}]
     (observation,) = attempt.observations
     assert observation["outcome"] == "failure" and observation["executionStarted"] is True
     assert observation["nativeMutation"]["mutatingAction"] is True
@@ -172,6 +175,35 @@ async def test_a_host_tool_is_offered_as_a_dynamic_tool_and_executed(
                                   "isError": False}]
     assert attempt.observations[0]["outcome"] == "success"
     assert "nativeMutation" not in attempt.observations[0]
+
+
+async def test_tool_result_middleware_shapes_what_codex_feeds_back_to_the_model(
+        make_rig: MakeRig) -> None:
+    """A dynamic tool goes through the SDK's tool-call routine, middleware included: the
+    observer sees the tool's own result, the model what middleware made of it."""
+
+    async def lookup(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "token sk-live-123 for Oslo"}]}
+
+    async def redact(tool: str, call_id: str, args: dict[str, Any], result: dict[str, Any],
+                     is_error: bool) -> dict[str, Any]:
+        text = result["content"][0]["text"].replace("sk-live-123", "[token]")
+        return {**result, "content": [{"type": "text", "text": text}]}
+
+    tool = ToolSpec("weather", "Look up the weather", {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        lookup)
+    rig = await make_rig({"responses": [
+        {"tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]},
+        {"text": "Done."}]})
+    attempt = rig.attempt("weather?", tools=[tool])
+    params = replace(attempt.params, transform_tool_result=redact)
+    result = await rig.harness.run_attempt(params)
+
+    assert result.terminal.kind == "ok"
+    follow_up = json.dumps(rig.model_requests()[-1]["input"][-1])
+    assert "[token]" in follow_up and "sk-live-123" not in follow_up
+    assert "sk-live-123" in json.dumps(attempt.observations[0]["result"])
 
 
 async def test_a_denied_host_tool_is_not_executed_and_the_model_is_told(
