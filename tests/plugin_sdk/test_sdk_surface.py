@@ -84,8 +84,8 @@ OWNED_FROM_THE_HOST: dict[str, str] = {
     "clawharness.plugins.entry": "the plugin registration API",
     "clawharness.sessions.bindings": "the native session binding library the host resets",
     "clawharness.sessions.lifecycle": "the host's session hook parameters",
-    "clawharness.store.base": "the host's store a binding lifecycle lives on",
-    "clawharness.tools.workspace": "the host's workspace path rule",
+    "clawharness.store": "the host's store a binding lifecycle lives on",
+    "clawharness.harness.workspace": "the host's workspace path rule",
     "clawharness.observability": "the host's tracer and meter",
     "clawharness.testing": "the contract kit's machinery",
 }
@@ -198,7 +198,7 @@ def test_importing_the_sdk_loads_none_of_the_hosts_turn_machinery() -> None:
         "import sys\n"
         + "".join(f"import clawharness.plugin_sdk.{name}\n" for name in sorted(SURFACE))
         + "mods = ['clawharness.attempt.turn', 'clawharness.host', 'clawharness.gateway', "
-        "'clawharness.tools.sanitize', 'clawharness.delivery.facts']\n"
+        "'clawharness.cluster', 'clawharness.mcp.manager']\n"
         "print(','.join(m for m in mods if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
