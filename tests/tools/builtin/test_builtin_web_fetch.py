@@ -78,3 +78,71 @@ async def test_redirect_to_a_private_address_is_refused() -> None:
     with pytest.raises(ToolError, match="private address"):
         await tool.execute({"url": "http://93.184.215.14/bounce"}, CTX)
     assert calls == ["http://93.184.215.14/bounce"]
+
+
+class EndlessServer:
+    """A real HTTP server on 127.0.0.1 whose one answer claims `size` bytes and writes
+    them as fast as the client takes them; `sent` counts what it managed to write."""
+
+    def __init__(self, size: int, content_type: str) -> None:
+        self.size = size
+        self.content_type = content_type
+        self.sent = 0
+        self.server: asyncio.Server | None = None
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(f"HTTP/1.1 200 OK\r\ncontent-type: {self.content_type}\r\n"
+                     f"content-length: {self.size}\r\n\r\n".encode())
+        chunk = b"<p>word</p>" * 6000 if "html" in self.content_type else b"a" * 65536
+        try:
+            while self.sent < self.size:
+                writer.write(chunk)
+                self.sent += len(chunk)
+                await writer.drain()
+        except ConnectionError:
+            pass  # the client stopped reading: what the test wants
+        finally:
+            writer.close()
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._answer, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/huge"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html"])
+async def test_a_huge_body_is_read_only_up_to_the_cap(content_type: str) -> None:
+    huge = 1_500_000_000
+    server = EndlessServer(huge, content_type)
+    tool = web_fetch_tool(allow_private_network=True, max_bytes=1024 * 1024)
+    async with server as url:
+        result = await asyncio.wait_for(tool.execute({"url": url, "maxChars": 1000}, CTX), 60)
+    assert result["details"]["truncated"] is True
+    assert len(text(result)) < 1200
+    # what was read, and what the server got rid of (socket buffers included), is a
+    # sliver of the body it offered
+    assert result["details"]["bytesRead"] <= 1024 * 1024
+    assert server.sent < 64 * 1024 * 1024
+
+
+async def test_plain_text_reads_no_more_than_max_chars_could_need() -> None:
+    server = EndlessServer(1_500_000_000, "text/plain")
+    async with server as url:
+        result = await web_fetch_tool(allow_private_network=True).execute(
+            {"url": url, "maxChars": 100}, CTX)
+    assert result["details"]["bytesRead"] <= 4 * 100 + 4
+    assert text(result).startswith("a" * 100)
+
+
+async def test_a_body_that_is_not_text_is_refused_unread() -> None:
+    server = EndlessServer(1_500_000_000, "application/octet-stream")
+    async with server as url:
+        with pytest.raises(ToolError, match="not text"):
+            await web_fetch_tool(allow_private_network=True).execute({"url": url}, CTX)
+    assert server.sent < 64 * 1024 * 1024

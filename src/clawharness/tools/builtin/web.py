@@ -3,6 +3,11 @@
 Offered only when `tools.web.fetch.enabled` is true. Hosts that resolve to loopback,
 private or link-local addresses are refused unless the tool is built with
 `allow_private_network=True`.
+
+The body is streamed and read only up to a byte cap (`max_bytes`, 5 MiB; for text that
+is not HTML, no more than `maxChars` could need): a huge or endless response costs
+what the cap allows, never its whole size. A body that is not text, or an HTTP error,
+is refused from its headers, before any of it is read.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -25,6 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["html_to_text", "web_fetch_tool"]
 
 DEFAULT_MAX_CHARS = 50_000
+#: the most of a response body web_fetch reads
+DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 _MAX_REDIRECTS = 5
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
 _BLOCK = frozenset(
@@ -110,7 +119,39 @@ async def _check_host(host: str) -> None:
             raise ToolError(f"refusing to fetch {host}: it resolves to a private address")
 
 
-async def _get(client: httpx.AsyncClient, url: str, *, check: bool) -> httpx.Response:
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    """A response whose body was read up to the cap."""
+
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    encoding: str
+    #: the body went on past the cap (or past what `maxChars` could use)
+    cut: bool
+
+
+def _is_text(content_type: str) -> bool:
+    return (content_type in _HTML_TYPES or content_type.startswith("text/")
+            or content_type in ("application/json", "application/xml", ""))
+
+
+async def _read_capped(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
+    body = bytearray()
+    # decoded as it arrives (gzip, deflate, ...): the cap bounds what is kept; one
+    # compressed chunk of the stream inflates to at most about a thousand times its size
+    async for chunk in response.aiter_bytes():
+        room = cap - len(body)
+        if len(chunk) > room:
+            body += chunk[:room]
+            return bytes(body), True
+        body += chunk
+    return bytes(body), False
+
+
+async def _fetch(client: httpx.AsyncClient, url: str, *, check: bool, max_bytes: int,
+                 text_cap: int) -> _Fetched:
     import httpx  # imported by the first fetch: every host starts without it
 
     # redirects are followed by hand so every hop's host passes the private-address check
@@ -122,12 +163,27 @@ async def _get(client: httpx.AsyncClient, url: str, *, check: bool) -> httpx.Res
         if check:
             await _check_host(host)
         try:
-            response = await client.get(target)
+            response = await client.send(client.build_request("GET", target), stream=True)
         except httpx.HTTPError as exc:
             raise ToolError(f"fetching {target} failed: {exc}") from exc
-        if not response.is_redirect:
-            return response
-        target = str(response.url.join(response.headers.get("location", "")))
+        try:
+            if response.is_redirect:
+                target = str(response.url.join(response.headers.get("location", "")))
+                continue
+            if response.status_code >= 400:
+                raise ToolError(f"fetching {url} failed: HTTP {response.status_code}")
+            ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if not _is_text(ctype):
+                raise ToolError(f"{url} returned {ctype}, which is not text")
+            cap = max_bytes if ctype in _HTML_TYPES else min(max_bytes, text_cap)
+            try:
+                raw, cut = await _read_capped(response, cap)
+            except httpx.HTTPError as exc:
+                raise ToolError(f"fetching {target} failed while reading: {exc}") from exc
+            return _Fetched(str(response.url), response.status_code, ctype, raw,
+                            response.charset_encoding or "utf-8", cut)
+        finally:
+            await response.aclose()
     raise ToolError(f"fetching {url} failed: more than {_MAX_REDIRECTS} redirects")
 
 
@@ -136,8 +192,10 @@ def web_fetch_tool(
     timeout_sec: float = 30.0,
     allow_private_network: bool = False,
     transport: httpx.AsyncBaseTransport | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> ToolSpec:
-    """`web_fetch {url, maxChars?}`; `transport` lets tests serve requests in process."""
+    """`web_fetch {url, maxChars?}`; `transport` lets tests serve requests in process;
+    `max_bytes` caps how much of a body is read."""
 
     async def execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
         url = require_str(args, "url").strip()
@@ -154,28 +212,33 @@ def web_fetch_tool(
             transport=transport,
             headers={"user-agent": "clawharness-web-fetch/0.1"},
         ) as client:
-            response = await _get(client, url, check=not allow_private_network)
-        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if response.status_code >= 400:
-            raise ToolError(f"fetching {url} failed: HTTP {response.status_code}")
+            # UTF-8 takes at most 4 bytes a character: more than that is never shown
+            fetched = await _fetch(client, url, check=not allow_private_network,
+                                   max_bytes=max_bytes, text_cap=limit * 4 + 4)
+        try:
+            decoded = fetched.body.decode(fetched.encoding, errors="replace")
+        except LookupError:  # a charset Python does not know
+            decoded = fetched.body.decode("utf-8", errors="replace")
         title = None
-        if ctype in ("text/html", "application/xhtml+xml"):
-            text, title = html_to_text(response.text)
-        elif ctype.startswith("text/") or ctype in ("application/json", "application/xml", ""):
-            text = response.text
+        if fetched.content_type in _HTML_TYPES:
+            text, title = html_to_text(decoded)
         else:
-            raise ToolError(f"{url} returned {ctype}, which is not text")
-        truncated = len(text) > limit
-        if truncated:
+            text = decoded
+        truncated = len(text) > limit or fetched.cut
+        if len(text) > limit:
             text = text[:limit] + f"\n\n[truncated at {limit} characters]"
+        elif fetched.cut:
+            text += (f"\n\n[truncated: only the first {len(fetched.body)} bytes of the body "
+                     "were read]")
         return text_result(
             text,
             url=url,
-            finalUrl=str(response.url),
-            status=response.status_code,
-            contentType=ctype,
+            finalUrl=fetched.url,
+            status=fetched.status,
+            contentType=fetched.content_type,
             title=title,
             truncated=truncated,
+            bytesRead=len(fetched.body),
         )
 
     return ToolSpec(
