@@ -3,6 +3,11 @@
 A path may be relative (to the workspace) or absolute. It is refused, with
 `WorkspacePathEscapeError` naming it, when it climbs out with `..`, is an absolute path
 outside the workspace, or passes through a symlink whose target lies outside.
+
+`resolve_workspace_path` answers with a path, checked by name: good for a working
+directory or a message. The host's file tools do not act on such a path (it could be
+swapped for a symlink before they use it): they walk it by descriptor
+(`clawharness.tools.builtin.confined`), starting from `lexical_workspace_path`.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from clawharness.errors import ToolError, WorkspacePathEscapeError
 __all__ = [
     "InvalidWorkspacePathError",
     "display_path",
-    "open_workspace_file",
+    "lexical_workspace_path",
     "real_workspace_root",
     "resolve_workspace_path",
 ]
@@ -27,8 +32,6 @@ class InvalidWorkspacePathError(ToolError, ValueError):
 
     code = "tool_input"
 
-#: where the kernel names the file behind an open descriptor (Linux)
-_FD_LINKS = "/proc/self/fd"
 
 
 def _inside(path: str, root: str) -> bool:
@@ -75,6 +78,15 @@ def _lexical_path(workspace_dir: str | os.PathLike[str], user_path: str) -> tupl
     return root_real, lexical
 
 
+def lexical_workspace_path(workspace_dir: str | os.PathLike[str],
+                           user_path: str) -> tuple[str, str, str]:
+    """(the root's real path, its path as given, `user_path` normalized without touching
+    the file system), refusing `..` and absolute paths outside as `resolve_workspace_path`
+    does; symlinks are the caller's to follow (the file tools walk them by descriptor)."""
+    root_real, lexical = _lexical_path(workspace_dir, user_path)
+    return root_real, _roots(workspace_dir)[0], lexical
+
+
 def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str) -> Path:
     """The real path `user_path` names inside `workspace_dir` (it need not exist yet)."""
     root_real, lexical = _lexical_path(workspace_dir, user_path)
@@ -85,36 +97,6 @@ def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str
             f"(to {real})"
         )
     return Path(real)
-
-
-def open_workspace_file(workspace_dir: str | os.PathLike[str], user_path: str) -> tuple[int, Path]:
-    """Open `user_path` for reading, confined like `resolve_workspace_path`: (fd, real path).
-
-    Where the kernel names open files (Linux), the check is made on the file actually
-    opened, so a symlink swapped in between check and open cannot lead outside, and it
-    costs one system call instead of an lstat per path component. FileNotFoundError
-    when there is no such file inside; the caller closes the descriptor.
-    """
-    root_real, lexical = _lexical_path(workspace_dir, user_path)
-    try:
-        fd = os.open(lexical, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except FileNotFoundError:
-        resolve_workspace_path(workspace_dir, user_path)  # a dangling link out: say so
-        raise
-    try:
-        try:
-            real = os.readlink(f"{_FD_LINKS}/{fd}")
-        except OSError:  # no /proc: resolve by name instead
-            real = os.path.realpath(lexical)
-        if not _inside(real, root_real):
-            raise WorkspacePathEscapeError(
-                f"path {user_path!r} leads outside the workspace {root_real} through a "
-                f"symlink (to {real})"
-            )
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, Path(real)
 
 
 def display_path(workspace_dir: str | os.PathLike[str], path: Path) -> str:

@@ -1,9 +1,15 @@
 """File tools confined to the workspace: `read`, `write`, `edit` and `ls`.
 
-Every path goes through `resolve_workspace_path` (or `open_workspace_file`, which checks
-the file it opened). File work runs in a worker thread so a large file never stalls the
-event loop; `read` of a small file is done on the loop, where the thread hop would cost
-more than the read.
+Every path is walked by descriptor from the workspace root (`confined.resolve`): no
+check-then-use race, symlinks followed only while they stay inside. Only regular files
+are read or written: a FIFO, a socket or a device is refused at once (never opened, so
+never waited on); a file with a second name (a hard link) is never written in place.
+
+`read` streams: it keeps the lines it shows and counts the rest, and looks no further
+than `READ_SCAN_BYTES` into a file, so a huge file (or one huge line) costs a bounded
+amount of memory and time. File work runs in a worker thread so a large file never
+stalls the event loop; `read` of a small file is done on the loop, where the thread hop
+would cost more than the read.
 
 A file system error is the model's to read, as a `ToolError` naming the path and what
 went wrong (a symlink loop, a permission); `ls` lists what it can and marks an entry it
@@ -17,25 +23,33 @@ import errno
 import os
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
-from clawharness.harness.workspace import (
-    display_path,
-    open_workspace_file,
-    resolve_workspace_path,
-)
+from clawharness.harness.workspace import display_path, lexical_workspace_path
 from clawharness.tools.builtin._common import optional_int, require_str, text_result
+from clawharness.tools.builtin.confined import (
+    describe_kind,
+    open_directory,
+    open_regular,
+    resolve,
+)
 
 __all__ = [
+    "EDIT_MAX_BYTES",
     "READ_INLINE_BYTES",
     "READ_MAX_CHARS",
     "READ_MAX_LINES",
+    "READ_SCAN_BYTES",
     "edit_tool",
     "ls_tool",
+    "read_file_bytes",
     "read_tool",
+    "shown_path",
+    "write_file",
     "write_tool",
 ]
 
@@ -44,6 +58,13 @@ READ_MAX_CHARS = 50_000
 LS_DEFAULT_LIMIT = 500
 #: `read` of a file up to this size runs on the event loop, bigger ones in a thread
 READ_INLINE_BYTES = 256 * 1024
+#: how far into a file `read` looks, to reach its offset and count lines after it
+READ_SCAN_BYTES = 64 * 1024 * 1024
+#: the largest file `edit` and `apply_patch` load whole
+EDIT_MAX_BYTES = 32 * 1024 * 1024
+#: the bytes of one line `read` keeps (more than `READ_MAX_CHARS` could ever show)
+_LINE_BYTES = READ_MAX_CHARS * 4 + 4
+_SNIFF_BYTES = 8192
 
 
 def _is_binary(sample: bytes) -> bool:
@@ -57,18 +78,42 @@ def _problem(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def _read_text(path: Path, shown: str) -> str:
+def shown_path(workspace: str, raw_path: str) -> str:
+    """`raw_path` as the model sees it in messages (relative to the workspace), before it
+    is resolved."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        return display_path(workspace, Path(lexical_workspace_path(workspace, raw_path)[2]))
+    except ToolError:
+        return raw_path
+
+
+def read_file_bytes(workspace: str, raw_path: str) -> tuple[bytes, str]:
+    """(content, path shown) of a regular file in the workspace, whole, for tools that
+    rewrite it (`edit`, `apply_patch`); `ToolError` saying why not (missing, a
+    directory, a special file, over `EDIT_MAX_BYTES`, an OS error)."""
+    shown = shown_path(workspace, raw_path)
+    try:
+        with resolve(workspace, raw_path) as found:
+            shown = found.shown
+            fd, _ = open_regular(found, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
         raise ToolError(f"file not found: {shown}") from None
     except IsADirectoryError:
-        raise ToolError(f"{shown} is a directory; use ls to list it") from None
+        raise ToolError(f"{shown} is a directory, not a file") from None
+    except ToolError:
+        raise
     except OSError as exc:
         raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
-    if _is_binary(data[:8192]):
-        raise ToolError(f"{shown} is a binary file ({len(data)} bytes); read shows text only")
-    return data.decode("utf-8", errors="replace")
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > EDIT_MAX_BYTES:
+            raise ToolError(f"{shown} is {size} bytes, more than the {EDIT_MAX_BYTES} this "
+                            "tool loads whole; change it with exec instead")
+        try:
+            data = f.read(EDIT_MAX_BYTES + 1)
+        except OSError as exc:
+            raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
+    return data, shown
 
 
 # --- read -----------------------------------------------------------------------------
@@ -76,57 +121,103 @@ def _read_text(path: Path, shown: str) -> str:
 
 def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
     """(descriptor, path shown to the model, size) of a regular file in the workspace."""
+    shown = shown_path(workspace, raw_path)
     try:
-        fd, path = open_workspace_file(workspace, raw_path)
+        with resolve(workspace, raw_path) as found:
+            shown = found.shown
+            fd, _ = open_regular(found, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
-        shown = display_path(workspace, resolve_workspace_path(workspace, raw_path))
         raise ToolError(f"file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory; use ls to list it") from None
+    except ToolError:
+        raise
     except OSError as exc:
-        raise ToolError(f"cannot read {raw_path}: {_problem(exc)}") from exc
-    shown = display_path(workspace, path)
-    mode, size = (st := os.fstat(fd)).st_mode, st.st_size
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise ToolError(f"{shown} is a directory; use ls to list it")
-        raise ToolError(f"{shown} is not a regular file")
-    return fd, shown, size
+        raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
+    return fd, shown, os.fstat(fd).st_size
+
+
+@dataclass(slots=True)
+class _Window:
+    """The lines `read` shows, gathered as the file streams past."""
+
+    start: int  # 0-based index of the first line shown
+    end: int  # one past the last line that may be shown
+    lines: list[str]
+    chars: int = 0
+    cut: bool = False  # cut at READ_MAX_CHARS
+
+    def take(self, index: int, raw: bytes) -> None:
+        if not self.start <= index < self.end or self.cut:
+            return
+        text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+        room = READ_MAX_CHARS - self.chars - (1 if self.lines else 0)
+        if len(text) > room:
+            text = text[:max(room, 0)]
+            self.cut = True
+            self.end = index + 1
+        self.lines.append(text)
+        self.chars += len(text) + (1 if len(self.lines) > 1 else 0)
+
+
+def _next_line(f: BinaryIO, budget: int) -> tuple[bytes, int]:
+    """The next line, at most `_LINE_BYTES` of it (the rest is skipped, as far as
+    `budget` bytes go), and how many bytes were consumed; b"" at the end."""
+    raw = f.readline(_LINE_BYTES)
+    used = len(raw)
+    if len(raw) == _LINE_BYTES and not raw.endswith(b"\n"):
+        while used < budget and (more := f.readline(_LINE_BYTES)):  # the over-long rest
+            used += len(more)
+            if more.endswith(b"\n"):
+                break
+    return raw, used
 
 
 def _read_lines(fd: int, shown: str, offset: int, limit: int) -> dict[str, Any]:
-    """Read the whole file behind `fd` (closing it) and show lines offset.. of it."""
-    try:
-        with os.fdopen(fd, "rb", closefd=True) as f:
-            data = f.read()
-    except OSError as exc:
-        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
-    if _is_binary(data[:8192]):
-        raise ToolError(f"{shown} is a binary file ({len(data)} bytes); read shows text only")
-    text = data.decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    total = len(lines)
-    if total and offset > total:
-        raise ToolError(f"offset {offset} is past the end of {shown} ({total} lines)")
-    start = offset - 1
-    end = min(total, start + min(limit, READ_MAX_LINES))
-    body = "\n".join(lines[start:end])
-    truncated_chars = len(body) > READ_MAX_CHARS
-    if truncated_chars:
-        body = body[:READ_MAX_CHARS]
-        end = start + body.count("\n") + 1
+    """Stream the file behind `fd` (closing it) and show lines offset.. of it."""
+    with os.fdopen(fd, "rb", closefd=True) as f:
+        size = os.fstat(f.fileno()).st_size
+        try:
+            sniff = f.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]  # type: ignore[attr-defined]
+        except OSError as exc:
+            raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+        if _is_binary(sniff):
+            raise ToolError(f"{shown} is a binary file ({size} bytes); read shows text only")
+        window = _Window(offset - 1, offset - 1 + min(limit, READ_MAX_LINES), [])
+        total = scanned = 0
+        complete = True
+        try:
+            while True:
+                if scanned >= READ_SCAN_BYTES:
+                    complete = f.read(1) == b""
+                    break
+                raw, used = _next_line(f, READ_SCAN_BYTES - scanned)
+                if not raw:
+                    break
+                scanned += used
+                window.take(total, raw)
+                total += 1
+        except OSError as exc:
+            raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+    start = window.start
+    if not window.lines and total and offset > total:
+        if complete:
+            raise ToolError(f"offset {offset} is past the end of {shown} ({total} lines)")
+        raise ToolError(f"offset {offset} lies beyond the first {READ_SCAN_BYTES} bytes of "
+                        f"{shown} ({size} bytes), as far as read looks; use exec (e.g. "
+                        f"sed -n '{offset},{offset + limit - 1}p') for that part")
+    end = start + len(window.lines)
+    body = "\n".join(window.lines)
     notes: list[str] = []
-    if end < total:
-        notes.append(
-            f"[Showing lines {start + 1}-{end} of {total}. Use offset={end + 1} to continue.]"
-        )
-    elif truncated_chars:
+    of = f"{total}" if complete else f"at least {total} (the file is {size} bytes)"
+    if end < total or (not complete and window.lines):
+        notes.append(f"[Showing lines {start + 1}-{end} of {of}. Use offset={end + 1} to "
+                     "continue.]")
+    elif window.cut:
         notes.append(f"[Output truncated at {READ_MAX_CHARS} characters.]")
     out = body + ("\n\n" + notes[0] if notes else "")
-    return text_result(
-        out, path=shown, totalLines=total, startLine=start + 1, endLine=end, truncated=bool(notes)
-    )
+    return text_result(out, path=shown, totalLines=total, totalLinesKnown=complete,
+                       startLine=start + 1, endLine=end, truncated=bool(notes))
 
 
 async def _read_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
@@ -164,25 +255,38 @@ def read_tool() -> ToolSpec:
 # --- write ----------------------------------------------------------------------------
 
 
+def write_file(workspace: str, raw_path: str, data: bytes) -> tuple[str, bool]:
+    """Create or overwrite a regular file in the workspace (parents made): (shown,
+    created). `ToolError` for a directory, a special file, a hard-linked file, an OS
+    error."""
+    shown = shown_path(workspace, raw_path)
+    try:
+        with resolve(workspace, raw_path, make_parents=True) as found:
+            shown = found.shown
+            fd, created = open_regular(found, os.O_WRONLY, writing=True, create=True)
+            with os.fdopen(fd, "wb") as f:
+                if not created:
+                    f.truncate(0)
+                f.write(data)
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory") from None
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
+    return shown, created
+
+
 def _write(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     raw_path = require_str(args, "path")
     content = require_str(args, "content", allow_empty=True)
-    path = resolve_workspace_path(workspace, raw_path)
-    shown = display_path(workspace, path)
     data = content.encode("utf-8")
-    try:  # a stat can fail too (a name too long, a parent that is a file)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory")
-        existed = path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    except OSError as exc:
-        raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
+    shown, created = write_file(workspace, raw_path, data)
     return text_result(
         f"Successfully wrote {len(data)} bytes to {shown}",
         path=shown,
         bytes=len(data),
-        created=not existed,
+        created=created,
     )
 
 
@@ -215,26 +319,50 @@ def _edit(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     raw_path = require_str(args, "path")
     old = require_str(args, "oldText")
     new = require_str(args, "newText", allow_empty=True)
-    path = resolve_workspace_path(workspace, raw_path)
-    shown = display_path(workspace, path)
-    text = _read_text(path, shown)
-    count = text.count(old)
-    if count == 0:
-        raise ToolError(
-            f"oldText was not found in {shown}; it must match the file exactly, "
-            "including whitespace and indentation"
-        )
-    if count > 1:
-        raise ToolError(
-            f"oldText occurs {count} times in {shown}; include more surrounding context so "
-            "it matches exactly once"
-        )
-    index = text.index(old)
-    updated = text[:index] + new + text[index + len(old) :]
+    shown = shown_path(workspace, raw_path)
     try:
-        path.write_text(updated, encoding="utf-8")
+        with resolve(workspace, raw_path) as found:
+            shown = found.shown
+            # one descriptor, checked once, read and then written: nothing can be swapped
+            # in between
+            fd, _ = open_regular(found, os.O_RDWR, writing=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ToolError(f"file not found: {shown}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory, not a file") from None
+    except ToolError:
+        raise
     except OSError as exc:
-        raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
+        raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
+    with os.fdopen(fd, "r+b") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > EDIT_MAX_BYTES:
+            raise ToolError(f"{shown} is {size} bytes, more than the {EDIT_MAX_BYTES} edit "
+                            "loads whole; change it with exec instead")
+        data = f.read()
+        if _is_binary(data[:_SNIFF_BYTES]):
+            raise ToolError(f"{shown} is a binary file ({len(data)} bytes); edit changes "
+                            "text only")
+        text = data.decode("utf-8", errors="replace")
+        count = text.count(old)
+        if count == 0:
+            raise ToolError(
+                f"oldText was not found in {shown}; it must match the file exactly, "
+                "including whitespace and indentation"
+            )
+        if count > 1:
+            raise ToolError(
+                f"oldText occurs {count} times in {shown}; include more surrounding context "
+                "so it matches exactly once"
+            )
+        index = text.index(old)
+        updated = text[:index] + new + text[index + len(old) :]
+        try:
+            f.seek(0)
+            f.truncate(0)
+            f.write(updated.encode("utf-8"))
+        except OSError as exc:
+            raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
     first_line = text.count("\n", 0, index) + 1
     return text_result(
         f"Successfully replaced text in {shown}.", path=shown, firstChangedLine=first_line
@@ -274,16 +402,21 @@ def _ls(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     raw = args.get("path")
     raw_path = raw if isinstance(raw, str) and raw.strip() else "."
     limit = optional_int(args, "limit", minimum=1, default=LS_DEFAULT_LIMIT) or LS_DEFAULT_LIMIT
-    path = resolve_workspace_path(workspace, raw_path)
-    shown = display_path(workspace, path)
+    shown = shown_path(workspace, raw_path)
     names: list[str] = []
     unreadable = 0
     try:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                label, readable = _entry_label(entry)
-                names.append(label)
-                unreadable += not readable
+        with resolve(workspace, raw_path) as found:
+            shown = found.shown
+            fd = open_directory(found)
+        try:
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    label, readable = _entry_label(entry, fd)
+                    names.append(label)
+                    unreadable += not readable
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise ToolError(f"directory not found: {shown}") from None
     except NotADirectoryError:
@@ -300,8 +433,9 @@ def _ls(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
                        unreadable=unreadable)
 
 
-def _entry_label(entry: os.DirEntry[str]) -> tuple[str, bool]:
-    """How `ls` shows one entry (directories end with `/`), and whether it could be read.
+def _entry_label(entry: os.DirEntry[str], dir_fd: int) -> tuple[str, bool]:
+    """How `ls` shows one entry (directories end with `/`, special files say what they
+    are), and whether it could be read.
 
     `is_dir()` follows a symlink, so a link into a loop, or to nothing, is told apart
     here instead of failing the listing.
@@ -312,10 +446,17 @@ def _entry_label(entry: os.DirEntry[str]) -> tuple[str, bool]:
     except OSError as exc:
         return f"{entry.name}  [unreadable: {_problem(exc)}]", False
     try:
-        if entry.is_symlink() and not os.path.exists(entry.path):
-            return f"{entry.name}  [broken symbolic link]", False
+        if entry.is_symlink():
+            try:
+                os.stat(entry.name, dir_fd=dir_fd)
+            except FileNotFoundError:
+                return f"{entry.name}  [broken symbolic link]", False
+            return entry.name, True
+        mode = entry.stat(follow_symlinks=False).st_mode
     except OSError as exc:
         return f"{entry.name}  [unreadable: {_problem(exc)}]", False
+    if not stat.S_ISREG(mode):
+        return f"{entry.name}  [{describe_kind(mode).removeprefix('a ')}]", True
     return entry.name, True
 
 

@@ -17,15 +17,19 @@ patch is checked before any file is written, so a patch applies completely or no
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
-from clawharness.harness.workspace import display_path, resolve_workspace_path
+from clawharness.harness.workspace import real_workspace_root
 from clawharness.tools.builtin._common import require_str, text_result
+from clawharness.tools.builtin.confined import check_writable, resolve
+from clawharness.tools.builtin.fs import read_file_bytes, shown_path, write_file
 
 __all__ = [
     "AddFile",
@@ -304,70 +308,116 @@ def apply_chunks(original: str, chunks: tuple[PatchChunk, ...], path: str) -> st
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def _problem(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop (too many levels of symbolic links)"
+    return (exc.strerror or str(exc)).lower()
+
+
+def _locate(workspace: str, raw_path: str, verb: str) -> tuple[str, str]:
+    """(the resolved real path, the path shown) of a file the patch names, refused when
+    it could not be written in place (a directory, a special file, a hard link)."""
+    shown = shown_path(workspace, raw_path)
+    try:
+        with resolve(workspace, raw_path) as found:
+            shown = found.shown
+            if not found.name:
+                raise PatchError(f"cannot {verb} {shown}: it is a directory")
+            check_writable(found)
+            return found.real_path, shown
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        if verb not in ("add", "move to") or isinstance(exc, NotADirectoryError):
+            raise PatchError(f"file not found: {shown}") from None
+        # a new file in directories the patch makes: nothing there to follow yet
+        return os.path.join(real_workspace_root(workspace), shown), shown
+    except IsADirectoryError:
+        raise PatchError(f"cannot {verb} {shown}: it is a directory") from None
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise PatchError(f"cannot {verb} {shown}: {_problem(exc)}") from exc
+
+
+def _remove(workspace: str, raw_path: str) -> None:
+    """Remove the name itself (a symlink is removed, not what it points to)."""
+    with resolve(workspace, raw_path, follow=False) as found:
+        if found.name:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(found.name, dir_fd=found.parent_fd)
+
+
+def _staged_key(workspace: str, raw_path: str, staged: Mapping[str, object]) -> str:
+    """The key `raw_path` was staged under, if an earlier operation of the patch staged
+    it (a file added, then updated); "" when it was not."""
+    try:
+        with resolve(workspace, raw_path) as found:
+            key = found.real_path
+    except (OSError, ToolError):
+        key = os.path.join(real_workspace_root(workspace), shown_path(workspace, raw_path))
+    return key if key in staged else ""
+
+
 def apply_patch_to_workspace(workspace: str, text: str) -> dict[str, Any]:
     """Check and apply a whole patch inside `workspace`; returns the tool result."""
     ops = parse_patch(text)
-    # path -> new content (None: delete); computed fully before anything is written
-    staged: dict[Path, str | None] = {}
+    # real path -> (the path to write it by, new content or None to delete); computed
+    # and checked fully before anything is written
+    staged: dict[str, tuple[str, str | None]] = {}
     added: list[str] = []
     modified: list[str] = []
     deleted: list[str] = []
 
-    def current(path: Path, shown: str) -> str:
-        if path in staged:
-            content = staged[path]
+    def current(raw_path: str, key: str) -> str:
+        if key in staged:
+            content = staged[key][1]
             if content is None:
-                raise PatchError(f"{shown} is deleted earlier in this patch")
+                raise PatchError(f"{shown_path(workspace, raw_path)} is deleted earlier in "
+                                 "this patch")
             return content
         try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise PatchError(f"file not found: {shown}") from None
-        except IsADirectoryError:
-            raise PatchError(f"{shown} is a directory, not a file") from None
+            data, shown = read_file_bytes(workspace, raw_path)
+        except PatchError:
+            raise
+        except ToolError as exc:  # a patch that does not fit the files is the patch's error
+            raise PatchError(str(exc)) from exc
+        try:
+            return data.decode("utf-8")
         except UnicodeDecodeError:
             raise PatchError(f"{shown} is not UTF-8 text; apply_patch edits text files "
                              "only") from None
-        except OSError as exc:
-            raise PatchError(f"cannot read {shown}: {exc.strerror or exc}") from exc
 
     for op in ops:
-        path = resolve_workspace_path(workspace, op.path)
-        shown = display_path(workspace, path)
         if isinstance(op, AddFile):
-            try:  # checked before anything is written: a name too long fails here
-                is_dir = path.is_dir()
-            except OSError as exc:
-                raise PatchError(f"cannot add {shown}: {exc.strerror or exc}") from exc
-            if is_dir:
-                raise PatchError(f"cannot add {shown}: it is a directory")
-            staged[path] = op.content
+            key, shown = _locate(workspace, op.path, "add")
+            staged[key] = (op.path, op.content)
             added.append(shown)
         elif isinstance(op, DeleteFile):
-            current(path, shown)
-            staged[path] = None
+            current(op.path, _staged_key(workspace, op.path, staged))  # there, as text
+            key, shown = _locate(workspace, op.path, "delete")
+            staged[key] = (op.path, None)
             deleted.append(shown)
         else:
-            updated = apply_chunks(current(path, shown), op.chunks, shown)
+            original = current(op.path, _staged_key(workspace, op.path, staged))
+            key, shown = _locate(workspace, op.path, "update")
+            updated = apply_chunks(original, op.chunks, shown)
             if op.move_to is not None:
-                target = resolve_workspace_path(workspace, op.move_to)
-                staged[path] = None
-                staged[target] = updated
-                modified.append(display_path(workspace, target))
+                target, target_shown = _locate(workspace, op.move_to, "move to")
+                staged[key] = (op.path, None)
+                staged[target] = (op.move_to, updated)
+                modified.append(target_shown)
             else:
-                staged[path] = updated
+                staged[key] = (op.path, updated)
                 modified.append(shown)
-    for path, content in staged.items():
+    for raw_path, content in staged.values():
         try:
             if content is None:
-                path.unlink(missing_ok=True)
+                _remove(workspace, raw_path)
             else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(content, encoding="utf-8")
-        except OSError as exc:
-            shown = display_path(workspace, path)
-            raise ToolError(f"cannot write {shown}: {exc.strerror or exc} (files before it "
-                            "in the patch were written)") from exc
+                write_file(workspace, raw_path, content.encode("utf-8"))
+        except (OSError, ToolError) as exc:
+            why = _problem(exc) if isinstance(exc, OSError) else str(exc)
+            raise ToolError(f"cannot write {shown_path(workspace, raw_path)}: {why} (files "
+                            "before it in the patch were written)") from exc
     summary = ["Success. Updated the following files:"]
     summary += [f"A {p}" for p in added] + [f"M {p}" for p in modified]
     summary += [f"D {p}" for p in deleted]
