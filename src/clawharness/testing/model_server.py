@@ -22,29 +22,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
-import importlib
-import ipaddress
 import json
 import logging
 import os
-import socket
 import threading
-import time
-import zlib
 from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from clawharness.errors import ConfigError
 from clawharness.providers.script import (
     Script,
     ScriptError,
@@ -52,6 +43,7 @@ from clawharness.providers.script import (
     load_script,
     parse_script,
 )
+from clawharness.testing.loopback import LoggedRequest, LoopbackApp, log_request, loopback_host
 from clawharness.testing.sse_anthropic import anthropic_error_body, messages_object, messages_stream
 from clawharness.testing.sse_openai import (
     chat_completion,
@@ -64,31 +56,7 @@ from clawharness.testing.wire import Api, estimate_tokens, latest_text, make_rep
 
 __all__ = ["LoggedRequest", "ScriptedModelServer"]
 
-_REDACTED_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})
 _MODELS = ("scripted", "gpt-5.5", "claude-sonnet-4-5")
-
-
-@dataclass(frozen=True, slots=True)
-class LoggedRequest:
-    """One request the server received (`body` is parsed JSON when it was JSON)."""
-
-    ts: float
-    method: str
-    path: str
-    query: str
-    headers: dict[str, str]
-    body: Any
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as written to the log file."""
-        return {
-            "ts": self.ts,
-            "method": self.method,
-            "path": self.path,
-            "query": self.query,
-            "headers": self.headers,
-            "body": self.body,
-        }
 
 
 class _CutStream(Exception):
@@ -122,39 +90,6 @@ def _is_cut(exc: BaseException | None) -> bool:
 _cut_filter = _QuietCuts()
 
 
-class _Uvicorn(uvicorn.Server):  # type: ignore[misc]
-    """A uvicorn server that leaves signal handling to its owner and reports readiness."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.ready.set()
-
-
-def _loopback(host: str) -> str:
-    """`host` if it is a loopback address ("localhost" becomes 127.0.0.1), else ConfigError."""
-    if host == "localhost":
-        return "127.0.0.1"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    if address is None or not address.is_loopback:
-        raise ConfigError(
-            f"the scripted model server binds to loopback only (127.0.0.1, ::1 or localhost), "
-            f"not {host!r}",
-            key_path="host",
-        )
-    return host
-
-
 class ScriptedModelServer:
     """An HTTP model server on loopback answering from a script.
 
@@ -172,74 +107,32 @@ class ScriptedModelServer:
         port: int = 0,
         log_path: str | os.PathLike[str] | None = None,
     ) -> None:
-        self.host = _loopback(host)
+        self.host = loopback_host(host, what="the scripted model server")
         if isinstance(script, Script):
             self.script = script
         elif isinstance(script, Mapping):
             self.script = parse_script(script)
         else:
             self.script = load_script(script)
-        self._requested_port = port
         self.log_path = Path(log_path) if log_path is not None else None
         self._player = ScriptPlayer(self.script)
         self._lock = threading.Lock()
         self._requests: list[LoggedRequest] = []
-        self._server: _Uvicorn | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._port: int | None = None
         self.app = self._build_app()
+        self._serving = LoopbackApp(self.app, self.host, port, name="scripted model server")
 
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
         """Bind the port and serve; returns once the server accepts connections."""
-        if self._server is not None:
-            raise RuntimeError("the scripted model server is already running")
         uv_logger = logging.getLogger("uvicorn.error")
         if _cut_filter not in uv_logger.filters:
             uv_logger.addFilter(_cut_filter)
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        # an explicit IPPROTO_TCP lets asyncio set TCP_NODELAY on accepted connections;
-        # without it every kept-alive request waits ~40 ms on delayed ACKs
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, self._requested_port))
-            sock.listen(128)
-            sock.setblocking(False)
-        except OSError:
-            sock.close()
-            raise
-        self._port = int(sock.getsockname()[1])
-        config = uvicorn.Config(
-            self.app,
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            http="h11",
-            ws="none",
-            timeout_graceful_shutdown=1,
-        )
-        server = _Uvicorn(config)
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        ready = asyncio.create_task(server.ready.wait())
-        await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
-        if not ready.done():
-            ready.cancel()
-            sock.close()
-            self._port = None
-            task.result()  # raises the startup failure
-            raise RuntimeError("the scripted model server stopped during startup")
-        self._server, self._task = server, task
+        await self._serving.start()
 
     async def stop(self) -> None:
         """Stop serving and release the port (idempotent)."""
-        server, task = self._server, self._task
-        if server is None or task is None:
-            return
-        server.should_exit = True
-        await task
-        self._server = self._task = None
+        await self._serving.stop()
 
     async def __aenter__(self) -> ScriptedModelServer:
         await self.start()
@@ -293,15 +186,12 @@ class ScriptedModelServer:
     @property
     def port(self) -> int:
         """The bound port (after `start`)."""
-        if self._port is None:
-            raise RuntimeError("the scripted model server is not started")
-        return self._port
+        return self._serving.port
 
     @property
     def url(self) -> str:
         """`http://HOST:PORT`, the Anthropic-style base URL."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return self._serving.url
 
     @property
     def base_url_openai(self) -> str:
@@ -320,31 +210,13 @@ class ScriptedModelServer:
         return self._player.used
 
     async def _record(self, request: Request) -> Any:
-        raw = _decode(await request.body(), request.headers.get("content-encoding", ""))
-        body: Any = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = raw.decode("utf-8", errors="replace")
-        headers: dict[str, str] = {}
-        for name, value in request.headers.items():
-            value = "<redacted>" if name.lower() in _REDACTED_HEADERS else value
-            headers[name] = f"{headers[name]}, {value}" if name in headers else value
-        entry = LoggedRequest(
-            ts=time.time(),
-            method=request.method,
-            path=request.url.path,
-            query=request.url.query,
-            headers=headers,
-            body=body,
-        )
+        entry = await log_request(request)
         with self._lock:
             self._requests.append(entry)
             if self.log_path is not None:
                 with self.log_path.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(entry.to_json()) + "\n")
-        return body
+        return entry.body
 
     # --- the app ------------------------------------------------------------------------
 
@@ -443,22 +315,6 @@ class ScriptedModelServer:
             half = [text[: len(text) // 2]]
             return StreamingResponse(_body(half, cut=True), media_type="application/json")
         return JSONResponse(obj)
-
-
-def _decode(raw: bytes, encoding: str) -> bytes:
-    """Undo a compressed request body (some clients compress); unknown codings pass as is."""
-    coding = encoding.strip().lower()
-    try:
-        if coding == "gzip":
-            return gzip.decompress(raw)
-        if coding == "deflate":
-            return zlib.decompress(raw)
-        if coding == "zstd":
-            zstd: Any = importlib.import_module("zstandard")  # optional: not a dependency
-            return bytes(zstd.ZstdDecompressor().decompress(raw, max_output_size=1 << 30))
-    except (OSError, ValueError, zlib.error, ImportError):
-        pass
-    return raw
 
 
 def _error_response(api: Api, error: ScriptError) -> Response:
