@@ -87,3 +87,14 @@ def test_unknown_exceptions_become_plain_provider_errors() -> None:
     assert "weird" in str(mapped)
     already = ProviderAuthError("x")
     assert map_provider_error(already) is already
+
+
+def test_llama_cpp_context_overflow_is_a_context_overflow() -> None:
+    # llama.cpp's server (what the real-model tests run) words it its own way
+    message = ("request (722 tokens) exceeds the available context size (512 tokens), "
+               "try increasing it")
+    assert isinstance(error_for_status(400, message, error_type="exceed_context_size_error"),
+                      ProviderContextOverflowError)
+    assert isinstance(error_for_status(400, "x", error_type="exceed_context_size_error"),
+                      ProviderContextOverflowError)
+    assert isinstance(error_for_status(400, message), ProviderContextOverflowError)

@@ -184,7 +184,7 @@ def parse_tool_arguments(raw: str | None) -> tuple[dict[str, Any], str | None]:
 
 _CONTEXT_OVERFLOW = re.compile(
     r"context[_ ]length|context window|maximum context|prompt is too long|too many tokens"
-    r"|exceeds? the (?:model'?s? )?(?:maximum )?context|input is too long|reduce the length"
+    r"|exceeds? the (?:model'?s? )?(?:maximum |available )?context|input is too long|reduce the length"
     r"|request too large|prompt_too_long",
     re.IGNORECASE,
 )
@@ -200,7 +200,10 @@ def error_for_status(
     """The `ProviderError` subclass for an HTTP status (or a streamed error's type)."""
     detail = f"HTTP {status}: {message}" if status else message
     kind = (error_type or "").lower()
-    overflow = _CONTEXT_OVERFLOW.search(message) is not None or "context_length" in kind
+    # llama.cpp's server says "request (N tokens) exceeds the available context size",
+    # type `exceed_context_size_error`
+    overflow = (_CONTEXT_OVERFLOW.search(message) is not None or "context_length" in kind
+                or "context_size" in kind)
     if overflow and (status in (None, 200, 400, 413, 422) or (status or 0) >= 500):
         return ProviderContextOverflowError(detail, status=status)
     if status in (401, 403) or kind in _AUTH_TYPES:
