@@ -35,6 +35,8 @@
     │   └── ProviderServerError
     │       ├── ProviderConnectionError  the model server could not be reached
     │       └── ProviderTimeoutError     the model server did not answer in time
+    ├── RealModelError                   the local real model (tests, demos) could not serve
+    │   └── RealModelNotInstalledError   its runtime is not installed at the pinned versions
     ├── McpError                         an MCP server could not be used
     │   ├── McpServerNotFoundError       no configured (enabled) server of that name
     │   ├── McpConnectError              the server could not be started or initialised
@@ -88,6 +90,8 @@ __all__ = [
     "ProviderRateLimitError",
     "ProviderServerError",
     "ProviderTimeoutError",
+    "RealModelError",
+    "RealModelNotInstalledError",
     "RuntimeArtifactMismatchError",
     "SessionBusyError",
     "SessionError",
@@ -399,3 +403,15 @@ class ToolApprovalRefusedError(ToolError):
 
 class WorkspacePathEscapeError(ToolError):
     code = "path_escape"
+
+
+class RealModelError(ClawHarnessError):
+    """The real model for tests and demos (llama.cpp with SmolLM2) could not serve."""
+
+    code = "real_model_error"
+
+
+class RealModelNotInstalledError(RealModelError):
+    code = "real_model_not_installed"
+    hint = ("install it with `bash scripts/real-model.sh` (or `python -m "
+            "clawharness.testing.real_model install`): about 130 MB to download")
