@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from clawharness.config.doctor import diagnose
 from clawharness.config.loader import load_config, validate_config
+from clawharness.doctor import diagnose
 from clawharness.errors import ConfigError
 from clawharness.host import Host
 

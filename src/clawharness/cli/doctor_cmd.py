@@ -10,16 +10,16 @@ import typer
 from rich.markup import escape
 
 from clawharness.cli.common import ConfigOption, JsonOption, console, fail, new_table, print_json
-from clawharness.config.doctor import (
+from clawharness.config.loader import resolve_config_path, state_dir, validate_config
+from clawharness.config.schema import ClawConfig
+from clawharness.config.source import read_config_file
+from clawharness.doctor import (
     Finding,
     apply_fixes,
     diagnose,
     findings_to_json,
     write_fixed_config,
 )
-from clawharness.config.loader import resolve_config_path, state_dir, validate_config
-from clawharness.config.schema import ClawConfig
-from clawharness.config.source import read_config_file
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.plugins.diagnostics import plugin_findings

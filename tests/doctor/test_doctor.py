@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from clawharness.config.doctor import apply_fixes, diagnose, findings_to_json, write_fixed_config
+from clawharness.doctor import apply_fixes, diagnose, findings_to_json, write_fixed_config
 from clawharness.errors import ConfigError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.status import SessionPin
