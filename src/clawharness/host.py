@@ -145,7 +145,7 @@ class Host:
         first turn (an unreachable one fails that turn, naming the URL)."""
         from clawharness.cluster.client import ClusterClient
         from clawharness.cluster.events import TurnEventRelay
-        from clawharness.cluster.worker import check_shared_store, new_worker_id
+        from clawharness.cluster.members import check_shared_store, new_worker_id
 
         check_shared_store(self._store_url, "front")
         relay = TurnEventRelay(self._store_url)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from clawharness.cluster.connect import check_server_version
+from clawharness.cluster.members import check_shared_store
 from clawharness.cluster.messages import LocalTurn, SessionWorkflowInput, TurnFailure, TurnRequest
-from clawharness.cluster.worker import check_shared_store
 from clawharness.config.loader import load_config
 from clawharness.errors import ClusterError, ClusterRefusedError, ConfigError
 from clawharness.names.urls import cluster_url_error, parse_cluster_url

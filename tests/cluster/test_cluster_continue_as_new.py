@@ -74,8 +74,8 @@ async def test_the_workflow_continues_as_new_and_keeps_the_queue_in_order(make_r
 async def test_an_idle_workflow_completes_but_never_under_a_running_turn(make_rig) -> None:
     from temporalio.worker import Replayer
 
-    from clawharness.cluster.runner import sandboxed_runner
-    from clawharness.cluster.workflow import SessionWorkflow
+    from clawharness.worker.runner import sandboxed_runner
+    from clawharness.worker.workflow import SessionWorkflow
 
     rig: ClusterRig = make_rig({"responses": [
         {"match": "^long$", "text": "long done", "delay_ms": 2500}]})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from clawharness.cluster.newest import NewestOnly
 from clawharness.errors import StoreError
+from clawharness.worker.newest import NewestOnly
 
 
 async def test_values_given_during_a_send_collapse_to_the_newest() -> None:

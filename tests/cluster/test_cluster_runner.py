@@ -17,7 +17,7 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from clawharness.cluster.messages import TurnRequest
-from clawharness.cluster.runner import ContextFreeRunner, needs_payload_contexts, sandboxed_runner
+from clawharness.worker.runner import ContextFreeRunner, needs_payload_contexts, sandboxed_runner
 
 
 class _Identity(PayloadCodec):

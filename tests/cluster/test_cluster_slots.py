@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from clawharness.cluster.slots import RoomAnnouncer, RoomBoard, TurnSlots
 from clawharness.errors import StoreError
+from clawharness.worker.slots import RoomAnnouncer, RoomBoard, TurnSlots
 
 
 async def test_slots_go_to_waiters_in_arrival_order_and_count_exactly() -> None:

@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
     def serve_cmd(config: ConfigOption = None) -> None:
         """Serve this host as a stdio MCP server: sessions_list, session_history,
         message_send (stdout carries the protocol only)."""
-        from clawharness.mcp.serve import serve_stdio
+        from clawharness.mcp_serve import serve_stdio
 
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
         run_async(lambda: serve_stdio(Host.from_config(config)), as_json=False)

@@ -20,7 +20,7 @@ from clawharness.errors import ConfigError
 from clawharness.host import Host
 
 if TYPE_CHECKING:
-    from clawharness.cluster.worker import ClusterWorker
+    from clawharness.worker.worker import ClusterWorker
 
 __all__ = ["register"]
 
@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         """Run turns for the cluster until SIGTERM or Ctrl-C. Needs the PostgreSQL store."""
 
         async def go() -> None:
-            from clawharness.cluster.worker import ClusterWorker
+            from clawharness.worker.worker import ClusterWorker
 
             host = Host.from_config(config, in_process=True)
             url = cluster or host.config.cluster.url

@@ -6,7 +6,8 @@
 - `catalog`: the model-facing tool names, include/exclude filters, schema checks, collisions
 - `results`: an MCP `CallToolResult` as a transcript tool result (size-cut)
 - `manager`: `McpManager`, owned by `Host` as `host.mcp`: connections, catalog, `ToolSpec`s
-- `serve`: the host as a stdio MCP server (`clawharness mcp serve`)
+The other direction, the host as an MCP server (`clawharness mcp serve`), is a front:
+`clawharness.mcp_serve`.
 
 See docs/mcp.md.
 """

@@ -43,7 +43,7 @@ __all__ = [
     "normalize_embedded_agent_runtime",
 ]
 
-_log = logging.getLogger("clawharness.runtime_plan.plan")
+_log = logging.getLogger("clawharness.attempt.runtime_plan")
 _CODEX_HARNESS_AUTH_PROVIDER = "openai-codex"
 _GOOGLE_APIS = frozenset(
     {"google-generative-ai", "google-gemini-cli", "google-vertex", "google-antigravity"}

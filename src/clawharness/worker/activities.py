@@ -7,7 +7,7 @@ the SDK heartbeats the task while the turn runs, and a worker that dies has the 
 time out (`3 x cluster.heartbeatSeconds`) and retried on another worker, which runs the
 turn again. A worker with every slot taken sends the turn on only where another worker
 has room: each worker announces its free slots on the relay when they change
-(`clawharness.cluster.slots`), and a full one declines the turn to the own queue of a
+(`clawharness.worker.slots`), and a full one declines the turn to the own queue of a
 peer that said it has room, one announced slot per turn (which hands a `spilled` turn
 back at once if its room went to another turn meanwhile: the workflow then tries here
 again). With no peer having room it keeps the turn and waits for a slot of its own (at
@@ -52,11 +52,11 @@ from clawharness.cluster.messages import (
     TurnRequest,
     worker_queue,
 )
-from clawharness.cluster.newest import NewestOnly
 from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
-from clawharness.cluster.slots import RoomAnnouncer, RoomBoard, TurnSlots
 from clawharness.errors import ClawHarnessError, SessionBusyError
+from clawharness.worker.newest import NewestOnly
+from clawharness.worker.slots import RoomAnnouncer, RoomBoard, TurnSlots
 
 if TYPE_CHECKING:
     from clawharness.host import Host

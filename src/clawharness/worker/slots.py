@@ -5,7 +5,7 @@
 tells. `RoomBoard` holds the other workers' announcements (`room/...` notifications on
 the relay) and hands a full worker a peer to send a turn to, one announced slot per
 turn sent. `RoomAnnouncer` sends this worker's own, the newest only
-(`clawharness.cluster.newest`).
+(`clawharness.worker.newest`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import asyncio
 import collections
 from collections.abc import Awaitable, Callable
 
-from clawharness.cluster.newest import NewestOnly
+from clawharness.worker.newest import NewestOnly
 
 __all__ = ["RoomAnnouncer", "RoomBoard", "TurnSlots"]
 

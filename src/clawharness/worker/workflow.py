@@ -7,7 +7,7 @@ local activity (`LOCAL_TURN_ACTIVITY`) on the worker that runs the workflow task
 that worker has room, or gets it before any other does (one workflow task per turn,
 no activity task), else as an activity (`TURN_ACTIVITY`) on the own queue of the
 worker that said it has room, or on the shared queue, or on the queue of the worker
-its native runtime lives on (see `clawharness.cluster.activities`).
+its native runtime lives on (see `clawharness.worker.activities`).
 Its history holds turn requests, never transcripts, and it continues as new every
 `turns_per_run` turns (100) (or when Temporal suggests it), carrying the queue across. An idle
 workflow completes; the next submit starts a fresh one.

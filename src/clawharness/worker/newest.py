@@ -3,7 +3,7 @@
 A partial reply carries the whole text so far, and a worker's free slots replace the
 count before: while one send is in flight, a value still waiting is replaced by the
 next. Used by the turn activities (partial replies to the relay) and by the room
-announcements (`clawharness.cluster.slots`).
+announcements (`clawharness.worker.slots`).
 """
 
 from __future__ import annotations

@@ -10,47 +10,29 @@ native sessions bound to it.
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
-import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from clawharness.cluster.activities import TurnActivities
 from clawharness.cluster.connect import check_server_version, connect_cluster, server_version
 from clawharness.cluster.events import TurnEventRelay
+from clawharness.cluster.members import check_shared_store, new_worker_id
 from clawharness.cluster.messages import worker_queue
-from clawharness.cluster.runner import sandboxed_runner
-from clawharness.cluster.workflow import SessionWorkflow
-from clawharness.errors import ClusterRefusedError
 from clawharness.names.urls import parse_cluster_url
+from clawharness.worker.activities import TurnActivities
+from clawharness.worker.runner import sandboxed_runner
+from clawharness.worker.workflow import SessionWorkflow
 
 if TYPE_CHECKING:
     from clawharness.host import Host
 
-__all__ = ["ClusterWorker", "check_shared_store", "new_worker_id", "worker_queue"]
+__all__ = ["ClusterWorker", "worker_queue"]
 
 
 #: how long a starting worker waits for the server to list it as a poller
 READY_SECONDS = 10.0
-
-
-def new_worker_id() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-
-
-def check_shared_store(store_url: str, role: str = "worker") -> None:
-    """Refuse a store the cluster's other processes cannot share."""
-    from clawharness.names import display_store_url
-
-    if not store_url.startswith(("postgresql://", "postgres://")):
-        raise ClusterRefusedError(
-            f"a cluster {role} needs the PostgreSQL store every front and worker shares; this "
-            f"host's store is {display_store_url(store_url)!r} (SQLite, one machine's file): "
-            "set store.url to postgresql://...")
 
 
 class ClusterWorker:
