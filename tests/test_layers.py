@@ -46,8 +46,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
      ("attempt", "plugins", "testing")),
     ("the SDK and the harnesses built on it",
      ("plugin_sdk", "harnesses")),
-    ("the host: one door",
-     ("llm", "cluster", "host")),
+    ("the host: one door, and the run service every front starts turns on",
+     ("llm", "cluster", "host", "runs")),
     ("fronts and applications",
      ("worker", "mcp_serve", "gateway", "doctor", "conformance", "cli")),
     ("entry point",
@@ -59,17 +59,6 @@ PENDING: Mapping[tuple[str, str], str] = {
     ("clawharness.attempt.turn", "clawharness.plugins.runtime"):
         "the turn runner reads the whole plugin runtime (TurnContext.plugins); it goes when "
         "the runner asks for the plugin runtime's services (issue 32, step 2)",
-    ("clawharness.gateway.openai_http.context", "clawharness.gateway.server"):
-        "the OpenAI HTTP API hangs off the WebSocket server; it goes with the run service "
-        "(issue 32, step 4)",
-    ("clawharness.gateway.openai_http.turns", "clawharness.gateway.server"):
-        "as above: the HTTP API starts runs through the server",
-    ("clawharness.gateway.methods", "clawharness.gateway.server"):
-        "the WebSocket methods reach the server object; they get a narrow context (step 4)",
-    ("clawharness.gateway.methods_sessions", "clawharness.gateway.server"):
-        "as above",
-    ("clawharness.gateway.request", "clawharness.gateway.server"):
-        "as above",
 }
 
 

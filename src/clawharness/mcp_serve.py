@@ -7,22 +7,24 @@ Tools (all through `Host`, the one door):
 - `session_history(session_key, last)`: a session's transcript (text of each entry)
 - `message_send(message, session_key)`: run one agent turn and return its reply
 
-Served over stdio: stdout carries the protocol only (logs go to stderr).
+Served over stdio: stdout carries the protocol only (logs go to stderr). A turn runs
+through the run service (`clawharness.runs`), like every front's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from clawharness.errors import ClawHarnessError
-
-if TYPE_CHECKING:
-    from clawharness.host import Host
+from clawharness.host import Host
+from clawharness.runs import RunOptions, RunService
+from clawharness.sessions.keys import parse_session_key
 
 __all__ = ["build_server", "serve_stdio"]
 
@@ -39,9 +41,12 @@ def _told() -> Iterator[None]:
         raise ToolError(f"{exc.code}: {exc}") from exc
 
 
-def build_server(host: Host) -> MCPServer:
-    """An MCP server whose tools act on `host` (started by the caller)."""
+def build_server(host: Host, runs: RunService | None = None) -> MCPServer:
+    """An MCP server whose tools act on `host` (started by the caller); its turns run on
+    `runs` (default: a run service of its own over `host`)."""
     from clawharness import __version__
+
+    turns = runs if runs is not None else RunService(host)
 
     server: MCPServer = MCPServer(
         name="clawharness", version=__version__,
@@ -72,7 +77,17 @@ def build_server(host: Host) -> MCPServer:
                                                  "its reply.")
     async def message_send(message: str, session_key: str = "main") -> dict[str, Any]:
         with _told():
-            result = await host.run_turn(session_key, message)
+            key = host.session_key(session_key)
+            run = turns.start(key, message, RunOptions(agent_id=parse_session_key(key).agent_id))
+            try:
+                ended = await run.wait()
+            except asyncio.CancelledError:  # the client cancelled the call: stop the turn
+                run.abort("cancelled")
+                raise
+            if ended.exception is not None:
+                raise ended.exception
+            result = ended.result
+            assert result is not None
         reply: dict[str, Any] = {"sessionKey": result.session_key, "text": result.text,
                                  "terminal": result.terminal, "runtime": result.runtime}
         if result.error:
@@ -85,4 +100,8 @@ def build_server(host: Host) -> MCPServer:
 async def serve_stdio(host: Host) -> None:
     """Serve `host` over stdin/stdout until the client closes the connection."""
     async with host:
-        await build_server(host).run_stdio_async()
+        runs = RunService(host)
+        try:
+            await build_server(host, runs).run_stdio_async()
+        finally:
+            await runs.shutdown()

@@ -11,6 +11,7 @@ from gateway_support import FakeHost, Rig, TurnContext, next_event, raw_connect,
 
 from clawharness.errors import ConfigError
 from clawharness.gateway.client import GatewayRequestError
+from clawharness.gateway.runs import outcome_of
 
 
 def is_final_chat(frame: dict[str, Any], run_id: str | None = None) -> bool:
@@ -170,7 +171,7 @@ async def test_a_turn_keeps_running_when_its_client_disconnects(
     async with asyncio.timeout(5):
         await rig.server.hub.wait_for_count(0)
     release.set()
-    outcome = await asyncio.wait_for(run.wait(), 5)
+    outcome = outcome_of(run, await asyncio.wait_for(run.wait(), 5))
     assert outcome.payload["status"] == "ok"
     reader = await rig.client()
     async with reader:

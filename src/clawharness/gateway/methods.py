@@ -13,15 +13,12 @@ import re
 import socket
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from clawharness.gateway import methods_sessions
 from clawharness.gateway.host_port import default_model, status_report
 from clawharness.gateway.protocol import GatewayError
-from clawharness.gateway.request import Handler, RequestContext
-
-if TYPE_CHECKING:
-    from clawharness.gateway.server import GatewayServer
+from clawharness.gateway.request import GatewayPort, Handler, RequestContext
 
 __all__ = ["default_methods", "health_snapshot"]
 
@@ -30,14 +27,14 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _agent_ids(server: GatewayServer) -> list[str]:
+def _agent_ids(server: GatewayPort) -> list[str]:
     config = server.host.config
     default = server.host.default_agent_id()
     ids = [default, *(a for a in config.agents.entries if a != default)]
     return list(dict.fromkeys(ids))
 
 
-def health_snapshot(server: GatewayServer) -> dict[str, Any]:
+def health_snapshot(server: GatewayPort) -> dict[str, Any]:
     """The `health` payload (also `hello-ok.snapshot.health`)."""
     started = time.perf_counter()
     return {"ok": True, "ts": _now_ms(),
@@ -55,7 +52,7 @@ _AUDIT_CODES = ("stale_queued", "stale_running", "lost", "delivery_failed", "mis
                 "inconsistent_timestamps")
 
 
-def _session_summary(server: GatewayServer, record: Any, now: int) -> dict[str, Any]:
+def _session_summary(server: GatewayPort, record: Any, now: int) -> dict[str, Any]:
     updated = int(record.updated_at * 1000)
     return {"agentId": record.agent_id, "key": record.key, "kind": "direct",
             "sessionId": record.session_id, "updatedAt": updated, "age": max(0, now - updated),

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawharness.errors import InvalidSessionKeyError, SessionNotFoundError
 from clawharness.gateway.host_port import default_model
 from clawharness.gateway.protocol import GatewayError, format_validation_error
-from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
+from clawharness.gateway.request import NO_RESPONSE, GatewayPort, Handler, RequestContext
+from clawharness.gateway.runs import accepted_payload, wait_outcome
+from clawharness.runs import RunOptions
 from clawharness.sessions.agents import known_agent_ids
 from clawharness.sessions.keys import parse_session_key
 from clawharness.store import SessionRecord, TranscriptEntry
-
-if TYPE_CHECKING:
-    from clawharness.gateway.server import GatewayServer
 
 __all__ = ["METHODS"]
 
@@ -123,7 +122,7 @@ def _unknown_agent(agent_id: str, session_key: str | None = None) -> GatewayErro
                         details={"code": "UNKNOWN_AGENT_ID", "agentId": agent_id})
 
 
-def resolve_session(server: GatewayServer, session_key: str | None,
+def resolve_session(server: GatewayPort, session_key: str | None,
                     agent_id: str | None, *, for_turn: bool = False) -> tuple[str, str]:
     """The full session key and its agent from a request's `sessionKey` / `agentId`.
 
@@ -161,7 +160,7 @@ def _model_fields(model_ref: str | None) -> dict[str, Any]:
     return {"modelProvider": provider, "model": model} if sep else {"model": model_ref}
 
 
-def session_row(server: GatewayServer, record: SessionRecord) -> dict[str, Any]:
+def session_row(server: GatewayPort, record: SessionRecord) -> dict[str, Any]:
     active = [r.run_id for r in server.runs.active_runs(record.key)]
     row: dict[str, Any] = {
         "key": record.key, "sessionId": record.session_id, "agentId": record.agent_id,
@@ -177,7 +176,7 @@ def session_row(server: GatewayServer, record: SessionRecord) -> dict[str, Any]:
     return row
 
 
-def _defaults(server: GatewayServer, agent_id: str | None = None) -> dict[str, Any]:
+def _defaults(server: GatewayPort, agent_id: str | None = None) -> dict[str, Any]:
     return {**_model_fields(default_model(server.host, agent_id)), "contextTokens": None}
 
 
@@ -224,13 +223,12 @@ async def _agent(ctx: RequestContext) -> Any:
             return {"runId": params.idempotency_key, "status": "ok", "summary": "completed",
                     "result": {"payloads": [{"text": note, "isStatusNotice": True}], "meta": meta}}
         message = rest
-    run, _new = server.runs.start(
-        kind="agent", idempotency_key=params.idempotency_key, session_key=key,
-        agent_id=agent_id, message=message, origin=ctx.conn.conn_id,
-        timeout=float(params.timeout) if params.timeout else None)
+    run = server.runs.start(key, message, RunOptions(
+        agent_id=agent_id, kind="agent", idempotency_key=params.idempotency_key,
+        origin=ctx.conn.conn_id, timeout=float(params.timeout) if params.timeout else None))
     if not run.done:
-        ctx.respond(True, run.accepted_payload(), final=False)
-    outcome = await run.wait()
+        ctx.respond(True, accepted_payload(run), final=False)
+    outcome = await wait_outcome(run)
     ctx.respond(outcome.ok, outcome.payload, outcome.error)
     return NO_RESPONSE
 
@@ -247,9 +245,9 @@ async def _agent_wait(ctx: RequestContext) -> Any:
             import asyncio
 
             async with asyncio.timeout(timeout_ms / 1000):
-                outcome = await run.wait()
+                outcome = await wait_outcome(run)
         else:
-            outcome = await run.wait()
+            outcome = await wait_outcome(run)
     except TimeoutError:
         return {"runId": run_id, "status": "timeout"}
     return {"runId": run_id, "status": outcome.payload.get("status", "error"),
@@ -270,12 +268,13 @@ async def _chat_send(ctx: RequestContext) -> Any:
     if reset is not None:
         await _reset_and_report(ctx, key, reset.group(1).lower())
         message = (reset.group(2) or "").strip()
-    run, new = server.runs.start(
-        kind="chat", idempotency_key=params.idempotency_key, session_key=key,
-        agent_id=agent_id, message=message, origin=ctx.conn.conn_id,
-        timeout=params.timeout_ms / 1000 if params.timeout_ms else None)
-    if not new:
-        return {"runId": run.run_id, "status": "ok" if run.done else "in_flight"}
+    known = server.runs.find("chat", params.idempotency_key)
+    if known is not None:
+        return {"runId": known.run_id, "status": "ok" if known.done else "in_flight"}
+    run = server.runs.start(key, message, RunOptions(
+        agent_id=agent_id, kind="chat", idempotency_key=params.idempotency_key,
+        origin=ctx.conn.conn_id,
+        timeout=params.timeout_ms / 1000 if params.timeout_ms else None))
     return {"runId": run.run_id, "status": "started"}
 
 

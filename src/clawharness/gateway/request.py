@@ -1,22 +1,42 @@
-"""One gateway request as a method handler sees it, and the handler type.
+"""One gateway request as a method handler sees it, the handler type, and `GatewayPort`:
+what a handler may use of the gateway.
 
-Its own module so that the method tables and the server both import it, and the server
-imports the tables without either reaching back.
+The method tables and the server both import this module; the server satisfies
+`GatewayPort` and imports the tables, and neither reaches back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
+from clawharness.gateway.approvals import ApprovalBroker
+from clawharness.gateway.connection import Connection
+from clawharness.gateway.host_port import GatewayHost
+from clawharness.gateway.hub import ConnectionHub
 from clawharness.gateway.protocol import response_frame
+from clawharness.gateway.settings import GatewaySettings
+from clawharness.runs import RunService
 
-if TYPE_CHECKING:
-    from clawharness.gateway.connection import Connection
-    from clawharness.gateway.server import GatewayServer
+__all__ = ["NO_RESPONSE", "GatewayPort", "Handler", "RequestContext"]
 
-__all__ = ["NO_RESPONSE", "Handler", "RequestContext"]
+
+class GatewayPort(Protocol):
+    """What a method handler uses of the gateway (`GatewayServer` is one)."""
+
+    host: GatewayHost
+    settings: GatewaySettings
+    hub: ConnectionHub
+    approvals: ApprovalBroker
+    runs: RunService
+    started_at: float
+
+    @property
+    def port(self) -> int: ...
+
+    def session_changed(self, session_key: str, reason: str, **fields: Any) -> None:
+        """Tell `sessions.subscribe` subscribers a session changed."""
 
 #: a handler's return value meaning "already answered"
 NO_RESPONSE: Final = object()
@@ -26,7 +46,7 @@ NO_RESPONSE: Final = object()
 class RequestContext:
     """One authenticated request, as a method handler sees it."""
 
-    server: GatewayServer
+    server: GatewayPort
     conn: Connection
     req_id: str
     method: str

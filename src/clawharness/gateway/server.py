@@ -6,7 +6,10 @@
 
 Built on the `websockets` asyncio server. Each connection gets a `Connection` (bounded
 send queue, one writer task) and its requests run concurrently; runs started by a
-request belong to the `RunManager`, so they outlive the connection.
+request belong to the run service (`clawharness.runs`), so they outlive the connection.
+The server composes the fronts on its port: the WebSocket protocol here, and the HTTP
+app (the OpenAI-compatible API and the Control UI), which gets the run service and a
+narrow view of the host and settings, never the server.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
-from clawharness.gateway.approvals import ApprovalBroker
+from clawharness.gateway.approvals import ApprovalBroker, GatewayApprovalGate
 from clawharness.gateway.browser_guard import browser_refusal
 from clawharness.gateway.connection import Connection
 from clawharness.gateway.handshake import handle_preconnect, is_request_frame
@@ -48,9 +51,10 @@ from clawharness.gateway.protocol import (
     response_frame,
 )
 from clawharness.gateway.request import NO_RESPONSE, Handler, RequestContext
-from clawharness.gateway.runs import Run, RunManager
+from clawharness.gateway.runs import GatewayRunEvents
 from clawharness.gateway.scopes import authorize_method
 from clawharness.gateway.settings import GatewaySettings
+from clawharness.runs import RunHandle, RunService
 
 __all__ = ["GATEWAY_EVENTS", "GatewayServer", "RequestContext"]
 
@@ -115,7 +119,10 @@ class GatewayServer:
         self.approvals = ApprovalBroker(self.hub.publish_approval,
                                         timeout_seconds=settings.approval_timeout_s)
         self.approvals.has_approvers = self.hub.has_approvers
-        self.runs = RunManager(host, self.hub, self.approvals, on_finished=self._run_finished)
+        approvals = self.approvals
+        self.runs = RunService(
+            host, approvals=lambda agent_id: GatewayApprovalGate(approvals, agent_id),
+            listeners=[GatewayRunEvents(self.hub)], on_finished=self._run_finished)
         self.methods: dict[str, Handler] = methods if methods is not None else default_methods()
         self.started_at = time.monotonic()
         self._server: Server | None = None
@@ -129,7 +136,7 @@ class GatewayServer:
         from clawharness.gateway.openai_http.context import HttpApi
 
         if self._front is None:
-            api = HttpApi(self)
+            api = HttpApi(self.host, self.settings, self.runs)
             self._front = HttpFront(build_http_app(api),
                                     server_header=f"clawharness/{self.settings.version}")
             api.front = self._front
@@ -361,7 +368,7 @@ class GatewayServer:
                                    **({"agentId": agent} if agent else {}), **fields}
         self.hub.publish_sessions_changed(payload)
 
-    async def _run_finished(self, run: Run, _result: Any) -> None:
+    async def _run_finished(self, run: RunHandle, _result: Any) -> None:
         self.session_changed(run.session_key, "send", phase="end", runId=run.run_id,
                              **({"sessionId": run.session_id} if run.session_id else {}),
                              updatedAt=_now_ms())

@@ -28,20 +28,20 @@ MAX_QUERY_CHARS = 500
 
 
 def _store(api: HttpApi) -> Any:
-    store = getattr(api.server.host, "store", None)
+    store = getattr(api.host, "store", None)
     if store is None:
         raise OpenAiHttpError(404, "this host keeps no turn records", code="not_found")
     return store
 
 
 async def status(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "status")
-    report = await status_report(api.server.host)
+    authorize(api.settings, request.headers, "status")
+    report = await status_report(api.host)
     return JSONResponse({"status": report})
 
 
 async def search(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "sessions.list")
+    authorize(api.settings, request.headers, "sessions.list")
     query = request.query_params.get("q", "").strip()
     if not query:
         raise OpenAiHttpError(400, "search needs a query: ?q=words", param="q")
@@ -49,7 +49,7 @@ async def search(api: HttpApi, request: Request) -> Response:
         raise OpenAiHttpError(400, f"the query is longer than {MAX_QUERY_CHARS} characters",
                               param="q")
     session = request.query_params.get("session") or None
-    host_search = getattr(api.server.host, "search", None)
+    host_search = getattr(api.host, "search", None)
     if not callable(host_search):
         return JSONResponse({"hits": []})
     hits = await host_search(query, session_key=session, limit=50)
@@ -59,7 +59,7 @@ async def search(api: HttpApi, request: Request) -> Response:
 
 
 async def turns(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "chat.history")
+    authorize(api.settings, request.headers, "chat.history")
     key = request.path_params["key"]
     records = await _store(api).list_turn_records(key, limit=100)
     summary = [{k: r.get(k) for k in ("run_id", "started_at", "duration_ms", "terminal",
@@ -69,7 +69,7 @@ async def turns(api: HttpApi, request: Request) -> Response:
 
 
 async def turn(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "chat.history")
+    authorize(api.settings, request.headers, "chat.history")
     run_id = request.path_params["run_id"]
     record = await _store(api).get_turn_record(run_id)
     if record is None:

@@ -111,7 +111,7 @@ def _metrics_endpoint(api: HttpApi) -> Callable[[Request], Awaitable[Response]]:
     from clawharness.observability.prometheus import CONTENT_TYPE
 
     async def metrics(request: Request) -> Response:
-        settings = api.server.settings
+        settings = api.settings
         if settings.auth_mode != "none":
             expected = settings.token or ""
             scheme, _, provided = request.headers.get("authorization", "").partition(" ")
@@ -120,7 +120,7 @@ def _metrics_endpoint(api: HttpApi) -> Callable[[Request], Awaitable[Response]]:
                 return PlainTextResponse(
                     "unauthorized: send the gateway token as Authorization: Bearer <token>\n",
                     status_code=401, headers={"WWW-Authenticate": 'Bearer realm="clawharness"'})
-        render = getattr(api.server.host, "metrics_text", None)
+        render = getattr(api.host, "metrics_text", None)
         body = render() if callable(render) else b""
         return Response(body, media_type=CONTENT_TYPE, headers={"cache-control": "no-store"})
 
@@ -144,7 +144,7 @@ def api_route(api: HttpApi, path: str, methods: dict[str, Endpoint]) -> Route:
 
 def build_http_app(api: HttpApi, *, extra_routes: list[BaseRoute] | None = None) -> Any:
     """The ASGI app the gateway's HTTP front serves."""
-    settings = api.server.settings
+    settings = api.settings
     chat: Endpoint = (chat_completions if settings.chat_completions_enabled
                       else _disabled("gateway.http.endpoints.chatCompletions.enabled"))
     resp: Endpoint = (responses if settings.responses_enabled

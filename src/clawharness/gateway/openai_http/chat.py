@@ -60,7 +60,7 @@ def _usage(usage: dict[str, Any] | None) -> dict[str, int]:
 
 
 async def chat_completions(api: HttpApi, request: Request) -> Response:
-    settings = api.server.settings
+    settings = api.settings
     authorize(settings, request.headers, "agent")
     body = await read_json_body(request, settings.chat_completions_max_body)
     refuse_unsupported(body, UNSUPPORTED_CHAT_PARAMETERS)
@@ -75,12 +75,12 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
                                       new_id=_new_id())
     model_name = model if isinstance(model, str) else "openclaw"
     agent_id = api.agent_of_session(session_key)
-    run = start_turn(api.server, prefix="chatcmpl", session_key=session_key,
+    run = start_turn(api.runs, prefix="chatcmpl", session_key=session_key,
                      agent_id=agent_id, message=prompt.message)
     headers = {"x-openclaw-session-key": session_key}
     if not stream:
         outcome = await run.wait()
-        answer = final_text(run, outcome)
+        answer = final_text(outcome)
         if not answer.ok and not answer.text:
             raise OpenAiHttpError(500, f"the agent turn failed: {answer.error}",
                                   type_="api_error", code=answer.error_type,
@@ -117,7 +117,7 @@ async def _stream(run_id: str, model: str, events: RunStream,
         async for delta in events.deltas():
             yield sse(_chunk(run_id, model, {"content": delta}))
         outcome = await events.outcome()
-        answer = final_text(events.run, outcome)
+        answer = final_text(outcome)
         if not answer.ok and not answer.text:
             yield sse(_chunk(run_id, model, {"content": f"Error: {answer.error}"}))
         elif not events.saw_delta:

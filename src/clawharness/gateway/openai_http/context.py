@@ -1,4 +1,8 @@
-"""What every endpoint handler gets: the gateway, the HTTP front, and request helpers."""
+"""What every endpoint handler gets (`HttpApi`): the host as the gateway sees it, the
+gateway's settings, the run service and the HTTP front; and request helpers.
+
+The server composes it; nothing here reaches the WebSocket server object.
+"""
 
 from __future__ import annotations
 
@@ -6,40 +10,44 @@ import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 
 from clawharness.errors import InputLimitError
+from clawharness.gateway.host_port import GatewayHost
+from clawharness.gateway.http_front import HttpFront
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.routing import AGENT_HEADER, resolve_agent
+from clawharness.gateway.settings import GatewaySettings
 from clawharness.limits import loads_bounded
+from clawharness.runs import RunService
 from clawharness.sessions.keys import parse_session_key
-
-if TYPE_CHECKING:
-    from clawharness.gateway.http_front import HttpFront
-    from clawharness.gateway.server import GatewayServer
 
 __all__ = ["HttpApi", "is_json_media_type", "read_json_body"]
 
 
 @dataclass(slots=True)
 class HttpApi:
-    server: GatewayServer
+    """The HTTP side's view of the gateway: what its endpoints read and start runs on."""
+
+    host: GatewayHost
+    settings: GatewaySettings
+    runs: RunService
     front: HttpFront | None = None
     #: response id -> session key, for the Responses API's previous_response_id
     responses_sessions: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
     def agent_ids(self) -> list[str]:
-        default = self.server.host.default_agent_id()
-        entries = self.server.host.config.agents.entries
+        default = self.host.default_agent_id()
+        entries = self.host.config.agents.entries
         return [default, *(a for a in entries if a != default)]
 
     def agent_for(self, request: Request, model: Any) -> str:
         if model is not None and not isinstance(model, str):
             raise OpenAiHttpError(400, "`model` must be a string", param="model")
         return resolve_agent(model, request.headers.get(AGENT_HEADER), self.agent_ids(),
-                             self.server.host.default_agent_id())
+                             self.host.default_agent_id())
 
     def agent_of_session(self, session_key: str) -> str:
         """The agent a session key belongs to (a key named by header may name another)."""

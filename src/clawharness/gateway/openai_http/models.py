@@ -22,16 +22,16 @@ def model_object(model_id: str) -> dict[str, Any]:
 
 
 async def models_list(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "models.list")
-    ids = served_model_ids(api.agent_ids(), api.server.host.default_agent_id())
+    authorize(api.settings, request.headers, "models.list")
+    ids = served_model_ids(api.agent_ids(), api.host.default_agent_id())
     return JSONResponse({"object": "list", "data": [model_object(i) for i in ids]})
 
 
 async def models_get(api: HttpApi, request: Request) -> Response:
-    authorize(api.server.settings, request.headers, "models.list")
+    authorize(api.settings, request.headers, "models.list")
     raw = request.path_params.get("model_id", "")
     model_id = unquote(raw)
-    ids = served_model_ids(api.agent_ids(), api.server.host.default_agent_id())
+    ids = served_model_ids(api.agent_ids(), api.host.default_agent_id())
     if model_id not in ids:
         raise OpenAiHttpError(404, f"Model '{model_id}' not found.", param="model",
                               code="model_not_found")

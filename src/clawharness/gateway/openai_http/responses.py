@@ -136,7 +136,7 @@ def _remember(api: HttpApi, response_id: str, session_key: str) -> None:
 
 
 async def responses(api: HttpApi, request: Request) -> Response:
-    settings = api.server.settings
+    settings = api.settings
     authorize(settings, request.headers, "agent")
     body = await read_json_body(request, settings.responses_max_body)
     refuse_unsupported(body, UNSUPPORTED_RESPONSES_PARAMETERS)
@@ -158,13 +158,13 @@ async def responses(api: HttpApi, request: Request) -> Response:
     session_key = resolve_session_key(agent_id, header=header, user=body.get("user"),
                                       prefix="openresponses", new_id=str(uuid.uuid4()))
     agent_id = api.agent_of_session(session_key)
-    run = start_turn(api.server, prefix="resp", session_key=session_key, agent_id=agent_id,
+    run = start_turn(api.runs, prefix="resp", session_key=session_key, agent_id=agent_id,
                      message=prompt.message)
     _remember(api, run.run_id, session_key)
     shape = _Shape(run.run_id, model if isinstance(model, str) else "openclaw", body)
     headers = {"x-openclaw-session-key": session_key}
     if not stream:
-        answer = final_text(run, await run.wait())
+        answer = final_text(await run.wait())
         if not answer.ok and not answer.text:
             return JSONResponse(shape.response("failed", [], answer), headers=headers)
         output = [shape.message(answer.text, "completed")]
@@ -197,7 +197,7 @@ async def _stream(shape: _Shape, events: RunStream) -> AsyncIterator[bytes]:
         async for delta in events.deltas():
             text += delta
             yield frame("response.output_text.delta", **where, delta=delta)
-        answer = final_text(events.run, await events.outcome())
+        answer = final_text(await events.outcome())
         if answer.ok and not events.saw_delta and answer.text:
             text = answer.text
             yield frame("response.output_text.delta", **where, delta=text)

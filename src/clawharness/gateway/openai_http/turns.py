@@ -1,11 +1,11 @@
-"""Starting an HTTP request's turn on the gateway's `RunManager`, and streaming it.
+"""Starting an HTTP request's turn on the run service, and streaming it.
 
-A turn started here is a gateway run like `agent` or `chat.send`: it runs through
+A turn started here is a run like the WebSocket `agent` or `chat.send`: it runs through
 `Host.run_turn` (transcript, selection, tool policy, approvals asked of connected
-operators), it belongs to the run manager rather than to the HTTP connection (a client
+operators), it belongs to the run service rather than to the HTTP connection (a client
 that disconnects leaves it running to its transcript), and WebSocket subscribers see its
-events. `RunStream` turns a run's events into a bounded queue for one SSE response; a
-client that stops reading while the queue fills is dropped, not buffered for.
+events. `RunStream` turns a run's assistant text into a bounded queue for one SSE
+response; a client that stops reading while the queue fills is dropped, not buffered for.
 """
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-from clawharness.gateway.runs import Run, RunOutcome
-
-if TYPE_CHECKING:
-    from clawharness.gateway.server import GatewayServer
+from clawharness.runs import (
+    AssistantText,
+    RunEnded,
+    RunEvent,
+    RunHandle,
+    RunOptions,
+    RunResult,
+    RunService,
+)
 
 __all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "RunStream", "TurnText", "final_text", "start_turn"]
 
@@ -41,19 +46,17 @@ class TurnText:
     usage: dict[str, Any] | None = None
 
 
-def start_turn(server: GatewayServer, *, prefix: str, session_key: str, agent_id: str,
-               message: str) -> Run:
+def start_turn(runs: RunService, *, prefix: str, session_key: str, agent_id: str,
+               message: str) -> RunHandle:
     run_id = f"{prefix}_{uuid.uuid4().hex}"
-    run, _new = server.runs.start(kind="agent", idempotency_key=run_id, session_key=session_key,
-                                  agent_id=agent_id, message=message, origin=None,
-                                  run_id=run_id)
-    return run
+    return runs.start(session_key, message, RunOptions(
+        agent_id=agent_id, kind="agent", idempotency_key=run_id, run_id=run_id))
 
 
-def final_text(run: Run, outcome: RunOutcome) -> TurnText:
-    result = run.result
+def final_text(ended: RunResult) -> TurnText:
+    result = ended.result
     if result is None:
-        message = str(outcome.payload.get("summary") or "the turn did not finish")
+        message = ended.error or "run ended"
         return TurnText(False, "", error=message, error_type="turn_failed")
     if result.terminal == "failed":
         return TurnText(False, "", error=result.error or "the turn failed",
@@ -69,7 +72,7 @@ def final_text(run: Run, outcome: RunOutcome) -> TurnText:
 class RunStream:
     """A run's assistant deltas, then its end, as an async iterator for one response."""
 
-    def __init__(self, run: Run, on_overflow: Callable[[], object]) -> None:
+    def __init__(self, run: RunHandle, on_overflow: Callable[[], object]) -> None:
         self._run = run
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._on_overflow = on_overflow
@@ -77,19 +80,22 @@ class RunStream:
         self._max_pending_bytes = MAX_PENDING_BYTES
         self.dropped = False
         self.saw_delta = False
-        run.observers.append(self._observe)
-        assert run.outcome is not None
-        run.outcome.add_done_callback(lambda _f: self._queue.put_nowait(None))
+        self._unsubscribe = run.subscribe(self._observe)
+        if run.done:
+            self._queue.put_nowait(None)
 
     @property
-    def run(self) -> Run:
+    def run(self) -> RunHandle:
         return self._run
 
-    def _observe(self, name: str, payload: dict[str, Any]) -> None:
-        if name != "agent" or payload.get("stream") != "assistant" or self.dropped:
+    def _observe(self, event: RunEvent) -> None:
+        if isinstance(event, RunEnded):
+            self._queue.put_nowait(None)
             return
-        delta = payload.get("data", {}).get("delta")
-        if not isinstance(delta, str) or not delta:
+        if not isinstance(event, AssistantText) or self.dropped:
+            return
+        delta = event.delta
+        if not delta:
             return
         size = len(delta.encode())
         waiting = self._queue.qsize()
@@ -112,9 +118,8 @@ class RunStream:
             self.saw_delta = True
             yield item
 
-    async def outcome(self) -> RunOutcome:
+    async def outcome(self) -> RunResult:
         return await self._run.wait()
 
     def close(self) -> None:
-        if self._observe in self._run.observers:
-            self._run.observers.remove(self._observe)
+        self._unsubscribe()
