@@ -102,6 +102,11 @@ class AcpHarness:
         """The stored binding of a host session (None when there is none)."""
         return await self.bindings.read(agent_id, session_key)
 
+    @property
+    def processes(self) -> SupervisedProcesses[Live]:
+        """The agents' processes, one per bound session."""
+        return self._processes
+
     def live_pids(self) -> list[int]:
         return self._processes.pids()
 

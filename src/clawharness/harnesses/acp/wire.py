@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
@@ -60,6 +60,7 @@ from clawharness.plugin_sdk.agent_harness_mcp import acp_mcp_servers
 from clawharness.plugin_sdk.agent_harness_process import (
     BoundedLineReader,
     ChildProcess,
+    SupervisedProcesses,
     kill_stray_groups,
     spawn,
 )
@@ -69,6 +70,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionGone,
     NativeSessionRecord,
     NativeSessionRecovery,
+    SessionBindings,
     native_session_recovery,
 )
 from clawharness.plugin_sdk.agent_harness_tool_runtime import (
@@ -78,15 +80,21 @@ from clawharness.plugin_sdk.agent_harness_tool_runtime import (
     text_result,
 )
 
-__all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "AcpAgentConfig", "AcpHarness", "AcpHarnessError",
-           "canonical_tool_name", "load_refused_as_gone"]
-
-if TYPE_CHECKING:
-    from clawharness.harnesses.acp.harness import AcpHarness
-
-__all__ = ["AcpTurn", "Live", "guard", "open_live"]
+__all__ = ["AcpTurn", "AcpTurnOwner", "Live", "guard", "open_live"]
 
 log = logging.getLogger("clawharness.harnesses.acp")
+
+
+class AcpTurnOwner(Protocol):
+    """What the wire needs of the harness that owns the agents' processes (`AcpHarness`)."""
+
+    @property
+    def bindings(self) -> SessionBindings[NativeSessionRecord]: ...
+
+    @property
+    def processes(self) -> SupervisedProcesses[Live]: ...
+
+    def native_state_dir(self, params: AttemptParams) -> Path: ...
 
 CLIENT_INFO = Implementation(name="clawharness", title="clawharness", version="0.1")
 
@@ -214,7 +222,7 @@ class Live:
         return self.lines.problem if self.lines is not None else None
 
 
-async def open_live(harness: AcpHarness, params: AttemptParams, key: str, agent: AcpAgentConfig,
+async def open_live(harness: AcpTurnOwner, params: AttemptParams, key: str, agent: AcpAgentConfig,
                     record: NativeSessionRecord | None,
                     recovery: NativeSessionRecovery[NativeSessionRecord]) -> Live:
     """The binding's live agent: reused, or spawned + initialized + session new/load.
@@ -234,10 +242,10 @@ async def open_live(harness: AcpHarness, params: AttemptParams, key: str, agent:
                               [dataclasses.asdict(s) for s in params.mcp_servers]],
                              default=str)
     native = record.get("nativeSessionId") if record else None
-    live = harness._processes.get(key)
+    live = harness.processes.get(key)
     if live is not None and (not live.child.alive or live.fingerprint != fingerprint
                              or live.conn is None or live.session_id != native):
-        await harness._processes.close(key)
+        await harness.processes.close(key)
         live = None
     if live is not None:
         return live
@@ -246,7 +254,7 @@ async def open_live(harness: AcpHarness, params: AttemptParams, key: str, agent:
     except OSError as exc:
         raise AcpHarnessError(f"could not start ACP agent {agent.name!r}: {exc}") from exc
     live = Live(agent, child, cwd, fingerprint)
-    harness._processes.put(key, live)
+    harness.processes.put(key, live)
     try:
         process = child.process
         assert process.stdin is not None and process.stdout is not None
@@ -293,7 +301,7 @@ async def open_live(harness: AcpHarness, params: AttemptParams, key: str, agent:
             live.session_id = str(created.session_id)
             live.fresh = True
     except BaseException:
-        await harness._processes.close(key)
+        await harness.processes.close(key)
         raise
     return live
 
@@ -342,7 +350,7 @@ class _Tool:
 class AcpTurn(NativeTurn):
     """One prompt on one binding."""
 
-    def __init__(self, harness: AcpHarness, params: AttemptParams, key: str,
+    def __init__(self, harness: AcpTurnOwner, params: AttemptParams, key: str,
                  agent: AcpAgentConfig, grace: float) -> None:
         super().__init__(params, harness_id=HARNESS_ID, details_in_message=False)
         self.h = harness
@@ -391,7 +399,7 @@ class AcpTurn(NativeTurn):
         try:
             stop_reason, error = await self.prompt(live)
         except BaseException:
-            self.h._processes.pop(self.key)
+            self.h.processes.pop(self.key)
             live.child.kill()
             raise
         finally:
@@ -399,7 +407,7 @@ class AcpTurn(NativeTurn):
         if live.child.alive and error is None:
             kill_stray_groups(live.child.pid, live.child.pgid)
         else:
-            await self.h._processes.close(self.key)
+            await self.h.processes.close(self.key)
         terminal = self.terminal(stop_reason, error)
         if live.session_id:
             new_record: NativeSessionRecord = {
