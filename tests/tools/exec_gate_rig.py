@@ -40,8 +40,14 @@ class ShimShell:
         for directory in (self.bin, self.cwd, root / "home"):
             directory.mkdir(parents=True, exist_ok=True)
         self.preamble = root / "preamble.sh"
-        self.preamble.write_text("enable -n " + " ".join(
-            "'['" if name == "[" else name for name in _DISABLED_BUILTINS) + "\n")
+        # a command bash cannot find is logged too (by an absolute printf: the builtin is
+        # disabled), so a gate that let an unknown program through is seen
+        printf = shutil.which("printf") or "/usr/bin/printf"
+        self.preamble.write_text(
+            "command_not_found_handle() { "
+            f"{printf} '%s\\037' \"$@\" $'\\036' >> \"$SHIM_LOG\"; return 127; }}\n"
+            "enable -n " + " ".join(
+                "'['" if name == "[" else name for name in _DISABLED_BUILTINS) + "\n")
         shim = ("#!/bin/sh\n"
                 "RS=$(printf '\\036')\n"
                 "printf '%s\\037' \"${0##*/}\" \"$@\" \"$RS\" >> \"$SHIM_LOG\"\n"

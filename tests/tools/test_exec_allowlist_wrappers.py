@@ -123,6 +123,8 @@ def test_commands_whose_every_program_is_allowed_run(command: str) -> None:
     ("env --frobnicate ls", "option --'frobnicate'"),
     ("nice --frobnicate ls", "option --'frobnicate'"),
     ("env '=x' ls", "a variable with no name"),
+    ("Nice ls", "'Nice' is 'nice' only where file names ignore case"),
+    ("SH -c ls", "only where file names ignore case"),
     # programs that run commands and are not seen through
     ("xargs grep foo", "xargs runs a command this policy does not see through"),
     ("ls | xargs rm", "xargs runs a command"),
@@ -416,6 +418,16 @@ def test_a_relative_program_after_cd_is_refused() -> None:
     reason = miss("cd /tmp && ./evil", ["cd", "/ws/**"])
     assert reason is not None and "after cd" in reason
     assert miss("./tool --help", ["/ws/**"]) is None
+
+
+@pytest.mark.parametrize("search_path", ["/usr/bin:.", "/usr/bin::/bin", "bin:/usr/bin", ""])
+def test_a_relative_path_entry_makes_bare_names_a_miss(search_path: str) -> None:
+    analysis = analyze_command("ls -la", cwd="/ws", which=BINS.get, search_path=search_path)
+    if search_path:
+        assert not analysis.ok and "make PATH absolute" in (analysis.reason or "")
+    else:  # no PATH at all: bash searches its default, absolute path
+        assert analysis.ok
+    assert analyze_command("./tool", cwd="/ws", which=BINS.get, search_path=search_path).ok
 
 
 def test_nesting_is_bounded() -> None:

@@ -17,13 +17,16 @@ allowlisted programs.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from exec_gate_rig import ShimShell
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
@@ -107,3 +110,54 @@ def test_an_allowed_case_starts_only_allowlisted_programs_in_bash(
     assert bool(started) == bool(analysis.segments), (command, started)
     for argv in started:
         assert argv[0] in case["allowlist"], f"{command!r} started {argv}"
+
+
+# --- variants the corpus does not list ----------------------------------------------------
+
+
+def _mutations(command: str) -> list[Callable[[int], str]]:
+    """Ways to rewrite `command` at a position: what an attacker tries next."""
+    def at(i: int) -> int:
+        return i % (len(command) + 1)
+
+    return [
+        lambda i: command[:at(i)] + "''" + command[at(i):],
+        lambda i: command[:at(i)] + '""' + command[at(i):],
+        lambda i: command[:at(i)] + "\\" + command[at(i):],
+        lambda i: command[:at(i)] + "'" + command[at(i):at(i) + 1] + "'" + command[at(i) + 1:],
+        lambda i: command[:at(i)] + '"' + command[at(i):at(i) + 1] + '"' + command[at(i) + 1:],
+        lambda i: command.replace(" ", "\t", 1 + i % 3),
+        lambda i: command[:at(i)] + "\\\n" + command[at(i):],
+        lambda i: command[:at(i)] + command[at(i):at(i) + 1] * 2 + command[at(i) + 1:],
+        lambda i: command[:at(i)] + command[at(i) + 1:],
+        lambda i: command[:at(i)] + command[at(i):at(i) + 1].swapcase() + command[at(i) + 1:],
+        lambda i: ("sh -c ", "bash -c ", "env ", "nice ", "timeout 5 ", "FOO=1 ",
+                   "echo a; ", "echo a | ", "echo a && ")[i % 9] + command,
+        lambda i: command + ("; ", " #", " && touch X", " | touch X", ";touch X")[i % 5],
+        lambda i: shlex.quote(command) if i % 2 else '"' + command.replace('"', '\\"') + '"',
+        lambda i: command.replace("touch", ("/usr/bin/touch", "tou\\ch", "t'ouch'", '"touch"',
+                                            "./touch", "TOUCH")[i % 6]),
+        lambda i: command[:at(i)] + (" ", ";", "|", "&", "#", "$", "`", "'", '"', "=", "*",
+                                     "{", "}", "(", ")", "\n", "~", "!")[i % 18]
+        + command[at(i):],
+    ]
+
+
+@settings(max_examples=600, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.sampled_from(ALLOWED_CASES), st.sampled_from(CASES)), st.lists(st.tuples(st.integers(0, 14), st.integers(0, 200)),
+                                        min_size=1, max_size=4))
+def test_variants_of_the_corpus_never_start_an_unallowed_program(
+        shims: ShimShell, case: dict[str, Any], edits: list[tuple[int, int]]) -> None:
+    command = case["command"]
+    for which, where in edits:
+        command = _mutations(command)[which](where)
+    allowlist = case["allowlist"]
+    analysis = analyze_command(command, cwd=str(shims.cwd), which=shims.which)
+    allowed = match_exec_allowlist(analysis, allowlist) is None
+    event("allowed" if allowed else "miss")
+    if not allowed or any("/" in entry for entry in allowlist):
+        return
+    assert shims.syntax_ok(command), f"bash -n rejects {command!r}, which the gate allowed"
+    for argv in shims.started(command):
+        assert argv[0] in allowlist, f"{command!r} was allowed and started {argv}"

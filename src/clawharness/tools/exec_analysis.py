@@ -92,6 +92,8 @@ class _Walk:
 
     cwd: str | None
     which: Callable[[str], str | None]
+    #: an empty or relative PATH entry, which makes every bare name a miss
+    relative_path: str | None = None
     found: list[CommandSegment] = field(default_factory=list)
     changed_dir: bool = False
 
@@ -164,6 +166,9 @@ class _Walk:
             return (f"the program {exe!r} has an '=' (an assignment where a command is "
                     "expected)")
         name = program_name(exe)
+        if "/" not in exe and self.relative_path is not None:
+            return (f"PATH has the relative entry {self.relative_path!r}, so {exe!r} could "
+                    "name a file in the directory the command runs in; make PATH absolute")
         if name in CHANGES_DIRECTORY:
             self.changed_dir = True
         elif "/" in exe and not os.path.isabs(os.path.expanduser(exe)) and self.changed_dir:
@@ -176,6 +181,11 @@ class _Walk:
         carried = rule(Invocation(argv, piped)) if rule is not None else PLAIN
         if carried.refusal is not None:
             return carried.refusal
+        if not carried.judge_self and exe.rsplit("/", 1)[-1] != name:
+            # a wrapper or shell seen through must be that program: `Nice` is `nice` only
+            # on a file system that ignores case, and elsewhere some other program
+            return (f"the program {exe!r} is {name!r} only where file names ignore case; "
+                    f"write {name!r}")
         if not carried.expansions_ok:
             own = words[1 : carried.command_at]
             expanding = next((w for w in own if w.glob or w.brace), None)
@@ -203,11 +213,26 @@ class _Walk:
         return None
 
 
+def relative_path_entry(search_path: str) -> str | None:
+    """An entry of a PATH value that is empty or relative (so a bare program name could
+    mean a file in whatever directory the command runs in), or None."""
+    for entry in search_path.split(os.pathsep):
+        if not os.path.isabs(entry):
+            return entry
+    return None
+
+
 def analyze_command(
-    command: str, *, cwd: str | None = None, which: Callable[[str], str | None] = shutil.which
+    command: str, *, cwd: str | None = None, which: Callable[[str], str | None] = shutil.which,
+    search_path: str | None = None,
 ) -> CommandAnalysis:
-    """Every program `command` would run (wrappers seen through), or why it is refused."""
-    walk = _Walk(cwd, which)
+    """Every program `command` would run (wrappers seen through), or why it is refused.
+
+    `search_path` is the PATH the command runs with (this process's by default): with an
+    empty or relative entry, a bare name is a miss, since it may name a file the model
+    wrote into the working directory."""
+    path_value = os.environ.get("PATH", "") if search_path is None else search_path
+    walk = _Walk(cwd, which, relative_path_entry(path_value) if path_value else None)
     problem = walk.script(command, 0, (), piped=False)
     if problem is not None:
         return CommandAnalysis(False, reason=problem)
