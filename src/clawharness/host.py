@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
+from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
     ClawHarnessError,
@@ -35,6 +36,7 @@ from clawharness.observability.processes import live_native_processes
 from clawharness.observability.spans import continued_trace
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.runtime import PluginRuntime
+from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -93,6 +95,8 @@ class Host:
         self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
+        #: the registration of this host's secret values with the redactor (`start`)
+        self._secrets: int | None = None
         self._mcp: McpManager | None = None
         self._given_telemetry = telemetry
         self._serving = serving
@@ -119,6 +123,10 @@ class Host:
         return self._store_url
 
     async def start(self) -> Host:
+        if self._secrets is None:
+            # masked wherever they would leave the host, logs and traces included
+            self._secrets = register_known_secrets(held_secret_values(self.loaded.raw,
+                                                                      self.env))
         if self._store is None:
             self._start_telemetry()
             if "://" not in self._store_url:
@@ -184,6 +192,9 @@ class Host:
             self._holds_gc = False
         self.telemetry.shutdown()
         self.telemetry = Telemetry.off()
+        if self._secrets is not None:
+            unregister_known_secrets(self._secrets)
+            self._secrets = None
 
     def _start_telemetry(self) -> None:
         given, self._given_telemetry = self._given_telemetry, None

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, ApprovalRequest
 from clawharness.harness.types import AgentEvent
+from clawharness.redaction.outbound import redact_secrets_in
 from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
 __all__ = ["TimelineEvent", "ToolCallRecord", "TurnRecord", "TurnRecordKeeper", "TurnRecorder"]
@@ -315,6 +316,18 @@ def _candidate(candidate: Any) -> dict[str, Any]:
             "priority": raw.get("priority"), "reason": raw.get("reason")}
 
 
+#: who and what the record is about: identities, never secrets (and `session_key` would
+#: read as a secret-named field)
+_IDENTITY: Final = frozenset({"run_id", "session_key", "session_id", "agent_id"})
+
+
+def _redacted(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as stored: every other string passes the secret redaction (tool
+    arguments, failure messages, approval reasons, timeline data)."""
+    rest = redact_secrets_in({k: v for k, v in record.items() if k not in _IDENTITY})
+    return {**{k: v for k, v in record.items() if k in _IDENTITY}, **rest}
+
+
 class TurnRecordKeeper:
     """Writes finished turns' records to the store in batches, off the turns' path.
 
@@ -354,7 +367,7 @@ class TurnRecordKeeper:
         try:
             await self._store.put_turn_records([
                 StoredTurnRecord(r.run_id, r.session_key, r.session_id, r.started_at,
-                                 r.to_json()) for r in batch])
+                                 _redacted(r.to_json())) for r in batch])
         except Exception as exc:
             log.warning("%d turn record(s) could not be stored: %s", len(batch), exc)
 

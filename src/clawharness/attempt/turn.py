@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -50,11 +51,17 @@ from clawharness.observability.spans import (
 )
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
+from clawharness.redaction.outbound import (
+    redact_secrets,
+    redact_secrets_in,
+    redact_transcript_message,
+)
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
 from clawharness.store import SessionLease, SessionRecord, Store
 from clawharness.tools.outcomes import ToolOutcomeLedger
+from clawharness.tools.redacting import redacting_tool
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
@@ -201,6 +208,10 @@ def _user_input_requester(channel: UserInputChannel | None, run_id: str,
         return delivery.answers.to_wire()
 
     return request
+
+
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact_secrets(text)
 
 
 def _final_text(result: AttemptResult) -> str:
@@ -449,8 +460,12 @@ class TurnRunner:
         if index and history and history[-1].get("role") == "user" and (
                 history[-1].get("content") == [{"type": "text", "text": message}]):
             history = history[:-1]  # this turn's prompt, mirrored by the failed candidate
+        # a native runtime's own tools' results are masked here; the host's own tools'
+        # were masked where they were made (`redacting_tool`)
         mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
-                                  attempt=index, after=after, fence=fence)
+                                  attempt=index, after=after, fence=fence,
+                                  scrub=partial(redact_transcript_message,
+                                                tool_results=not decision.builtin))
         workspace = self._workspace(agent_id)
         tools = await self._tools(agent_id, decision)
         capabilities = HostCapabilities(
@@ -544,9 +559,10 @@ class TurnRunner:
         the agent's policy allows (native runtimes get the servers projected instead)."""
         plugins = self._context.plugins
         tools = plugins.tool_specs(agent_id)
-        if not decision.builtin or self._context.mcp is None:
-            return tools
-        return tools + await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+        if decision.builtin and self._context.mcp is not None:
+            tools += await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+        # what a tool prints or a server returns is masked before any runtime sees it
+        return tuple(redacting_tool(t) for t in tools)
 
     def _tool_spellings(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
         """Tool policy names of the MCP tools known to this host, offered or left out."""
@@ -597,7 +613,8 @@ class TurnRunner:
         silent = plugins.is_silent(text)
         tool_calls = tuple(
             {"name": m.get("toolName"), "ok": not m.get("isError"),
-             **({"error": m["error"]} if m.get("isError") and m.get("error") else {})}
+             **({"error": redact_secrets(str(m["error"]))}
+                if m.get("isError") and m.get("error") else {})}
             for m in result.tool_metas
         )
         run_id = attempt.params.run_id
@@ -627,11 +644,13 @@ class TurnRunner:
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
             tool_calls=tool_calls, usage=result.attempt_usage,
-            error=failure.message if failure else result.terminal.error,
+            # what every front shows of a failure: a provider echoing its key is masked
+            error=_redacted(failure.message if failure else result.terminal.error),
             payloads=() if silent or not text else ({"text": text},),
             duration_ms=(time.perf_counter() - started) * 1000,
             warnings=tuple(result.warnings), extra=extra,
-            error_details=failure.details if failure else None, pinned_harness_id=pinned,
+            error_details=redact_secrets_in(failure.details) if failure else None,
+            pinned_harness_id=pinned,
         )
         if recorder is not None:
             self._records.keep(recorder.build(turn, agent_id=agent_id, silent=silent,

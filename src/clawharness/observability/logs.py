@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, TextIO
 
 from opentelemetry import trace
 
-from clawharness.redaction import redact_tool_payload_text
+from clawharness.redaction.outbound import redact_secrets, redact_secrets_in
 
 __all__ = ["LogFormat", "configure_logging", "json_log_formatter", "text_log_formatter"]
 
@@ -32,7 +32,7 @@ _TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 class _Redacting(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return redact_tool_payload_text(self.render(record))
+        return redact_secrets(self.render(record))
 
     def render(self, record: logging.LogRecord) -> str:
         return super().format(record)
@@ -44,17 +44,18 @@ class _JsonFormatter(_Redacting):
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            # redacted before JSON escapes them: `\nDB_PASSWORD=...` no longer starts a word
+            "message": redact_secrets(record.getMessage()),
         }
         context = trace.get_current_span().get_span_context()
         if context.is_valid:
             line["trace_id"] = format(context.trace_id, "032x")
             line["span_id"] = format(context.span_id, "016x")
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = redact_secrets(self.formatException(record.exc_info))
         extra = {k: v for k, v in vars(record).items() if k not in _STANDARD}
         if extra:
-            line["extra"] = extra
+            line["extra"] = redact_secrets_in(json.loads(json.dumps(extra, default=str)))
         return json.dumps(line, default=str, ensure_ascii=False)
 
 

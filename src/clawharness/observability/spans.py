@@ -16,6 +16,7 @@ its transcript. Prompts, replies and tool payloads go on spans only with
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import TracebackType
@@ -103,8 +104,14 @@ class _CurrentSpan(AbstractContextManager[Span]):
         span = self._span
         try:
             if isinstance(exc, Exception):
-                span.record_exception(exc)
-                span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+                # the SDK's own attributes hold the raw message and stack: a secret in an
+                # exception (a provider echoing its key) is masked like everything else
+                stack = "".join(traceback.format_exception(type(exc), exc, tb))
+                span.record_exception(exc, attributes={
+                    "exception.message": _redact(str(exc)),
+                    "exception.stacktrace": _redact(stack)})
+                span.set_status(Status(StatusCode.ERROR,
+                                       _redact(f"{type(exc).__name__}: {exc}")))
             span.end()
         finally:
             otel_context.detach(cast(Any, self._token))
@@ -276,15 +283,21 @@ def content_attribute(span: Span, key: str, value: Any) -> None:
     """Put prompt/reply/tool content on `span`, redacted, only with captureContent on."""
     if not span.is_recording() or not current_telemetry().capture_content:
         return
-    text = value if isinstance(value, str) else json.dumps(value, default=str,
-                                                          ensure_ascii=False)
-    span.set_attribute(key, _redact(text)[:_CONTENT_LIMIT])
+    if isinstance(value, str):
+        text = _redact(value)
+    else:
+        # each string redacted before JSON escapes it (`\nDB_PASSWORD=` starts no word)
+        from clawharness.redaction.outbound import redact_secrets_in
+
+        text = _redact(json.dumps(redact_secrets_in(json.loads(json.dumps(value, default=str))),
+                                  ensure_ascii=False))
+    span.set_attribute(key, text[:_CONTENT_LIMIT])
 
 
 def _redact(text: str) -> str:
-    from clawharness.redaction import redact_tool_payload_text
+    from clawharness.redaction.outbound import redact_secrets
 
-    return redact_tool_payload_text(text)
+    return redact_secrets(text)
 
 
 def capture_trace_context() -> Callable[[], AbstractContextManager[object]]:

@@ -26,6 +26,7 @@ from clawharness.errors import (
     ProviderTimeoutError,
 )
 from clawharness.limits import MAX_TOOL_ARGUMENTS_CHARS, loads_bounded
+from clawharness.redaction.outbound import redact_secrets
 
 __all__ = [
     "STREAM_CUT_MESSAGE",
@@ -197,7 +198,12 @@ _SERVER_TYPES = frozenset({"overloaded_error", "api_error", "server_error", "int
 def error_for_status(
     status: int | None, message: str, *, error_type: str | None = None
 ) -> ProviderError:
-    """The `ProviderError` subclass for an HTTP status (or a streamed error's type)."""
+    """The `ProviderError` subclass for an HTTP status (or a streamed error's type).
+
+    The server's message is redacted first: a server that echoes the key it was sent
+    (`Incorrect API key provided: sk-...`) must not put it in every place a failure is
+    shown (`clawharness.redaction.outbound`)."""
+    message = redact_secrets(message)
     detail = f"HTTP {status}: {message}" if status else message
     kind = (error_type or "").lower()
     # llama.cpp's server says "request (N tokens) exceeds the available context size",

@@ -16,6 +16,7 @@ from typing import Final
 
 from clawharness._utf16 import utf16_len
 from clawharness.redaction._classes import BLANK, invisible_members
+from clawharness.redaction._literals import required_literal
 from clawharness.redaction._matching import find_matches
 from clawharness.redaction.auth_headers import redact_structured_auth_headers
 from clawharness.redaction.forms import (
@@ -67,6 +68,8 @@ class SecretPattern:
     spec: SecretPatternSpec
     regex: re.Pattern[str] | None = None
     scanner: Callable[[str], Iterator[RedactMatch]] | None = None
+    #: lower-cased text every match starts with (`_literals`), None when there is none
+    literal: str | None = None
 
     @property
     def name(self) -> str:
@@ -77,7 +80,10 @@ def _compile(spec: SecretPatternSpec) -> SecretPattern:
     if spec.pattern is None:
         return SecretPattern(spec, scanner=_SCANNERS[spec.name])
     flags = re.ASCII | (re.IGNORECASE if spec.ignore_case else 0)
-    return SecretPattern(spec, regex=re.compile(spec.pattern, flags))
+    literal = required_literal(spec.pattern)
+    return SecretPattern(spec, regex=re.compile(spec.pattern, flags),
+                         literal=None if literal is None else (
+                             literal.lower() if spec.ignore_case else literal))
 
 
 @cache
@@ -215,7 +221,19 @@ def redact_text(text: str, patterns: Sequence[SecretPattern]) -> str:
     """Run the full redaction pipeline over `text` with the given patterns."""
     result = redact_structured_auth_headers(text, "***")
     result = redact_form_body(redact_assignments(result, "url"))
+    # masking never creates a literal that was not there (it only cuts text out), so the
+    # literals are looked for once, in the text as it came
+    lowered: str | None = None
     for pattern in patterns:
+        literal = pattern.literal
+        if literal is not None:
+            if pattern.spec.ignore_case:
+                if lowered is None:
+                    lowered = result.lower()
+                if literal not in lowered:
+                    continue
+            elif literal not in result:
+                continue
         result = _apply_pattern(result, pattern)
     return result
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from clawharness.observability.spans import store_append_span
@@ -63,8 +63,12 @@ class TranscriptMirror:
 
     def __init__(self, store: TranscriptStore, session_key: str, session_id: str, run_id: str,
                  *, attempt: int = 0, after: Awaitable[Any] | None = None,
-                 fence: SessionLease | None = None) -> None:
+                 fence: SessionLease | None = None,
+                 scrub: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        """`scrub`: what every message passes before it is stored (the host's secret
+        redaction, `clawharness.redaction.outbound.redact_transcript_message`)."""
         self._store = store
+        self._scrub = scrub
         #: the session writer lease every append is made under (the store refuses the
         #: append once another writer took the session over)
         self._fence = fence
@@ -151,6 +155,8 @@ class TranscriptMirror:
             key = (meta or {}).get("idempotencyKey") or self._default_key(message)
             self._count += 1
             clean = {k: v for k, v in message.items() if k != "__meta"}
+            if self._scrub is not None:
+                clean = self._scrub(clean)
             entries.append(NewEntry(
                 role=str(clean.get("role", "unknown")),
                 content=clean,

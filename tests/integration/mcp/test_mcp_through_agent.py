@@ -116,6 +116,41 @@ def test_a_deny_written_with_the_configured_server_name_holds(tmp_path: Path) ->
     assert not target.exists()
 
 
+@needs_filesystem
+def test_secrets_in_an_mcp_result_reach_neither_the_model_nor_the_transcript(
+        tmp_path: Path) -> None:
+    # issue 31: a server's result went to the model and the transcript as it came
+    from clawharness.testing import ScriptedModelServer
+
+    root = tmp_path / "files"
+    root.mkdir()
+    secrets = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "hunter2-correct-horse",
+               "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"]
+    (root / ".env").write_text(f"GITHUB_TOKEN={secrets[0]}\nDB_PASSWORD={secrets[1]}\n"
+                               f"OPENAI_API_KEY={secrets[2]}\nvisible-marker\n")
+    server = ScriptedModelServer({"responses": [
+        {"tool_calls": [{"name": "files__read_text_file",
+                         "arguments": {"path": str(root / ".env")}}]},
+        {"text": "read it"}]})
+    with server.run_in_thread():
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps({
+            "models": {"providers": {"local": {"baseUrl": server.base_url_openai,
+                                               "api": "openai-responses", "apiKey": "k",
+                                               "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "local/m", "workspace": str(tmp_path / "ws")}},
+            "store": {"url": str(tmp_path / "state.db")},
+            "mcp": {"servers": {"files": {"command": str(FILESYSTEM), "args": [str(root)]}}}}))
+        out = invoke("agent", "--config", str(config), "--session", "s", "--json",
+                     "-m", "read the env file")
+        assert out.exit_code == 0, out.output
+        sent = json.dumps([r.to_json()["body"] for r in server.requests])
+    stored = json.dumps(_tool_results(config, "s"))
+    for place, text in (("model request", sent), ("transcript", stored)):
+        assert "visible-marker" in text, place
+        assert [s for s in secrets if s in text] == [], place
+
+
 @needs_everything
 async def test_a_killed_server_is_restarted_and_the_next_call_works(tmp_path: Path) -> None:
     import asyncio

@@ -131,3 +131,29 @@ async def test_exec_never_hands_credentials_to_the_command(tmp_path, monkeypatch
     text = str(outcome)
     assert "sk-should-not-leak" not in text and "tok-should-not-leak" not in text
     assert "HARMLESS_SETTING=visible" in text
+
+
+async def test_exec_drops_secrets_by_the_shape_of_their_value_too(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # issue 31: only the name was judged, so these reached every command
+    dropped = {
+        "DATABASE_URL": "postgres://app:hunter2-pass@db.example.com/app",
+        "REDIS_URL": "rediss://default:r3dis-pass@cache.example.com:6380",
+        "GH_PAT": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "MYSQL_PWD": "pw123",
+        "SENTRY_DSN": "https://abc123def456@o1.ingest.sentry.io/1",
+        "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abcd1234efgh5678",
+        "GIT_REMOTE": "https://x-access:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r",
+        "DEPLOY_HOOK": "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX",
+        "UPSTREAM": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEF",
+        "HTTP_AUTHORIZATION": "Basic dXNlcjpwYXNz",
+    }
+    kept = {"PUBLIC_DATABASE_URL": "postgres://db.example.com/app", "LANG": "C.UTF-8",
+            "GIT_AUTHOR_NAME": "Ada", "HOME_PAGE_URL": "https://example.com/docs"}
+    for name, value in {**dropped, **kept}.items():
+        monkeypatch.setenv(name, value)
+    outcome = await run_command("env", cwd=str(tmp_path), timeout_sec=10,
+                                max_output_chars=100_000)
+    seen = dict(line.split("=", 1) for line in outcome.output.splitlines() if "=" in line)
+    assert {name for name in dropped if name in seen} == set()
+    assert {name: seen.get(name) for name in kept} == kept
+    assert "PWD" in seen  # the shell's own working directory is no secret

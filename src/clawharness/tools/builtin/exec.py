@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import shutil
 import signal
 import time
@@ -28,6 +27,7 @@ from typing import Any
 
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.harness.workspace import display_path, resolve_workspace_path
+from clawharness.redaction.env import is_secret_variable
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
 from clawharness.tools.sandbox.runner import AgentSandbox, Launch, PreparedExec
 
@@ -114,15 +114,13 @@ class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.exited.set()
 
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
-
-
 def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a model-run command gets: the host's, minus anything that looks
-    like a credential (provider keys must never reach a command the model chose, and from
-    its output the transcript)."""
+    like a credential by its name or its value (`clawharness.redaction.env`: provider
+    keys, `DATABASE_URL` with a password, `*_PAT`, OTLP headers must never reach a command
+    the model chose, and from its output the transcript)."""
     source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if not _SECRET_NAME.search(k)}
+    return {k: v for k, v in source.items() if not is_secret_variable(k, v)}
 
 
 async def run_command(

@@ -1,0 +1,102 @@
+"""The last redaction before anything leaves the host: tool output headed for the model
+and the transcript, failure messages, inspector records, log lines and span attributes.
+
+`redact_secrets(text)` masks the values the host knows (`known`) and then every secret
+shape the redactor has (`patterns`, the tool-payload policy: vendor keys such as `sk-`,
+`sk-proj-`, `sk-ant-`, `ghp_`, `github_pat_`, `xox?-`, AWS key ids and secret keys, PEM
+blocks, JWTs, `token: "..."`, `KEY=value` under a secret-looking name, passwords in URLs,
+bearer tokens). Unlike `redact_model_visible_tool_payload_text`, which the original uses
+for tool output and which leaves `KEY=value` assignments alone as too common, this masks
+them too: a secret printed by a command must never reach a model or a transcript, and an
+assignment under a secret-looking name is masked at the cost of the odd false positive.
+
+`redact_secrets_in(value)` does the same for every string of a JSON value (and masks a
+string under a secret-named field, `apiKey`, `DB_PASSWORD`, whatever it looks like);
+`redact_tool_result(result)` for a tool's result (`content` blocks and `details`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from clawharness.redaction.fields import (
+    is_sensitive_field_key,
+    redact_sensitive_field_value,
+    redact_tool_payload_text,
+)
+from clawharness.redaction.known import mask_known_secrets
+
+__all__ = ["redact_secrets", "redact_secrets_in", "redact_tool_result",
+           "redact_transcript_message"]
+
+#: deeper than this a value is cut, not walked (tool results are far shallower)
+_MAX_DEPTH: Final = 64
+
+
+def redact_secrets(text: str) -> str:
+    """Known values, then every secret shape, masked (see the module docstring)."""
+    if not text:
+        return text
+    return redact_tool_payload_text(mask_known_secrets(text))
+
+
+def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
+    """A copy of a JSON-like value with every string redacted as `redact_secrets` does,
+    and strings under secret-named keys masked whatever they look like."""
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if _depth >= _MAX_DEPTH:
+        return "[too deep]"
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if isinstance(item, str) and isinstance(key, str) and is_sensitive_field_key(key):
+                out[key] = redact_sensitive_field_value(key, mask_known_secrets(item))
+            else:
+                out[key] = redact_secrets_in(item, _depth=_depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact_secrets_in(item, _depth=_depth + 1) for item in value]
+    return value
+
+
+def _redact_block(block: Any) -> Any:
+    if not isinstance(block, Mapping):
+        return redact_secrets_in(block)
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return {**block, "text": redact_secrets(text)} if isinstance(text, str) else dict(block)
+    if kind == "image":  # base64 data has no secrets to find and is large
+        return dict(block)
+    return redact_secrets_in(block)
+
+
+def redact_tool_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool result (`{"content": [...], "details": ..., "isError": ...}`) redacted."""
+    out = dict(result)
+    content = result.get("content")
+    if isinstance(content, str):
+        out["content"] = redact_secrets(content)
+    elif isinstance(content, list):
+        out["content"] = [_redact_block(block) for block in content]
+    elif content is not None:
+        out["content"] = redact_secrets_in(content)
+    if "details" in result:
+        out["details"] = redact_secrets_in(result["details"])
+    return out
+
+
+def redact_transcript_message(message: Mapping[str, Any], *,
+                              tool_results: bool = True) -> dict[str, Any]:
+    """A transcript message as it may be stored: a failure's text (`errorMessage`,
+    `error`) redacted on any message, and a tool result's content and details when
+    `tool_results` (False where the host's own tools made them, already redacted)."""
+    out = dict(message)
+    for key in ("errorMessage", "error"):
+        if isinstance(out.get(key), str):
+            out[key] = redact_secrets(out[key])
+    if tool_results and out.get("role") == "toolResult":
+        out = redact_tool_result(out)
+    return out
