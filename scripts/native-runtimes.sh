@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CODEX_VERSION=0.169.0
 # a progress line per step: Codex, Claude Code, its ACP adapter, the ACP sdist, two MCP
-# servers and the MCP Inspector (one more `install` or sdist below: count it here)
-STEPS=7
+# servers, the MCP Inspector and OpenClaw's own CLI (one more `install` or sdist below:
+# count it here)
+STEPS=8
 STEP=0
 step() {  # what: one progress line, "[n/STEPS] what"
   STEP=$((STEP + 1))
@@ -54,3 +55,28 @@ MCP_INSPECTOR_VERSION=2.12.0
 install .cache/mcp-everything "@modelcontextprotocol/server-everything@$MCP_SERVER_EVERYTHING_VERSION" node_modules/@modelcontextprotocol/server-everything/package.json
 install .cache/mcp-filesystem "@modelcontextprotocol/server-filesystem@$MCP_SERVER_FILESYSTEM_VERSION" node_modules/@modelcontextprotocol/server-filesystem/package.json
 install .cache/mcp-inspector "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" node_modules/@modelcontextprotocol/inspector/package.json
+# OpenClaw's own CLI on the Node it needs (the gateway tests drive its clients;
+# bench/startup.py, bench/gateway.py and bench/http_api.py measure beside it). Node 24
+# comes as the `node` npm package, whose preinstall fetches the binary: --ignore-scripts
+# keeps openclaw's own scripts from running, so that one is run by hand.
+OPENCLAW_VERSION=2026.9.6
+OPENCLAW_NODE_VERSION=24.21.0
+openclaw_spec="openclaw@$OPENCLAW_VERSION node@$OPENCLAW_NODE_VERSION"
+openclaw_dir=.cache/openclaw
+installed_version() {  # package: its version under .cache/openclaw, else nothing
+  sed -n 's/^  "version": "\(.*\)",$/\1/p' "$openclaw_dir/node_modules/$1/package.json" 2>/dev/null
+}
+if [ -x "$openclaw_dir/node_modules/node/bin/node" ] \
+    && [ "$(installed_version openclaw)" = "$OPENCLAW_VERSION" ] \
+    && [ "$(installed_version node)" = "$OPENCLAW_NODE_VERSION" ]; then
+  step "$openclaw_spec: present"
+else
+  step "$openclaw_spec: installing into $openclaw_dir"
+  started=$SECONDS
+  mkdir -p "$openclaw_dir"
+  npm install --prefix "$openclaw_dir" "openclaw@$OPENCLAW_VERSION" "node@$OPENCLAW_NODE_VERSION" \
+    --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+  (cd "$openclaw_dir/node_modules/node" && node installArchSpecificPackage.js >/dev/null)
+  echo "$openclaw_spec" > "$openclaw_dir/.pinned"
+  printf '      done in %ds\n' $((SECONDS - started))
+fi
