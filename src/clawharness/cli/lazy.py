@@ -11,24 +11,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from clawharness.cli.commands import LazyCommand
+
 __all__ = ["LazyCommand", "LazyCommandGroup", "load_commands"]
-
-
-@dataclass(frozen=True, slots=True)
-class LazyCommand:
-    """A command (or command group) of the root, not imported yet."""
-
-    name: str
-    #: the module whose `register(app: typer.Typer)` adds this command (it may add others)
-    module: str
-    #: what the root's help lists beside the name: the first paragraph of its help
-    summary: str
 
 
 class _NotLoaded(TyperCommand):

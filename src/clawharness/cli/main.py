@@ -16,55 +16,12 @@ from typing import Annotated
 
 import typer
 
+from clawharness.cli.commands import COMMANDS, ROOT_HELP
 from clawharness.cli.help_labels import flags_take_no_type_label
-from clawharness.cli.lazy import LazyCommand, LazyCommandGroup
+from clawharness.cli.lazy import LazyCommandGroup
 from clawharness.cli.version import version_text
 
 __all__ = ["COMMANDS", "app", "main", "version_text"]
-
-
-#: the root's commands in the order its help lists them (commands, then groups), each
-#: imported from its module only when used (`clawharness.cli.lazy`); a module's
-#: `register(app)` defines the commands it is named for
-COMMANDS = (
-    LazyCommand("agent", "clawharness.cli.agent_cmd",
-                "Run one agent turn. Continuing the same --session continues the conversation."),
-    LazyCommand("status", "clawharness.cli.status_cmd",
-                "Show which runtime each agent/model (and session) would run on, and why."),
-    LazyCommand("doctor", "clawharness.cli.doctor_cmd",
-                "Report legacy refs, ignored whole-agent runtimes, unknown runtimes, plugins "
-                "that\nfailed to load; --fix repairs what is safe."),
-    LazyCommand("model-server", "clawharness.cli.model_server_cmd",
-                "Serve scripted OpenAI (Responses, Chat Completions) and Anthropic Messages "
-                "answers\non loopback, offline, until Ctrl-C or SIGTERM."),
-    LazyCommand("serve", "clawharness.cli.serve_cmd",
-                "Serve the gateway protocol so `openclaw agent`, `openclaw tui` ... can drive "
-                "turns."),
-    LazyCommand("demo", "clawharness.cli.demo_cmd",
-                "Run a short offline agent session end to end and show its transcript."),
-    LazyCommand("chat", "clawharness.cli.chat_cmd",
-                "Chat with the agent in the terminal: streamed replies, tools, approvals, "
-                "/commands."),
-    LazyCommand("init", "clawharness.cli.init_cmd",
-                "Write a starter config: a real provider (key read from the environment) or "
-                "offline."),
-    LazyCommand("worker", "clawharness.cli.worker_cmd",
-                "Run turns for the cluster until SIGTERM or Ctrl-C. Needs the PostgreSQL store."),
-    LazyCommand("config", "clawharness.cli.config_cmd",
-                "Inspect, check and edit the config file."),
-    LazyCommand("sessions", "clawharness.cli.sessions_cmd",
-                "List, show, reset and delete sessions."),
-    LazyCommand("transcript", "clawharness.cli.sessions_cmd", "Search transcripts."),
-    LazyCommand("models", "clawharness.cli.models_cmd", "List the configured models."),
-    LazyCommand("conformance", "clawharness.cli.conformance_cmd",
-                "Run recorded conformance vectors."),
-    LazyCommand("mcp", "clawharness.cli.mcp_cmd",
-                "The configured MCP servers: list, show, probe, tools, serve."),
-    LazyCommand("cluster", "clawharness.cli.cluster_cmd",
-                "The Temporal cluster this host submits turns to."),
-    LazyCommand("sandbox", "clawharness.cli.sandbox_cmd",
-                "Where exec runs: the OS sandbox of each agent."),
-)
 
 
 class RootGroup(LazyCommandGroup):
@@ -75,7 +32,7 @@ flags_take_no_type_label()
 
 app = typer.Typer(
     name="clawharness",
-    help="An agent-harness host: sessions, transcripts, tool policy and native agent runtimes.",
+    help=ROOT_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
