@@ -3,10 +3,10 @@ compaction and steering tests: `make_real_host(**config)` takes any config overr
 
 The config names two providers: `local`, the real model (through the recording front, with
 `contextWindow` from the server), the agents' default; and `scripted`, a scripted model
-that plays the turn a tool-call test starts from. A 135M model calls a tool reliably only
-when the history already shows one call, so `seed_tool_history` runs that first turn on
-the scripted model (the host runs the real `ls` tool on the workspace, and the transcript
-holds the call and its result as after any turn); the real model's turns come after it.
+that plays the turn a tool-call test starts from (`clawharness.testing.real_model.session`:
+a 135M model calls a tool reliably only when the history already shows one call).
+`seed_tool_history` runs that turn: the host runs the real `ls` on the workspace, and the
+transcript holds the call and its result as after any turn.
 """
 
 from __future__ import annotations
@@ -22,19 +22,15 @@ from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.host import Host
 from clawharness.testing import ScriptedModelServer
 from clawharness.testing.real_model import RealModelServer
+from clawharness.testing.real_model.session import (
+    SEED_REQUEST,
+    SEED_SCRIPT,
+    WORKSPACE_FILES,
+    scripted_provider,
+)
 
-#: the workspace every rig starts with
-WORKSPACE_FILES = {"notes.txt": "buy milk\n", "todo.txt": "call the plumber\n"}
-#: the first turn of a tool-call session: its request, and the call the scripted model makes
-SEED_REQUEST = "Use the ls tool to list the workspace."
-SEED_ANSWER = "The workspace has notes.txt and todo.txt."
 #: the step limit for real turns: a model that calls tools forever still ends
 MAX_STEPS = 4
-
-SEED_SCRIPT: dict[str, Any] = {"responses": [
-    {"match": "ls tool", "repeat": True, "tool_calls": [{"name": "ls", "arguments": {}}]},
-    {"match": "todo.txt", "repeat": True, "text": SEED_ANSWER},
-]}
 
 
 @dataclass
@@ -77,9 +73,7 @@ def real_host_factory(model: RealModelServer, tmp_path: Path) -> RealHostFactory
             config: dict[str, Any] = {
                 "models": {"providers": {
                     "local": model.provider_config(),
-                    "scripted": {"baseUrl": scripted.base_url_openai,
-                                 "api": "openai-completions", "apiKey": "offline",
-                                 "models": [{"id": "m"}]},
+                    "scripted": scripted_provider(scripted.base_url_openai),
                 }},
                 "agents": {"defaults": {"model": f"local/{model.model_id}",
                                         "workspace": str(workspace)}},

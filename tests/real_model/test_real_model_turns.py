@@ -12,12 +12,19 @@ import json
 from typing import Any
 
 import pytest
-from real_rig import SEED_ANSWER, SEED_REQUEST, WORKSPACE_FILES, RealHostFactory, RealRig
+from real_rig import RealHostFactory, RealRig
+
+from clawharness.testing.real_model.session import (
+    READ_REQUEST,
+    SEED_ANSWER,
+    SEED_REQUEST,
+    TOOLS_POLICY,
+    WORKSPACE_FILES,
+)
 
 pytestmark = pytest.mark.real_model
 
 NO_TOOLS = {"deny": ["*"]}
-READ_AND_LS = {"allow": ["read", "ls"]}
 
 
 def _entries_by_role(entries: list[Any]) -> dict[str, list[Any]]:
@@ -79,9 +86,9 @@ async def test_a_streamed_reply_reaches_the_caller_piece_by_piece(
 async def test_the_model_calls_a_host_tool_and_gets_its_result(
         make_real_host: RealHostFactory) -> None:
     key = "agent:main:tools"
-    async with make_real_host(tools=READ_AND_LS) as rig:
+    async with make_real_host(tools=TOOLS_POLICY) as rig:
         await rig.seed_tool_history(key)
-        result = await rig.turn(key, "Use the read tool to read todo.txt.")
+        result = await rig.turn(key, READ_REQUEST)
 
         assert result.terminal == "ok", result.error
         assert [(c["name"], c["ok"]) for c in result.tool_calls] == [("read", True)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -111,19 +112,32 @@ def register(app: typer.Typer) -> None:
     @app.command("demo")
     def demo(state_dir: Annotated[Path | None, typer.Option(
             help="Keep the demo's config, store and workspace here (default: a temporary "
-                 "directory, removed on exit).")] = None) -> None:
+                 "directory, removed on exit).")] = None,
+             real_model: Annotated[bool, typer.Option(
+                 "--real-model", help="Run real turns against a real model on the CPU, "
+                 "offline (SmolLM2-135M on llama.cpp; installed on first use, about 130 MB "
+                 "to download; docs/real-model.md).")] = False) -> None:
         """Run a short offline agent session end to end and show its transcript."""
         async def go() -> list[Any]:
+            runner: Callable[[Path], Awaitable[list[Any]]] = run_demo
+            if real_model:
+                from clawharness.cli.demo_real import run_real_demo
+                runner = run_real_demo
             if state_dir is not None:
                 state_dir.mkdir(parents=True, exist_ok=True)
-                return await run_demo(state_dir)
+                return await runner(state_dir)
             with tempfile.TemporaryDirectory(prefix="clawharness-demo-") as tmp:
-                return await run_demo(Path(tmp))
+                return await runner(Path(tmp))
         results = run_async(go, as_json=False)
         if any(r.terminal != "ok" for r in results):
             console.print("[red]demo turn failed[/]")
             raise typer.Exit(1)
         console.print("[green]demo complete[/]")
+        if real_model:
+            if state_dir is not None:
+                console.print(f"Its config, store and workspace are kept in {state_dir}/.",
+                              highlight=False, soft_wrap=True)
+            return
         if state_dir is not None:
             console.print(_kept_state_hint(state_dir), highlight=False, soft_wrap=True)
         else:
