@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 from real_rig import RealHostFactory, RealRig
 
+from clawharness.models.routes import resolve_route
+from clawharness.names.model_refs import parse_model_ref
+from clawharness.testing.real_model import CONTEXT_WINDOW
 from clawharness.testing.real_model.session import (
     READ_REQUEST,
     SEED_ANSWER,
@@ -135,3 +138,11 @@ async def test_a_prompt_over_the_context_window_is_a_context_overflow(
     error = json.loads(exchange.response)["error"]
     assert error["type"] == "exceed_context_size_error"
     assert error["n_ctx"] == 8192
+
+
+async def test_the_real_host_gives_turns_the_models_context_window(real_host: RealRig) -> None:
+    # what a compaction budget will start from: the route a turn resolves for the model
+    route = resolve_route(real_host.host.config, parse_model_ref(real_host.model_ref), env={})
+    assert route.model.context_window == CONTEXT_WINDOW == 8192
+    assert route.model.max_tokens == 64
+    assert route.model.base_url == real_host.model.base_url_openai
