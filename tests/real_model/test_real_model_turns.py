@@ -16,7 +16,7 @@ from real_rig import RealHostFactory, RealRig
 
 from clawharness.models.routes import resolve_route
 from clawharness.names.model_refs import parse_model_ref
-from clawharness.testing.real_model import CONTEXT_WINDOW
+from clawharness.testing.real_model import CONTEXT_WINDOW, RealModelServer
 from clawharness.testing.real_model.session import (
     READ_REQUEST,
     SEED_ANSWER,
@@ -146,3 +146,20 @@ async def test_the_real_host_gives_turns_the_models_context_window(real_host: Re
     assert route.model.context_window == CONTEXT_WINDOW == 8192
     assert route.model.max_tokens == 64
     assert route.model.base_url == real_host.model.base_url_openai
+
+
+async def test_a_turn_over_the_responses_api(make_real_host: RealHostFactory,
+                                             real_model: RealModelServer) -> None:
+    # llama.cpp serves the Responses API too: the host's other OpenAI transport
+    provider = {**real_model.provider_config(), "api": "openai-responses"}
+    async with make_real_host(tools=NO_TOOLS,
+                              models={"providers": {"local": provider}}) as rig:
+        result = await rig.turn("agent:main:responses", "What is the capital of France?")
+
+        assert result.terminal == "ok", result.error
+        (request,) = rig.model.requests
+        assert request.path == "/v1/responses"
+        assert request.body["input"][-1]["content"][0]["text"] == "What is the capital of France?"
+        entries = await rig.host.history("agent:main:responses")
+        assert entries[-1].role == "assistant" and entries[-1].text == result.text
+        assert result.text.strip()
