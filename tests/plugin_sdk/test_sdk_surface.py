@@ -87,7 +87,6 @@ OWNED_FROM_THE_HOST: dict[str, str] = {
     "clawharness.store": "the host's store a binding lifecycle lives on",
     "clawharness.harness.workspace": "the host's workspace path rule",
     "clawharness.observability": "the host's tracer and meter",
-    "clawharness.testing": "the contract kit's machinery",
 }
 
 #: at most this many public names in all; growing past it needs a reason in review

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import pytest
 
 from clawharness.harness.types import ModelProviderFacts
+from clawharness.plugin_sdk._kit.contract import undeclared_routes
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
@@ -40,7 +41,6 @@ from clawharness.plugin_sdk.testing import (
     check_harness_contract,
     declared_route,
 )
-from clawharness.testing.contract import undeclared_routes
 
 DECLARED = declared_route("acme", "acme", "m")
 

@@ -29,19 +29,19 @@ Checks
 
 from __future__ import annotations
 
-from clawharness.testing.attempt_builder import (
+from clawharness.plugin_sdk._kit.attempt_builder import (
     RecordingMirror,
     StaticToolPolicy,
     attempt_params,
     declared_route,
 )
-from clawharness.testing.contract import (
+from clawharness.plugin_sdk._kit.contract import (
     ContractReport,
     HarnessContractSuite,
     check_attempt_result,
     check_harness_contract,
 )
-from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
+from clawharness.plugin_sdk._kit.plugin_rig import RegisteredPlugin, register_plugin
 
 __all__ = [
     "ContractReport",

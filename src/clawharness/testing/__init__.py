@@ -7,6 +7,21 @@ the script format.
 
 from __future__ import annotations
 
+from clawharness.plugin_sdk._kit.attempt_builder import (
+    RecordingMirror,
+    StaticToolPolicy,
+    attempt_params,
+    declared_route,
+)
+from clawharness.plugin_sdk._kit.contract import (
+    ContractCheck,
+    ContractReport,
+    HarnessContractSuite,
+    check_attempt_result,
+    check_harness_contract,
+    undeclared_routes,
+)
+from clawharness.plugin_sdk._kit.plugin_rig import RegisteredPlugin, register_plugin
 from clawharness.providers.script import (
     EXHAUSTED_TEXT,
     Script,
@@ -18,22 +33,7 @@ from clawharness.providers.script import (
     load_script,
     parse_script,
 )
-from clawharness.testing.attempt_builder import (
-    RecordingMirror,
-    StaticToolPolicy,
-    attempt_params,
-    declared_route,
-)
-from clawharness.testing.contract import (
-    ContractCheck,
-    ContractReport,
-    HarnessContractSuite,
-    check_attempt_result,
-    check_harness_contract,
-    undeclared_routes,
-)
 from clawharness.testing.model_server import LoggedRequest, ScriptedModelServer
-from clawharness.testing.plugin_rig import RegisteredPlugin, register_plugin
 
 __all__ = [
     "EXHAUSTED_TEXT",

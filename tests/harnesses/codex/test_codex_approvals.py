@@ -18,8 +18,8 @@ from clawharness.harnesses.codex.approvals import (
     build_approval_response,
     decide_approval,
 )
+from clawharness.plugin_sdk._kit.attempt_builder import attempt_params
 from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCalls
-from clawharness.testing.attempt_builder import attempt_params
 
 
 class AskEverything:

@@ -49,12 +49,12 @@ from clawharness.harness.types import (
     Supported,
     Unsupported,
 )
-from clawharness.sessions.bindings.session_bindings import SessionBindings
-from clawharness.testing.attempt_builder import (
+from clawharness.plugin_sdk._kit.attempt_builder import (
     RecordingCapabilities,
     RecordingMirror,
     next_turn_params,
 )
+from clawharness.sessions.bindings.session_bindings import SessionBindings
 
 __all__ = [
     "ContractCheck",
