@@ -131,16 +131,16 @@ async def run_command(
     cancellation kills its process group."""
     if launch is None:
         argv: tuple[str, ...] = (shutil.which("bash") or "/bin/bash", "-c", command)
-        env: Mapping[str, str] = exec_environment()
+        env = exec_environment()
     else:
-        argv, env, cwd = launch.argv, launch.env, launch.cwd
+        argv, env, cwd = launch.argv, dict(launch.env), launch.cwd
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     spawn = asyncio.ensure_future(loop.subprocess_exec(
         lambda: _ExitProtocol(2**16, loop),
         *argv,
         cwd=cwd,
-        env=dict(env),
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

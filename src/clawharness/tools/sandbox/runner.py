@@ -194,8 +194,13 @@ class AgentSandbox:
                            command: str) -> PreparedExec:
         """How to run `command` for `session_key` in `workdir` (inside `workspace`, the
         `file_workspace` path); `SandboxRefusedError` when it must not run at all."""
+        # everything that may block (a first probe, the cgroup) in one hop off the loop
+        return await asyncio.to_thread(self._prepare, session_key, workspace, workdir, command)
+
+    def _prepare(self, session_key: str, workspace: str, workdir: str,
+                 command: str) -> PreparedExec:
         settings = self.settings
-        decision = await asyncio.to_thread(self.decision, session_key)
+        decision = self.decision(session_key)
         if decision.refusal is not None:
             raise SandboxRefusedError(decision.refusal)
         if not decision.sandboxed or decision.backend is None:
@@ -207,16 +212,15 @@ class AgentSandbox:
                                 details={"sandboxed": False})
         status = self.service.statuses(settings)[decision.backend]
         programs = dict(status.programs or {})
-        facts = await asyncio.to_thread(self.service.facts)
-        limit_by = (await asyncio.to_thread(self.service.process_limit_by)
-                    if decision.backend == "bwrap" else "docker")
-        plan = build_plan(settings, facts, backend=decision.backend, workspace=workspace,
-                          workdir=workdir, scope=scope_key(settings, session_key),
-                          process_limit_by=limit_by)
+        limit_by = (self.service.process_limit_by() if decision.backend == "bwrap"
+                    else "docker")
+        plan = build_plan(settings, self.service.facts(), backend=decision.backend,
+                          workspace=workspace, workdir=workdir,
+                          scope=scope_key(settings, session_key), process_limit_by=limit_by)
         if decision.backend == "docker":
             launch = _docker_launch(programs["docker"], plan, command)
         else:
-            launch = await asyncio.to_thread(self._bwrap_launch, programs, plan, command)
+            launch = self._bwrap_launch(programs, plan, command)
         return PreparedExec(decision, workspace, launch=launch, plan=plan, details={
             "sandboxed": True, "backend": decision.backend, "network": plan.network,
             "workspaceAccess": plan.workspace_access})
@@ -236,10 +240,22 @@ class AgentSandbox:
             argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup.procs_file, *argv]
 
         async def on_end() -> None:
-            if cgroup is not None and not await cgroup.remove():
-                log.warning("sandbox cgroup %s still busy; it is removed later", cgroup.path)
+            # the command's result does not wait for its processes to leave the cgroup
+            if cgroup is not None:
+                task = asyncio.get_running_loop().create_task(_remove_cgroup(cgroup))
+                _cleanups.add(task)
+                task.add_done_callback(_cleanups.discard)
 
         return Launch(tuple(argv), dict(plan.env), plan.workspace, on_end=on_end)
+
+
+#: cgroup removals still waiting for their processes to leave (kept from the collector)
+_cleanups: set[asyncio.Task[None]] = set()
+
+
+async def _remove_cgroup(cgroup: PidsCgroup) -> None:
+    if not await cgroup.remove():
+        log.warning("sandbox cgroup %s still busy; a later host removes it", cgroup.path)
 
 
 def _docker_launch(docker: str, plan: SandboxPlan, command: str) -> Launch:
