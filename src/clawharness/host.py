@@ -234,6 +234,10 @@ class Host:
         agent = self.default_agent_id()
         return normalize_session_key(key or "main", default_agent=agent)
 
+    def agent_ids(self) -> tuple[str, ...]:
+        """Every agent this config defines: the default agent first, then the entries."""
+        return known_agent_ids(self.config)
+
     def default_agent_id(self) -> str:
         return configured_default_agent(self.config)
 

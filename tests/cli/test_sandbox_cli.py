@@ -7,9 +7,11 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_rig import assert_envelope, invoke, only_json
+from typer.testing import Result
 
 from clawharness.tools.sandbox.backends import backend_statuses, clear_backend_cache
 
@@ -42,6 +44,12 @@ def no_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(bin_dir))
 
 
+def explained(result: Result) -> dict[str, object]:
+    """The one agent a `sandbox explain --json` answered about."""
+    [agent] = only_json(result)["agents"]
+    return agent  # type: ignore[no-any-return]
+
+
 def config(tmp_path: Path, sandbox: dict[str, object] | None = None,
            agents: dict[str, object] | None = None) -> str:
     defaults: dict[str, object] = {"workspace": str(tmp_path / "ws")}
@@ -65,7 +73,7 @@ def test_explain_shows_backend_mounts_network_env_and_limits(tmp_path: Path) -> 
     assert "secret-value-canary" not in text
     assert "processes" in text and "99" in text
 
-    data = only_json(invoke("sandbox", "explain", "--config", path, "--json"))
+    data: Any = explained(invoke("sandbox", "explain", "--config", path, "--json"))
     assert data["sandboxed"] is True and data["backend"] == "bwrap"
     assert data["settings"]["workspaceAccess"] == "rw" and data["network"] is False
     assert "API_TOKEN" in data["env"] and "secret-value-canary" not in json.dumps(data)
@@ -79,14 +87,17 @@ def test_explain_shows_backend_mounts_network_env_and_limits(tmp_path: Path) -> 
 def test_explain_per_agent_and_session(tmp_path: Path) -> None:
     path = config(tmp_path, {"mode": "non-main", "workspaceAccess": "ro"},
                   agents={"main": {"default": True}, "ops": {"sandbox": {"mode": "off"}}})
-    main = only_json(invoke("sandbox", "explain", "--config", path, "--json"))
+    every = only_json(invoke("sandbox", "explain", "--config", path, "--json"))["agents"]
+    assert [a["agentId"] for a in every] == ["main", "ops"]
+    main = every[0]
     assert main["sessionKey"] == "agent:main:main" and main["sandboxed"] is False
     assert "non-main" in main["reason"]
-    group = only_json(invoke("sandbox", "explain", "--config", path, "--json",
-                             "--session", "agent:main:group-7"))
+    group: Any = explained(invoke("sandbox", "explain", "--config", path, "--json",
+                                  "--session", "agent:main:group-7"))
     assert group["sandboxed"] is True
     assert group["settings"]["workspaceAccess"] == "ro"
-    ops = only_json(invoke("sandbox", "explain", "--config", path, "--json", "--agent", "ops"))
+    ops: Any = explained(invoke("sandbox", "explain", "--config", path, "--json",
+                                "--agent", "ops"))
     assert ops["sandboxed"] is False and ops["reason"].endswith('mode is "off"')
     assert ops["settings"]["sources"]["mode"] == "agents.entries.ops.sandbox"
     assert_envelope(invoke("sandbox", "explain", "--config", path, "--json",
@@ -98,7 +109,7 @@ def test_explain_per_agent_and_session(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("no_backend")
 def test_no_backend_is_said_by_explain_status_and_doctor(tmp_path: Path) -> None:
     path = config(tmp_path)
-    data = only_json(invoke("sandbox", "explain", "--config", path, "--json"))
+    data: Any = explained(invoke("sandbox", "explain", "--config", path, "--json"))
     assert data["sandboxed"] is False and data["refusal"] is None
     assert "bwrap is not on PATH" in data["unavailable"]
     status = invoke("status", "--config", path, "--json")
@@ -119,5 +130,5 @@ def test_a_required_sandbox_with_no_backend_is_an_error_for_doctor(tmp_path: Pat
     [finding] = [f for f in only_json(doctor)["findings"] if f["code"] == "sandbox-unavailable"]
     assert finding["severity"] == "error" and "exec is refused" in finding["message"]
     assert finding["path"] == "agents.defaults.sandbox"
-    data = only_json(invoke("sandbox", "explain", "--config", path, "--json"))
+    data: Any = explained(invoke("sandbox", "explain", "--config", path, "--json"))
     assert data["refusal"].startswith("exec is refused: agents.defaults.sandbox.mode")

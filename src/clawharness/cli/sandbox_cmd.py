@@ -87,17 +87,23 @@ def register(app: typer.Typer) -> None:
     @group.command("explain")
     def explain(config: ConfigOption = None, agent: AgentOption = None,
                 session: SessionOption = None, as_json: JsonOption = False) -> None:
-        """What a command of an agent's session would see: backend, mounts, network,
-        environment, limits."""
+        """What a command of each agent's main session (or of one agent or session) would
+        see: backend, mounts, network, environment, limits."""
         from clawharness.host import Host
 
-        async def go() -> SandboxExplanation:
-            return await Host.from_config(config).explain_sandbox(agent, session)
+        async def go() -> list[SandboxExplanation]:
+            host = Host.from_config(config)
+            if agent is not None or session is not None:
+                return [await host.explain_sandbox(agent, session)]
+            return [await host.explain_sandbox(agent_id) for agent_id in host.agent_ids()]
 
         found = run_async(go, as_json=as_json)
         if as_json:
-            print_json(found.to_json())
-        else:
-            render_explanation(found)
+            print_json({"agents": [item.to_json() for item in found]})
+            return
+        for index, item in enumerate(found):
+            if index:
+                console.print()
+            render_explanation(item)
 
     app.add_typer(group, name="sandbox")
