@@ -29,6 +29,7 @@ __all__ = [
     "backend_statuses",
     "clear_backend_cache",
     "decide",
+    "docker_image_status",
     "probe_bwrap",
     "probe_docker",
 ]
@@ -99,7 +100,34 @@ def probe_docker() -> BackendStatus:
                          {"docker": docker})
 
 
+def docker_image_status(status: BackendStatus, image: str) -> BackendStatus:
+    """`status` (a Docker Engine that answers) as the automatic choice sees it: usable
+    only when `image` is already here, since a fresh install must not pull an image
+    (minutes, and the network) on a model's first command."""
+    docker = (status.programs or {}).get("docker")
+    if not status.available or docker is None:
+        return status
+    with _lock:
+        present = _images.get(image)
+    if present is None:
+        try:
+            done = subprocess.run([docker, "image", "inspect", "--format", "{{.Id}}", image],
+                                  capture_output=True, timeout=_PROBE_TIMEOUT,
+                                  stdin=subprocess.DEVNULL, check=False)
+            present = done.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            present = False
+        with _lock:
+            _images[image] = present
+    if present:
+        return status
+    return BackendStatus("docker", False, f"{status.detail} answers, but the image {image} is "
+                         f"not here: docker pull {image}, or set sandbox.backend \"docker\" "
+                         "to pull it on first use")
+
+
 _PROBES = {"bwrap": probe_bwrap, "docker": probe_docker}
+_images: dict[str, bool] = {}
 _cache: dict[str, BackendStatus] = {}
 _lock = threading.Lock()
 
@@ -124,6 +152,7 @@ def clear_backend_cache() -> None:
     """Forget the probes (a backend installed or started since)."""
     with _lock:
         _cache.clear()
+        _images.clear()
 
 
 def backend_order(settings: SandboxSettings) -> tuple[SandboxBackendName, ...]:

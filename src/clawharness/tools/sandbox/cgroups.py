@@ -111,11 +111,24 @@ def _own_cgroups() -> dict[str, str]:
     return own
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _sweep(base: Path) -> None:
-    """Remove what an earlier process left (empty groups only: rmdir refuses busy ones)."""
+    """Remove what exited hosts left: groups named `<pid>-<n>` whose host process is
+    gone (a live host's group may be empty for a moment before its command joins it);
+    rmdir refuses a group that still holds processes."""
     with contextlib.suppress(OSError):
         for child in base.iterdir():
-            if child.is_dir():
+            owner = child.name.split("-", 1)[0]
+            if child.is_dir() and owner.isdigit() and not _alive(int(owner)):
                 with contextlib.suppress(OSError):
                     child.rmdir()
 

@@ -23,6 +23,7 @@ from clawharness.tools.sandbox.backends import (
     backend_order,
     backend_statuses,
     decide,
+    docker_image_status,
 )
 from clawharness.tools.sandbox.bwrap import bwrap_argv, limit_argv
 from clawharness.tools.sandbox.cgroups import PidsCgroup, PidsCgroups, find_pids_cgroups
@@ -141,8 +142,11 @@ class SandboxService:
         if settings.mode == "off":
             return found
         for name in backend_order(settings):
-            found.update(backend_statuses((name,)))
-            if found[name].available:
+            status = backend_statuses((name,))[name]
+            if name == "docker" and settings.backend == "auto":
+                status = docker_image_status(status, settings.docker_image)
+            found[name] = status
+            if status.available:
                 break
         return found
 
