@@ -36,6 +36,24 @@ def test_bundled_harness_imports_only_the_sdk(package: str) -> None:
     assert offenders == []
 
 
+def _private_sdk_imports(root: Path) -> list[str]:
+    """Imports of the SDK's private modules (`clawharness.plugin_sdk._*`)."""
+    return [f"{path.relative_to(root.parent)}: {module}"
+            for path in sorted(root.rglob("*.py"))
+            for module in imported_modules(path)
+            if module.startswith("clawharness.plugin_sdk.")
+            and module.split(".")[2].startswith("_")]
+
+
+def test_bundled_harnesses_and_the_example_use_only_the_public_sdk_surface() -> None:
+    """The public modules (pinned by tests/plugin_sdk/test_sdk_surface.py), never the
+    SDK's own internals: a bundled harness is written as a third-party one would be."""
+    example = HARNESSES.parents[2] / "examples" / "echo-harness"
+    assert (example / "src").is_dir()
+    assert _private_sdk_imports(HARNESSES) == []
+    assert _private_sdk_imports(example) == []
+
+
 def test_the_sdk_depends_on_no_bundled_harness() -> None:
     """The SDK is what harnesses build on; it never republishes one of them."""
     sdk = HARNESSES.parent / "plugin_sdk"
