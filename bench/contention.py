@@ -65,8 +65,12 @@ async def open_host(config: Path, root: Path) -> Any:
 def use_writers(host: Any, writers: Any) -> None:
     """Make `writers` the ones the host's turns hold: the turn runner keeps its own
     reference (its context), so setting `host.writers` alone would change nothing."""
+    from clawharness.attempt.executor import LocalTurnExecutor
+
     host.writers = writers
-    host._runner._context = dataclasses.replace(host._runner._context, writers=writers)
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    executor.runner._context = dataclasses.replace(executor.runner._context, writers=writers)
 
 
 def record_waits(host: Any, waits: list[float]) -> Any:

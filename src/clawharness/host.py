@@ -4,7 +4,9 @@
         result = await host.run_turn("agent:main:main", "hello")
 
 The host owns sessions, transcripts, models, auth, tool policy and delivery; it hands
-each prepared turn to the selected harness (see `clawharness.attempt.turn`).
+each prepared turn to the selected harness (see `clawharness.attempt.turn`). Where its
+turns run is its executor, chosen when it is made: here (`LocalTurnExecutor`, the turn
+runner) or, with a cluster URL, on the cluster's workers (`clawharness.cluster.front`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
+from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
+from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
@@ -29,13 +33,19 @@ from clawharness.errors import (
     ModelRefError,
     SessionNotFoundError,
 )
+from clawharness.harness.status import SessionPin, StatusReport, build_status
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
+from clawharness.mcp.manager import McpManager
+from clawharness.models.catalog import ModelCatalog, build_model_catalog
+from clawharness.models.routes import known_provider_ids
+from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.processes import live_native_processes
-from clawharness.observability.spans import continued_trace
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
+from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
+from clawharness.providers.registry import default_api, preload_transports
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.sessions.agents import (
     configured_default_agent,
@@ -46,16 +56,11 @@ from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
+from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
 
 if TYPE_CHECKING:
-    from clawharness.cluster.client import ClusterClient
-    from clawharness.cluster.events import TurnEventRelay
     from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
-    from clawharness.harness.status import SessionPin, StatusReport
-    from clawharness.mcp.manager import McpManager
-    from clawharness.models.catalog import ModelCatalog
-    from clawharness.tools.sandbox import SandboxExplanation
 
 __all__ = ["Host", "TurnResult"]
 
@@ -84,15 +89,16 @@ class Host:
         self._store_url = store_url or self.config.store.url or str(self.state_dir / "clawharness.db")
         self._store: Store | None = None
         self.cluster_url = None if in_process else (cluster_url or self.config.cluster.url)
-        self._cluster: ClusterClient | None = None
-        self._relay: TurnEventRelay | None = None
+        #: where turns run, chosen now and opened in `start`: here, or on the cluster
+        self._open_executor = (self._local_executor if self.cluster_url is None
+                               else self._cluster_executor)
+        self._executor: TurnExecutor | None = None
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
                                      builtin=OpenClawHarness(), store_url=self._store_url,
                                      config_path=loaded.path)
-        self._runner: TurnRunner | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         #: the registration of this host's secret values with the redactor (`start`)
@@ -137,48 +143,46 @@ class Host:
             self.writers.attach(store)
             self.plugins.load(store)
             self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
-            self._runner = TurnRunner(TurnContext(
-                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
-                store)
-            if self.cluster_url is not None:
-                await self._start_front(self.cluster_url)
+            self._executor = await self._open_executor(store)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
                 self._holds_gc = True
         return self
 
-    async def _start_front(self, url: str) -> None:
-        """Check the cluster URL and the shared store; the cluster is reached at the
-        first turn (an unreachable one fails that turn, naming the URL)."""
-        from clawharness.cluster.client import ClusterClient
-        from clawharness.cluster.events import TurnEventRelay
-        from clawharness.cluster.members import check_shared_store, new_worker_id
+    async def _local_executor(self, store: Store) -> TurnExecutor:
+        """Turns run here, by the turn runner."""
+        return LocalTurnExecutor(TurnRunner(TurnContext(
+            config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
+            state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
+            store))
 
-        check_shared_store(self._store_url, "front")
-        relay = TurnEventRelay(self._store_url)
-        await relay.open()
-        self._relay = relay
-        self._cluster = ClusterClient(
-            url, self.config.cluster, relay, front_id=new_worker_id(),
+    async def _cluster_executor(self, _store: Store) -> TurnExecutor:
+        """Turns run on the cluster's workers: the shared store and the URL are checked
+        now, the cluster is reached at the first turn (an unreachable one fails that
+        turn, naming the URL)."""
+        assert self.cluster_url is not None
+        return await open_cluster_turns(
+            self.cluster_url, self.config, store_url=self._store_url,
             transport=self.cluster_transport(),
             queue_wait_seconds=self.config.sessions.writer_wait_seconds)
+
+    @property
+    def executor(self) -> TurnExecutor:
+        """Where this host's turns run (`LocalTurnExecutor`, or the cluster's)."""
+        if self._executor is None:
+            raise ClawHarnessError("host is not started: use `async with host` or `await host.start()`")
+        return self._executor
 
     def cluster_transport(self) -> ClusterTransport:
         """How this host reaches the cluster (`cluster.tls`, `cluster.apiKey`), its
         certificates read now; `ConfigError` naming the key when one cannot be."""
-        from clawharness.cluster.transport import cluster_transport
-
         base_dir = self.loaded.path.parent if self.loaded.path is not None else Path.cwd()
         return cluster_transport(self.config.cluster, env=self.env, base_dir=base_dir)
 
     async def close(self) -> None:
-        if self._relay is not None:
-            await self._relay.close()
-            self._relay = None
-            self._cluster = None
-        if self._runner is not None:
-            await self._runner.drain()
+        if self._executor is not None:
+            await self._executor.close()
+            self._executor = None
         if self._mcp is not None:
             await self._mcp.close()
             self._mcp = None
@@ -216,8 +220,6 @@ class Host:
         """The configured MCP servers (`mcp.servers`): sessions start on first use and
         close with the host."""
         if self._mcp is None:
-            from clawharness.mcp.manager import McpManager
-
             self._mcp = McpManager(self.config.mcp, self.env)
         return self._mcp
 
@@ -244,9 +246,6 @@ class Host:
     def model_ref(self, text: str) -> str:
         """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
         among the configured providers' models); `ModelRefError` when a turn could not."""
-        from clawharness.models.routes import known_provider_ids
-        from clawharness.names.model_refs import parse_model_ref
-
         providers = self.config.models.providers
         return str(parse_model_ref(
             text, known_providers=known_provider_ids(self.config, self.plugins.providers),
@@ -255,30 +254,21 @@ class Host:
 
     async def run_turn(self, session_key: str | None, message: str,
                        options: TurnOptions | None = None, **kwargs: Any) -> TurnResult:
-        """Run one agent turn on a session (created on first use): on the cluster when
-        this host is a front, else here."""
-        if self._runner is None:
+        """Run one agent turn on a session (created on first use), through this host's
+        executor: here, or on the cluster when this host is a front."""
+        if self._executor is None:
             await self.start()
-        assert self._runner is not None
+        assert self._executor is not None
         opts = options or TurnOptions(**kwargs)
         token = use_telemetry(self.telemetry)
         try:
-            if self._cluster is not None:
-                key = self.session_key(session_key)
-                # refused here too, before the cluster is asked (its worker refuses it again)
-                require_known_agent(self.config, parse_session_key(key).agent_id,
-                                    session_key=key)
-                return await self._cluster.run_turn(key, message, opts)
-            with continued_trace(opts.trace_context or {}):
-                return await self._runner.run(self.session_key(session_key), message, opts)
+            return await self._executor.run_turn(self.session_key(session_key), message, opts)
         finally:
             reset_telemetry(token)
 
     def metrics_text(self) -> bytes:
         """The host's metrics as Prometheus text (the gateway's `/metrics`)."""
-        from clawharness.observability.prometheus import render_prometheus
-
-        return render_prometheus(self.telemetry.metrics_data())
+        return self.telemetry.prometheus_text()
 
     # sessions -------------------------------------------------------------------------
 
@@ -319,9 +309,6 @@ class Host:
         """Import the model transports (and SDKs) of the providers this config names, and
         of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
         start, so its first turn does not wait on an import. Returns the modules."""
-        from clawharness.names.model_refs import parse_model_ref
-        from clawharness.providers.registry import default_api, preload_transports
-
         providers = self.config.models.providers
         names = set(providers)
         agents = self.config.agents
@@ -338,8 +325,6 @@ class Host:
     async def cluster_status(self, url: str | None = None) -> ClusterStatus:
         """How the cluster at `url` (else this host's `cluster.url`) is: reachable, its
         server's version, the workers polling its task queue. Needs no started host."""
-        from clawharness.cluster.status import probe_cluster
-
         target = url or self.config.cluster.url
         if target is None:
             raise ConfigError("no cluster to ask about: pass --cluster temporal://HOST:PORT "
@@ -353,8 +338,6 @@ class Host:
         `model`: the ref the session's next turn would name instead of its own (a chat's
         `/model`), so the session row shows what that turn would select.
         """
-        from clawharness.harness.status import SessionPin, build_status
-
         pins: list[SessionPin] = []
         agents: list[str] | None = None
         if session_key:
@@ -366,14 +349,9 @@ class Host:
                 model_ref=model or (record.model_ref if record else None),
             ))
             agents = [full.split(":", 2)[1]]
-        from clawharness.harness.status import StatusReport
-
         report = build_status(self.config, self.plugins.registry, pins, env=self.env,
                               provider_routes=self.plugins.registrations.provider_routes(),
                               agents=agents)
-        from clawharness.plugins.diagnostics import plugin_findings
-        from clawharness.tools.sandbox import status_lines
-
         problems = tuple(f.message for f in plugin_findings(self.plugins.load()))
         # where exec runs: said when no sandbox works here (or a required one cannot run)
         sandbox = tuple(await asyncio.to_thread(
@@ -386,8 +364,6 @@ class Host:
         """Where a command of an agent's session would run and what it would see
         (`clawharness sandbox explain`): the session's agent, else `agent_id`, else the
         default agent's main session. Needs no started host."""
-        from clawharness.tools.sandbox import explain_sandbox
-
         if session_key:
             key = self.session_key(session_key)
             owner = parse_session_key(key).agent_id
@@ -405,8 +381,6 @@ class Host:
     async def model_catalog(self, agent_id: str | None = None) -> ModelCatalog:
         """The configured models as `agent_id` (else the default agent) sees them, each
         with its effective runtime (`clawharness models list`)."""
-        from clawharness.models.catalog import build_model_catalog
-
         return build_model_catalog(
             self.config, self.plugins.registry, agent_id=agent_id or self.default_agent_id(),
             env=self.env, provider_routes=self.plugins.registrations.provider_routes(),
@@ -414,8 +388,6 @@ class Host:
 
     async def session_pins(self) -> list[SessionPin]:
         """Every session's persisted runtime ownership (for doctor's stale-pin check)."""
-        from clawharness.harness.status import SessionPin
-
         return [SessionPin(session_key=r.key, agent_id=r.agent_id,
                            agent_harness_id=r.agent_harness_id, model_ref=r.model_ref)
                 for r in await self.store.list_sessions()]

@@ -12,6 +12,7 @@ import pytest
 from cluster_rig import PG_URL, ClusterRig
 
 from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.cluster.front import ClusterTurnExecutor
 from clawharness.errors import SessionBusyError
 from clawharness.host import Host
 
@@ -69,8 +70,10 @@ async def test_a_front_reads_the_relay_once_for_a_turn_with_only_its_result(make
     rig.start_worker("w1")
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         await front.run_turn("s", "warm up")  # the relay listens from the first turn on
-        relay = front._relay
-        assert relay is not None and relay.listening
+        executor = front.executor
+        assert isinstance(executor, ClusterTurnExecutor)
+        relay = executor.relay
+        assert relay.listening
         reads: list[str] = []
         read = relay.read
 
@@ -96,8 +99,10 @@ async def test_a_front_signals_a_running_session_and_starts_afresh_one_that_comp
     rig.start_worker("w1")
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         assert (await front.run_turn("s", "one")).terminal == "ok"  # starts the workflow
-        cluster = front._cluster
-        assert cluster is not None and cluster._client is not None
+        executor = front.executor
+        assert isinstance(executor, ClusterTurnExecutor)
+        cluster = executor.client
+        assert cluster._client is not None
         temporal = cluster._client
         starts: list[str] = []
         start_workflow = temporal.start_workflow

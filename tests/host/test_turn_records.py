@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from clawharness.attempt.executor import LocalTurnExecutor
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.host import Host
 
@@ -24,8 +25,9 @@ class Approve:
 
 
 async def stored_record(host: Host, run_id: str) -> dict[str, Any]:
-    if host._runner is not None:
-        await host._runner.drain()  # the record is written off the turn's path
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    await executor.runner.drain()  # the record is written off the turn's path
     record = await host.store.get_turn_record(run_id)
     assert record is not None, "no turn record was stored"
     return record

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawharness.config.schema import McpConfig
 from clawharness.errors import McpConnectError, McpServerNotFoundError
@@ -23,9 +23,10 @@ from clawharness.harness.capabilities import ToolPolicyCheck, check_tool_names
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.mcp.catalog import McpCatalogEntry, McpServerTool, build_catalog
-from clawharness.mcp.connection import McpConnection, ServerInfo
-from clawharness.mcp.results import map_call_result
 from clawharness.mcp.specs import McpServerSpec, launch_of, server_specs
+
+if TYPE_CHECKING:
+    from clawharness.mcp.connection import McpConnection, ServerInfo
 
 __all__ = ["McpManager", "McpProbe"]
 
@@ -88,6 +89,9 @@ class McpManager:
         spec = self.spec(name)
         conn = self._connections.get(name)
         if conn is None:
+            # the MCP SDK is imported with the first connection, not with the host
+            from clawharness.mcp.connection import McpConnection
+
             conn = McpConnection(spec, self._env, on_tools_changed=self._invalidate)
             self._connections[name] = conn
         return conn
@@ -198,6 +202,9 @@ class McpManager:
 
     def _tool_spec(self, entry: McpCatalogEntry) -> ToolSpec:
         conn = self.connection(entry.server)
+        # with the connection's: the result mapping reads the MCP SDK's types
+        from clawharness.mcp.results import map_call_result
+
         limit = conn.spec.max_result_chars
 
         async def execute(arguments: Mapping[str, Any], _ctx: ToolCallContext) -> dict[str, Any]:

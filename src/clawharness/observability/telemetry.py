@@ -187,6 +187,13 @@ class Telemetry:
             data = MetricsData(resource_metrics=[])
         return data
 
+    def prometheus_text(self) -> bytes:
+        """The host's metrics as Prometheus text, with the process's own (`/metrics`)."""
+        # imported at the first scrape: the Prometheus client is not needed before
+        from clawharness.observability.prometheus import render_prometheus
+
+        return render_prometheus(self.metrics_data())
+
     def force_flush(self) -> None:
         if self._tracer_provider is not None:
             self._tracer_provider.force_flush(int(EXPORT_TIMEOUT * 1000))

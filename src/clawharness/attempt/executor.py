@@ -1,0 +1,45 @@
+"""Where a host's turns run: `TurnExecutor`, and the local one, the turn runner.
+
+`Host` takes one executor when it starts, chosen when it is made: `LocalTurnExecutor`
+(turns run here), or with a cluster URL the cluster's (`clawharness.cluster.front`:
+turns run on its workers). The host asks it for every turn the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
+from clawharness.observability.spans import continued_trace
+
+__all__ = ["LocalTurnExecutor", "TurnExecutor"]
+
+
+class TurnExecutor(Protocol):
+    """Runs a host's turns, here or elsewhere."""
+
+    async def run_turn(self, session_key: str, message: str,
+                       options: TurnOptions) -> TurnResult:
+        """Run one turn on a (full) session key."""
+        ...
+
+    async def close(self) -> None:
+        """Let what is under way finish its bookkeeping; the host is closing."""
+        ...
+
+
+class LocalTurnExecutor:
+    """Turns run in this process by the turn runner. A caller in another process (a
+    cluster front, through its worker) passes its trace context; the turn's spans
+    continue that trace."""
+
+    def __init__(self, runner: TurnRunner) -> None:
+        self.runner = runner
+
+    async def run_turn(self, session_key: str, message: str,
+                       options: TurnOptions) -> TurnResult:
+        with continued_trace(options.trace_context or {}):
+            return await self.runner.run(session_key, message, options)
+
+    async def close(self) -> None:
+        await self.runner.drain()
