@@ -14,6 +14,7 @@ from typing import Any
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from clawharness.attempt.executor import LocalTurnExecutor
 from clawharness.host import Host
 from clawharness.observability import Telemetry, TelemetrySettings
 from clawharness.observability.logs import configure_logging
@@ -103,7 +104,7 @@ async def test_tool_output_secrets_reach_no_model_transcript_record_span_or_log(
                 result = await host.run_turn("agent:main:s", "build it")
                 logging.getLogger("clawharness.test").warning("tool said: %s", OUTPUT)
                 entries = await host.history("agent:main:s")
-                await host._runner.drain() if host._runner else None  # records written
+                await drain(host)  # records written
                 records = await host.store.list_turn_records("agent:main:s")
             requests = [r.to_json() for r in server.requests]
     finally:
@@ -139,7 +140,7 @@ async def test_a_provider_error_echoing_its_key_is_masked_everywhere(tmp_path: P
                                     telemetry=telemetry) as host:
             result = await host.run_turn("agent:main:e", "hello")
             entries = await host.history("agent:main:e")
-            await host._runner.drain() if host._runner else None
+            await drain(host)
             records = await host.store.list_turn_records("agent:main:e")
     assert result.terminal == "failed" and result.error is not None
     assert "Incorrect API key provided: plain-…9c1e" in result.error
@@ -171,3 +172,10 @@ def test_the_cli_shows_a_provider_error_masked(tmp_path: Path) -> None:
             assert out.exit_code != 0
             assert "bad key plain-" in out.output, out.output
             assert PROVIDER_KEY not in out.output
+
+
+async def drain(host: Host) -> None:
+    """Wait until the turns' records are written (they are written off the turn's path)."""
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    await executor.runner.drain()
