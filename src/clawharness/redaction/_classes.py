@@ -14,6 +14,7 @@ from functools import cache
 from typing import Final
 
 from clawharness._text import BLANK_CLASS
+from clawharness.redaction._unicode_categories import RANGES, UNIDATA_VERSION
 
 __all__ = [
     "BLANK",
@@ -22,6 +23,7 @@ __all__ = [
     "NOT_BLANK",
     "category_members",
     "invisible_members",
+    "scan_category",
 ]
 
 #: one blank character
@@ -42,7 +44,16 @@ def _escaped(code: int) -> str:
 def category_members(category: str) -> str:
     """Every code point whose Unicode general category starts with `category`
     ("C": controls, format characters, surrogates, private use and unassigned;
-    "Z": separators), as ranges for use inside a `[...]` class."""
+    "Z": separators), as ranges for use inside a `[...]` class. From the generated
+    table when it was made from this Python's Unicode database, else by walking every
+    code point (`scan_category`)."""
+    if unicodedata.unidata_version == UNIDATA_VERSION and category in RANGES:
+        return RANGES[category]
+    return scan_category(category)
+
+
+def scan_category(category: str) -> str:
+    """`category_members` the slow way: every code point's category, one by one."""
     ranges: list[str] = []
     start: int | None = None
     lookup = unicodedata.category

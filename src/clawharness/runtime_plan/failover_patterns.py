@@ -57,10 +57,9 @@ __all__ = [
     "TIMEOUT",
     "TRANSIENT_STATUS",
     "UNKNOWN_ERROR_ONLY",
+    "LazyPattern",
     "Pattern",
 ]
-
-Pattern = re.Pattern[str] | str
 
 _FLAGS: Final = re.IGNORECASE | re.ASCII
 _S: Final = BLANK_CLASS
@@ -68,8 +67,39 @@ _S_IN: Final = BLANK_CLASS[1:-1]
 _LINE: Final = "[^\\n\\r\\u2028\\u2029]"
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, _FLAGS)
+class LazyPattern:
+    """A table pattern, compiled the first time it is used: compiling the tables took
+    about a twentieth of every command's start-up, and most processes never classify a
+    provider failure."""
+
+    __slots__ = ("_compiled", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.source, _FLAGS)
+        return compiled
+
+    def search(self, string: str) -> re.Match[str] | None:
+        return self.compiled.search(string)
+
+    def match(self, string: str) -> re.Match[str] | None:
+        return self.compiled.match(string)
+
+    def sub(self, repl: str, string: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, string, count=count)
+
+
+Pattern = LazyPattern | str
+
+
+def _rx(pattern: str) -> LazyPattern:
+    return LazyPattern(pattern)
 
 
 _INCOMPLETE_STREAM = (
