@@ -158,6 +158,7 @@ def test_docker_argv_has_the_same_walls(tmp_path: Path) -> None:
     assert f"-v {real}:{real}" in joined and f"-w {real}" in joined
     assert argv[-4:] == ["debian:bookworm-slim", "bash", "-c", "echo hi"]
     assert "-e HOME" in joined and "/usr:/usr" not in joined  # the image is the system
+    assert [m.kind for m in plan.mounts if m.role == "system"] == ["image"]
     opened = docker_argv("docker", make_plan(tmp_path, {"network": True}, backend="docker"),
                          "x", "n")
     assert "--network bridge" in " ".join(opened)

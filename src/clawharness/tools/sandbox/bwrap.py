@@ -47,7 +47,9 @@ def mount_args(mount: Mount) -> list[str]:
         return ["--ro-bind", "/dev/null", mount.target]
     if mount.kind == "proc":
         return ["--proc", mount.target]
-    return ["--dev", mount.target]
+    if mount.kind == "dev":
+        return ["--dev", mount.target]
+    raise ValueError(f"bwrap has no mount of kind {mount.kind!r}")
 
 
 def bwrap_argv(bwrap: str, plan: SandboxPlan, command: str) -> list[str]:

@@ -44,7 +44,7 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run")
 
 MountKind = Literal["ro-bind", "bind", "symlink", "tmpfs", "mask-dir", "mask-file", "proc",
-                    "dev"]
+                    "dev", "image"]
 #: what a mount is for: the host's system, its hidden secrets, the sandbox's own
 #: private dirs, the workspace, a configured bind, or a protected path masked
 MountRole = Literal["system", "system-secret", "private", "workspace", "bind", "mask"]
@@ -211,20 +211,26 @@ def build_plan(settings: SandboxSettings, facts: HostFacts, *, backend: SandboxB
     """The plan for one command run in `workdir` (inside `workspace`, a real path)."""
     access = settings.workspace_access
     mounts: list[Mount] = []
-    for system in facts.system_dirs:
-        if system.link is not None:
-            mounts.append(Mount("symlink", system.path, "system", system.link,
-                                why="system (as here)"))
-        else:
-            mounts.append(Mount("ro-bind", system.path, "system", system.path,
-                                why="system, read-only"))
-    mounts.extend(Mount("mask-dir" if os.path.isdir(p) else "mask-file", p, "system-secret",
-                        why="hides a secret of /etc") for p in facts.etc_secrets)
+    if backend == "docker":
+        # the image is the whole system: nothing of the host's file system but what follows
+        mounts.append(Mount("image", "/", "system", settings.docker_image,
+                            why="the image's own system, read-only; nothing of the host's"))
+    else:
+        for system in facts.system_dirs:
+            if system.link is not None:
+                mounts.append(Mount("symlink", system.path, "system", system.link,
+                                    why="system (as here)"))
+            else:
+                mounts.append(Mount("ro-bind", system.path, "system", system.path,
+                                    why="system, read-only"))
+        mounts.extend(Mount("mask-dir" if os.path.isdir(p) else "mask-file", p,
+                            "system-secret", why="hides a secret of /etc")
+                      for p in facts.etc_secrets)
     mounts.append(Mount("proc", "/proc", "private", why="this sandbox's processes only"))
     mounts.append(Mount("dev", "/dev", "private", why="null, zero, random, tty: no host devices"))
     mounts.extend(Mount("tmpfs", d, "private", why="private, empty, gone after the command")
                   for d in PRIVATE_DIRS)
-    if settings.network:
+    if settings.network and backend != "docker":
         mounts.extend(_resolver_mounts())
     if access == "ro":
         mounts.append(Mount("ro-bind", workspace, "workspace", workspace,
