@@ -172,3 +172,13 @@ def test_facts_describe_system_dirs_as_they_are(tmp_path: Path) -> None:
         else:
             assert os.path.isdir(system.path) and not os.path.islink(system.path)
     assert SystemDir("/usr") in facts.system_dirs
+
+
+def test_the_hosts_own_files_are_hidden_under_system_dirs_too(tmp_path: Path) -> None:
+    config = ClawConfig.model_validate({"agents": {"defaults": {"workspace": str(tmp_path)}}})
+    settings = resolve_sandbox_settings(config, "main", state_dir=tmp_path / "state")
+    facts = read_host_facts(config, state_dir=tmp_path / "state", env={},
+                            config_path=Path("/etc/hostname"))  # a config kept in /etc
+    plan = build_plan(settings, facts, backend="bwrap", workspace=str(tmp_path),
+                      workdir=str(tmp_path), scope="agent-main", process_limit_by="rlimit")
+    assert "/etc/hostname" in targets(plan, "mask")

@@ -250,6 +250,8 @@ def build_plan(settings: SandboxSettings, facts: HostFacts, *, backend: SandboxB
                 "bind elsewhere")
     mounts.extend(extra)
     shown = [(workspace, workspace), *((m.source, m.target) for m in extra if m.source)]
+    if backend != "docker":  # a config file or state dir under /etc or /opt is hidden too
+        shown.extend((d.path, d.path) for d in facts.system_dirs if d.link is None)
     mounts.extend(_masks(facts, shown, workspace))
     env, taken = _environment(settings, facts, workspace, backend)
     return SandboxPlan(
