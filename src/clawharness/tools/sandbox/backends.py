@@ -194,5 +194,5 @@ def decide(settings: SandboxSettings, session_key: str,
     return SandboxDecision(
         False, None, "no sandbox backend works here, so commands run on the host",
         unavailable=(f"no OS sandbox: exec runs on the host, where the exec allowlist and "
-                     f"approvals are the only wall ({problems}). To contain commands, "
-                     f"{INSTALL_HINT}."))
+                     f"approvals are the only wall ({problems}). For the operator: to "
+                     f"contain commands, {INSTALL_HINT}."))
