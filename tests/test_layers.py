@@ -6,6 +6,12 @@ bottom up, grouped into named layers. The rules:
 1. **Imports point down.** A package imports only packages listed before it: those of
    lower layers, and those before it in its own layer. Never one after it.
 2. **No circle.** No module imports itself through others.
+3. **One public face.** A package answers others through its `__init__`: a docstring and
+   `__all__`, each name there provided (imported, defined, or loaded on first use through
+   `clawharness._faces.lazy_face`, whose table must match the `TYPE_CHECKING` imports
+   beside it). Another package imports from it only names of that `__all__` (a module at
+   the top: names of its own `__all__`; the plugin SDK: its public modules, and the
+   names of theirs). A module never imports names from its own package's face.
 
 Both rules count every import: at module level, under `if TYPE_CHECKING:` (a type-only
 import still ties the importer to what it names) and inside functions (a deferred
@@ -32,7 +38,7 @@ ROOT = "clawharness"
 #: bottom up; inside a layer, a package may use those listed before it
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: plain values, the error tree, limits, redaction",
-     ("_ids", "_json", "_text", "_utf16", "_numbers", "_gc", "redaction", "problems",
+     ("_ids", "_json", "_text", "_utf16", "_numbers", "_gc", "_faces", "redaction", "problems",
       "errors", "limits", "extras")),
     ("names and config: what an operator writes, and its shape",
      ("names", "config")),
@@ -238,6 +244,153 @@ def test_the_checks_see_type_only_deferred_and_package_imports(tmp_path: Path) -
     layered = (("bottom", ("low", "sub")), ("top", ("high",)))
     assert upward_imports(graph, ranks(layered), root="pkg") == [("pkg.low.a", "pkg.high"),
                                                                  ("pkg.low.a", "pkg.high.b")]
+
+
+def _all_of(tree: ast.Module) -> list[str] | None:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            assert isinstance(node.value, ast.List | ast.Tuple)
+            return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    return None
+
+
+def _provided(tree: ast.Module) -> set[str]:
+    """Names the module binds at its top level, outside `if TYPE_CHECKING:`."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _lazy_table(tree: ast.Module) -> dict[str, str]:
+    """The `lazy_face(__name__, {...})` table of a face, if it has one."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "lazy_face" and len(node.args) == 2
+                and isinstance(node.args[1], ast.Dict)):
+            return {k.value: v.value for k, v in zip(node.args[1].keys, node.args[1].values,
+                                                    strict=True)
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+    return {}
+
+
+def _type_checking_imports(tree: ast.Module) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                    found.update({a.asname or a.name: stmt.module for a in stmt.names})
+    return found
+
+
+def faces(root: Path, top_name: str = ROOT) -> dict[str, set[str]]:
+    """Package (or top module) -> the names its face offers; plugin_sdk's public modules
+    count as `plugin_sdk.<module>` faces of their own."""
+    top = root / top_name
+    found: dict[str, set[str]] = {}
+    for path in sorted(top.glob("*/__init__.py")) + sorted(top.glob("*.py")):
+        name = path.parent.name if path.name == "__init__.py" else path.stem
+        if name == "__init__":
+            continue
+        declared = _all_of(ast.parse(path.read_text(encoding="utf-8")))
+        found[name] = set(declared or ())
+    sdk = top / "plugin_sdk"
+    for module in found.get("plugin_sdk", set()):
+        path = sdk / f"{module}.py"
+        if path.exists():
+            found[f"plugin_sdk.{module}"] = set(
+                _all_of(ast.parse(path.read_text(encoding="utf-8"))) or ())
+    return found
+
+
+def face_breaches(root: Path, top_name: str = ROOT) -> list[str]:
+    """Every import of a name another package's face does not offer, and every module
+    that imports from its own package's face."""
+    offered = faces(root, top_name)
+    modules = _modules(root)
+    found: list[str] = []
+    for module, (path, _is_package) in sorted(modules.items()):
+        importer = package_of(module, top_name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                    and node.module.startswith(top_name + ".")):
+                continue
+            target = package_of(node.module, top_name)
+            parts = node.module.split(".")
+            if target is None:
+                continue
+            names = [a.name for a in node.names if f"{node.module}.{a.name}" not in modules]
+            if target == importer:
+                if node.module == f"{top_name}.{target}" and names and module != node.module:
+                    found.append(f"{module}: imports {names} from its own package's face")
+                continue
+            face = target
+            if target == "plugin_sdk" and len(parts) > 2:
+                face = f"plugin_sdk.{parts[2]}"
+                if parts[2] not in offered["plugin_sdk"]:
+                    found.append(f"{module}: {node.module} is not a public module of the SDK")
+                    continue
+            missing = [n for n in names if n not in offered.get(face, set())]
+            if missing:
+                found.append(f"{module}: {node.module} -> {missing} not in {face}'s face")
+    return found
+
+
+def test_every_package_has_one_public_face() -> None:
+    top = SRC / ROOT
+    problems = []
+    for init in sorted(top.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        name = init.parent.name
+        declared = _all_of(tree)
+        if ast.get_docstring(tree) is None:
+            problems.append(f"{name}: no docstring (say what the package is, and its map)")
+        if declared is None:
+            problems.append(f"{name}: no __all__")
+            continue
+        table = _lazy_table(tree)
+        typed = _type_checking_imports(tree)
+        if table != {n: m for n, m in typed.items() if n in table} or set(table) != set(typed):
+            problems.append(f"{name}: the lazy table and the TYPE_CHECKING imports differ")
+        unprovided = set(declared) - _provided(tree) - set(table) - {
+            p.stem for p in init.parent.glob("*.py")} - {
+            p.name for p in init.parent.iterdir() if (p / "__init__.py").exists()}
+        if unprovided:
+            problems.append(f"{name}: __all__ names what it does not provide: {sorted(unprovided)}")
+    assert problems == []
+
+
+def test_other_packages_use_only_a_face() -> None:
+    assert face_breaches(SRC) == []
+
+
+def test_the_face_check_sees_names_off_the_face_and_own_face_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    for name in ("low", "high"):
+        (pkg / name).mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "__init__.py").write_text(
+        '"""low"""\nfrom pkg.low.a import shown\n__all__ = ["shown"]\n')
+    (pkg / "low" / "a.py").write_text("shown = 1\nhidden = 2\n")
+    (pkg / "low" / "b.py").write_text("from pkg.low import shown\n")
+    (pkg / "high" / "__init__.py").write_text('"""high"""\n__all__: list[str] = []\n')
+    (pkg / "high" / "c.py").write_text(
+        "from pkg.low import shown\nfrom pkg.low.a import shown as again, hidden\n")
+    assert face_breaches(tmp_path, "pkg") == [
+        "pkg.high.c: pkg.low.a -> ['hidden'] not in low's face",
+        "pkg.low.b: imports ['shown'] from its own package's face",
+    ]
 
 
 def main() -> None:

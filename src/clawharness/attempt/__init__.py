@@ -1,1 +1,134 @@
+"""The turn and its attempts, on the host's side: the turn runner (`turn`), where turns
+run (`executor`: `TurnExecutor`, `LocalTurnExecutor`), and what the host applies to a
+harness's attempt: terminal outcomes (`terminal`, `outcomes`), result validation and the
+transcript contract (`validate`, `transcript_contract`), settled-turn finalization
+(`finalize*`), isolated completion (`isolated`), delegated execution (`delegation`),
+usage (`usage`), tool mutation facts (`mutation`), tool previews, agent_end side effects
+(`side_effects`) and the turn inspector's records (`inspector`).
+"""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
+    from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
+    from clawharness.attempt.finalize_projection import (
+        FinalizationAttemptFacts,
+        FinalizationToolMeta,
+        ItemLifecycle,
+        ReplayMetadata,
+        project_settled_turn_finalization_attempt_result,
+    )
+    from clawharness.attempt.finalize_result import (
+        EmptySettledTurnFinalizationError,
+        SettledTurnFinalizationRejectedError,
+        SettledTurnFinalizationResult,
+    )
+    from clawharness.attempt.isolated import (
+        HarnessAuthorization,
+        HostAuthorization,
+        IsolatedCompletionRequest,
+        IsolatedCompletionResult,
+        complete_isolated,
+    )
+    from clawharness.attempt.outcomes import ToolTerminalObserver
+    from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
+    from clawharness.attempt.terminal import (
+        LegacyTerminalFlags,
+        Terminal,
+        TerminalFailure,
+        merge_attempt_terminal,
+        normalize_attempt_terminal,
+        project_attempt_terminal,
+        set_attempt_terminal_failure,
+    )
+    from clawharness.attempt.transcript_contract import check_transcript_contract
+    from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
+    from clawharness.attempt.usage import ContextUsage, NormalizedUsage, UsageCost, normalize_usage
+    from clawharness.attempt.validate import validate_attempt_result
+
+__all__ = [
+    "AgentEndHooks",
+    "ContextUsage",
+    "DelegateRequest",
+    "EmptySettledTurnFinalizationError",
+    "FinalizationAttemptFacts",
+    "FinalizationToolMeta",
+    "HarnessAuthorization",
+    "HostAuthorization",
+    "IsolatedCompletionRequest",
+    "IsolatedCompletionResult",
+    "ItemLifecycle",
+    "LegacyTerminalFlags",
+    "LocalTurnExecutor",
+    "NormalizedUsage",
+    "ReplayMetadata",
+    "SettledTurnFinalizationRejectedError",
+    "SettledTurnFinalizationResult",
+    "StoredSession",
+    "Terminal",
+    "TerminalFailure",
+    "ToolTerminalObserver",
+    "TurnContext",
+    "TurnExecutor",
+    "TurnOptions",
+    "TurnResult",
+    "TurnRunner",
+    "UsageCost",
+    "check_delegate",
+    "check_transcript_contract",
+    "complete_isolated",
+    "merge_attempt_terminal",
+    "normalize_attempt_terminal",
+    "normalize_usage",
+    "project_attempt_terminal",
+    "project_settled_turn_finalization_attempt_result",
+    "run_agent_end_side_effects",
+    "set_attempt_terminal_failure",
+    "validate_attempt_result",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "AgentEndHooks": "clawharness.attempt.side_effects",
+    "ContextUsage": "clawharness.attempt.usage",
+    "DelegateRequest": "clawharness.attempt.delegation",
+    "EmptySettledTurnFinalizationError": "clawharness.attempt.finalize_result",
+    "FinalizationAttemptFacts": "clawharness.attempt.finalize_projection",
+    "FinalizationToolMeta": "clawharness.attempt.finalize_projection",
+    "HarnessAuthorization": "clawharness.attempt.isolated",
+    "HostAuthorization": "clawharness.attempt.isolated",
+    "IsolatedCompletionRequest": "clawharness.attempt.isolated",
+    "IsolatedCompletionResult": "clawharness.attempt.isolated",
+    "ItemLifecycle": "clawharness.attempt.finalize_projection",
+    "LegacyTerminalFlags": "clawharness.attempt.terminal",
+    "LocalTurnExecutor": "clawharness.attempt.executor",
+    "NormalizedUsage": "clawharness.attempt.usage",
+    "ReplayMetadata": "clawharness.attempt.finalize_projection",
+    "SettledTurnFinalizationRejectedError": "clawharness.attempt.finalize_result",
+    "SettledTurnFinalizationResult": "clawharness.attempt.finalize_result",
+    "StoredSession": "clawharness.attempt.delegation",
+    "Terminal": "clawharness.attempt.terminal",
+    "TerminalFailure": "clawharness.attempt.terminal",
+    "ToolTerminalObserver": "clawharness.attempt.outcomes",
+    "TurnContext": "clawharness.attempt.turn",
+    "TurnExecutor": "clawharness.attempt.executor",
+    "TurnOptions": "clawharness.attempt.turn",
+    "TurnResult": "clawharness.attempt.turn",
+    "TurnRunner": "clawharness.attempt.turn",
+    "UsageCost": "clawharness.attempt.usage",
+    "check_delegate": "clawharness.attempt.delegation",
+    "check_transcript_contract": "clawharness.attempt.transcript_contract",
+    "complete_isolated": "clawharness.attempt.isolated",
+    "merge_attempt_terminal": "clawharness.attempt.terminal",
+    "normalize_attempt_terminal": "clawharness.attempt.terminal",
+    "normalize_usage": "clawharness.attempt.usage",
+    "project_attempt_terminal": "clawharness.attempt.terminal",
+    "project_settled_turn_finalization_attempt_result": "clawharness.attempt.finalize_projection",
+    "run_agent_end_side_effects": "clawharness.attempt.side_effects",
+    "set_attempt_terminal_failure": "clawharness.attempt.terminal",
+    "validate_attempt_result": "clawharness.attempt.validate",
+})

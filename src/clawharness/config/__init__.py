@@ -6,4 +6,121 @@ warnings about a file that validates, `legacy` the legacy forms both report; `ed
 and `writer` change the file (`config set|unset`). Doctor's checks and repairs are an
 application of config, in `clawharness.doctor`. The problems every config message is
 made of, and the key path syntax, are `clawharness.problems`, beside the error tree.
+
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.config.checks import bind_host, is_loopback_host
+    from clawharness.config.editing import (
+        ConfigEditRefused,
+        describe_value_for_cli,
+        edit_config,
+        parse_value_argument,
+        read_key,
+    )
+    from clawharness.config.held_secrets import held_secret_values
+    from clawharness.config.keypaths import MISSING
+    from clawharness.config.legacy import CODEX_PLUGIN_ID, codex_plugin_blocker
+    from clawharness.config.loader import (
+        CONFIG_FILENAMES,
+        LoadedConfig,
+        load_config,
+        parse_config,
+        resolve_config_path,
+        state_dir,
+        validate_config,
+    )
+    from clawharness.config.sandbox import SandboxConfig
+    from clawharness.config.schema import (
+        DEFAULT_HTTP_MAX_BODY_BYTES,
+        AgentModelEntry,
+        ClawConfig,
+        ClusterConfig,
+        DiagnosticsConfig,
+        McpConfig,
+        ModelRefSetting,
+        PluginsConfig,
+        ProviderConfig,
+        ProviderModel,
+        ToolsConfig,
+    )
+    from clawharness.config.source import read_config_file
+    from clawharness.config.writer import WriteResult, write_config
+
+__all__ = [
+    "CODEX_PLUGIN_ID",
+    "CONFIG_FILENAMES",
+    "DEFAULT_HTTP_MAX_BODY_BYTES",
+    "MISSING",
+    "AgentModelEntry",
+    "ClawConfig",
+    "ClusterConfig",
+    "ConfigEditRefused",
+    "DiagnosticsConfig",
+    "LoadedConfig",
+    "McpConfig",
+    "ModelRefSetting",
+    "PluginsConfig",
+    "ProviderConfig",
+    "ProviderModel",
+    "SandboxConfig",
+    "ToolsConfig",
+    "WriteResult",
+    "bind_host",
+    "codex_plugin_blocker",
+    "describe_value_for_cli",
+    "edit_config",
+    "held_secret_values",
+    "is_loopback_host",
+    "load_config",
+    "parse_config",
+    "parse_value_argument",
+    "read_config_file",
+    "read_key",
+    "resolve_config_path",
+    "state_dir",
+    "validate_config",
+    "write_config",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "AgentModelEntry": "clawharness.config.schema",
+    "CODEX_PLUGIN_ID": "clawharness.config.legacy",
+    "CONFIG_FILENAMES": "clawharness.config.loader",
+    "ClawConfig": "clawharness.config.schema",
+    "ClusterConfig": "clawharness.config.schema",
+    "ConfigEditRefused": "clawharness.config.editing",
+    "DEFAULT_HTTP_MAX_BODY_BYTES": "clawharness.config.schema",
+    "DiagnosticsConfig": "clawharness.config.schema",
+    "LoadedConfig": "clawharness.config.loader",
+    "MISSING": "clawharness.config.keypaths",
+    "McpConfig": "clawharness.config.schema",
+    "ModelRefSetting": "clawharness.config.schema",
+    "PluginsConfig": "clawharness.config.schema",
+    "ProviderConfig": "clawharness.config.schema",
+    "ProviderModel": "clawharness.config.schema",
+    "SandboxConfig": "clawharness.config.sandbox",
+    "ToolsConfig": "clawharness.config.schema",
+    "WriteResult": "clawharness.config.writer",
+    "bind_host": "clawharness.config.checks",
+    "codex_plugin_blocker": "clawharness.config.legacy",
+    "describe_value_for_cli": "clawharness.config.editing",
+    "edit_config": "clawharness.config.editing",
+    "held_secret_values": "clawharness.config.held_secrets",
+    "is_loopback_host": "clawharness.config.checks",
+    "load_config": "clawharness.config.loader",
+    "parse_config": "clawharness.config.loader",
+    "parse_value_argument": "clawharness.config.editing",
+    "read_config_file": "clawharness.config.source",
+    "read_key": "clawharness.config.editing",
+    "resolve_config_path": "clawharness.config.loader",
+    "state_dir": "clawharness.config.loader",
+    "validate_config": "clawharness.config.loader",
+    "write_config": "clawharness.config.writer",
+})

@@ -14,6 +14,7 @@ from typing import Any
 from clawharness.conformance.jsrules import is_js_number, is_js_object, js_property
 from clawharness.conformance.jsvalue import UNDEFINED, JsError, JsMap
 from clawharness.conformance.tool_values import args_view, read_view, result_view
+from clawharness.delivery.tool_results import is_tool_result_error
 from clawharness.names.bind_specs import split_sandbox_bind_spec
 from clawharness.names.mcp_names import assign_mcp_catalog_safe_server_names
 from clawharness.names.tool_groups import expand_tool_groups
@@ -23,7 +24,6 @@ from clawharness.tools.results import (
     TOOL_PROGRESS_OUTPUT_MAX_CHARS,
     extract_tool_error_message,
     format_tool_progress_output,
-    is_tool_result_error,
 )
 from clawharness.tools.sanitize import sanitize_tool_args, sanitize_tool_result
 

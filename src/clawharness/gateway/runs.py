@@ -14,6 +14,7 @@ Each run numbers its `agent` and its `chat` events (`seq`) from 1.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,6 @@ from clawharness.runs import (
     RunResult,
     RunStarted,
 )
-from clawharness.runs.run import now_ms
 
 __all__ = ["GatewayRunEvents", "RunOutcome", "accepted_payload", "outcome_of", "wait_outcome"]
 
@@ -42,6 +42,10 @@ class RunOutcome:
     error: dict[str, Any] | None = None
 
 
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
 def accepted_payload(run: RunHandle) -> dict[str, Any]:
     """The first answer to an `agent` request while its run goes on."""
     return {"runId": run.run_id, "sessionKey": run.session_key, "agentId": run.agent_id,
@@ -50,7 +54,7 @@ def accepted_payload(run: RunHandle) -> dict[str, Any]:
 
 def _assistant_message(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "text", "text": text}],
-            "timestamp": now_ms()}
+            "timestamp": _now_ms()}
 
 
 def _final_payload(run: RunHandle, result: TurnResult) -> dict[str, Any]:
@@ -126,14 +130,14 @@ class GatewayRunEvents:
             if ended.error_code is None:
                 return  # interrupted before it settled: nothing to tell
             message = ended.error or ""
-            self._agent(run, "lifecycle", {"phase": "error", "endedAt": now_ms(),
+            self._agent(run, "lifecycle", {"phase": "error", "endedAt": _now_ms(),
                                            "error": message})
             self._chat(run, {"state": "error", "errorMessage": message, "errorKind": "unknown"})
             return
-        lifecycle: dict[str, Any] = {"phase": "end", "endedAt": now_ms(),
+        lifecycle: dict[str, Any] = {"phase": "end", "endedAt": _now_ms(),
                                      "terminal": result.terminal}
         if result.terminal == "failed":
-            lifecycle = {"phase": "error", "endedAt": now_ms(), "terminal": result.terminal,
+            lifecycle = {"phase": "error", "endedAt": _now_ms(), "terminal": result.terminal,
                          "error": result.error or "failed"}
         self._agent(run, "lifecycle", lifecycle)
         chat: dict[str, Any]
@@ -160,7 +164,7 @@ class GatewayRunEvents:
     def _agent(self, run: RunHandle, stream: str, data: dict[str, Any], *,
                tool: bool = False) -> None:
         payload: dict[str, Any] = {"runId": run.run_id, "seq": self._next(run, 0),
-                                   "stream": stream, "ts": now_ms(), "data": data,
+                                   "stream": stream, "ts": _now_ms(), "data": data,
                                    "sessionKey": run.session_key, "agentId": run.agent_id}
         if run.session_id:
             payload["sessionId"] = run.session_id

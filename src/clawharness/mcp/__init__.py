@@ -10,4 +10,29 @@ The other direction, the host as an MCP server (`clawharness mcp serve`), is a f
 `clawharness.mcp_serve`.
 
 See docs/mcp.md.
+
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.mcp.manager import McpManager, McpProbe
+    from clawharness.mcp.specs import McpServerSpec, server_specs
+
+__all__ = [
+    "McpManager",
+    "McpProbe",
+    "McpServerSpec",
+    "server_specs",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "McpManager": "clawharness.mcp.manager",
+    "McpProbe": "clawharness.mcp.manager",
+    "McpServerSpec": "clawharness.mcp.specs",
+    "server_specs": "clawharness.mcp.specs",
+})

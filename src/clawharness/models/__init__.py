@@ -5,6 +5,9 @@ transport model, its provider row and prepared auth) and the model catalog
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
 from clawharness.models.routes import (
     BUILTIN_PROVIDERS,
     Route,
@@ -13,4 +16,20 @@ from clawharness.models.routes import (
     resolve_route,
 )
 
-__all__ = ["BUILTIN_PROVIDERS", "Route", "expand_secret", "known_provider_ids", "resolve_route"]
+if TYPE_CHECKING:
+    from clawharness.models.catalog import ModelCatalog, build_model_catalog
+
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "ModelCatalog",
+    "Route",
+    "build_model_catalog",
+    "expand_secret",
+    "known_provider_ids",
+    "resolve_route",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "ModelCatalog": "clawharness.models.catalog",
+    "build_model_catalog": "clawharness.models.catalog",
+})

@@ -13,6 +13,9 @@ shapes are data (`patterns`); `text` applies them, `fields` decides by field nam
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
 from clawharness.redaction.config_text import (
     describe_value,
     is_secret_key_path,
@@ -28,15 +31,42 @@ from clawharness.redaction.fields import (
 )
 from clawharness.redaction.mask import mask_token
 
+if TYPE_CHECKING:
+    from clawharness.redaction.env import is_secret_variable
+    from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
+    from clawharness.redaction.outbound import (
+        redact_secrets,
+        redact_secrets_in,
+        redact_tool_result,
+        redact_transcript_message,
+    )
+
 __all__ = [
     "describe_value",
     "is_secret_key_path",
+    "is_secret_variable",
     "is_sensitive_field_key",
     "mask_token",
     "redact_config_text",
     "redact_model_visible_secrets",
     "redact_model_visible_tool_payload_text",
+    "redact_secrets",
+    "redact_secrets_in",
     "redact_sensitive_field_value",
     "redact_tool_detail",
     "redact_tool_payload_text",
+    "redact_tool_result",
+    "redact_transcript_message",
+    "register_known_secrets",
+    "unregister_known_secrets",
 ]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "is_secret_variable": "clawharness.redaction.env",
+    "redact_secrets": "clawharness.redaction.outbound",
+    "redact_secrets_in": "clawharness.redaction.outbound",
+    "redact_tool_result": "clawharness.redaction.outbound",
+    "redact_transcript_message": "clawharness.redaction.outbound",
+    "register_known_secrets": "clawharness.redaction.known",
+    "unregister_known_secrets": "clawharness.redaction.known",
+})

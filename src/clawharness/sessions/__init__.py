@@ -1,1 +1,133 @@
+"""Sessions: keys (`keys`, `agents`), one writer per session across processes (`writers`),
+the lifecycle with the harness hooks (`lifecycle`: reset, delete, rewind), the
+transcript mirror (`transcript`), user-turn facts (`user_turn`), subagent keys; and
+`bindings/`, the native session binding library every native harness uses (leases,
+fences, generations, recovery).
+"""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.sessions.agents import (
+        configured_default_agent,
+        known_agent_ids,
+        require_known_agent,
+    )
+    from clawharness.sessions.bindings.bootstrap import transcript_context
+    from clawharness.sessions.bindings.errors import InvalidRecordError
+    from clawharness.sessions.bindings.leases import LeaseTimings
+    from clawharness.sessions.bindings.lifecycle import (
+        BindingOperationParams,
+        Commit,
+        NativeSessionBindingLifecycle,
+        Rollback,
+        create_native_session_binding_lifecycle,
+    )
+    from clawharness.sessions.bindings.namespace import DictRecordCodec
+    from clawharness.sessions.bindings.recovery import (
+        NativeSessionGone,
+        NativeSessionRecovery,
+        native_session_recovery,
+    )
+    from clawharness.sessions.bindings.session_bindings import (
+        BoundSession,
+        JsonRecordCodec,
+        NativeSessionRecord,
+        RemovedBinding,
+        SessionBindings,
+        native_session_bindings,
+    )
+    from clawharness.sessions.bindings.state_dir import resolve_state_dir
+    from clawharness.sessions.keys import normalize_session_key, parse_session_key
+    from clawharness.sessions.lifecycle import (
+        SessionHookParams,
+        SessionLifecycle,
+        SessionParticipant,
+    )
+    from clawharness.sessions.subagent import is_subagent_session_key
+    from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
+    from clawharness.sessions.user_turn import (
+        normalize_input_provenance,
+        restore_prepared_user_turn_operational_meta_for_runtime,
+    )
+    from clawharness.sessions.writers import SessionWriters, WriterTimings
+
+__all__ = [
+    "BindingOperationParams",
+    "BoundSession",
+    "Commit",
+    "DictRecordCodec",
+    "HistoryCache",
+    "InvalidRecordError",
+    "JsonRecordCodec",
+    "LeaseTimings",
+    "NativeSessionBindingLifecycle",
+    "NativeSessionGone",
+    "NativeSessionRecord",
+    "NativeSessionRecovery",
+    "RemovedBinding",
+    "Rollback",
+    "SessionBindings",
+    "SessionHookParams",
+    "SessionLifecycle",
+    "SessionParticipant",
+    "SessionWriters",
+    "TranscriptMirror",
+    "WriterTimings",
+    "configured_default_agent",
+    "create_native_session_binding_lifecycle",
+    "entry_to_message",
+    "is_subagent_session_key",
+    "known_agent_ids",
+    "native_session_bindings",
+    "native_session_recovery",
+    "normalize_input_provenance",
+    "normalize_session_key",
+    "parse_session_key",
+    "require_known_agent",
+    "resolve_state_dir",
+    "restore_prepared_user_turn_operational_meta_for_runtime",
+    "transcript_context",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "BindingOperationParams": "clawharness.sessions.bindings.lifecycle",
+    "BoundSession": "clawharness.sessions.bindings.session_bindings",
+    "Commit": "clawharness.sessions.bindings.lifecycle",
+    "DictRecordCodec": "clawharness.sessions.bindings.namespace",
+    "HistoryCache": "clawharness.sessions.transcript",
+    "InvalidRecordError": "clawharness.sessions.bindings.errors",
+    "JsonRecordCodec": "clawharness.sessions.bindings.session_bindings",
+    "LeaseTimings": "clawharness.sessions.bindings.leases",
+    "NativeSessionBindingLifecycle": "clawharness.sessions.bindings.lifecycle",
+    "NativeSessionGone": "clawharness.sessions.bindings.recovery",
+    "NativeSessionRecord": "clawharness.sessions.bindings.session_bindings",
+    "NativeSessionRecovery": "clawharness.sessions.bindings.recovery",
+    "RemovedBinding": "clawharness.sessions.bindings.session_bindings",
+    "Rollback": "clawharness.sessions.bindings.lifecycle",
+    "SessionBindings": "clawharness.sessions.bindings.session_bindings",
+    "SessionHookParams": "clawharness.sessions.lifecycle",
+    "SessionLifecycle": "clawharness.sessions.lifecycle",
+    "SessionParticipant": "clawharness.sessions.lifecycle",
+    "SessionWriters": "clawharness.sessions.writers",
+    "TranscriptMirror": "clawharness.sessions.transcript",
+    "WriterTimings": "clawharness.sessions.writers",
+    "configured_default_agent": "clawharness.sessions.agents",
+    "create_native_session_binding_lifecycle": "clawharness.sessions.bindings.lifecycle",
+    "entry_to_message": "clawharness.sessions.transcript",
+    "is_subagent_session_key": "clawharness.sessions.subagent",
+    "known_agent_ids": "clawharness.sessions.agents",
+    "native_session_bindings": "clawharness.sessions.bindings.session_bindings",
+    "native_session_recovery": "clawharness.sessions.bindings.recovery",
+    "normalize_input_provenance": "clawharness.sessions.user_turn",
+    "normalize_session_key": "clawharness.sessions.keys",
+    "parse_session_key": "clawharness.sessions.keys",
+    "require_known_agent": "clawharness.sessions.agents",
+    "resolve_state_dir": "clawharness.sessions.bindings.state_dir",
+    "restore_prepared_user_turn_operational_meta_for_runtime": "clawharness.sessions.user_turn",
+    "transcript_context": "clawharness.sessions.bindings.bootstrap",
+})

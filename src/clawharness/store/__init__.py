@@ -23,7 +23,12 @@ from pathlib import Path
 from clawharness.errors import StoreError
 from clawharness.extras import requires_extra
 from clawharness.names import display_store_url, store_url_error
-from clawharness.store.leases import SessionLease, SessionLeaseBusy, SessionLeaseState
+from clawharness.store.leases import (
+    SessionLease,
+    SessionLeaseBusy,
+    SessionLeaseState,
+    waiter_ttl,
+)
 from clawharness.store.protocols import (
     PluginStateStore,
     SessionLeaseStore,
@@ -70,6 +75,7 @@ __all__ = [
     "TranscriptStore",
     "TurnRecordStore",
     "open_store",
+    "waiter_ttl",
 ]
 
 

@@ -8,4 +8,22 @@ uses the front's side of the cluster (`clawharness.cluster`) for what both share
     activities.py  the turn activity: heartbeats, runs the turn in the worker's host
     slots.py       how many turns a worker takes at once; newest.py: the newest value only
     runner.py      the sandboxed workflow runner that asks no payload context
+
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.worker.worker import ClusterWorker
+
+__all__ = [
+    "ClusterWorker",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "ClusterWorker": "clawharness.worker.worker",
+})
