@@ -78,3 +78,32 @@ def test_json_and_json5_decode_alike() -> None:
     assert decode_config_text("{a: [1, 2.5, null, true,], /* c */}").raw == {
         "a": [1, 2.5, None, True]}
     assert decode_config_text("  \n").raw == {}
+
+
+def test_a_fifo_socket_or_device_as_config_is_refused_at_once(tmp_path: Path) -> None:
+    # issue 31: `--config` naming a FIFO nobody writes to hung forever in open()
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "config.json5"
+    os.mkfifo(fifo)
+    done = subprocess.run([sys.executable, "-m", "clawharness", "status", "--config",
+                           str(fifo)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "CLAWHARNESS_STATE_DIR": str(tmp_path)})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "is a FIFO (named pipe), not a regular file" in done.stderr + done.stdout
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "sock"))
+        with pytest.raises(ConfigError, match="is a socket, not a regular file"):
+            read_config_file(tmp_path / "sock")
+    with pytest.raises(ConfigError, match="is a device, not a regular file"):
+        read_config_file(Path("/dev/null"))
+    with pytest.raises(ConfigError, match="is a directory, not a regular file"):
+        read_config_file(tmp_path)
+    # a symbolic link to a regular file is read as that file
+    real = tmp_path / "real.json5"
+    real.write_text("{tools: {deny: ['exec']}}")
+    (tmp_path / "link.json5").symlink_to(real)
+    assert read_config_file(tmp_path / "link.json5").raw == {"tools": {"deny": ["exec"]}}

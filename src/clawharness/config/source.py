@@ -14,6 +14,8 @@ the last one silently, so a second `tools` block would drop the first one's `den
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,29 +111,62 @@ def _duplicate_keys(source: str, scan: TextScan, repeated: list[str]) -> ConfigE
     return ConfigError(path=source, problems=problems)
 
 
+def _file_kind(mode: int) -> str | None:
+    """What a path that is not a regular file is, for the message; None for a file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
 def read_config_file(path: Path) -> ConfigSource:
-    """Read and decode one config file (a missing or unreadable file is a ConfigError)."""
+    """Read and decode one config file (a missing or unreadable file is a ConfigError).
+
+    Only a regular file is read: a FIFO, socket or device is refused at once (opening a
+    FIFO nobody writes to would wait forever), judged on the opened descriptor so a file
+    swapped for one in between cannot get past."""
     source = str(path)
     try:
-        size = path.stat().st_size
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ConfigError("config file not found", path=source,
                           hint="check the path, or run without --config for the defaults"
                           ) from None
     except OSError as exc:
+        try:  # a socket cannot be opened at all: say what it is
+            kind = _file_kind(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        if kind is not None:
+            raise ConfigError(f"the config path is {kind}, not a regular file", path=source,
+                              hint="write the config to a file and pass that file") from None
         raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=source) from None
-    if size > MAX_CONFIG_BYTES:
-        raise ConfigError(
-            f"the config file is {size:,} bytes; the limit is {MAX_CONFIG_BYTES:,} bytes",
-            path=source, hint="a real config is a few kilobytes: is this the right file?")
-    try:
-        with path.open("rb") as handle:
+    info = os.fstat(fd)
+    kind = _file_kind(info.st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise ConfigError(f"the config path is {kind}, not a regular file", path=source,
+                          hint="write the config to a file and pass that file")
+    with os.fdopen(fd, "rb") as handle:
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"the config file is {info.st_size:,} bytes; the limit is "
+                f"{MAX_CONFIG_BYTES:,} bytes", path=source,
+                hint="a real config is a few kilobytes: is this the right file?")
+        try:
             data = handle.read(MAX_CONFIG_BYTES + 1)
+        except OSError as exc:
+            raise ConfigError(f"cannot read config: {exc.strerror or exc}",
+                              path=source) from None
+    try:
         text = data.decode("utf-8")
-    except IsADirectoryError:
-        raise ConfigError("the config path is a directory, not a file", path=source) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=source) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"the config file is not UTF-8 text (byte {exc.start})",
                           path=source) from None
