@@ -16,9 +16,13 @@ from pathlib import Path
 
 from clawharness.errors import StoreCorruptError, StoreError
 
-__all__ = ["HEADER", "check_header", "create_if_absent", "migrate"]
+__all__ = ["CORRUPT_HINT", "HEADER", "check_header", "check_tables", "create_if_absent",
+           "migrate"]
 
 HEADER = b"SQLite format 3\x00"
+#: what to do about a corrupt store file (it is never changed or replaced by clawharness)
+CORRUPT_HINT = ("the file was left as it was: restore it from a backup, or move it (and its "
+                "-wal, -shm and -search files) aside to start a new, empty store at this path")
 
 
 def check_header(path: Path) -> None:
@@ -40,9 +44,11 @@ def check_header(path: Path) -> None:
             "file was truncated or replaced. It was left untouched. Restore it from a backup, "
             "or move it aside to start a new, empty store at this path")
     if len(head) < 100 or not head.startswith(HEADER):
-        raise StoreCorruptError(
+        error = StoreCorruptError(
             f"{path} is not a SQLite database (bad header); refusing to open or overwrite it"
         )
+        error.hint = CORRUPT_HINT
+        raise error
 
 
 def migrate(conn: sqlite3.Connection, path: Path, target: int,
@@ -97,3 +103,27 @@ def create_if_absent(path: Path, init: Callable[[sqlite3.Connection], None]) -> 
     finally:
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{draft}{suffix}").unlink(missing_ok=True)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {str(row[0]) for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def check_tables(conn: sqlite3.Connection, path: Path, target: int,
+                 migrations: Mapping[int, tuple[str, ...]]) -> None:
+    """Refuse a store at `target` whose tables are not all there: damage that left the
+    SQLite header intact (a store never drops one of its tables)."""
+    fresh = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(fresh, Path(":memory:"), target, migrations)
+        expected = _tables(fresh)
+    finally:
+        fresh.close()
+    missing = sorted(expected - _tables(conn))
+    if missing:
+        error = StoreCorruptError(
+            f"{path}: the store file is corrupt: its schema is damaged (missing "
+            f"{', '.join(missing)})")
+        error.hint = CORRUPT_HINT
+        raise error

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.errors import ClawHarnessError, StoreCorruptError, StoreError
+from clawharness.store._sqlite_file import CORRUPT_HINT
 
 _MAX_BATCH = 1024
 Fn = Callable[[sqlite3.Connection], Any]
@@ -276,6 +277,7 @@ def translate(exc: BaseException, path: Path, what: str) -> BaseException:
         "not a database" in text or "malformed" in text
     ):
         err: StoreError = StoreCorruptError(f"{path}: the store file is corrupt: {text}")
+        err.hint = CORRUPT_HINT
     else:
         err = StoreError(f"{path}: {what} failed: {text}")
     err.__cause__ = exc

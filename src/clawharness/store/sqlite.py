@@ -39,7 +39,12 @@ from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
 from clawharness.store import _sqlite_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
-from clawharness.store._sqlite_file import check_header, create_if_absent, migrate
+from clawharness.store._sqlite_file import (
+    check_header,
+    check_tables,
+    create_if_absent,
+    migrate,
+)
 from clawharness.store._sqlite_indexer import (
     Indexer,
     attach_search,
@@ -152,6 +157,7 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods):
         if str(mode).lower() != "wal":
             raise StoreError(f"{self.path}: cannot switch the store to WAL mode ({mode})")
         migrate(conn, self.path, SCHEMA_VERSION, _MIGRATIONS)
+        check_tables(conn, self.path, SCHEMA_VERSION, _MIGRATIONS)
 
     def _open_sync(self) -> None:
         check_header(self.path)
