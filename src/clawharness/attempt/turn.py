@@ -75,6 +75,9 @@ log = logging.getLogger("clawharness.turn")
 
 #: how many newest transcript entries a turn carries as context
 DEFAULT_HISTORY_LIMIT = 200
+#: how long after a turn's deadline its harness may take to settle what was in flight
+#: (an interrupted tool call's result, the messages so far) before it is cancelled
+SETTLE_GRACE_SECONDS = 5.0
 
 
 @dataclass(slots=True)
@@ -514,7 +517,9 @@ class TurnRunner:
                           session_id=record.session_id, attempt=index) as span:
             try:
                 if deadline is not None:
-                    async with asyncio.timeout_at(deadline):
+                    # the harness stops at `deadline` itself (params.deadline) and settles
+                    # what was in flight; this is the backstop for one that does not
+                    async with asyncio.timeout_at(deadline + SETTLE_GRACE_SECONDS):
                         result = await run_selected_attempt(decision, params, gate=gate)
                 else:
                     result = await run_selected_attempt(decision, params, gate=gate)
@@ -548,8 +553,11 @@ class TurnRunner:
                                    record.session_id, messages_snapshot=result.messages_snapshot,
                                    transcript_mirrored=result.transcript_mirrored)
         if not result.transcript_mirrored:
-            await mirror([{"role": "user", "content": [{"type": "text", "text": message}]},
-                          *map(dict, result.messages_snapshot)])
+            # the prompt under its own key: a harness cut off after it mirrored the prompt
+            # (a timeout) must not get it stored twice
+            prompt = {"role": "user", "content": [{"type": "text", "text": message}],
+                      "__meta": {"idempotencyKey": f"{run_id}:prompt"}}
+            await mirror([prompt, *map(dict, result.messages_snapshot)])
             await mirror.flush()
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight,
                         resumed=resumed)
