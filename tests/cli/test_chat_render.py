@@ -92,3 +92,22 @@ def test_tool_summaries_are_short_and_redacted() -> None:
     summary = tool_call_summary("frobnicate", {"token": secret, "data": "x" * 500})
     assert secret not in summary and len(summary) <= 100
     assert tool_call_summary("frobnicate", {}) == ""
+
+
+ESCAPES = ("\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\x1b[31mred\x1b[0m"
+           "\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\x9b2J\u202ecba\x07\x08\r")
+
+
+def test_escape_sequences_from_tools_and_models_never_reach_the_terminal() -> None:
+    # issue 31: tool and MCP output (and a model repeating it) reached the terminal raw
+    view, out = _view()
+    view.partial("said: " + ESCAPES[:9])   # a sequence cut across two streamed chunks
+    view.partial("said: " + ESCAPES)
+    view.event(AgentEvent("tool", {"phase": "start", "name": "exec\x1b[2J", "toolCallId": "c",
+                                   "args": {"command": "printf '\x1b[2J'"}}))
+    view.event(AgentEvent("tool", {"phase": "result", "name": "exec", "toolCallId": "c",
+                                   "isError": True, "preview": ESCAPES + " [bold]x[/]"}))
+    view.finish(_result(terminal="failed", error="bad " + ESCAPES))
+    shown = out.getvalue()
+    assert not any(ch in shown for ch in "\x1b\x07\x08\r\x9b\u202e"), repr(shown)
+    assert "red" in shown and "link" in shown and "[bold]x[/]" in shown

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from clawharness._text import terminal_safe
 from clawharness.harness.types import AgentEvent, EventSink
 from clawharness.redaction import redact_tool_payload_text
 
@@ -54,7 +55,8 @@ def tool_result_preview(observation: Mapping[str, Any]) -> str | None:
     first = lines[0]
     if observation.get("outcome") == "failure" and len(lines) > 1:
         first = f"{first} … {lines[-1]}"
-    line = _SPACES.sub(" ", redact_tool_payload_text(first[:_REDACTION_WINDOW]))
+    # shown on terminals (the CLI, a gateway's TUI): no escape sequence gets through
+    line = _SPACES.sub(" ", terminal_safe(redact_tool_payload_text(first[:_REDACTION_WINDOW])))
     if len(line) > PREVIEW_CHARS:
         line = line[: PREVIEW_CHARS - 1].rstrip() + "…"
     return line

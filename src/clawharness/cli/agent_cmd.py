@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from clawharness._text import terminal_safe, terminal_safe_prefix
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.cli.common import (
     ClusterOption,
@@ -58,12 +59,14 @@ def register(app: typer.Typer) -> None:
         streamed: list[str] = []
 
         def on_partial(text: str) -> None:
-            # partial replies are cumulative: print only what is new
+            # partial replies are cumulative: print only what is new, terminal-safe and
+            # short of an escape sequence not complete yet (removed whole once it is)
             shown = streamed[0] if streamed else ""
-            if text.startswith(shown):
-                sys.stdout.write(text[len(shown):])
+            safe = terminal_safe_prefix(text)
+            if safe.startswith(shown):
+                sys.stdout.write(safe[len(shown):])
                 sys.stdout.flush()
-            streamed[:] = [text]
+            streamed[:] = [safe, text]
 
         async def go() -> tuple[TurnResult, str]:
             from clawharness.harness.user_input_delivery import TerminalUserInputChannel
@@ -107,14 +110,19 @@ def register(app: typer.Typer) -> None:
             print_json(result.to_json())
             return
         if streamed:
+            rest = terminal_safe(streamed[1])
+            if rest.startswith(streamed[0]):  # what an unfinished sequence held back
+                sys.stdout.write(rest[len(streamed[0]):])
             sys.stdout.write("\n")
         elif result.text:
-            console.print(result.text, highlight=False, markup=False)
+            console.print(terminal_safe(result.text), highlight=False, markup=False)
         for call in result.tool_calls:
             mark = "[green]ok[/]" if call["ok"] else "[red]failed[/]"
-            console.print(f"[dim]tool[/] {call['name']} {mark}", highlight=False)
+            name = escape(terminal_safe(str(call["name"])))
+            console.print(f"[dim]tool[/] {name} {mark}", highlight=False)
             if not call["ok"] and call.get("error"):
-                console.print(f"  [dim]{escape(str(call['error']))}[/]", highlight=False)
+                console.print(f"  [dim]{escape(terminal_safe(str(call['error'])))}[/]",
+                              highlight=False)
         for warning in result.warnings:
             err_console.print("[yellow]warning[/] " + escape(warning), highlight=False)
         console.print(f"[dim]{result.session_key} · {result.terminal} · "

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from clawharness._text import terminal_safe, terminal_safe_prefix
 from clawharness.attempt.turn import TurnResult
 from clawharness.harness.types import AgentEvent
 from clawharness.redaction import redact_tool_detail
@@ -41,6 +42,11 @@ def tool_call_summary(name: str, args: Any, *, home_dir: str | None = None) -> s
     return detail if len(detail) <= _SUMMARY_CHARS else detail[: _SUMMARY_CHARS - 1] + "…"
 
 
+def _quoted(text: str) -> str:
+    """Text from a tool, a server or a model, for a line of rich markup."""
+    return escape(terminal_safe(text))
+
+
 class TurnView:
     """Prints one turn as it runs. Create one per turn."""
 
@@ -48,6 +54,7 @@ class TurnView:
         self._console = console
         self._home = home_dir if home_dir is not None else str(Path.home())
         self._shown = ""  # the current text segment, as printed so far
+        self._streaming = ""  # ... and as it came
         self._at_line_start = True
         self.streamed = False
         self._names: dict[str, str] = {}
@@ -55,6 +62,7 @@ class TurnView:
     # --- output helpers ---------------------------------------------------------------
 
     def _write(self, text: str) -> None:
+        text = terminal_safe(text)
         if not text:
             return
         self._console.print(text, end="", markup=False, highlight=False, emoji=False,
@@ -62,7 +70,8 @@ class TurnView:
         self._at_line_start = text.endswith("\n")
 
     def _line(self, markup: str) -> None:
-        """A full line of rich markup, starting on a fresh line."""
+        """A full line of rich markup, starting on a fresh line (what it quotes from
+        elsewhere passes `_quoted`)."""
         if not self._at_line_start:
             self._console.print()
         self._console.print(markup, highlight=False, emoji=False, soft_wrap=True)
@@ -75,15 +84,19 @@ class TurnView:
     # --- callbacks ----------------------------------------------------------------------
 
     def partial(self, text: str) -> None:
-        """`on_partial_reply`: the reply so far (cumulative within one model step)."""
-        if text.startswith(self._shown):
-            self._write(text[len(self._shown):])
+        """`on_partial_reply`: the reply so far (cumulative within one model step). What
+        is shown is the terminal-safe text, short of an escape sequence not yet complete
+        (`terminal_safe_prefix`), so a sequence split across chunks is removed whole."""
+        safe = terminal_safe_prefix(text)
+        if safe.startswith(self._shown):
+            self._write(safe[len(self._shown):])
         else:
             # a new model step after tool calls starts its text afresh
             if not self._at_line_start:
                 self._write("\n")
-            self._write(text)
-        self._shown = text
+            self._write(safe)
+        self._shown = safe
+        self._streaming = text
         self.streamed = self.streamed or bool(text)
 
     def event(self, event: AgentEvent) -> None:
@@ -97,39 +110,43 @@ class TurnView:
         if phase == "start":
             self._names[call_id] = name
             summary = tool_call_summary(name, data.get("args"), home_dir=self._home)
-            self._line(f"[bold cyan]tool[/] [bold]{escape(name)}[/]"
-                       + (f" [dim]{escape(summary)}[/]" if summary else ""))
+            self._line(f"[bold cyan]tool[/] [bold]{_quoted(name)}[/]"
+                       + (f" [dim]{_quoted(summary)}[/]" if summary else ""))
             self._shown = ""
         elif phase == "permission" and data.get("allowed") is False:
             reason = data.get("reason")
-            self._line(f"  [yellow]refused[/] {escape(name)}"
-                       + (f" [dim]{escape(str(reason))}[/]" if reason else ""))
+            self._line(f"  [yellow]refused[/] {_quoted(name)}"
+                       + (f" [dim]{_quoted(str(reason))}[/]" if reason else ""))
         elif phase == "result":
             mark = "[red]failed[/]" if data.get("isError") else "[green]ok[/]"
             preview = data.get("preview")
-            self._line(f"  {escape(name)} {mark}"
-                       + (f" [dim]{escape(str(preview))}[/]" if preview else ""))
+            self._line(f"  {_quoted(name)} {mark}"
+                       + (f" [dim]{_quoted(str(preview))}[/]" if preview else ""))
             self._shown = ""
 
     def finish(self, result: TurnResult) -> None:
         """The end of the turn: the reply if nothing streamed, then how it ended."""
         if not self.streamed and result.text:
             self._write(result.text)
+        elif self._streaming:
+            held = terminal_safe(self._streaming)  # what an unfinished sequence held back
+            if held.startswith(self._shown):
+                self._write(held[len(self._shown):])
         if not self._at_line_start:
             self._write("\n")
         warning = result.extra.get("incompleteTurnWarning")
         if warning:
-            self._line(f"[yellow]warning[/]: {escape(str(warning))}")
+            self._line(f"[yellow]warning[/]: {_quoted(str(warning))}")
         if result.extra.get("fallbacks"):
             self.note(f"answered by the fallback model {escape(str(result.extra.get('model')))}")
         if result.terminal == "aborted":
-            self._line("[yellow]aborted[/]" + (f" [dim]{escape(result.error)}[/]"
+            self._line("[yellow]aborted[/]" + (f" [dim]{_quoted(result.error)}[/]"
                                                 if result.error else ""))
         elif result.terminal != "ok":
             self._line(f"[bold red]{escape(result.terminal)}[/]: "
-                       f"{escape(result.error or 'the turn did not complete')}")
+                       f"{_quoted(result.error or 'the turn did not complete')}")
 
     def failed(self, exc: BaseException) -> None:
         """The turn raised before it produced a result (bad model ref, busy session)."""
         kind = getattr(exc, "code", None) or type(exc).__name__
-        self._line(f"[bold red]error[/] [dim]({escape(str(kind))})[/]: {escape(str(exc))}")
+        self._line(f"[bold red]error[/] [dim]({escape(str(kind))})[/]: {_quoted(str(exc))}")

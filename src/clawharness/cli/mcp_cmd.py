@@ -7,7 +7,9 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
+from clawharness._text import terminal_safe
 from clawharness.cli.common import (
     ConfigOption,
     JsonOption,
@@ -56,10 +58,16 @@ def _show_table(spec: McpServerSpec) -> None:
     console.print(table)
 
 
+def _shown(text: object) -> str:
+    """What a server said (names, descriptions), safe in a line of rich markup."""
+    return escape(terminal_safe(str(text)))
+
+
 def _probe_table(probe: McpProbe) -> None:
     info = probe.info
-    console.print(f"[bold]{probe.server}[/]: {info.name} {info.version} (protocol "
-                  f"{info.protocol_version})", highlight=False)
+    console.print(f"[bold]{_shown(probe.server)}[/]: {_shown(info.name)} "
+                  f"{_shown(info.version)} (protocol {_shown(info.protocol_version)})",
+                  highlight=False)
     table = new_table("Step", "ms", "Found")
     found = {"tools": len(probe.tools),
              "resources": None if probe.resources is None else len(probe.resources),
@@ -141,11 +149,13 @@ def register(app: typer.Typer) -> None:
         table = new_table("Model-facing name", "Tool", "Offered", "Description",
                           title=f"Tools of MCP server {name}")
         for row in rows:
-            offered = "yes" if row["offered"] else f"[red]no[/]: {row['deniedBecause']}"
-            table.add_row(row["name"], row["tool"], offered, row["description"][:60])
+            offered = ("yes" if row["offered"]
+                       else f"[red]no[/]: {_shown(str(row['deniedBecause']))}")
+            table.add_row(_shown(row["name"]), _shown(row["tool"]), offered,
+                          _shown(row["description"][:60]))
         console.print(table)
         for warning in warnings:
-            err_console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+            err_console.print(f"[yellow]warning[/]: {_shown(warning)}", highlight=False)
 
     @group.command("serve")
     def serve_cmd(config: ConfigOption = None) -> None:

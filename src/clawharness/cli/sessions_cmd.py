@@ -7,7 +7,9 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
+from clawharness._text import terminal_safe
 from clawharness.cli.common import (
     ConfigOption,
     JsonOption,
@@ -29,7 +31,7 @@ SNIPPET_CHARS = 100
 
 
 def _snippet(text: str | None) -> str:
-    flat = " ".join((text or "").split())
+    flat = " ".join(terminal_safe(text or "").split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS - 1] + "…"
 
 
@@ -151,7 +153,7 @@ def register(app: typer.Typer) -> None:
             return
         table = new_table("session key", "seq", "role", "text")
         for h in hits:
-            table.add_row(h.session_key, str(h.seq), h.role, _snippet(h.text))
+            table.add_row(h.session_key, str(h.seq), h.role, escape(_snippet(h.text)))
         console.print(table)
 
     app.add_typer(sessions, name="sessions")
@@ -162,5 +164,5 @@ def render_transcript(entries: list[TranscriptEntry]) -> None:
     colors = {"user": "cyan", "assistant": "green", "toolResult": "magenta"}
     for e in entries:
         color = colors.get(e.role, "white")
-        text = (e.text or "").strip() or "(no text)"
+        text = escape(terminal_safe(e.text or "").strip()) or "(no text)"
         console.print(f"[dim]{e.seq:>4}[/] [bold {color}]{e.role:<10}[/] {text}", highlight=False)
