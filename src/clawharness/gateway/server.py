@@ -20,7 +20,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -55,6 +55,9 @@ from clawharness.gateway.runs import GatewayRunEvents
 from clawharness.gateway.scopes import authorize_method
 from clawharness.gateway.settings import GatewaySettings
 from clawharness.runs import RunHandle, RunService
+
+if TYPE_CHECKING:
+    from clawharness.gateway.openai_http.context import HttpApi
 
 __all__ = ["GATEWAY_EVENTS", "GatewayServer", "RequestContext"]
 
@@ -129,6 +132,7 @@ class GatewayServer:
         self._ticker: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self._front: HttpFront | None = None
+        self._http_api: HttpApi | None = None
 
     def http_front(self) -> HttpFront:
         """Plain HTTP on this port: the OpenAI-compatible API and the Control UI."""
@@ -136,7 +140,7 @@ class GatewayServer:
         from clawharness.gateway.openai_http.context import HttpApi
 
         if self._front is None:
-            api = HttpApi(self.host, self.settings, self.runs)
+            api = self._http_api = HttpApi(self.host, self.settings, self.runs)
             self._front = HttpFront(build_http_app(api),
                                     server_header=f"clawharness/{self.settings.version}")
             api.front = self._front
@@ -190,6 +194,8 @@ class GatewayServer:
         if self._front is not None:
             await self._front.shutdown()
         await self.runs.shutdown()
+        if self._http_api is not None:  # the keyed requests' answers, for their retries
+            await self._http_api.drain()
         for conn in self.hub.authenticated():
             conn.close_after_flush(1012, "service restart")
         if self._server is not None:

@@ -5,6 +5,9 @@
   ids served, the prompt built from a message list, the parameters refused.
 - `auth`: bearer token (constant-time compare) and operator scopes.
 - `chat`, `responses`, `models`: the endpoints; every turn goes through the gateway's
-  `RunManager`, so through `Host.run_turn` like any other front.
+  run service, so through `Host.run_turn` like any other front (`turns`).
+- `answers`: what a finished run is answered with; `failures`: the HTTP answer of a failed
+  turn, and when a client may retry it; `idempotency`: `Idempotency-Key`, its records in
+  the store.
 - `app`: the Starlette app (body limits, security headers) the gateway mounts.
 """

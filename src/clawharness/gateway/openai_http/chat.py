@@ -2,14 +2,14 @@
 
 SSE framing as the original writes it: `data: <chunk JSON>\n\n` per chunk (first the
 assistant role, then content deltas), a last chunk with `finish_reason: "stop"`, then
-`data: [DONE]\n\n`. A failed turn answers 500 in OpenAI's error shape (non-streaming) or
-an `Error: ...` content chunk before `[DONE]` (streaming, where the status is already sent).
+`data: [DONE]\n\n`. A failed turn answers in OpenAI's error shape with the status and
+`x-should-retry` of its failure class (`failures`; non-streaming) or an `Error: ...`
+content chunk before `[DONE]` (streaming, where the status is already sent).
 """
 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any, Final
@@ -17,16 +17,23 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from clawharness.gateway.openai_http.answers import TurnAnswer
 from clawharness.gateway.openai_http.auth import authorize
-from clawharness.gateway.openai_http.context import HttpApi, read_json_body, token_counts
+from clawharness.gateway.openai_http.context import HttpApi, read_json_body
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
+from clawharness.gateway.openai_http.failures import failure_error
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
     chat_prompt,
     refuse_unsupported,
     resolve_session_key,
 )
-from clawharness.gateway.openai_http.turns import RunStream, final_text, start_turn
+from clawharness.gateway.openai_http.turns import (
+    TurnRequest,
+    TurnSource,
+    TurnStream,
+    begin_turn,
+)
 
 __all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
 
@@ -53,8 +60,8 @@ def sse(data: Any) -> bytes:
     return f"data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
 
 
-def _usage(usage: dict[str, Any] | None) -> dict[str, int]:
-    prompt, completion = token_counts(usage)
+def _usage(answer: TurnAnswer) -> dict[str, int]:
+    prompt, completion = answer.input_tokens, answer.output_tokens
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion}
 
@@ -75,27 +82,26 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
                                       new_id=_new_id())
     model_name = model if isinstance(model, str) else "openclaw"
     agent_id = api.agent_of_session(session_key)
-    run = start_turn(api.runs, prefix="chatcmpl", session_key=session_key,
-                     agent_id=agent_id, message=prompt.message)
-    headers = {"x-openclaw-session-key": session_key}
+    identity = api.identity(request, body)
+    source = await begin_turn(
+        api.runs, TurnRequest("chatcmpl", session_key, agent_id, prompt.message),
+        keyed=None if identity is None else api.keyed_runs(), identity=identity)
+    headers = source.headers()
     if not stream:
-        outcome = await run.wait()
-        answer = final_text(outcome)
+        answer = await source.answer()
         if not answer.ok and not answer.text:
-            raise OpenAiHttpError(500, f"the agent turn failed: {answer.error}",
-                                  type_="api_error", code=answer.error_type,
-                                  headers=headers)
+            raise failure_error(answer, idempotent=source.idempotent, headers=headers)
         return JSONResponse({
-            "id": run.run_id, "object": "chat.completion", "created": int(time.time()),
+            "id": source.run_id, "object": "chat.completion", "created": source.created,
             "model": model_name,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
                          "finish_reason": "stop" if answer.ok else "length"}],
-            "usage": _usage(answer.usage),
+            "usage": _usage(answer),
         }, headers=headers)
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
-    events = RunStream(run, on_overflow=lambda: api.drop_client(request))
-    return StreamingResponse(_stream(run.run_id, model_name, events, include_usage),
+    events = TurnStream(source, on_overflow=lambda: api.drop_client(request))
+    return StreamingResponse(_stream(source, model_name, events, include_usage),
                              media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
 
@@ -104,29 +110,28 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-def _chunk(run_id: str, model: str, delta: dict[str, Any],
+def _chunk(source: TurnSource, model: str, delta: dict[str, Any],
            finish: str | None = None) -> dict[str, Any]:
-    return {"id": run_id, "object": "chat.completion.chunk", "created": int(time.time()),
+    return {"id": source.run_id, "object": "chat.completion.chunk", "created": source.created,
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
-async def _stream(run_id: str, model: str, events: RunStream,
+async def _stream(source: TurnSource, model: str, events: TurnStream,
                   include_usage: bool = False) -> AsyncIterator[bytes]:
     try:
-        yield sse(_chunk(run_id, model, {"role": "assistant", "content": ""}))
+        yield sse(_chunk(source, model, {"role": "assistant", "content": ""}))
         async for delta in events.deltas():
-            yield sse(_chunk(run_id, model, {"content": delta}))
-        outcome = await events.outcome()
-        answer = final_text(outcome)
+            yield sse(_chunk(source, model, {"content": delta}))
+        answer = await events.outcome()
         if not answer.ok and not answer.text:
-            yield sse(_chunk(run_id, model, {"content": f"Error: {answer.error}"}))
+            yield sse(_chunk(source, model, {"content": f"Error: {answer.error}"}))
         elif not events.saw_delta:
-            yield sse(_chunk(run_id, model, {"content": answer.text}))
-        yield sse(_chunk(run_id, model, {}, "stop" if answer.ok else "length"))
+            yield sse(_chunk(source, model, {"content": answer.text}))
+        yield sse(_chunk(source, model, {}, "stop" if answer.ok else "length"))
         if include_usage:  # OpenAI's `stream_options.include_usage`: one last chunk
-            yield sse({"id": run_id, "object": "chat.completion.chunk",
-                       "created": int(time.time()), "model": model, "choices": [],
-                       "usage": _usage(answer.usage)})
+            yield sse({"id": source.run_id, "object": "chat.completion.chunk",
+                       "created": source.created, "model": model, "choices": [],
+                       "usage": _usage(answer)})
         yield b"data: [DONE]\n\n"
     finally:
         events.close()

@@ -1,5 +1,6 @@
 """What every endpoint handler gets (`HttpApi`): the host as the gateway sees it, the
-gateway's settings, the run service and the HTTP front; and request helpers.
+gateway's settings, the run service, the keyed requests' records and the HTTP front; and
+request helpers.
 
 The server composes it; nothing here reaches the WebSocket server object.
 """
@@ -8,17 +9,24 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 
-from clawharness.errors import InputLimitError
+from clawharness.errors import ClawHarnessError, InputLimitError
 from clawharness.gateway.host_port import GatewayHost
 from clawharness.gateway.http_front import HttpFront
+from clawharness.gateway.openai_http.auth import bearer_token
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
-from clawharness.gateway.openai_http.routing import AGENT_HEADER, resolve_agent
+from clawharness.gateway.openai_http.idempotency import (
+    RequestIdentity,
+    RequestLedger,
+    idempotency_key,
+    request_identity,
+)
+from clawharness.gateway.openai_http.routing import AGENT_HEADER, SESSION_HEADER, resolve_agent
+from clawharness.gateway.openai_http.turns import KeyedRuns
 from clawharness.gateway.settings import GatewaySettings
 from clawharness.limits import loads_bounded
 from clawharness.runs import RunService
@@ -37,6 +45,38 @@ class HttpApi:
     front: HttpFront | None = None
     #: response id -> session key, for the Responses API's previous_response_id
     responses_sessions: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    #: the runs of requests with an `Idempotency-Key`, recorded in the host's store
+    #: (made on the first such request: the host is started by then)
+    _keyed: KeyedRuns | None = None
+
+    def keyed_runs(self) -> KeyedRuns:
+        """The keyed requests' runs; OpenAiHttpError when the host keeps no store."""
+        if self._keyed is None:
+            try:
+                store = getattr(self.host, "store", None)
+            except ClawHarnessError:  # not started
+                store = None
+            if store is None:
+                raise OpenAiHttpError(501, "this gateway keeps no store, so it cannot honour "
+                                      "an Idempotency-Key", code="idempotency_unavailable")
+            self._keyed = KeyedRuns(RequestLedger(store))
+        return self._keyed
+
+    def identity(self, request: Request, body: dict[str, Any]) -> RequestIdentity | None:
+        """The request's Idempotency-Key identity (None without the header): scoped to
+        the credential it presented and the endpoint, fingerprinted by what it asks."""
+        key = idempotency_key(request.headers)
+        if key is None:
+            return None
+        return request_identity(
+            key, caller=bearer_token(request.headers) or "", endpoint=request.url.path,
+            body=body, routing={AGENT_HEADER: request.headers.get(AGENT_HEADER),
+                                SESSION_HEADER: request.headers.get(SESSION_HEADER)})
+
+    async def drain(self) -> None:
+        """Store the answers of keyed runs that ended (the gateway is stopping)."""
+        if self._keyed is not None:
+            await self._keyed.drain()
 
     def agent_ids(self) -> list[str]:
         default = self.host.default_agent_id()
@@ -109,16 +149,3 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
         raise OpenAiHttpError(400, f"the request body must be a JSON object, got "
                               f"{type(parsed).__name__}", code="invalid_json")
     return parsed
-
-
-def token_counts(usage: Mapping[str, Any] | None) -> tuple[int, int]:
-    """(input, output) tokens from a turn's usage, whichever spelling the runtime used."""
-    def pick(*names: str) -> int:
-        for name in names:
-            value = (usage or {}).get(name)
-            if isinstance(value, int):
-                return value
-        return 0
-
-    return (pick("input", "inputTokens", "input_tokens", "prompt_tokens"),
-            pick("output", "outputTokens", "output_tokens", "completion_tokens"))

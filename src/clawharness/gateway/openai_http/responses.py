@@ -12,7 +12,6 @@ sends the Responses event sequence (`response.created`, `response.in_progress`,
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
@@ -21,17 +20,24 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from clawharness.gateway.openai_http.answers import TurnAnswer
 from clawharness.gateway.openai_http.auth import authorize
 from clawharness.gateway.openai_http.chat import SSE_HEADERS
-from clawharness.gateway.openai_http.context import HttpApi, read_json_body, token_counts
+from clawharness.gateway.openai_http.context import HttpApi, read_json_body
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
+from clawharness.gateway.openai_http.failures import failure_error
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
     chat_prompt,
     refuse_unsupported,
     resolve_session_key,
 )
-from clawharness.gateway.openai_http.turns import RunStream, TurnText, final_text, start_turn
+from clawharness.gateway.openai_http.turns import (
+    TurnRequest,
+    TurnSource,
+    TurnStream,
+    begin_turn,
+)
 
 __all__ = ["UNSUPPORTED_RESPONSES_PARAMETERS", "input_messages", "responses"]
 
@@ -80,8 +86,8 @@ def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
     return messages
 
 
-def _usage(usage: Mapping[str, Any] | None) -> dict[str, Any]:
-    given, taken = token_counts(usage)
+def _usage(answer: TurnAnswer) -> dict[str, Any]:
+    given, taken = answer.input_tokens, answer.output_tokens
     return {"input_tokens": given, "output_tokens": taken, "total_tokens": given + taken,
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens_details": {"reasoning_tokens": 0}}
@@ -90,11 +96,12 @@ def _usage(usage: Mapping[str, Any] | None) -> dict[str, Any]:
 class _Shape:
     """The response object and its items, as the stream and the final answer send them."""
 
-    def __init__(self, response_id: str, model: str, body: Mapping[str, Any]) -> None:
-        self.id = response_id
-        self.message_id = f"msg_{uuid.uuid4().hex}"
+    def __init__(self, source: TurnSource, model: str, body: Mapping[str, Any]) -> None:
+        self.id = source.run_id
+        # made from the response id, so a replayed answer names its items alike
+        self.message_id = f"msg_{source.run_id.partition('_')[2] or source.run_id}"
         self.model = model
-        self.created_at = int(time.time())
+        self.created_at = source.created
         self.body = body
 
     def message(self, text: str | None, status: str) -> dict[str, Any]:
@@ -107,7 +114,7 @@ class _Shape:
         return {"type": "output_text", "text": text, "annotations": []}
 
     def response(self, status: str, output: list[dict[str, Any]],
-                 answer: TurnText | None = None) -> dict[str, Any]:
+                 answer: TurnAnswer | None = None) -> dict[str, Any]:
         error = None
         if answer is not None and not answer.ok:
             error = {"code": answer.error_type or "server_error", "message": answer.error}
@@ -120,7 +127,7 @@ class _Shape:
             "previous_response_id": self.body.get("previous_response_id"),
             "user": self.body.get("user"), "text": {"format": {"type": "text"}},
             "truncation": "disabled",
-            "usage": _usage(answer.usage) if answer is not None else None,
+            "usage": _usage(answer) if answer is not None else None,
         }
 
 
@@ -158,24 +165,26 @@ async def responses(api: HttpApi, request: Request) -> Response:
     session_key = resolve_session_key(agent_id, header=header, user=body.get("user"),
                                       prefix="openresponses", new_id=str(uuid.uuid4()))
     agent_id = api.agent_of_session(session_key)
-    run = start_turn(api.runs, prefix="resp", session_key=session_key, agent_id=agent_id,
-                     message=prompt.message)
-    _remember(api, run.run_id, session_key)
-    shape = _Shape(run.run_id, model if isinstance(model, str) else "openclaw", body)
-    headers = {"x-openclaw-session-key": session_key}
+    identity = api.identity(request, body)
+    source = await begin_turn(
+        api.runs, TurnRequest("resp", session_key, agent_id, prompt.message),
+        keyed=None if identity is None else api.keyed_runs(), identity=identity)
+    _remember(api, source.run_id, source.session_key)
+    shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)
+    headers = source.headers()
     if not stream:
-        answer = final_text(await run.wait())
+        answer = await source.answer()
         if not answer.ok and not answer.text:
-            return JSONResponse(shape.response("failed", [], answer), headers=headers)
+            raise failure_error(answer, idempotent=source.idempotent, headers=headers)
         output = [shape.message(answer.text, "completed")]
         status = "completed" if answer.ok else "incomplete"
         return JSONResponse(shape.response(status, output, answer), headers=headers)
-    events = RunStream(run, on_overflow=lambda: api.drop_client(request))
+    events = TurnStream(source, on_overflow=lambda: api.drop_client(request))
     return StreamingResponse(_stream(shape, events), media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
 
 
-async def _stream(shape: _Shape, events: RunStream) -> AsyncIterator[bytes]:
+async def _stream(shape: _Shape, events: TurnStream) -> AsyncIterator[bytes]:
     seq = 0
 
     def frame(kind: str, **fields: Any) -> bytes:
@@ -197,7 +206,7 @@ async def _stream(shape: _Shape, events: RunStream) -> AsyncIterator[bytes]:
         async for delta in events.deltas():
             text += delta
             yield frame("response.output_text.delta", **where, delta=delta)
-        answer = final_text(await events.outcome())
+        answer = await events.outcome()
         if answer.ok and not events.saw_delta and answer.text:
             text = answer.text
             yield frame("response.output_text.delta", **where, delta=text)
