@@ -6,7 +6,9 @@ Tools: `pid` (its process id), `flood` (thousands of notifications before answer
 `notifications/tools/list_changed`), `big` (a long text), `bad schema` (an array schema),
 `sleep` (answers after 30 s; its start and any `notifications/cancelled` are appended to
 the file named by `$MCP_TEST_LOG`). With `$MCP_TEST_HANG_INIT` set it never answers
-`initialize`.
+`initialize`. `$MCP_TEST_PAGING` makes `tools/list` misbehave: `huge-page` (3,000 tools in
+one page), `endless` (pages of 40 new tools, forever), `empty-endless` (empty pages with a
+new cursor, forever), `repeat` (the same cursor again and again).
 """
 
 from __future__ import annotations
@@ -79,6 +81,22 @@ def call(name: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": f"no tool {name}"}], "isError": True}
 
 
+def tools_page(cursor: str | None) -> dict[str, Any]:
+    mode = os.environ.get("MCP_TEST_PAGING")
+    page = int(cursor[1:]) if cursor else 0
+    if mode == "huge-page":
+        return {"tools": [*tools, *({"name": f"t{i}", "inputSchema": OBJ}
+                                    for i in range(3_000))]}
+    if mode == "endless":
+        return {"tools": [{"name": f"p{page}-{i}", "inputSchema": OBJ} for i in range(40)],
+                "nextCursor": f"c{page + 1}"}
+    if mode == "empty-endless":
+        return {"tools": [], "nextCursor": f"c{page + 1}"}
+    if mode == "repeat":
+        return {"tools": tools, "nextCursor": "c1"}
+    return {"tools": tools}
+
+
 def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
@@ -99,7 +117,7 @@ def main() -> None:
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "misbehaving", "version": "1.0"}}
         elif method == "tools/list":
-            result = {"tools": tools}
+            result = tools_page((message.get("params") or {}).get("cursor"))
         elif method == "tools/call":
             result = call(message["params"]["name"])
         elif method == "ping":

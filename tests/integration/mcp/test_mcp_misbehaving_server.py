@@ -169,3 +169,28 @@ async def test_a_server_that_hangs_at_start_times_out_and_the_turn_goes_on() -> 
         assert await manager.tool_specs(_AllowAll()) == ()  # left out, not raised
     finally:
         await manager.close()
+
+
+@pytest.mark.parametrize(("paging", "most", "warning"), [
+    ("huge-page", 500, "a page of its tool list held more than 500 tools"),
+    ("endless", 1_000, "lists more than 1,000 tools"),
+    ("empty-endless", 0, "in more than 50 pages"),
+    ("repeat", 7, "repeated a cursor"),
+])
+async def test_a_tool_list_is_capped_per_page_and_per_server(paging: str, most: int,
+                                                             warning: str) -> None:
+    # issue 31: a server could page forever or list millions of tools
+    import asyncio
+
+    from clawharness.mcp.connection import MAX_TOOL_PAGES, MAX_TOOLS, MAX_TOOLS_PER_PAGE
+
+    assert (MAX_TOOLS_PER_PAGE, MAX_TOOLS, MAX_TOOL_PAGES) == (500, 1_000, 50)
+    manager = _manager(env={"MCP_TEST_PAGING": paging})
+    try:
+        async with asyncio.timeout(60):
+            listed = await manager.connection("bad").tools()
+        assert len(listed) <= most and (most == 0 or len(listed) >= min(most, 7))
+        assert any(warning in w for w in manager.connection("bad").listing_warnings), (
+            manager.connection("bad").listing_warnings)
+    finally:
+        await manager.close()
