@@ -36,8 +36,9 @@ GATEWAY = {"port": 0, "auth": {"mode": "none"},
 BODY = json.dumps({"model": "openclaw", "messages": [{"role": "user", "content": "pwned"}]})
 
 #: everything a page can try without a token; resolves to what each attempt saw
-ATTACK = """async ([gateway, body]) => {
+ATTACK = """async ([gateway, body, token]) => {
   const seen = {};
+  const auth = token ? {"Authorization": "Bearer " + token} : {};
   try {
     await fetch(gateway + "/v1/chat/completions", {method: "POST", mode: "no-cors",
       headers: {"Content-Type": "text/plain"}, body});
@@ -45,7 +46,7 @@ ATTACK = """async ([gateway, body]) => {
   } catch (err) { seen.simplePost = "failed: " + err; }
   try {
     const answer = await fetch(gateway + "/v1/chat/completions", {method: "POST",
-      headers: {"Content-Type": "application/json"}, body});
+      headers: {"Content-Type": "application/json", ...auth}, body});
     seen.jsonPost = answer.status;
   } catch (err) { seen.jsonPost = "failed: " + err; }
   seen.beacon = navigator.sendBeacon(gateway + "/v1/responses",
@@ -59,7 +60,8 @@ ATTACK = """async ([gateway, body]) => {
       if (frame.event === "connect.challenge") {
         socket.send(JSON.stringify({type: "req", id: "c", method: "connect", params: {
           minProtocol: 4, maxProtocol: 4, role: "operator", scopes: ["operator.write"],
-          client: {id: "cli", version: "1", platform: "web", mode: "cli"}}}));
+          client: {id: "cli", version: "1", platform: "web", mode: "cli"},
+          ...(token ? {auth: {token}} : {})}}));
       } else if (frame.id === "c") {
         socket.send(JSON.stringify({type: "req", id: "a", method: "agent",
           params: {message: "pwned", idempotencyKey: "attack-" + Math.random()}}));
@@ -130,7 +132,7 @@ async def test_a_page_of_another_origin_cannot_start_a_turn(tmp_path: Path) -> N
 
                 # another port of the same machine
                 await page.goto(elsewhere + "/")
-                seen = await page.evaluate(ATTACK, [gateway, BODY])
+                seen = await page.evaluate(ATTACK, [gateway, BODY, None])
                 assert seen["jsonPost"] != 200, seen  # the preflight is never granted
                 assert not str(seen["websocket"]).startswith("agent answered"), seen
 
@@ -139,7 +141,7 @@ async def test_a_page_of_another_origin_cannot_start_a_turn(tmp_path: Path) -> N
                 rebound = f"http://rebind.test:{port}"
                 answer = await page.goto(rebound + "/")
                 assert answer is not None and answer.status == 403
-                seen_rebound = await page.evaluate(ATTACK, [rebound, BODY])
+                seen_rebound = await page.evaluate(ATTACK, [rebound, BODY, None])
                 assert seen_rebound["jsonPost"] == 403, seen_rebound
                 assert not str(seen_rebound["websocket"]).startswith("agent answered")
 
@@ -153,10 +155,40 @@ async def test_a_page_of_another_origin_cannot_start_a_turn(tmp_path: Path) -> N
 
                 # the same script on the gateway's own origin does run turns
                 await page.goto(gateway + "/health")
-                seen_own = await page.evaluate(ATTACK, [gateway, BODY])
+                seen_own = await page.evaluate(ATTACK, [gateway, BODY, None])
                 assert seen_own["jsonPost"] == 200, seen_own
                 assert seen_own["websocket"] == "agent answered ok", seen_own
                 requests, sessions = await turns_run(served)
                 assert requests == 2 and len(sessions) == 2, (requests, sessions)
+            finally:
+                await browser.close()
+
+
+async def test_with_a_token_a_page_of_another_origin_that_holds_it_cannot_act(
+        tmp_path: Path) -> None:
+    # the token is no ambient credential, but even a page that has it gets no CORS grant
+    # for HTTP and no WebSocket from another origin
+    from http_support import TOKEN, serve_factory
+    from playwright.async_api import async_playwright
+
+    gateway_config = {**GATEWAY, "auth": {"mode": "token", "token": TOKEN}}
+    serve = serve_factory(tmp_path)
+    with attacker_site() as elsewhere:
+        async with serve(SCRIPT, gateway=gateway_config) as served, \
+                async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                               args=FLAGS)
+            try:
+                page = await browser.new_page()
+                await page.goto(elsewhere + "/")
+                seen = await page.evaluate(ATTACK, [served.base, BODY, TOKEN])
+                assert seen["jsonPost"] != 200, seen
+                assert not str(seen["websocket"]).startswith("agent answered"), seen
+                assert await turns_run(served) == (0, [])
+                # the same page on the gateway's own origin, with the token, acts
+                await page.goto(served.base + "/health")
+                seen_own = await page.evaluate(ATTACK, [served.base, BODY, TOKEN])
+                assert seen_own["jsonPost"] == 200, seen_own
+                assert seen_own["websocket"] == "agent answered ok", seen_own
             finally:
                 await browser.close()
