@@ -9,9 +9,45 @@ import signal
 from collections.abc import Callable, Mapping
 
 from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import resolve_settings
+from clawharness.gateway.settings import GatewaySettings, resolve_settings
 
-__all__ = ["serve_gateway"]
+__all__ = ["endpoint_lines", "serve_gateway"]
+
+
+def _browsable(host: str) -> str:
+    """The address a browser on this machine uses for a bind address."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def endpoint_lines(settings: GatewaySettings, port: int) -> list[str]:
+    """What `serve` says after `listening`: the Control UI's URL and the HTTP endpoints
+    it answers (and how to turn on the ones that are off)."""
+    base = f"http://{_browsable(settings.host)}:{port}"
+    sign_in = ("sign in with the gateway token" if settings.auth_mode == "token"
+               else "no token needed")
+    lines = []
+    if settings.control_ui_enabled:
+        lines.append(f"Control UI  {base}/  ({sign_in})")
+    else:
+        lines.append("Control UI  off (gateway.controlUi.enabled: false)")
+    api = ["GET /v1/models"]
+    off = []
+    for enabled, route, key in (
+            (settings.chat_completions_enabled, "POST /v1/chat/completions", "chatCompletions"),
+            (settings.responses_enabled, "POST /v1/responses", "responses")):
+        if enabled:
+            api.append(route)
+        else:
+            off.append(f"{route} (gateway.http.endpoints.{key}.enabled: true)")
+    lines.append(f"HTTP API    {base}  {', '.join(api)}")
+    if off:
+        lines.append(f"            off: {'; '.join(off)}")
+    lines.append(f"health      {base}/health   metrics  {base}/metrics")
+    return lines
 
 
 async def serve_gateway(config_path: str | None, *, port: int | None = None,
@@ -20,7 +56,8 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
                         env: Mapping[str, str] | None = None,
                         cluster_url: str | None = None,
                         announce: Callable[[str], None] = print) -> None:
-    """Load the host, listen, announce `listening ws://HOST:PORT`, serve until a signal."""
+    """Load the host, listen, announce `listening ws://HOST:PORT` (then the Control UI's
+    URL and the HTTP endpoints), serve until a signal."""
     from clawharness.host import Host
 
     level = os.environ.get("CLAWHARNESS_LOG_LEVEL", "WARNING").upper()
@@ -45,6 +82,8 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
         async with server.running():
             shown = f"[{settings.host}]" if ":" in settings.host else settings.host
             announce(f"listening ws://{shown}:{server.port}")
+            for line in endpoint_lines(settings, server.port):
+                announce(line)
             waiter = asyncio.create_task(server.wait_closed())
             stopper = asyncio.create_task(stop.wait())
             try:

@@ -16,7 +16,9 @@ from clawharness.gateway.openai_http.context import HttpApi
 __all__ = ["control_ui_routes"]
 
 STATIC: Final = Path(__file__).parent / "static"
-_FILES: Final = {"app.js": "text/javascript", "app.css": "text/css"}
+#: the page's files: ES modules and one stylesheet, served as they are (no build step)
+_FILES: Final = {path.name: ("text/css" if path.suffix == ".css" else "text/javascript")
+                 for path in STATIC.iterdir() if path.suffix in (".js", ".css")}
 
 
 async def _index(_request: Request) -> Response:
@@ -41,6 +43,7 @@ def control_ui_routes(api: HttpApi, api_route: Callable[..., Route]) -> list[Bas
         Route("/ui/{name}", _asset, methods=["GET", "HEAD"]),
         api_route(api, "/ui/api/status", {"GET": ui_api.status}),
         api_route(api, "/ui/api/search", {"GET": ui_api.search}),
-        api_route(api, "/ui/api/sessions/{key}/turns", {"GET": ui_api.turns}),
+        api_route(api, "/ui/api/sessions", {"GET": ui_api.sessions}),
+        api_route(api, "/ui/api/sessions/{key}/conversation", {"GET": ui_api.conversation}),
         api_route(api, "/ui/api/turns/{run_id}", {"GET": ui_api.turn}),
     ]
