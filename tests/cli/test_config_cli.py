@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import json5
 import pytest
 from typer.testing import CliRunner
 
@@ -156,21 +157,22 @@ def test_config_set_parses_json5_writes_a_backup_and_validates_first(tmp_path: P
     outcome = json.loads(result.stdout)
     assert outcome["written"] is True and outcome["value"] == 8080
     assert Path(outcome["backup"]).read_text() == original
-    assert json.loads(path.read_text()) == {"gateway": {"port": 8080}}
+    assert path.read_text() == "// notes\n{ gateway: { port: 8080 } }\n"  # edited in place
     assert invoke("config", "set", "agents.defaults.model", "openai/gpt-5", "-c",
                   str(path)).exit_code == 0
     assert invoke("config", "set", "tools.deny", '["exec", "group:web"]', "-c",
                   str(path)).exit_code == 0
     assert invoke("config", "set", 'agents.defaults.models["openai/gpt-5"].agentRuntime',
                   '{id: "openclaw"}', "-c", str(path)).exit_code == 0
-    written = json.loads(path.read_text())
+    written = json5.loads(path.read_text())
+    assert path.read_text().startswith("// notes\n{ gateway: { port: 8080 }, agents: {")
     assert written["agents"]["defaults"]["model"] == "openai/gpt-5"
     assert written["tools"]["deny"] == ["exec", "group:web"]
     assert written["agents"]["defaults"]["models"] == {
         "openai/gpt-5": {"agentRuntime": {"id": "openclaw"}}}
     unset = invoke("config", "set", "gateway.port", "--unset", "-c", str(path))
-    assert unset.exit_code == 0 and "gateway" in json.loads(path.read_text())
-    assert "port" not in json.loads(path.read_text())["gateway"]
+    assert unset.exit_code == 0 and "gateway" in json5.loads(path.read_text())
+    assert "port" not in json5.loads(path.read_text())["gateway"]
 
 
 def test_config_set_refuses_an_invalid_value_and_changes_nothing(tmp_path: Path) -> None:
@@ -218,7 +220,8 @@ def test_doctor_fix_of_a_legacy_codex_ref_enables_the_bundled_plugin_and_says_so
     assert fixed.exit_code == 0, everything(fixed)
     assert data["fixed"] is True and data["findings"] == []
     assert [f["code"] for f in data["applied"]] == ["legacy-model-ref"]
-    written = json.loads(path.read_text())
+    written = json5.loads(path.read_text())
+    assert path.read_text().startswith("// legacy\n{ agents: { defaults: {")
     assert written["plugins"] == {"entries": {"codex": {"enabled": True}}}
     assert written["agents"]["defaults"]["models"] == {
         "openai/gpt-5.6-sol": {"agentRuntime": {"id": "codex"}}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import json5
 import pytest
 import typer
 from rich.console import Console
@@ -98,10 +99,13 @@ def test_doctor_fix_writes_backup_and_a_config_that_validates(
     backup = Path(data["backup"])
     assert backup.parent == tmp_path and backup.name.startswith("config.json5.bak-")
     assert backup.read_text() == LEGACY_CONFIG
-    written = json.loads(path.read_text())
+    written = json5.loads(path.read_text())
     assert written["agents"]["defaults"]["model"]["primary"] == "openai/gpt-5.6-sol"
     assert "agentRuntime" not in written["agents"]["defaults"]
-    assert path.read_text().startswith('{\n  "agents"')  # JSON, 2-space indent
+    # edited in place: the comment, unquoted keys and trailing commas stay
+    text = path.read_text()
+    assert text.startswith("// written by hand\n{\n  agents: {\n    defaults: {\n")
+    assert 'fallbacks: ["anthropic/claude-opus-5"] },\n' in text and "    },\n  },\n}\n" in text
     loaded = load_config(path)
     assert loaded.config.agents.defaults.model is not None
     # what remains: the codex runtime the legacy ref implied is not installed here

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -133,7 +132,7 @@ def test_invalid_config_is_reported() -> None:
     assert finding.code == "config-invalid" and "maxSteps" in finding.path
 
 
-def test_write_fixed_config_backs_up_then_writes_valid_json(tmp_path: Path) -> None:
+def test_write_fixed_config_backs_up_then_edits_the_file_in_place(tmp_path: Path) -> None:
     path = tmp_path / "config.json5"
     original = "// my notes\n{agents: {defaults: {model: 'codex/gpt-x'}}}\n"
     path.write_text(original)
@@ -142,7 +141,8 @@ def test_write_fixed_config_backs_up_then_writes_valid_json(tmp_path: Path) -> N
     result = write_fixed_config(path, new_raw, now=when)
     assert result.backup == tmp_path / "config.json5.bak-20260906T120000000000Z"
     assert result.backup.read_text() == original
-    assert path.read_text() == json.dumps(new_raw, indent=2) + "\n"
+    assert path.read_text() == "// my notes\n{agents: {defaults: {model: 'openai/gpt-x'}}}\n"
+    assert result.kept_layout
     assert result.loaded.config.agents.defaults.model is not None
     assert result.loaded.config.agents.defaults.model.primary == "openai/gpt-x"
 

@@ -166,6 +166,7 @@ def register(app: typer.Typer) -> None:
                         "value": outcome.value, "unset": outcome.unset,
                         "written": outcome.changed,
                         "backup": str(outcome.backup) if outcome.backup else None,
+                        "keptLayout": outcome.kept_layout,
                         "warnings": [p.as_json() for p in outcome.warnings]})
             return
         _print_problems(outcome.warnings, str(outcome.path))
@@ -176,6 +177,8 @@ def register(app: typer.Typer) -> None:
         done = ("unset " + outcome.key_path if outcome.unset else
                 f"set {outcome.key_path} = {describe_value_for_cli(outcome.value)}")
         backup = f" (backup: {outcome.backup})" if outcome.backup else ""
+        if not outcome.kept_layout:
+            backup += "; the file was written anew as JSON, its comments are in the backup"
         console.print(f"[green]{escape(done)}[/] in {escape(str(outcome.path))}{escape(backup)}",
                       highlight=False, soft_wrap=True)
 

@@ -5,7 +5,7 @@ A value argument is decoded as JSON5 (`8080`, `true`, `["exec"]`, `{id: "codex"}
 to force a string (`'"8080"'`). An edit is validated as a whole file before anything is
 written: an edit that leaves any error is refused with every problem listed (those that
 were already in the file are marked), and the file is left as it was. A written edit
-keeps a backup (`config.writer`).
+keeps a backup, and the file's comments and layout (`config.writer`).
 """
 
 from __future__ import annotations
@@ -138,6 +138,8 @@ class EditOutcome:
     changed: bool
     backup: Path | None
     warnings: tuple[ConfigProblem, ...]
+    #: the file was edited in place (comments and layout kept); False: written anew
+    kept_layout: bool = True
 
 
 def edit_config(config_path: Path, key_path: str, value: Any = MISSING) -> EditOutcome:
@@ -174,7 +176,7 @@ def edit_config(config_path: Path, key_path: str, value: Any = MISSING) -> EditO
         raise ConfigEditRefused(path=str(config_path), problems=marked)
     written = write_config(config_path, new_raw)
     return EditOutcome(config_path, format_key_path(path), shown, unset, True, written.backup,
-                       report.warnings)
+                       report.warnings, kept_layout=written.kept_layout or written.backup is None)
 
 
 def describe_value_for_cli(value: Any) -> str:

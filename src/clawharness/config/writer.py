@@ -2,9 +2,12 @@
 
 Used by `doctor --fix` and `config set`. Nothing is written when the new content does
 not validate (every problem is raised in one ConfigError), so a refused edit changes
-nothing. The backup is `<name>.bak-<UTC timestamp>` next to the file. The new file is
-JSON with 2-space indentation, which is valid JSON5 and decodes on the fast path;
-comments in the old file survive only in the backup.
+nothing. The backup is `<name>.bak-<UTC timestamp>` next to the file. An existing file
+is edited in place (`config.roundtrip`): only the keys that changed are rewritten, so its
+comments, layout, key order, quote style and trailing commas stay. A new file, or an
+edit that cannot be made in place, is written as JSON with 2-space indentation (valid
+JSON5); then the old file's comments survive only in the backup (`WriteResult.kept_layout`
+says which happened).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from clawharness.config.loader import LoadedConfig, load_config, parse_config
+from clawharness.config.roundtrip import edit_json5_text
+from clawharness.config.source import decode_config_text
 from clawharness.errors import ConfigError
 
 __all__ = ["WriteResult", "write_config"]
@@ -29,6 +34,22 @@ class WriteResult:
     path: Path
     backup: Path | None
     loaded: LoadedConfig = field(repr=False)
+    #: the file was edited in place (its comments and layout kept), not written anew
+    kept_layout: bool = False
+
+
+def _in_place(target: Path, new_raw: Mapping[str, Any]) -> str | None:
+    """The file's text with only what changed rewritten; None when there is no file to
+    edit or the edit cannot be made in place."""
+    try:
+        text = target.read_text(encoding="utf-8")
+        old = decode_config_text(text, source=str(target)).raw
+    except (OSError, UnicodeDecodeError, ConfigError):
+        return None
+    if not text.strip():
+        return None
+    return edit_json5_text(text, old, dict(new_raw),
+                           lambda edited: decode_config_text(edited, source=str(target)).raw)
 
 
 def write_config(path: str | os.PathLike[str], new_raw: Mapping[str, Any], *,
@@ -36,7 +57,9 @@ def write_config(path: str | os.PathLike[str], new_raw: Mapping[str, Any], *,
     """Validate `new_raw`, back up the current file, write `new_raw`, and load it back."""
     target = Path(path)
     parse_config(dict(new_raw), source=str(target))
-    text = json.dumps(new_raw, indent=2, ensure_ascii=False) + "\n"
+    edited = _in_place(target, new_raw) if target.exists() else None
+    text = edited if edited is not None else json.dumps(new_raw, indent=2,
+                                                         ensure_ascii=False) + "\n"
     backup: Path | None = None
     tmp = target.with_name(f".{target.name}.write-tmp")
     try:
@@ -51,4 +74,5 @@ def write_config(path: str | os.PathLike[str], new_raw: Mapping[str, Any], *,
         tmp.unlink(missing_ok=True)
         raise ConfigError(f"cannot write the config: {exc.strerror or exc}",
                           path=str(target)) from None
-    return WriteResult(target, backup, load_config(target, env={}))
+    return WriteResult(target, backup, load_config(target, env={}),
+                       kept_layout=edited is not None)
