@@ -59,13 +59,20 @@ def register(app: typer.Typer) -> None:
         streamed: list[str] = []
 
         def on_partial(text: str) -> None:
-            # partial replies are cumulative: print only what is new, terminal-safe and
-            # short of an escape sequence not complete yet (removed whole once it is)
+            # `text` is the assistant message so far: print only what is new,
+            # terminal-safe and short of an escape sequence not complete yet (removed
+            # whole once it is). A text that does not continue the last one is the next
+            # message of the turn (after tool calls): it is printed whole, on a new line.
             shown = streamed[0] if streamed else ""
             safe = terminal_safe_prefix(text)
             if safe.startswith(shown):
                 sys.stdout.write(safe[len(shown):])
-                sys.stdout.flush()
+            else:
+                held = terminal_safe(streamed[1])  # the end of the last message
+                if held.startswith(shown):
+                    sys.stdout.write(held[len(shown):])
+                sys.stdout.write("\n" + safe)
+            sys.stdout.flush()
             streamed[:] = [safe, text]
 
         async def go() -> tuple[TurnResult, str]:

@@ -180,7 +180,9 @@ class AgentEvent:
     data: Mapping[str, JsonValue]
 
 
-#: `on_partial_reply(text)`: the reply so far, streamed to the user as it grows
+#: `on_partial_reply(text)`: the assistant message so far (whole, not a delta), streamed
+#: to the user as it grows; a later message of the turn starts over from its first
+#: characters (docs/writing-a-harness.md, "Streaming the reply")
 PartialReply = Callable[[str], Awaitable[None] | None]
 #: `on_agent_event(event)`: lifecycle / assistant / tool / usage / warning events
 EventSink = Callable[[AgentEvent], Awaitable[None] | None]
