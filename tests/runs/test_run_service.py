@@ -98,3 +98,30 @@ async def test_shutdown_stops_the_runs_under_way(scripted_host: Any) -> None:
     ended = await run.wait()
     assert ended.result is not None and ended.result.terminal == "aborted"
     assert run.abort_reason == "restart" and finished == [run.run_id]
+
+
+async def test_finished_runs_are_forgotten_past_the_window_or_the_count(
+        scripted_host: Any) -> None:
+    host, server = await scripted_host({"responses": [{"match": ".", "text": "ok",
+                                                       "repeat": True}]})
+    by_count = RunService(host, dedupe_max=2)
+    runs = []
+    for key in ("k1", "k2", "k3"):
+        run = by_count.start("agent:main:e", "hi", RunOptions(agent_id="main",
+                                                              idempotency_key=key))
+        await run.wait()
+        runs.append(run)
+    assert by_count.find("agent", "k1") is None  # the oldest finished run went
+    assert [by_count.find("agent", k) for k in ("k2", "k3")] == runs[1:]
+
+    by_age = RunService(host, dedupe_ttl=0.0)
+    first = by_age.start("agent:main:f", "hi", RunOptions(agent_id="main",
+                                                          idempotency_key="k"))
+    assert by_age.find("agent", "k") is first  # remembered while it runs
+    await first.wait()
+    assert by_age.find("agent", "k") is None  # finished longer ago than the window
+    again = by_age.start("agent:main:f", "hi", RunOptions(agent_id="main",
+                                                          idempotency_key="k"))
+    assert again is not first
+    await again.wait()
+    assert len(server.requests) == 5

@@ -15,6 +15,7 @@ Each run numbers its `agent` and its `chat` events (`seq`) from 1.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,11 @@ def accepted_payload(run: RunHandle) -> dict[str, Any]:
 def _assistant_message(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "text", "text": text}],
             "timestamp": _now_ms()}
+
+
+def _as_dict(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The event's data as the frame's object (the run service hands over its own dict)."""
+    return data if isinstance(data, dict) else dict(data)
 
 
 def _final_payload(run: RunHandle, result: TurnResult) -> dict[str, Any]:
@@ -109,9 +115,7 @@ class GatewayRunEvents:
 
     def __call__(self, event: RunEvent) -> None:
         run = event.run
-        if isinstance(event, RunStarted):
-            self._agent(run, "lifecycle", dict(event.data))
-        elif isinstance(event, AssistantText):
+        if isinstance(event, AssistantText):  # the most frequent first
             self._agent(run, "assistant", {"text": event.text, "delta": event.delta})
             chat: dict[str, Any] = {"state": "delta", "deltaText": event.delta,
                                     "message": _assistant_message(event.text)}
@@ -119,7 +123,9 @@ class GatewayRunEvents:
                 chat["replace"] = True
             self._chat(run, chat)
         elif isinstance(event, RunProgress):
-            self._agent(run, event.stream, dict(event.data), tool=event.tool)
+            self._agent(run, event.stream, _as_dict(event.data), tool=event.stream == "tool")
+        elif isinstance(event, RunStarted):
+            self._agent(run, "lifecycle", _as_dict(event.data))
         elif isinstance(event, RunEnded):
             self._ended(run, event.result)
             self._seqs.pop(run.run_id, None)
@@ -157,7 +163,9 @@ class GatewayRunEvents:
         self._chat(run, chat)
 
     def _next(self, run: RunHandle, index: int) -> int:
-        seqs = self._seqs.setdefault(run.run_id, [0, 0])
+        seqs = self._seqs.get(run.run_id)
+        if seqs is None:
+            seqs = self._seqs[run.run_id] = [0, 0]
         seqs[index] += 1
         return seqs[index]
 

@@ -15,7 +15,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from clawharness.attempt.turn import TurnResult
 
@@ -139,8 +139,9 @@ class RunHandle:
 
     def emit(self, event: RunEvent) -> None:
         """Hand `event` to this run's subscribers (the run service calls it)."""
-        for listener in tuple(self._listeners):
-            listener(event)
+        if self._listeners:
+            for listener in tuple(self._listeners):  # one may unsubscribe as it hears
+                listener(event)
 
     def settle(self, result: RunResult) -> None:
         """Make `result` what `wait` returns (the run service calls it, once)."""
@@ -148,8 +149,12 @@ class RunHandle:
             self._settled.set_result(result)
 
 
-@dataclass(frozen=True, slots=True)
-class RunStarted:
+# The events are named tuples, immutable like the frozen dataclasses elsewhere: one is made
+# for every streamed piece of a reply, where a frozen dataclass's `__init__` costs about
+# four times as much (bench/runs.py).
+
+
+class RunStarted(NamedTuple):
     """The run's turn started: the lifecycle data of its start (`phase`, `startedAt`, and
     what the harness said of it)."""
 
@@ -157,8 +162,7 @@ class RunStarted:
     data: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class RunProgress:
+class RunProgress(NamedTuple):
     """An agent event of the turn on `stream` (`lifecycle`, `tool`, `usage`, ...)."""
 
     run: RunHandle
@@ -170,8 +174,7 @@ class RunProgress:
         return self.stream == "tool"
 
 
-@dataclass(frozen=True, slots=True)
-class AssistantText:
+class AssistantText(NamedTuple):
     """The reply so far (`text`) and what changed (`delta`); `replace` when the new text
     does not continue the old one (the delta is then the whole text)."""
 
@@ -181,8 +184,7 @@ class AssistantText:
     replace: bool
 
 
-@dataclass(frozen=True, slots=True)
-class RunEnded:
+class RunEnded(NamedTuple):
     """The run ended with `result`."""
 
     run: RunHandle

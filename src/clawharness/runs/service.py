@@ -16,7 +16,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol
 
@@ -72,6 +72,9 @@ class RunService:
         self._listeners = list(listeners)
         self._on_finished = on_finished
         self._dedupe: OrderedDict[str, RunHandle] = OrderedDict()
+        #: (finished at, key, run) of remembered runs, in the order they finished: the
+        #: oldest are forgotten first, without a walk over every remembered run
+        self._finished: deque[tuple[float, str, RunHandle]] = deque()
         self._dedupe_max = dedupe_max
         self._dedupe_ttl = dedupe_ttl
         self._active: dict[str, RunHandle] = {}
@@ -97,10 +100,11 @@ class RunService:
 
     def _expire(self) -> None:
         horizon = time.monotonic() - self._dedupe_ttl
-        stale = [k for k, r in self._dedupe.items()
-                 if r.finished_at is not None and r.finished_at < horizon]
-        for key in stale:
-            del self._dedupe[key]
+        finished = self._finished
+        while finished and finished[0][0] < horizon:
+            _at, key, run = finished.popleft()
+            if self._dedupe.get(key) is run:
+                del self._dedupe[key]
         while len(self._dedupe) > self._dedupe_max:
             victim = next((k for k, r in self._dedupe.items() if r.done), None)
             if victim is None:
@@ -121,11 +125,12 @@ class RunService:
         run = RunHandle(run_id=chosen, kind=options.kind, session_key=session_key,
                         agent_id=options.agent_id, origin=options.origin,
                         accepted_at_ms=now_ms())
-        if key is not None:
-            self._dedupe[f"{options.kind}:{key}"] = run
+        remembered = None if key is None else f"{options.kind}:{key}"
+        if remembered is not None:
+            self._dedupe[remembered] = run
         self._active[run.run_id] = run
         self._expire()
-        task = asyncio.create_task(self._execute(run, message, options.timeout),
+        task = asyncio.create_task(self._execute(run, message, options.timeout, remembered),
                                    name=f"gateway-run-{run.run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -157,7 +162,8 @@ class RunService:
 
     # --- execution --------------------------------------------------------------------
 
-    async def _execute(self, run: RunHandle, message: str, timeout: float | None) -> None:
+    async def _execute(self, run: RunHandle, message: str, timeout: float | None,
+                       remembered: str | None) -> None:
         result: TurnResult | None = None
         options = TurnOptions(
             on_agent_event=lambda event: self._on_agent_event(run, event),
@@ -180,6 +186,8 @@ class RunService:
             self._settle_result(run, result)
         finally:
             run.finished_at = time.monotonic()
+            if remembered is not None:
+                self._finished.append((run.finished_at, remembered, run))
             self._active.pop(run.run_id, None)
             if not run.done:
                 ended = RunResult(run.run_id, error="run ended")
