@@ -104,6 +104,7 @@ __all__ = [
     "ToolPolicyDeniedError",
     "ToolPolicyRejectedError",
     "UnknownAgentError",
+    "WorkspaceInvalidError",
     "WorkspacePathEscapeError",
 ]
 
@@ -403,6 +404,13 @@ class ToolApprovalRefusedError(ToolError):
 
 class WorkspacePathEscapeError(ToolError):
     code = "path_escape"
+
+
+class WorkspaceInvalidError(ClawHarnessError):
+    """A turn was asked to work in a directory it cannot use (not absolute, missing, not
+    a directory)."""
+
+    code = "workspace_invalid"
 
 
 class RealModelError(ClawHarnessError):

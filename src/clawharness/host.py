@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
+from clawharness._ids import new_id
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
@@ -243,6 +245,13 @@ class Host:
     def default_agent_id(self) -> str:
         return configured_default_agent(self.config)
 
+    def agent_workspace(self, agent_id: str) -> str:
+        """The directory an agent's turns work in (its configured `workspace`, else
+        `<state dir>/workspace/<agent>`), unless a turn brings its own."""
+        from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
+
+        return str(agent_workspace_dir(self.config, self.state_dir, agent_id))
+
     def model_ref(self, text: str) -> str:
         """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
         among the configured providers' models); `ModelRefError` when a turn could not."""
@@ -282,6 +291,31 @@ class Host:
         if record is None:
             raise SessionNotFoundError(f"no session {full}")
         return record
+
+    async def ensure_session(self, key: str, *,
+                             meta: Mapping[str, Any] | None = None) -> SessionRecord:
+        """The session under `key`, made now when there is none (with no turn and no
+        transcript yet: a front opening a conversation, as an ACP `session/new` does);
+        `meta` is merged into its meta (a front's facts about it). Refuses a key of an
+        agent the config does not know."""
+        full = self.session_key(key)
+        agent_id = parse_session_key(full).agent_id
+        require_known_agent(self.config, agent_id, session_key=full)
+        if self._store is None:
+            await self.start()
+        store = self.store
+        async with self.writers.hold(full, purpose="open session") as slot:
+            fence = {} if slot.fence is None else {"fence": slot.fence}
+            record = await store.get_session(full)
+            if record is None:
+                now = time.time()
+                return await store.create_session(SessionRecord(
+                    key=full, session_id=new_id(), agent_id=agent_id, created_at=now,
+                    updated_at=now, meta=dict(meta or {})))
+            if meta and any(record.meta.get(k) != v for k, v in meta.items()):
+                return await store.update_session(full, meta={**record.meta, **meta},
+                                                  **fence)
+            return record
 
     async def history(self, key: str, *, last: int | None = None) -> list[TranscriptEntry]:
         record = await self.get_session(key)

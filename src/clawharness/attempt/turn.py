@@ -27,7 +27,12 @@ from clawharness.attempt.finalize import (
 )
 from clawharness.attempt.inspector import TurnRecorder, TurnRecordKeeper
 from clawharness.attempt.tool_previews import ToolResultPreviews
-from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError, ConfigError
+from clawharness.errors import (
+    AgentHarnessPreflightError,
+    ClawHarnessError,
+    ConfigError,
+    WorkspaceInvalidError,
+)
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.tool_spec import ToolSpec
@@ -60,8 +65,11 @@ from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
 from clawharness.store import SessionLease, SessionRecord, Store
+from clawharness.tools.backends import ToolBackends
+from clawharness.tools.builtin.delegated import delegate_tools
 from clawharness.tools.outcomes import ToolOutcomeLedger
 from clawharness.tools.redacting import redacting_tool
+from clawharness.tools.restriction import ToolRestriction, restricted_policy
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
@@ -105,6 +113,14 @@ class TurnOptions:
     #: W3C trace context (`traceparent`, `tracestate`) of a caller in another process (a
     #: cluster front): the turn's spans continue that caller's trace
     trace_context: Mapping[str, str] | None = None
+    #: the directory this turn's tools work in instead of the agent's workspace (an
+    #: editor's project, over ACP): an absolute path to an existing directory
+    workspace: str | None = None
+    #: where the file and exec tools do their work instead of this host (an editor's
+    #: files and terminals; `clawharness.tools.backends`), where the sandbox allows
+    tool_backends: ToolBackends | None = None
+    #: a narrowing of the agent's tool policy for this turn (an ACP session's mode)
+    tool_restriction: ToolRestriction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +227,14 @@ def _user_input_requester(channel: UserInputChannel | None, run_id: str,
         return delivery.answers.to_wire()
 
     return request
+
+
+def _check_workspace(path: str) -> None:
+    """A turn's own workspace must be an absolute path to a directory that exists."""
+    if not os.path.isabs(path):
+        raise WorkspaceInvalidError(f"the turn's workspace {path!r} is not an absolute path")
+    if not os.path.isdir(path):
+        raise WorkspaceInvalidError(f"the turn's workspace {path} is not an existing directory")
 
 
 def _redacted(text: str | None) -> str | None:
@@ -331,6 +355,8 @@ class TurnRunner:
         started = time.perf_counter()
         key = parse_session_key(session_key)
         require_known_agent(self._context.config, key.agent_id, session_key=session_key)
+        if opts.workspace is not None:
+            _check_workspace(opts.workspace)
         run_id = opts.run_id or new_id()
         with turn_span(key.agent_id, session_key, run_id) as span:
             content_attribute(span, "gen_ai.input.messages", [
@@ -469,11 +495,11 @@ class TurnRunner:
                                   attempt=index, after=after, fence=fence,
                                   scrub=partial(redact_transcript_message,
                                                 tool_results=not decision.builtin))
-        workspace = self._workspace(agent_id)
-        tools = await self._tools(agent_id, decision)
+        workspace = opts.workspace or self._workspace(agent_id)
+        tools = await self._tools(agent_id, decision, opts)
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
-            policy=plugins.tool_policy(agent_id),
+            policy=restricted_policy(plugins.tool_policy(agent_id), opts.tool_restriction),
             approvals=opts.approvals if recorder is None else recorder.gate(opts.approvals),
             spellings=self._tool_spellings(tools),
         )
@@ -510,7 +536,7 @@ class TurnRunner:
             tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
             if opts.durable_tools else None,
         )
-        gate = plugins.tool_policy_gate(decision, agent_id)
+        gate = plugins.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
         with attempt_span(decision.selected_harness_id, decision.selected_reason,
                           provider=route.model.provider, model=route.model.model_id,
@@ -562,13 +588,23 @@ class TurnRunner:
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight,
                         resumed=resumed)
 
-    async def _tools(self, agent_id: str, decision: Any) -> tuple[ToolSpec, ...]:
+    async def _tools(self, agent_id: str, decision: Any,
+                     opts: TurnOptions) -> tuple[ToolSpec, ...]:
         """The host tools, and for the built-in runtime the configured MCP servers' tools
-        the agent's policy allows (native runtimes get the servers projected instead)."""
+        the agent's policy allows (native runtimes get the servers projected instead);
+        the turn's restriction narrows them, its backends take over the file and exec
+        tools they offer."""
         plugins = self._context.plugins
         tools = plugins.tool_specs(agent_id)
         if decision.builtin and self._context.mcp is not None:
             tools += await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+        restriction = opts.tool_restriction
+        if restriction is not None:
+            tools = tuple(t for t in tools if restriction.allows(tool_spellings(t)))
+        backends = opts.tool_backends
+        if backends is not None and not backends.empty:
+            tools = delegate_tools(tools, backends, plugins.sandbox.for_agent(agent_id),
+                                   self._context.config.tools)
         # what a tool prints or a server returns is masked before any runtime sees it
         return tuple(redacting_tool(t) for t in tools)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.cluster.members import check_shared_store, new_worker_id
 from clawharness.config.schema import ClawConfig, ClusterConfig
+from clawharness.errors import ClawHarnessError
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 
@@ -46,6 +47,11 @@ class ClusterTurnExecutor:
                        options: TurnOptions) -> TurnResult:
         require_known_agent(self._config, parse_session_key(session_key).agent_id,
                             session_key=session_key)
+        if options.workspace or options.tool_backends or options.tool_restriction:
+            # a worker elsewhere cannot reach a front's editor, nor its directory
+            raise ClawHarnessError(
+                "a turn with its own workspace, tool backends or tool restriction (an ACP "
+                "session's) cannot run on the cluster: run the front without cluster.url")
         return await self.client.run_turn(session_key, message, options)
 
     async def close(self) -> None:

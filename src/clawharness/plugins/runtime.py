@@ -38,6 +38,7 @@ from clawharness.store import Store
 from clawharness.tools.builtin import core_tool_specs
 from clawharness.tools.middleware import apply_tool_result_middleware
 from clawharness.tools.policy import TOOL_PROFILES, EffectiveToolPolicy
+from clawharness.tools.restriction import ToolRestriction
 from clawharness.tools.sandbox.runner import SandboxService
 
 __all__ = ["PluginRuntime"]
@@ -179,7 +180,15 @@ class PluginRuntime:
                                                   allow=tuple(profile) + tuple(tools.also_allow)))
         return layers
 
-    def tool_policy_gate(self, decision: SelectionDecision, agent_id: str) -> ToolPolicyGate:
+    def tool_policy_gate(self, decision: SelectionDecision, agent_id: str,
+                         restriction: ToolRestriction | None = None) -> ToolPolicyGate:
+        """The pre-run gate's verdict on the harness, under the agent's policy layers and
+        a turn's `restriction` (a front's narrowing, weighed as one more layer)."""
+        extra = restriction.gate_layer() if restriction is not None else None
+        if extra is not None:
+            return evaluate_tool_policy_gate(decision.harness,
+                                             [*self.policy_layers(agent_id), extra],
+                                             builtin=decision.builtin)
         # the verdict depends only on the harness and this host's (fixed) config
         key = (id(decision.harness), decision.builtin, agent_id)
         cached = self._gates.get(key)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from clawharness.attempt.turn import TurnResult
+from clawharness.tools.backends import ToolBackends
+from clawharness.tools.restriction import ToolRestriction
 
 __all__ = [
     "AssistantText",
@@ -52,6 +54,11 @@ class RunOptions:
     run_id: str | None = None
     origin: str | None = None
     timeout: float | None = None
+    #: the turn's own workspace, file/exec backends and tool narrowing (an editor's
+    #: project, files, terminals and session mode; see `TurnOptions`)
+    workspace: str | None = None
+    tool_backends: ToolBackends | None = None
+    tool_restriction: ToolRestriction | None = None
 
 
 @dataclass(frozen=True, slots=True)

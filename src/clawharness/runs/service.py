@@ -130,7 +130,7 @@ class RunService:
             self._dedupe[remembered] = run
         self._active[run.run_id] = run
         self._expire()
-        task = asyncio.create_task(self._execute(run, message, options.timeout, remembered),
+        task = asyncio.create_task(self._execute(run, message, options, remembered),
                                    name=f"gateway-run-{run.run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -162,7 +162,7 @@ class RunService:
 
     # --- execution --------------------------------------------------------------------
 
-    async def _execute(self, run: RunHandle, message: str, timeout: float | None,
+    async def _execute(self, run: RunHandle, message: str, asked: RunOptions,
                        remembered: str | None) -> None:
         result: TurnResult | None = None
         options = TurnOptions(
@@ -170,7 +170,8 @@ class RunService:
             on_partial_reply=lambda text: self._assistant_text(run, text, None),
             abort=run.abort_requested,
             approvals=self._approvals(run.agent_id) if self._approvals is not None else None,
-            timeout=timeout, run_id=run.run_id,
+            timeout=asked.timeout, run_id=run.run_id, workspace=asked.workspace,
+            tool_backends=asked.tool_backends, tool_restriction=asked.tool_restriction,
         )
         try:
             result = await self._host.run_turn(run.session_key, message, options)

@@ -31,7 +31,14 @@ from clawharness.redaction.env import is_secret_variable
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
 from clawharness.tools.sandbox.runner import AgentSandbox, Launch, PreparedExec
 
-__all__ = ["ExecOutcome", "exec_tool", "run_command"]
+__all__ = [
+    "ExecOutcome",
+    "command_timeout",
+    "command_workdir",
+    "exec_result",
+    "exec_tool",
+    "run_command",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +218,26 @@ async def run_command(
     )
 
 
-def _limit(args: Mapping[str, Any], timeout_sec: float) -> float:
+def exec_result(output: str, *, exit_code: int | None, timed_out: bool, truncated: bool,
+                limit: float, max_output_chars: int, cwd: str, notice: str | None = None,
+                **details: Any) -> dict[str, Any]:
+    """What `exec` answers for a command that ran (here, in a sandbox or in an editor's
+    terminal): its output, how it ended, and `details` for the record."""
+    body = output.rstrip("\n") or "(no output)"
+    if truncated:
+        body = f"[output truncated: showing the last {max_output_chars} characters]\n{body}"
+    if timed_out:
+        body += f"\n\nCommand timed out after {limit:g} seconds; its process group was killed."
+    elif exit_code:
+        body += f"\n\nCommand exited with code {exit_code}"
+    if notice is not None:
+        body += f"\n\n[note: {notice}]"
+    return text_result(
+        body, is_error=timed_out or bool(exit_code), exitCode=None if timed_out else exit_code,
+        timedOut=timed_out, truncated=truncated, cwd=cwd, **details)
+
+
+def command_timeout(args: Mapping[str, Any], timeout_sec: float) -> float:
     requested = args.get("timeout")
     if isinstance(requested, int | float) and not isinstance(requested, bool) and requested > 0:
         # the model may shorten the configured timeout, never extend it
@@ -219,7 +245,8 @@ def _limit(args: Mapping[str, Any], timeout_sec: float) -> float:
     return timeout_sec
 
 
-def _workdir(workspace: str, workdir: object) -> Path | None:
+def command_workdir(workspace: str, workdir: object) -> Path | None:
+    """The directory a call's `workdir` names inside `workspace` (None: the workspace)."""
     if workdir is not None and not isinstance(workdir, str):
         raise ToolInputError("argument 'workdir' must be a string")
     cwd = resolve_workspace_path(workspace, workdir) if workdir else None
@@ -244,8 +271,8 @@ def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000,
         workspace = ctx.workspace_dir
         if sandbox is not None:
             workspace = sandbox.file_workspace(ctx.session_key, workspace).path
-        cwd = _workdir(workspace, args.get("workdir"))
-        limit = _limit(args, timeout_sec)
+        cwd = command_workdir(workspace, args.get("workdir"))
+        limit = command_timeout(args, timeout_sec)
         run_dir = str(cwd) if cwd is not None else os.path.realpath(workspace)
         prepared: PreparedExec | None = None
         if sandbox is not None:
@@ -255,29 +282,14 @@ def exec_tool(*, timeout_sec: float = 60.0, max_output_chars: int = 20_000,
         outcome = await run_command(
             command, cwd=run_dir, timeout_sec=limit, max_output_chars=max_output_chars,
             launch=prepared.launch if prepared is not None else None)
-        body = outcome.output.rstrip("\n") or "(no output)"
-        if outcome.truncated:
-            body = f"[output truncated: showing the last {max_output_chars} characters]\n{body}"
-        if outcome.timed_out:
-            body += f"\n\nCommand timed out after {limit:g} seconds; its process group was killed."
-        elif outcome.exit_code:
-            body += f"\n\nCommand exited with code {outcome.exit_code}"
-        if prepared is not None and prepared.notice is not None:
-            body += f"\n\n[note: {prepared.notice}]"
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"durationMs": outcome.duration_ms, "pid": outcome.pid}
         if prepared is not None:
             extra["sandbox"] = dict(prepared.details)
-        return text_result(
-            body,
-            is_error=outcome.timed_out or bool(outcome.exit_code),
-            exitCode=outcome.exit_code,
-            timedOut=outcome.timed_out,
-            truncated=outcome.truncated,
-            durationMs=outcome.duration_ms,
-            pid=outcome.pid,
+        return exec_result(
+            outcome.output, exit_code=outcome.exit_code, timed_out=outcome.timed_out,
+            truncated=outcome.truncated, limit=limit, max_output_chars=max_output_chars,
             cwd=display_path(workspace, cwd) if cwd is not None else ".",
-            **extra,
-        )
+            notice=prepared.notice if prepared is not None else None, **extra)
 
     return ToolSpec(
         name="exec",

@@ -44,12 +44,16 @@ __all__ = [
     "READ_MAX_CHARS",
     "READ_MAX_LINES",
     "READ_SCAN_BYTES",
+    "edit_result",
     "edit_tool",
     "ls_tool",
     "read_file_bytes",
     "read_tool",
+    "read_window",
+    "replace_once",
     "shown_path",
     "write_file",
+    "write_result",
     "write_tool",
 ]
 
@@ -199,6 +203,26 @@ def _read_lines(fd: int, shown: str, offset: int, limit: int) -> dict[str, Any]:
                 total += 1
         except OSError as exc:
             raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+    return _shown_window(window, shown, offset, limit, total=total, complete=complete,
+                         size=size)
+
+
+def read_window(text: str, shown: str, offset: int, limit: int) -> dict[str, Any]:
+    """What `read` answers for a file whose whole `text` came from elsewhere (an
+    editor's buffer): lines `offset..` of it, as for a file read here."""
+    if "\x00" in text[:_SNIFF_BYTES]:
+        raise ToolError(f"{shown} is a binary file; read shows text only")
+    window = _Window(offset - 1, offset - 1 + min(limit, READ_MAX_LINES), [])
+    parts = text.split("\n")  # lines as `read` cuts them here: at newlines only
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    for index, line in enumerate(lines):
+        window.take(index, line.encode("utf-8"))
+    return _shown_window(window, shown, offset, limit, total=len(lines), complete=True,
+                         size=len(text.encode("utf-8")))
+
+
+def _shown_window(window: _Window, shown: str, offset: int, limit: int, *, total: int,
+                  complete: bool, size: int) -> dict[str, Any]:
     start = window.start
     if not window.lines and total and offset > total:
         if complete:
@@ -282,12 +306,15 @@ def _write(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
     content = require_str(args, "content", allow_empty=True)
     data = content.encode("utf-8")
     shown, created = write_file(workspace, raw_path, data)
-    return text_result(
-        f"Successfully wrote {len(data)} bytes to {shown}",
-        path=shown,
-        bytes=len(data),
-        created=created,
-    )
+    return write_result(shown, len(data), created=created)
+
+
+def write_result(shown: str, size: int, *, created: bool | None) -> dict[str, Any]:
+    """What `write` answers once `size` bytes are written (`created` when known)."""
+    details: dict[str, Any] = {"path": shown, "bytes": size}
+    if created is not None:
+        details["created"] = created
+    return text_result(f"Successfully wrote {size} bytes to {shown}", **details)
 
 
 async def _write_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[str, Any]:
@@ -344,26 +371,36 @@ def _edit(workspace: str, args: Mapping[str, Any]) -> dict[str, Any]:
             raise ToolError(f"{shown} is a binary file ({len(data)} bytes); edit changes "
                             "text only")
         text = data.decode("utf-8", errors="replace")
-        count = text.count(old)
-        if count == 0:
-            raise ToolError(
-                f"oldText was not found in {shown}; it must match the file exactly, "
-                "including whitespace and indentation"
-            )
-        if count > 1:
-            raise ToolError(
-                f"oldText occurs {count} times in {shown}; include more surrounding context "
-                "so it matches exactly once"
-            )
-        index = text.index(old)
-        updated = text[:index] + new + text[index + len(old) :]
+        updated, first_line = replace_once(text, old, new, shown)
         try:
             f.seek(0)
             f.truncate(0)
             f.write(updated.encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"cannot write {shown}: {_problem(exc)}") from exc
-    first_line = text.count("\n", 0, index) + 1
+    return edit_result(shown, first_line)
+
+
+def replace_once(text: str, old: str, new: str, shown: str) -> tuple[str, int]:
+    """`text` with `old` replaced by `new`, and the (1-based) line the change starts on;
+    `ToolError` unless `old` occurs exactly once (`edit`, wherever the file lives)."""
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(
+            f"oldText was not found in {shown}; it must match the file exactly, "
+            "including whitespace and indentation"
+        )
+    if count > 1:
+        raise ToolError(
+            f"oldText occurs {count} times in {shown}; include more surrounding context "
+            "so it matches exactly once"
+        )
+    index = text.index(old)
+    return text[:index] + new + text[index + len(old):], text.count("\n", 0, index) + 1
+
+
+def edit_result(shown: str, first_line: int) -> dict[str, Any]:
+    """What `edit` answers once the file changed."""
     return text_result(
         f"Successfully replaced text in {shown}.", path=shown, firstChangedLine=first_line
     )
