@@ -95,3 +95,15 @@ async def test_tool_result_block_is_the_text_a_match_sees(serve, anthropic_for):
 
     assert message.content[0].text == "done"
     assert server.used_items == {1}
+
+
+async def test_thinking_streams_as_a_thinking_block_before_the_text(serve, anthropic_for):
+    script = {"responses": [{"thinking": "weigh the options", "text": "option two"}]}
+    async with serve(script) as server, anthropic_for(server).messages.stream(
+            model="claude-x", max_tokens=100, messages=USER) as stream:
+        final = await stream.get_final_message()
+
+    thinking, text = final.content
+    assert thinking.type == "thinking" and thinking.thinking == "weigh the options"
+    assert thinking.signature == "scripted-signature"
+    assert text.type == "text" and text.text == "option two"

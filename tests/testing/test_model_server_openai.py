@@ -166,3 +166,28 @@ async def test_models_list_answers_for_probing_clients(serve, openai_for):
         page = await openai_for(server).models.list()
 
     assert "scripted" in [m.id for m in page.data]
+
+
+async def test_thinking_streams_as_a_reasoning_summary_the_sdk_assembles(serve, openai_for):
+    script = {"responses": [{"thinking": "the user wants a list", "text": "here it is"}]}
+    async with serve(script) as server:
+        client = openai_for(server)
+        async with client.responses.stream(model="m", input="list") as stream:
+            deltas = [e.delta async for e in stream
+                      if e.type == "response.reasoning_summary_text.delta"]
+            final = await stream.get_final_response()
+
+    assert "".join(deltas) == "the user wants a list" and len(deltas) > 1
+    assert final.output[0].type == "reasoning"
+    assert final.output[0].summary[0].text == "the user wants a list"
+    assert final.output_text == "here it is"
+
+
+async def test_thinking_in_chat_completions_is_reasoning_content(serve, openai_for):
+    script = {"responses": [{"thinking": "hmm", "text": "ok"}]}
+    async with serve(script) as server:
+        stream = await openai_for(server).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}], stream=True)
+        pieces = [(c.choices[0].delta.model_extra or {}).get("reasoning_content")
+                  async for c in stream if c.choices]
+    assert "".join(p for p in pieces if p) == "hmm"

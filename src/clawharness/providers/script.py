@@ -7,6 +7,7 @@ answer to one model request:
     {"text": "hello"}                                   streamed in several chunks
     {"tool_calls": [{"name": "f", "arguments": {...}, "id": "call_1"}]}
     {"text": "...", "tool_calls": [...]}                text first, then the calls
+    {"thinking": "...", "text": "..."}                  reasoning streamed before the rest
     {"error": {"status": 429, "message": "slow down", "type": "rate_limit_error"}}
     {"cut": true}                                       headers + a first chunk, then the
                                                         connection drops (optional "text")
@@ -69,7 +70,8 @@ __all__ = [
 EXHAUSTED_TEXT = "(script exhausted)"
 
 _ITEM_KEYS = frozenset(
-    {"text", "tool_calls", "error", "cut", "delay_ms", "match", "usage", "repeat", "custom"}
+    {"text", "tool_calls", "error", "cut", "delay_ms", "match", "usage", "repeat", "custom",
+     "thinking"}
 )
 _CALL_KEYS = frozenset({"name", "arguments", "id", "custom", "input", "namespace"})
 _ERROR_KEYS = frozenset({"status", "message", "type"})
@@ -137,6 +139,8 @@ class ScriptItem:
     index: int
     text: str | None = None
     tool_calls: tuple[ScriptToolCall, ...] = ()
+    #: reasoning the model streams before its text and calls
+    thinking: str | None = None
     error: ScriptError | None = None
     cut: bool = False
     delay_ms: float = 0.0
@@ -285,6 +289,9 @@ def _parse_item(index: int, raw: Any, source: str | None) -> ScriptItem:
     text = raw.get("text")
     if text is not None and not isinstance(text, str):
         raise fail("must be a string", "text")
+    thinking = raw.get("thinking")
+    if thinking is not None and (not isinstance(thinking, str) or not thinking):
+        raise fail("must be a non-empty string", "thinking")
     cut = raw.get("cut", False)
     if not isinstance(cut, bool):
         raise fail("must be true or false", "cut")
@@ -296,8 +303,8 @@ def _parse_item(index: int, raw: Any, source: str | None) -> ScriptItem:
         calls = _parse_calls(raw["tool_calls"], item_custom, fail)
     error = _parse_error(raw["error"], fail) if "error" in raw else None
 
-    if error is not None and (text is not None or calls or cut):
-        raise fail("an error item cannot also have text, tool_calls or cut", "error")
+    if error is not None and (text is not None or calls or cut or thinking):
+        raise fail("an error item cannot also have text, tool_calls, thinking or cut", "error")
     if cut and calls:
         raise fail("a cut item may carry text, not tool_calls", "cut")
     if text is None and not calls and error is None and not cut:
@@ -324,6 +331,7 @@ def _parse_item(index: int, raw: Any, source: str | None) -> ScriptItem:
         index=index,
         text=text,
         tool_calls=calls,
+        thinking=thinking,
         error=error,
         cut=cut,
         delay_ms=float(delay),

@@ -21,6 +21,7 @@ from clawharness.providers.base import (
     ModelRequest,
     StreamEvent,
     TextDelta,
+    ThinkingDelta,
     ToolCall,
     Usage,
     error_for_status,
@@ -95,6 +96,9 @@ class ScriptedTransport:
             raise error_for_status(
                 item.error.status, item.error.message, error_type=item.error.type
             )
+        if item.thinking:
+            for piece in _pieces(item.thinking, self._chunks):
+                yield ThinkingDelta(piece)
         text = item.text
         if item.cut:
             if text:

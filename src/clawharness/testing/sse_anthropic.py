@@ -42,6 +42,9 @@ def _stop_reason(reply: Reply) -> str:
 
 def _blocks(reply: Reply) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
+    if reply.thinking is not None:
+        blocks.append({"type": "thinking", "thinking": reply.thinking,
+                       "signature": "scripted-signature"})
     if reply.text is not None:
         blocks.append({"type": "text", "text": reply.text})
     for rc in reply.calls:
@@ -82,7 +85,17 @@ def messages_stream(reply: Reply) -> list[str]:
     frames = [_sse("message_start", {"message": _message(new_id("msg_"), reply, [], False)})]
     first_delta: int | None = None
     for index, block in enumerate(_blocks(reply)):
-        if block["type"] == "text":
+        if block["type"] == "thinking":
+            frames.append(_sse("content_block_start", {
+                "index": index, "content_block": {"type": "thinking", "thinking": "",
+                                                  "signature": ""}}))
+            for piece in chunk_text(block["thinking"]):
+                frames.append(_sse("content_block_delta", {
+                    "index": index, "delta": {"type": "thinking_delta", "thinking": piece}}))
+            frames.append(_sse("content_block_delta", {
+                "index": index, "delta": {"type": "signature_delta",
+                                          "signature": block["signature"]}}))
+        elif block["type"] == "text":
             frames.append(_sse("content_block_start", {
                 "index": index, "content_block": {"type": "text", "text": ""}}))
             for piece in chunk_text(block["text"]):

@@ -116,9 +116,17 @@ def _call_item(item_id: str, rc: ReplyCall, done: bool) -> dict[str, Any]:
     return item
 
 
+def _reasoning_item(item_id: str, text: str, done: bool) -> dict[str, Any]:
+    summary = [{"type": "summary_text", "text": text}] if done else []
+    return {"id": item_id, "type": "reasoning", "summary": summary}
+
+
 def _output_items(reply: Reply) -> list[tuple[str, dict[str, Any]]]:
-    """(item id, completed item) for each output item, text first."""
+    """(item id, completed item) for each output item: reasoning, text, then calls."""
     items: list[tuple[str, dict[str, Any]]] = []
+    if reply.thinking is not None:
+        rs_id = new_id("rs_")
+        items.append((rs_id, _reasoning_item(rs_id, reply.thinking, done=True)))
     if reply.text is not None:
         msg_id = new_id("msg_")
         items.append((msg_id, _message_item(msg_id, reply.text, "completed")))
@@ -152,7 +160,23 @@ def responses_stream(reply: Reply, mode: Literal["full", "minimal"] = "full") ->
     calls = iter(reply.calls)
     for index, (item_id, done_item) in enumerate(_output_items(reply)):
         where: dict[str, Any] = {"item_id": item_id, "output_index": index}
-        if done_item["type"] == "message":
+        if done_item["type"] == "reasoning":
+            thought = reply.thinking or ""
+            summary_part = {"type": "summary_text", "text": ""}
+            emit("response.output_item.added", output_index=index,
+                 item=_reasoning_item(item_id, thought, done=False))
+            if full:
+                emit("response.reasoning_summary_part.added", **where, summary_index=0,
+                     part=summary_part)
+            for piece in chunk_text(thought):
+                emit("response.reasoning_summary_text.delta", **where, summary_index=0,
+                     delta=piece)
+            if full:
+                emit("response.reasoning_summary_text.done", **where, summary_index=0,
+                     text=thought)
+                emit("response.reasoning_summary_part.done", **where, summary_index=0,
+                     part={**summary_part, "text": thought})
+        elif done_item["type"] == "message":
             text = reply.text or ""
             part = {"type": "output_text", "text": "", "annotations": []}
             emit(
@@ -210,6 +234,8 @@ def _usage_chat(reply: Reply) -> dict[str, Any]:
 def chat_completion(reply: Reply) -> dict[str, Any]:
     """The non-streaming Chat Completions answer."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
+    if reply.thinking is not None:
+        message["reasoning_content"] = reply.thinking
     if reply.calls:
         message["tool_calls"] = [
             {
@@ -253,6 +279,9 @@ def chat_stream(reply: Reply, include_usage: bool) -> list[str]:
         frames.append(sse({**base, "choices": [choice], **extra}))
 
     chunk({"role": "assistant", "content": ""})
+    if reply.thinking is not None:
+        for piece in chunk_text(reply.thinking):
+            chunk({"reasoning_content": piece})
     if reply.text is not None:
         for piece in chunk_text(reply.text):
             if first_delta is None:

@@ -51,6 +51,9 @@ class Reply:
     input_tokens: int
     output_tokens: int
     cut: bool = False
+    #: reasoning streamed before the text (Responses: a reasoning summary; Messages: a
+    #: thinking block; Chat Completions: `reasoning_content`)
+    thinking: str | None = None
 
 
 def chunk_text(text: str, pieces: int = 3) -> list[str]:
@@ -71,7 +74,7 @@ def make_reply(item: ScriptItem, body: dict[str, Any], api: Api) -> Reply:
     """Resolve `item` for a request with JSON `body` on `api`."""
     prefix = "toolu_" if api == "anthropic" else "call_"
     calls = tuple(ReplyCall(c.id or new_id(prefix), c) for c in item.tool_calls)
-    produced = (item.text or "") + "".join(c.call.arguments_json() for c in calls)
+    produced = (item.thinking or "") + (item.text or "") + "".join(c.call.arguments_json() for c in calls)
     usage = item.usage
     input_tokens = usage.input_tokens if usage and usage.input_tokens is not None else None
     output_tokens = usage.output_tokens if usage and usage.output_tokens is not None else None
@@ -83,6 +86,7 @@ def make_reply(item: ScriptItem, body: dict[str, Any], api: Api) -> Reply:
         input_tokens=input_tokens if input_tokens is not None else estimate_tokens(body),
         output_tokens=output_tokens if output_tokens is not None else estimate_tokens(produced),
         cut=item.cut,
+        thinking=item.thinking,
     )
 
 

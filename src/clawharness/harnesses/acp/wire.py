@@ -21,6 +21,8 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AcpMcpServer,
     AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
@@ -545,6 +547,14 @@ class AcpTurn(NativeTurn):
             await self.emit("assistant", {"text": self.text, "delta": text})
         elif isinstance(update, ToolCallStart | ToolCallProgress):
             await self.on_tool(update)
+        elif isinstance(update, AgentThoughtChunk):
+            thought = getattr(update.content, "text", None)
+            if isinstance(thought, str) and thought:
+                await self.emit("thinking", {"delta": thought})
+        elif isinstance(update, AgentPlanUpdate):
+            await self.emit("plan", {"entries": [
+                {"content": e.content, "status": e.status, "priority": e.priority}
+                for e in update.entries]})
 
     def merge(self, update: Any) -> _Tool:
         tool_id = str(update.tool_call_id)

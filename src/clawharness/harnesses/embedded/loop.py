@@ -258,6 +258,8 @@ class EmbeddedAttempt:
             elif kind is ThinkingDelta:
                 assert isinstance(event, ThinkingDelta)
                 builder.add_thinking(event.text, event.signature)
+                if events and event.text:
+                    await self.emit("thinking", {"delta": event.text})
             elif kind is Done:
                 assert isinstance(event, Done)
                 done = event
