@@ -56,7 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the host: one door, and the run service every front starts turns on",
      ("llm", "cluster", "host", "runs")),
     ("fronts and applications",
-     ("worker", "mcp_serve", "gateway", "doctor", "conformance", "cli")),
+     ("worker", "mcp_serve", "acp_serve", "gateway", "doctor", "conformance", "cli")),
     ("entry point",
      ("__main__",)),
 )

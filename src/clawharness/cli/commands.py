@@ -65,6 +65,9 @@ COMMANDS = (
     LazyCommand("serve", "clawharness.cli.serve_cmd",
                 "Serve the gateway protocol so `openclaw agent`, `openclaw tui` ... can drive "
                 "turns."),
+    LazyCommand("acp", "clawharness.cli.acp_cmd",
+                "Serve the host as an Agent Client Protocol agent over stdio, for editors "
+                "(Zed,\nJetBrains, VS Code) and ACP clients such as acpx."),
     LazyCommand("demo", "clawharness.cli.demo_cmd",
                 "Run a short offline agent session end to end and show its transcript."),
     LazyCommand("chat", "clawharness.cli.chat_cmd",

@@ -1,0 +1,558 @@
+"""`HostAgent`: the host as an ACP agent (the `acp` library's `Agent` protocol).
+
+Every turn starts on the run service (`clawharness.runs`), like every front's; its
+events become the session's updates (`updates.py`), its approvals the client's
+permission requests (`approvals.py`), and its file and exec tools use the client's files
+and terminals where the client offers them (`client_io.py`). ACP session ids are host
+session keys (`session.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    CloseSessionResponse,
+    CurrentModeUpdate,
+    ForkSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    StopReason,
+    Usage,
+)
+
+from clawharness.acp_serve.approvals import ClientApprovals
+from clawharness.acp_serve.client_io import client_backends
+from clawharness.acp_serve.modes import DEFAULT_MODE, known_mode, mode_state, restriction_for
+from clawharness.acp_serve.session import (
+    AcpSession,
+    UpdateSender,
+    acp_meta,
+    new_session_key,
+)
+from clawharness.acp_serve.updates import (
+    PromptBlock,
+    PromptRefused,
+    agent_text,
+    plan_update,
+    prompt_text,
+    replay_entries,
+    thought_text,
+    tool_finished,
+    tool_started,
+)
+from clawharness.errors import (
+    ClawHarnessError,
+    InvalidSessionKeyError,
+    SessionNotFoundError,
+    UnknownAgentError,
+)
+from clawharness.host import Host
+from clawharness.runs import (
+    AssistantText,
+    RunEvent,
+    RunHandle,
+    RunOptions,
+    RunProgress,
+    RunResult,
+    RunService,
+)
+from clawharness.tools.backends import ToolBackends
+
+__all__ = ["AcpServeOptions", "HostAgent"]
+
+log = logging.getLogger("clawharness.acp")
+
+#: transcript entries a `session/load` replays at most (the newest)
+REPLAY_LIMIT: Final = 2000
+#: sessions per `session/list` page
+LIST_PAGE: Final = 100
+#: the characters of a first prompt kept as the session's title
+TITLE_CHARS: Final = 80
+
+
+@dataclass(frozen=True, slots=True)
+class AcpServeOptions:
+    """How `clawharness acp` serves.
+
+    `agent_id`: the agent of new sessions (None: the default agent; a client may name
+    another in `_meta.agentId`). `mode`: the mode new sessions start in. `workspace`:
+    `"cwd"` makes each session's turns work in the client's working directory (an
+    editor's project), `"agent"` in the agent's configured workspace. `unstable`: also
+    serve what the protocol library still marks unstable (`session/resume`,
+    `session/close`). `client_tools`: use the client's files and terminals for the
+    file and exec tools when it offers them.
+    """
+
+    agent_id: str | None = None
+    mode: str = DEFAULT_MODE
+    workspace: Literal["cwd", "agent"] = "cwd"
+    unstable: bool = False
+    client_tools: bool = True
+
+
+def _error(exc: ClawHarnessError) -> RequestError:
+    """A host error as the JSON-RPC error a client shows."""
+    data: dict[str, Any] = {"type": exc.code, "message": str(exc)}
+    hint = getattr(exc, "hint", None)
+    if isinstance(hint, str) and hint:
+        data["hint"] = hint
+    if isinstance(exc, SessionNotFoundError):
+        return RequestError(-32002, f"Resource not found: {exc}", data)
+    if isinstance(exc, InvalidSessionKeyError | UnknownAgentError):
+        return RequestError(-32602, f"Invalid params: {exc}", data)
+    return RequestError(-32603, f"{exc.code}: {exc}", data)
+
+
+def _invalid(details: str) -> RequestError:
+    return RequestError(-32602, f"Invalid params: {details}", {"details": details})
+
+
+def _check_cwd(cwd: str) -> str:
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        raise _invalid(f"cwd must be an absolute path, not {cwd!r}")
+    if not os.path.isdir(cwd):
+        raise _invalid(f"cwd {cwd} is not an existing directory")
+    return os.path.normpath(cwd)
+
+
+def _check_mcp(servers: Sequence[Any] | None) -> None:
+    if servers:
+        raise _invalid("this agent does not take MCP servers from the client: configure "
+                       "them under mcp.servers in the clawharness config (docs/mcp.md)")
+
+
+def _iso(timestamp: float) -> str | None:
+    if not timestamp:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _encode_cursor(offset: int, cwd: str | None) -> str:
+    raw = json.dumps({"offset": offset, "cwd": cwd}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _decode_cursor(cursor: str | None, cwd: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise _invalid(f"cursor {cursor!r} is not one this agent gave") from None
+    if (not isinstance(value, dict) or not isinstance(value.get("offset"), int)
+            or value["offset"] < 0 or value.get("cwd") != cwd):
+        raise _invalid(f"cursor {cursor!r} is not one this agent gave for this cwd filter")
+    return int(value["offset"])
+
+
+def _usage(raw: Any) -> Usage | None:
+    """The turn's token counts as ACP reports them (None when the runtime gave none)."""
+    if raw is None:
+        return None
+    get = raw.get if isinstance(raw, Mapping) else (lambda k, d=None: getattr(raw, k, d))
+
+    def count(*names: str) -> int:
+        for name in names:
+            value = get(name, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+        return 0
+
+    input_tokens = count("input", "input_tokens")
+    output_tokens = count("output", "output_tokens")
+    cached = count("cacheRead", "cache_read")
+    total = count("totalTokens", "total", "total_tokens") or input_tokens + output_tokens
+    return Usage(total_tokens=total, input_tokens=input_tokens, output_tokens=output_tokens,
+                 cached_read_tokens=cached or None)
+
+
+@dataclass(slots=True)
+class _Prompt:
+    """One prompt's running state: the assistant text the client has seen."""
+
+    session: AcpSession
+    sent: str = ""
+
+
+class HostAgent:
+    """The host, serving ACP to one client connection."""
+
+    def __init__(self, host: Host, options: AcpServeOptions | None = None) -> None:
+        self._host = host
+        self._options = options or AcpServeOptions()
+        self._client: Client | None = None
+        self._capabilities: ClientCapabilities | None = None
+        self._approvals: ClientApprovals | None = None
+        self._backends: ToolBackends | None = None
+        #: by ACP session id, and by host session key (tools and approvals know the key)
+        self._sessions: dict[str, AcpSession] = {}
+        self._by_key: dict[str, AcpSession] = {}
+        self.runs = RunService(host, approvals=lambda _agent: self._approvals)
+
+    # --- the connection -------------------------------------------------------------
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+        self._approvals = ClientApprovals(conn, self._by_key.get)
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RequestError.internal_error({"details": "no client connected"})
+        return self._client
+
+    async def close(self) -> None:
+        """Stop every running turn and send what is still queued."""
+        for session in self._sessions.values():
+            for run in session.runs:
+                session.cancelled.add(run.run_id)
+        await self.runs.shutdown()
+        for session in list(self._sessions.values()):
+            await session.sender.close()
+
+    # --- initialize -----------------------------------------------------------------
+
+    async def initialize(self, protocol_version: int,
+                         client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None,
+                         **_meta: Any) -> InitializeResponse:
+        from clawharness import __version__
+
+        self._capabilities = client_capabilities
+        if self._options.client_tools:
+            backends = client_backends(self.client, client_capabilities, self._by_key.get)
+            self._backends = None if backends.empty else backends
+        if client_info is not None:
+            log.info("ACP client %s %s", client_info.name, client_info.version)
+        sessions = SessionCapabilities(list=SessionListCapabilities())
+        if self._options.unstable:
+            sessions.resume = SessionResumeCapabilities()
+            sessions.close = SessionCloseCapabilities()
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=False, audio=False,
+                                                       embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                session_capabilities=sessions),
+            auth_methods=[],
+            agent_info=Implementation(name="clawharness", title="clawharness",
+                                      version=__version__))
+
+    async def authenticate(self, method_id: str, **_meta: Any) -> AuthenticateResponse:
+        raise _invalid(f"no authentication method {method_id!r}: this agent offers none (it "
+                       "runs as you, with the models and keys of your clawharness config)")
+
+    # --- sessions ---------------------------------------------------------------------
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError(-32002, f"Resource not found: no open session {session_id!r}: "
+                               "open it with session/new or session/load first",
+                               {"sessionId": session_id})
+        return session
+
+    def _open(self, session_id: str, key: str, agent_id: str, cwd: str, mode: str,
+              title: str | None) -> AcpSession:
+        previous = self._sessions.get(session_id)
+        sender = previous.sender if previous is not None else UpdateSender(self.client,
+                                                                           session_id)
+        session = AcpSession(id=session_id, key=key, agent_id=agent_id, cwd=cwd, mode=mode,
+                             sender=sender, title=title)
+        if previous is not None:  # loaded again: its running prompts stay its own
+            session.runs, session.cancelled = previous.runs, previous.cancelled
+            session.grants = previous.grants
+        self._sessions[session_id] = session
+        self._by_key[key] = session
+        return session
+
+    async def _remember(self, session: AcpSession) -> None:
+        try:
+            await self._host.ensure_session(session.key, meta=session.meta())
+        except ClawHarnessError as exc:
+            raise _error(exc) from None
+
+    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
+                          mcp_servers: list[Any] | None = None,
+                          **meta: Any) -> NewSessionResponse:
+        cwd = _check_cwd(cwd)
+        _check_mcp(mcp_servers)
+        agent = meta.get("agentId") or self._options.agent_id or self._host.default_agent_id()
+        if not isinstance(agent, str):
+            raise _invalid(f"_meta.agentId must be a string, not {agent!r}")
+        wanted = meta.get("sessionKey")
+        try:
+            key = (self._host.session_key(wanted) if isinstance(wanted, str) and wanted
+                   else new_session_key(agent))
+        except ClawHarnessError as exc:
+            raise _error(exc) from None
+        mode = known_mode(meta.get("mode")) or self._options.mode
+        agent_of_key = key.split(":", 2)[1]
+        session = self._open(key, key, agent_of_key, cwd, mode, None)
+        await self._remember(session)
+        log.info("session/new %s in %s", key, cwd)
+        return NewSessionResponse(session_id=key, modes=mode_state(mode))
+
+    async def _reopen(self, session_id: str, cwd: str,
+                      mcp_servers: Sequence[Any] | None) -> tuple[AcpSession, str]:
+        cwd = _check_cwd(cwd)
+        _check_mcp(mcp_servers)
+        try:
+            record = await self._host.get_session(session_id)
+        except ClawHarnessError as exc:
+            raise _error(exc) from None
+        kept = acp_meta(record.meta)
+        mode = known_mode(kept.get("mode")) or self._options.mode
+        title = kept.get("title") if isinstance(kept.get("title"), str) else None
+        session = self._open(session_id, record.key, record.agent_id, cwd, mode, title)
+        await self._remember(session)
+        return session, record.session_id
+
+    async def load_session(self, cwd: str, session_id: str,
+                           mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None,
+                           **_meta: Any) -> LoadSessionResponse:
+        session, _physical = await self._reopen(session_id, cwd, mcp_servers)
+        try:
+            entries = await self._host.history(session.key, last=REPLAY_LIMIT)
+        except ClawHarnessError as exc:
+            raise _error(exc) from None
+        messages = [e.content if isinstance(e.content, dict)
+                    else {"role": e.role, "content": e.content} for e in entries]
+        for update in replay_entries(messages, session.cwd):
+            session.sender.send(update)
+        await session.sender.flush()  # the whole conversation before the response
+        log.info("session/load %s (%d entries replayed)", session.key, len(entries))
+        return LoadSessionResponse(modes=mode_state(session.mode))
+
+    async def resume_session(self, session_id: str, cwd: str,
+                             additional_directories: list[str] | None = None,
+                             mcp_servers: list[Any] | None = None,
+                             **_meta: Any) -> ResumeSessionResponse:
+        if not self._options.unstable:
+            raise RequestError.method_not_found("session/resume")
+        session, _physical = await self._reopen(session_id, cwd, mcp_servers)
+        return ResumeSessionResponse(modes=mode_state(session.mode))
+
+    async def close_session(self, session_id: str, **_meta: Any) -> CloseSessionResponse:
+        if not self._options.unstable:
+            raise RequestError.method_not_found("session/close")
+        session = self._session(session_id)
+        self._stop(session)
+        for run in list(session.runs):
+            await run.wait()
+        await session.sender.close()
+        self._sessions.pop(session_id, None)
+        if self._by_key.get(session.key) is session:
+            del self._by_key[session.key]
+        return CloseSessionResponse()
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **_meta: Any) -> ListSessionsResponse:
+        if cwd is not None:
+            cwd = _check_cwd(cwd)
+        offset = _decode_cursor(cursor, cwd)
+        try:
+            records = await self._host.list_sessions()
+        except ClawHarnessError as exc:
+            raise _error(exc) from None
+        rows: list[SessionInfo] = []
+        for record in records:
+            kept = acp_meta(record.meta)
+            where = kept.get("cwd")
+            if cwd is not None and where != cwd:
+                continue
+            title = kept.get("title")
+            rows.append(SessionInfo(
+                session_id=record.key,
+                cwd=where if isinstance(where, str) else self._host.agent_workspace(
+                    record.agent_id),
+                title=title if isinstance(title, str) else None,
+                updated_at=_iso(record.updated_at),
+                field_meta={"clawharness": {"agentId": record.agent_id,
+                                            "model": record.model_ref,
+                                            "runtime": record.agent_harness_id}}))
+        page = rows[offset:offset + LIST_PAGE]
+        more = offset + LIST_PAGE < len(rows)
+        return ListSessionsResponse(
+            sessions=page, next_cursor=_encode_cursor(offset + LIST_PAGE, cwd) if more else None)
+
+    async def set_session_mode(self, session_id: str, mode_id: str,
+                               **_meta: Any) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        mode = known_mode(mode_id)
+        if mode is None:
+            raise _invalid(f"no session mode {mode_id!r}: this agent has "
+                           f"{', '.join(m.id for m in mode_state(session.mode).available_modes)}")
+        session.mode = mode
+        await self._remember(session)
+        session.sender.send(CurrentModeUpdate(session_update="current_mode_update",
+                                              current_mode_id=mode))
+        await session.sender.flush()
+        return SetSessionModeResponse()
+
+    # --- prompts ------------------------------------------------------------------------
+
+    async def prompt(self, session_id: str, prompt: list[PromptBlock],
+                     **_meta: Any) -> PromptResponse:
+        session = self._session(session_id)
+        try:
+            text = prompt_text(prompt)
+        except PromptRefused as exc:
+            raise _invalid(str(exc)) from None
+        if not text.strip():
+            raise _invalid("the prompt has no text")
+        if session.title is None:
+            session.title = text.strip().splitlines()[0][:TITLE_CHARS]
+            await self._remember(session)
+        options = RunOptions(
+            agent_id=session.agent_id, kind="acp", origin=f"acp:{session.id}",
+            workspace=session.cwd if self._options.workspace == "cwd" else None,
+            tool_backends=self._backends, tool_restriction=restriction_for(session.mode))
+        run = self.runs.start(session.key, text, options)
+        session.runs.append(run)
+        state = _Prompt(session)
+        # subscribed before the run's task first runs: no event is missed
+        unsubscribe = run.subscribe(lambda event: self._on_event(state, event))
+        try:
+            ended = await run.wait()
+        except asyncio.CancelledError:  # the connection is going away: stop the turn
+            run.abort("acp-disconnected")
+            raise
+        finally:
+            unsubscribe()
+            with contextlib.suppress(ValueError):
+                session.runs.remove(run)
+        cancelled = run.run_id in session.cancelled
+        session.cancelled.discard(run.run_id)
+        try:
+            return self._finish(state, run, ended, cancelled)
+        finally:
+            await session.sender.flush()
+
+    def _finish(self, state: _Prompt, run: RunHandle, ended: RunResult,
+                cancelled: bool) -> PromptResponse:
+        """The prompt's answer once its run ended: the stop reason, or the turn's failure
+        as an error (what the turn said is sent first)."""
+        result = ended.result
+        if cancelled:
+            return PromptResponse(stop_reason="cancelled")
+        if result is None:
+            exc = ended.exception
+            if isinstance(exc, ClawHarnessError):
+                raise _error(exc)
+            raise RequestError(-32603, f"the turn failed: {ended.error or 'it ended early'}",
+                               {"message": ended.error})
+        if result.text and not result.silent and result.text != state.sent:
+            # what the runtime did not stream (or finished differently) still reaches the user
+            rest = (result.text[len(state.sent):] if result.text.startswith(state.sent)
+                    else result.text)
+            state.session.sender.send(agent_text(rest))
+            state.sent = result.text
+        stop: StopReason = "end_turn"
+        if result.terminal == "aborted":
+            stop = ("max_turn_requests" if "max steps" in (result.error or "")
+                    else "cancelled")
+        elif result.terminal != "ok":
+            details = dict(result.error_details or {})
+            raise RequestError(-32603, f"the turn failed: {result.error or result.terminal}",
+                               {"type": result.error_type, "message": result.error,
+                                "runId": result.run_id, **details})
+        return PromptResponse(stop_reason=stop, usage=_usage(result.usage))
+
+    def _on_event(self, state: _Prompt, event: RunEvent) -> None:
+        """A run event as the session's updates (called as it happens: never blocks)."""
+        session = state.session
+        if isinstance(event, AssistantText):
+            if event.delta:
+                session.sender.send(agent_text(event.delta))
+                state.sent = event.text
+            return
+        if not isinstance(event, RunProgress):
+            return
+        data = event.data
+        if event.stream == "tool":
+            phase = data.get("phase")
+            if phase == "start":
+                start = tool_started(data, session.cwd)
+                if start is not None:
+                    if start.content:
+                        session.rich_calls.add(start.tool_call_id)
+                    session.sender.send(start)
+            elif phase == "result":
+                call_id = str(data.get("toolCallId"))
+                done = tool_finished(data, keep_content=call_id in session.rich_calls)
+                session.rich_calls.discard(call_id)
+                if done is not None:
+                    session.sender.send(done)
+        elif event.stream == "thinking":
+            delta = data.get("delta", data.get("text"))
+            if isinstance(delta, str) and delta:
+                session.sender.send(thought_text(delta))
+        elif event.stream == "plan":
+            plan = plan_update(data)
+            if plan is not None:
+                session.sender.send(plan)
+
+    def _stop(self, session: AcpSession) -> None:
+        for run in session.runs:
+            session.cancelled.add(run.run_id)
+            run.abort("cancelled")
+
+    # --- what this agent does not serve -------------------------------------------------
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **_meta: Any) -> SetSessionConfigOptionResponse | None:
+        raise _invalid(f"no config option {config_id!r}: this agent offers none (use "
+                       "session/set_mode for the session's mode)")
+
+    async def fork_session(self, session_id: str, cwd: str,
+                           additional_directories: list[str] | None = None,
+                           mcp_servers: list[Any] | None = None,
+                           **_meta: Any) -> ForkSessionResponse:
+        raise RequestError.method_not_found("session/fork")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.info("ignored the extension notification %s", method)
+
+    async def cancel(self, session_id: str, **_meta: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is None:
+            log.warning("session/cancel for a session not open here: %s", session_id)
+            return
+        self._stop(session)
