@@ -248,7 +248,7 @@ class Host:
     def agent_workspace(self, agent_id: str) -> str:
         """The directory an agent's turns work in (its configured `workspace`, else
         `<state dir>/workspace/<agent>`), unless a turn brings its own."""
-        from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
+        from clawharness.tools import agent_workspace_dir
 
         return str(agent_workspace_dir(self.config, self.state_dir, agent_id))
 

@@ -24,10 +24,11 @@ import sys
 import threading
 
 from clawharness.acp_serve.agent import AcpServeOptions, HostAgent
+from clawharness.acp_serve.modes import known_mode
 from clawharness.errors import ClawHarnessError
 from clawharness.host import Host
 
-__all__ = ["AcpServeOptions", "HostAgent", "serve", "serve_stdio"]
+__all__ = ["AcpServeOptions", "HostAgent", "known_mode", "serve", "serve_stdio"]
 
 
 class _PipeWriterProtocol(asyncio.BaseProtocol):

@@ -86,7 +86,7 @@ from clawharness.runs import (
     RunResult,
     RunService,
 )
-from clawharness.tools.backends import ToolBackends
+from clawharness.tools import ToolBackends
 
 __all__ = ["AcpServeOptions", "HostAgent"]
 

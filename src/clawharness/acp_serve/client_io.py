@@ -32,7 +32,7 @@ from acp.schema import (
 from clawharness.acp_serve.session import AcpSession
 from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext
-from clawharness.tools.backends import CommandOutcome, ToolBackends
+from clawharness.tools import CommandOutcome, ToolBackends
 
 __all__ = ["ClientFiles", "ClientTerminals", "client_backends"]
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from acp.schema import SessionMode, SessionModeState
 
-from clawharness.tools.restriction import ToolRestriction
+from clawharness.tools import ToolRestriction
 
 __all__ = ["DEFAULT_MODE", "MODES", "SessionModeSpec", "mode_state", "restriction_for"]
 

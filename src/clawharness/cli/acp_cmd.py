@@ -45,8 +45,7 @@ def register(app: typer.Typer) -> None:
         stdout carries the protocol only; logs go to stderr. An editor starts it as its
         agent command, e.g. `clawharness acp --config ~/.clawharness/config.json5`.
         """
-        from clawharness.acp_serve import AcpServeOptions, serve_stdio
-        from clawharness.acp_serve.modes import known_mode
+        from clawharness.acp_serve import AcpServeOptions, known_mode, serve_stdio
         from clawharness.errors import ConfigError
         from clawharness.host import Host
 

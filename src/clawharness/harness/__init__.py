@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         ApprovalGate,
         ApprovalRequest,
         ApprovalSubject,
+        ApprovalSubjectPolicy,
         BeforeToolCallDecision,
         HostCapabilities,
         ToolPolicyCheck,
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
         runtime_for_ref,
     )
     from clawharness.harness.support import ProviderRoute
-    from clawharness.harness.tool_spec import ToolCallContext, ToolCallDecision
+    from clawharness.harness.tool_spec import ToolCallContext, ToolCallDecision, ToolExecute
     from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
     from clawharness.harness.types import (
         AgentEvent,
@@ -118,6 +119,7 @@ __all__ = [
     "ApprovalGate",
     "ApprovalRequest",
     "ApprovalSubject",
+    "ApprovalSubjectPolicy",
     "AttemptParams",
     "AttemptResult",
     "AttemptTerminal",
@@ -146,6 +148,7 @@ __all__ = [
     "TerminalUserInputChannel",
     "ToolCallContext",
     "ToolCallDecision",
+    "ToolExecute",
     "ToolInputError",
     "ToolPolicyCheck",
     "ToolPolicyGate",
@@ -276,4 +279,6 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "tool_observation": "clawharness.harness.tool_terminal",
     "tool_spellings": "clawharness.harness.capabilities",
     "validate_harness_shape": "clawharness.harness.registry",
+    "ApprovalSubjectPolicy": "clawharness.harness.capabilities",
+    "ToolExecute": "clawharness.harness.tool_spec",
 })

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from clawharness.attempt.turn import TurnResult
-from clawharness.tools.backends import ToolBackends
-from clawharness.tools.restriction import ToolRestriction
+from clawharness.tools import ToolBackends, ToolRestriction
 
 __all__ = [
     "AssistantText",

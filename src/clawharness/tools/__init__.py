@@ -20,7 +20,9 @@ if TYPE_CHECKING:
         describe_request,
         visible,
     )
+    from clawharness.tools.backends import CommandOutcome, CommandRunner, FileAccess, ToolBackends
     from clawharness.tools.builtin import core_tool_specs
+    from clawharness.tools.builtin.delegated import delegate_tools
     from clawharness.tools.middleware import (
         ToolResultMiddlewareRegistration,
         apply_tool_result_middleware,
@@ -33,6 +35,11 @@ if TYPE_CHECKING:
         is_mutating_tool_call,
         is_plain_read_only_shell_command,
         is_replay_safe_tool_call,
+    )
+    from clawharness.tools.restriction import (
+        RestrictedToolPolicy,
+        ToolRestriction,
+        restricted_policy,
     )
     from clawharness.tools.results import (
         TOOL_PROGRESS_OUTPUT_MAX_CHARS,
@@ -47,6 +54,7 @@ if TYPE_CHECKING:
         sandbox_findings,
         status_lines,
     )
+    from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
     from clawharness.tools.sanitize import sanitize_tool_args, sanitize_tool_result
     from clawharness.tools.shell_scan import (
         has_shell_compound_command,
@@ -71,16 +79,24 @@ if TYPE_CHECKING:
 __all__ = [
     "TOOL_PROFILES",
     "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
+    "CommandOutcome",
+    "CommandRunner",
     "EffectiveToolPolicy",
+    "FileAccess",
+    "RestrictedToolPolicy",
     "SandboxExplanation",
     "SandboxService",
     "TerminalApprovalGate",
+    "ToolBackends",
     "ToolOutcomeLedger",
+    "ToolRestriction",
     "ToolResultMiddlewareRegistration",
+    "agent_workspace_dir",
     "apply_tool_result_middleware",
     "approval_answer",
     "binary_name",
     "core_tool_specs",
+    "delegate_tools",
     "describe_request",
     "explain_sandbox",
     "extract_tool_error_message",
@@ -98,6 +114,7 @@ __all__ = [
     "parse_shell_words",
     "positional_args",
     "redacting_tool",
+    "restricted_policy",
     "sandbox_findings",
     "sanitize_tool_args",
     "sanitize_tool_result",
@@ -154,4 +171,13 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "trim_leading_env": "clawharness.tools.shell_words",
     "unwrap_shell_wrapper": "clawharness.tools.shell_words",
     "visible": "clawharness.tools.approvals",
+    "CommandOutcome": "clawharness.tools.backends",
+    "CommandRunner": "clawharness.tools.backends",
+    "FileAccess": "clawharness.tools.backends",
+    "ToolBackends": "clawharness.tools.backends",
+    "delegate_tools": "clawharness.tools.builtin.delegated",
+    "RestrictedToolPolicy": "clawharness.tools.restriction",
+    "ToolRestriction": "clawharness.tools.restriction",
+    "restricted_policy": "clawharness.tools.restriction",
+    "agent_workspace_dir": "clawharness.tools.sandbox.hostfacts",
 })

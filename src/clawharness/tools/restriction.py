@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.harness.capabilities import (
+from clawharness.harness import (
     ApprovalSubject,
     ApprovalSubjectPolicy,
     ToolPolicyCheck,
+    ToolPolicyLayer,
     check_tool_names,
 )
-from clawharness.harness.gates import ToolPolicyLayer
 from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
 
 __all__ = ["RestrictedToolPolicy", "ToolRestriction", "restricted_policy"]

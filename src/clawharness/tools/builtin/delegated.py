@@ -23,7 +23,7 @@ from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolError
-from clawharness.harness.tool_spec import ToolCallContext, ToolExecute, ToolSpec
+from clawharness.harness import ToolCallContext, ToolExecute, ToolSpec
 from clawharness.harness.workspace import display_path, resolve_workspace_path
 from clawharness.tools.backends import CommandRunner, FileAccess, ToolBackends
 from clawharness.tools.builtin._common import ToolInputError, optional_int, require_str
