@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CODEX_VERSION=0.169.0
 # a progress line per step: Codex, Claude Code, its ACP adapter, the ACP sdist, two MCP
-# servers, the MCP Inspector and OpenClaw's own CLI (one more `install` or sdist below:
-# count it here)
-STEPS=8
+# servers, the MCP Inspector, OpenClaw's own CLI and acpx (one more `install` or sdist
+# below: count it here)
+STEPS=9
 STEP=0
 step() {  # what: one progress line, "[n/STEPS] what"
   STEP=$((STEP + 1))
@@ -80,3 +80,8 @@ else
   echo "$openclaw_spec" > "$openclaw_dir/.pinned"
   printf '      done in %ds\n' $((SECONDS - started))
 fi
+# acpx, a headless ACP client no one here wrote: tests/integration/acp_serve drives
+# `clawharness acp` with it. It needs Node >= 22.13, so the test runs it on the Node 24
+# the OpenClaw step above installs (npm may warn that this npm's Node is older).
+ACPX_VERSION=0.19.1
+install .cache/acpx "acpx@$ACPX_VERSION" node_modules/acpx/package.json
