@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import sys
 
-from clawharness._gc import HOST_GC_THRESHOLDS
 from clawharness.cli import root_help
 from clawharness.cli.version import version_text
 
@@ -30,6 +29,8 @@ def main() -> None:
     # a command imports a few hundred modules (a turn, a thousand) and keeps nearly all it
     # builds: with the default thresholds full collections keep walking it all (about a
     # tenth of a short command's time); a host applies these same thresholds when it starts
+    from clawharness._gc import HOST_GC_THRESHOLDS
+
     gc.set_threshold(*HOST_GC_THRESHOLDS)
     from clawharness.cli.main import main as run_command_line
 

@@ -13,12 +13,9 @@ name, no typer settings in the environment); anything else goes to typer.
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from collections.abc import Sequence
-
-from clawharness.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS, RootOption
 
 __all__ = ["answers", "print_root_help"]
 
@@ -37,6 +34,8 @@ def answers(argv: Sequence[str]) -> bool:
 
 def print_root_help() -> None:
     """Print the root's help to stdout exactly as typer would."""
+    import inspect
+
     from rich.align import Align
     from rich.columns import Columns
     from rich.console import Console
@@ -46,6 +45,8 @@ def print_root_help() -> None:
     from rich.table import Table
     from rich.text import Text
     from rich.theme import Theme
+
+    from clawharness.cli.commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS, RootOption
 
     class OptionHighlighter(RegexHighlighter):
         highlights = [  # noqa: RUF012 (rich's own class attribute)
