@@ -39,6 +39,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -141,13 +142,20 @@ def write_config(folder: Path, base_url: str) -> Path:
 
 
 class ServeTurns:
-    """Turns sent to a running `clawharness serve` over one gateway connection."""
+    """Turns sent to a running `clawharness serve` over one gateway connection, whose
+    event loop runs in a thread of its own (so the connection answers the server's pings
+    while the other commands run)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
         self.client: GatewayClient | None = None
         self.count = 0
+
+    def _run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=300)
 
     def connect(self, deadline_s: float = 60) -> None:
         async def go() -> GatewayClient:
@@ -159,7 +167,7 @@ class ServeTurns:
                     if time.monotonic() > deadline:
                         raise
                     await asyncio.sleep(0.1)
-        self.client = self.loop.run_until_complete(go())
+        self.client = self._run(go())
 
     def turn(self) -> float:
         assert self.client is not None
@@ -167,19 +175,22 @@ class ServeTurns:
         self.count += 1
         key = f"agent:main:bench-serve-{self.count}"
 
-        async def go() -> Any:
-            return await client.agent("hello", agentId="main", sessionKey=key, timeout=120)
+        async def go() -> tuple[float, Any]:
+            started = time.perf_counter()
+            _accepted, final = await client.agent("hello", agentId="main", sessionKey=key,
+                                                  timeout=120)
+            return time.perf_counter() - started, final
 
-        started = time.perf_counter()
-        _accepted, final = self.loop.run_until_complete(go())
-        elapsed = time.perf_counter() - started
+        elapsed, final = self._run(go())
         if final.get("status") != "ok":
             raise RuntimeError(f"serve turn: {final}")
-        return elapsed
+        return float(elapsed)
 
     def close(self) -> None:
         if self.client is not None:
-            self.loop.run_until_complete(self.client.close())
+            self._run(self.client.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
         self.loop.close()
 
 
