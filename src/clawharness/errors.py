@@ -25,7 +25,9 @@
     │   ├── AgentHarnessSessionSupersededError
     │   ├── ToolPolicyRejectedError          restricted turn, harness cannot enforce it
     │   ├── RuntimeArtifactMismatchError
-    │   └── AttemptSettledError              a capability used after its attempt settled
+    │   ├── AttemptSettledError              a capability used after its attempt settled
+    │   └── ClientToolError                  a caller's tool or tool result the turn cannot take
+    │       └── ClientToolsUnsupportedError  the selected runtime cannot stop for a caller's tool
     ├── PluginError
     │   └── PluginApiFloorError          a plugin needs a newer plugin API than this host
     ├── ProviderError                    a model transport failed
@@ -64,6 +66,8 @@ __all__ = [
     "AgentHarnessUnsupportedError",
     "AttemptSettledError",
     "ClawHarnessError",
+    "ClientToolError",
+    "ClientToolsUnsupportedError",
     "ClusterError",
     "ClusterNoWorkersError",
     "ClusterRefusedError",
@@ -312,6 +316,20 @@ class RuntimeArtifactMismatchError(HarnessError):
 
 class AttemptSettledError(HarnessError):
     code = "attempt_settled"
+
+
+class ClientToolError(HarnessError):
+    """A caller's tool (an HTTP client's function tool) or its result that the turn cannot
+    take: a name clash, a result for a call that is not pending (docs/http-api.md)."""
+
+    code = "client_tool_invalid"
+
+
+class ClientToolsUnsupportedError(ClientToolError):
+    """The runtime selected for the turn runs its own tool loop and cannot stop for a
+    caller's tool (only the built-in runtime can)."""
+
+    code = "client_tools_unsupported"
 
 
 class PluginError(ClawHarnessError):

@@ -15,7 +15,8 @@ from clawharness.gateway.openai_http.idempotency import (
     RequestLedger,
     request_identity,
 )
-from clawharness.gateway.openai_http.turns import KeyedRuns, TurnRequest, begin_turn
+from clawharness.gateway.openai_http.memory import SessionMemory
+from clawharness.gateway.openai_http.turns import RunKeeper, TurnRequest, begin_turn
 from clawharness.store.sqlite import SqliteStore
 
 
@@ -100,8 +101,13 @@ async def test_a_lost_claim_is_settled_for_the_retry_without_a_turn(
             raise AssertionError("a lost request must not run its turn again")
 
     clock.now += 1
-    source = await begin_turn(NoRuns(), TurnRequest("chatcmpl", "agent:main:t", "main", "hi"),  # type: ignore[arg-type]
-                              keyed=KeyedRuns(ledger), identity=asked)
+    async def no_history(*_args: object, **_kwargs: object) -> list[object]:
+        return []
+
+    keeper = RunKeeper(SessionMemory(store), ledger, no_history)  # type: ignore[arg-type]
+    source = await begin_turn(NoRuns(), keeper,  # type: ignore[arg-type]
+                              TurnRequest("chatcmpl", "agent:main:t", "main", "hi"),
+                              identity=asked)
     answer = await source.answer()
     assert (source.run_id, source.session_key, source.replayed) == ("r1", "agent:main:s", True)
     assert answer.error_type == "idempotent_request_lost" and not answer.ok

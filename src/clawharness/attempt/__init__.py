@@ -3,7 +3,8 @@ run (`executor`: `TurnExecutor`, `LocalTurnExecutor`), and what the host applies
 harness's attempt: terminal outcomes (`terminal`, `outcomes`), result validation and the
 transcript contract (`validate`, `transcript_contract`), settled-turn finalization
 (`finalize*`), isolated completion (`isolated`), delegated execution (`delegation`),
-usage (`usage`), tool mutation facts (`mutation`), tool previews, agent_end side effects
+usage (`usage`), tool mutation facts (`mutation`), tool previews, tools the caller runs
+(`caller_tools`), agent_end side effects
 (`side_effects`) and the turn inspector's records (`inspector`).
 """
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
+    from clawharness.attempt.caller_tools import pending_calls
     from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
     from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
     from clawharness.attempt.finalize_projection import (
@@ -85,6 +87,7 @@ __all__ = [
     "merge_attempt_terminal",
     "normalize_attempt_terminal",
     "normalize_usage",
+    "pending_calls",
     "project_attempt_terminal",
     "project_settled_turn_finalization_attempt_result",
     "run_agent_end_side_effects",
@@ -126,6 +129,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "merge_attempt_terminal": "clawharness.attempt.terminal",
     "normalize_attempt_terminal": "clawharness.attempt.terminal",
     "normalize_usage": "clawharness.attempt.usage",
+    "pending_calls": "clawharness.attempt.caller_tools",
     "project_attempt_terminal": "clawharness.attempt.terminal",
     "project_settled_turn_finalization_attempt_result": "clawharness.attempt.finalize_projection",
     "run_agent_end_side_effects": "clawharness.attempt.side_effects",

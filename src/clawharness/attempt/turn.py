@@ -18,6 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from clawharness._ids import new_id
+from clawharness.attempt.caller_tools import (
+    caller_result_messages,
+    check_caller_tools,
+    pending_calls,
+)
 from clawharness.attempt.failure import describe_failure
 from clawharness.attempt.finalize import (
     IncompleteTurnError,
@@ -30,12 +35,14 @@ from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import (
     AgentHarnessPreflightError,
     ClawHarnessError,
+    ClientToolError,
+    ClientToolsUnsupportedError,
     ConfigError,
     WorkspaceInvalidError,
 )
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
-from clawharness.harness.tool_spec import ToolSpec
+from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
 from clawharness.harness.types import (
     AgentEvent,
     AttemptParams,
@@ -121,6 +128,13 @@ class TurnOptions:
     tool_backends: ToolBackends | None = None
     #: a narrowing of the agent's tool policy for this turn (an ACP session's mode)
     tool_restriction: ToolRestriction | None = None
+    #: tools the caller runs (`caller_tool`: an HTTP client's function tools): the
+    #: built-in runtime offers them and ends the turn with their calls pending
+    #: (`TurnResult.client_tool_calls`; `clawharness.attempt.caller_tools`)
+    caller_tools: tuple[ToolSpec, ...] = ()
+    #: the caller's results of the calls the session's last turn ended with: stored as
+    #: tool results before this turn's attempt (its message may then be empty)
+    caller_results: tuple[CallerToolResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +162,9 @@ class TurnResult:
     error_details: Mapping[str, Any] | None = None
     #: the harness the session was pinned to when the turn started (None on its first)
     pinned_harness_id: str | None = None
+    #: calls of the caller's tools the turn ended with, for the caller to run and answer
+    #: with the next turn (`TurnOptions.caller_results`): `{"id", "name", "arguments"}`
+    client_tool_calls: tuple[dict[str, Any], ...] = ()
 
     @property
     def error_type(self) -> str | None:
@@ -169,6 +186,8 @@ class TurnResult:
             "toolCalls": list(self.tool_calls),
             "usage": self.usage,
             **({"warnings": list(self.warnings)} if self.warnings else {}),
+            **({"clientToolCalls": list(self.client_tool_calls)}
+               if self.client_tool_calls else {}),
         }
         cluster = self.extra.get("cluster")
         if cluster is not None:  # which worker ran it, on which attempt
@@ -399,6 +418,8 @@ class TurnRunner:
             #: transcript waits for it before its first append (and so does any tool that
             #: may change state), so a lost creation race writes nothing
             creating: asyncio.Future[SessionRecord] | None = None
+            caller_turn = bool(opts.caller_tools or opts.caller_results)
+            results_stored = False
             recorder = TurnRecorder(run_id, session_key, slot.fence)
             for index, ref in enumerate(chain):
                 route = resolve_route(self._context.config, ref, env=self._context.env,
@@ -408,6 +429,22 @@ class TurnRunner:
                 if decision.selected_harness_id in skipped_harnesses:
                     fallbacks.append({"model": str(ref), "skipped": "harness-scoped preflight"})
                     continue
+                if caller_turn and not decision.builtin:
+                    if attempt is None and not fallbacks:
+                        raise ClientToolsUnsupportedError(
+                            f"the caller's tools need the built-in runtime, but agent "
+                            f"{key.agent_id!r} runs {decision.selected_harness_id!r} for "
+                            f"{ref}: a native runtime cannot stop for a caller's tool")
+                    fallbacks.append({"model": str(ref),
+                                      "skipped": "runtime cannot take the caller's tools"})
+                    continue
+                if opts.caller_results and not results_stored:
+                    if record is None:
+                        raise ClientToolError("tool results need the session the tool calls "
+                                              f"were made in, and {session_key} has none")
+                    await self._store_caller_results(record, session_key, run_id,
+                                                     opts.caller_results, slot.fence)
+                    results_stored = True
                 recorder.selected(index, str(ref), decision)
                 attempt_started = recorder.now_ms()
                 if record is None:
@@ -497,6 +534,8 @@ class TurnRunner:
                                                 tool_results=not decision.builtin))
         workspace = opts.workspace or self._workspace(agent_id)
         tools = await self._tools(agent_id, decision, opts)
+        if opts.caller_tools:
+            tools = (*tools, *check_caller_tools(opts.caller_tools, tools))
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
             policy=restricted_policy(plugins.tool_policy(agent_id), opts.tool_restriction),
@@ -587,6 +626,18 @@ class TurnRunner:
             await mirror.flush()
         return _Attempt(ref, decision, params, result, mirror, observer, workspace, preflight,
                         resumed=resumed)
+
+    async def _store_caller_results(self, record: SessionRecord, session_key: str,
+                                    run_id: str, results: Sequence[CallerToolResult],
+                                    fence: SessionLease | None) -> None:
+        """The caller's tool results, checked against the calls the transcript left
+        pending, stored as the turn's first entries (`attempt.caller_tools`)."""
+        tail = await self._store.read_entries(record.session_id, last=DEFAULT_HISTORY_LIMIT)
+        messages = caller_result_messages(results, pending_calls(tail), run_id=run_id)
+        mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
+                                  fence=fence, scrub=redact_transcript_message)
+        await mirror(messages)
+        await mirror.flush()
 
     async def _tools(self, agent_id: str, decision: Any,
                      opts: TurnOptions) -> tuple[ToolSpec, ...]:
@@ -695,6 +746,7 @@ class TurnRunner:
             warnings=tuple(result.warnings), extra=extra,
             error_details=redact_secrets_in(failure.details) if failure else None,
             pinned_harness_id=pinned,
+            client_tool_calls=tuple(dict(c) for c in result.client_tool_calls or ()),
         )
         if recorder is not None:
             self._records.keep(recorder.build(turn, agent_id=agent_id, silent=silent,

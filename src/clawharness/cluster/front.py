@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.cluster.members import check_shared_store, new_worker_id
 from clawharness.config.schema import ClawConfig, ClusterConfig
-from clawharness.errors import ClawHarnessError
+from clawharness.errors import ClawHarnessError, ClientToolsUnsupportedError
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 
@@ -52,6 +52,10 @@ class ClusterTurnExecutor:
             raise ClawHarnessError(
                 "a turn with its own workspace, tool backends or tool restriction (an ACP "
                 "session's) cannot run on the cluster: run the front without cluster.url")
+        if options.caller_tools or options.caller_results:
+            raise ClientToolsUnsupportedError(
+                "a caller's tools (an HTTP client's function tools) cannot run on the "
+                "cluster yet: serve the HTTP API from a host without cluster.url")
         return await self.client.run_turn(session_key, message, options)
 
     async def close(self) -> None:

@@ -60,7 +60,13 @@ if TYPE_CHECKING:
         runtime_for_ref,
     )
     from clawharness.harness.support import ProviderRoute
-    from clawharness.harness.tool_spec import ToolCallContext, ToolCallDecision, ToolExecute
+    from clawharness.harness.tool_spec import (
+        CallerToolResult,
+        ToolCallContext,
+        ToolCallDecision,
+        ToolExecute,
+        caller_tool,
+    )
     from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
     from clawharness.harness.types import (
         AgentEvent,
@@ -124,6 +130,7 @@ __all__ = [
     "AttemptResult",
     "AttemptTerminal",
     "BeforeToolCallDecision",
+    "CallerToolResult",
     "ContentBlock",
     "EventSink",
     "HarnessRegistry",
@@ -167,6 +174,7 @@ __all__ = [
     "acp_mcp_servers",
     "build_agent_harness_user_input_answers",
     "build_status",
+    "caller_tool",
     "check_tool_names",
     "claude_mcp_config",
     "codex_mcp_servers",
@@ -208,6 +216,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "AttemptTerminal": "clawharness.harness.types",
     "BUILTIN_RUNTIME_ID": "clawharness.harness.runtime_ids",
     "BeforeToolCallDecision": "clawharness.harness.capabilities",
+    "CallerToolResult": "clawharness.harness.tool_spec",
     "ContentBlock": "clawharness.harness.messages",
     "DEFAULT_CLI_RUNTIME_ALIASES": "clawharness.harness.selection",
     "EventSink": "clawharness.harness.types",
@@ -252,6 +261,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "acp_mcp_servers": "clawharness.harness.mcp_servers",
     "build_agent_harness_user_input_answers": "clawharness.harness.user_input",
     "build_status": "clawharness.harness.status",
+    "caller_tool": "clawharness.harness.tool_spec",
     "check_tool_names": "clawharness.harness.capabilities",
     "claude_mcp_config": "clawharness.harness.mcp_servers",
     "codex_mcp_servers": "clawharness.harness.mcp_servers",

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 __all__ = [
+    "CallerToolResult",
     "ToolCallContext",
     "ToolCallDecision",
     "ToolExecute",
     "ToolOutcomes",
     "ToolResult",
     "ToolSpec",
+    "caller_tool",
 ]
 
 #: a tool's result in the transcript's wire shape: `{"content": [blocks], "details"?: ...,
@@ -56,6 +58,32 @@ class ToolSpec:
     #: `my-fs__read` is also `my.fs__read`, its configured server's spelling); a deny of
     #: any of them refuses it (`clawharness.harness.capabilities.check_tool_names`)
     policy_names: tuple[str, ...] = ()
+    #: the caller runs this tool, not the host (a function tool an HTTP client brought,
+    #: `caller_tool`): a harness does not execute it; the model's call of it ends the
+    #: attempt `ok` with the call pending in `AttemptResult.client_tool_calls`, and the
+    #: caller's result arrives with the next turn as a `toolResult` transcript entry
+    executed_by_caller: bool = False
+
+
+def caller_tool(name: str, description: str, parameters: Mapping[str, Any]) -> ToolSpec:
+    """A tool the caller runs (`ToolSpec.executed_by_caller`). Its `execute` refuses, so
+    a harness that ignores the flag reports a failed call rather than inventing a result."""
+
+    async def refuse(_arguments: Mapping[str, Any], _context: ToolCallContext) -> ToolResult:
+        raise RuntimeError(f"tool {name!r} is run by the caller, not the host: the "
+                           "runtime should have ended the attempt with the call pending")
+
+    return ToolSpec(name, description, parameters, refuse, executed_by_caller=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CallerToolResult:
+    """The caller's result of a call of one of its tools (`caller_tool`) that an earlier
+    turn ended with: `call_id` names the call, `output` is what the caller's tool gave."""
+
+    call_id: str
+    output: str
+    is_error: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from clawharness.attempt.turn import TurnResult
+from clawharness.harness import CallerToolResult, ToolSpec
 from clawharness.tools import ToolBackends, ToolRestriction
 
 __all__ = [
@@ -58,6 +59,10 @@ class RunOptions:
     workspace: str | None = None
     tool_backends: ToolBackends | None = None
     tool_restriction: ToolRestriction | None = None
+    #: tools the caller runs, and its results of the calls the last turn ended with
+    #: (`TurnOptions.caller_tools` / `caller_results`: the OpenAI HTTP API's client tools)
+    caller_tools: tuple[ToolSpec, ...] = ()
+    caller_results: tuple[CallerToolResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,6 +172,7 @@ class RunService:
             approvals=self._approvals(run.agent_id) if self._approvals is not None else None,
             timeout=asked.timeout, run_id=run.run_id, workspace=asked.workspace,
             tool_backends=asked.tool_backends, tool_restriction=asked.tool_restriction,
+            caller_tools=asked.caller_tools, caller_results=asked.caller_results,
         )
         try:
             result = await self._host.run_turn(run.session_key, message, options)

@@ -8,13 +8,16 @@ the run service's `RunResult` by `answer_of`, the one place that reads a `TurnRe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from clawharness.runs import RunResult
+from clawharness.store import TranscriptEntry
 
-__all__ = ["NO_RESPONSE_TEXT", "Ending", "TurnAnswer", "answer_of"]
+__all__ = ["NO_RESPONSE_TEXT", "ClientCall", "Ending", "HostCall", "TurnAnswer", "answer_of",
+           "host_calls_of", "with_host_calls"]
 
 NO_RESPONSE_TEXT: Final = "No response from OpenClaw."
 
@@ -25,6 +28,49 @@ _ENDINGS: Final = ("ok", "failed", "aborted", "timeout", "refused", "interrupted
 
 
 @dataclass(frozen=True, slots=True)
+class ClientCall:
+    """A call of one of the client's tools the turn ended with (`arguments`: JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ClientCall:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"answer.clientCalls[] must be objects, got {data!r}")
+        return cls(_typed(data, "id", str), _typed(data, "name", str),
+                   _typed(data, "arguments", str))
+
+
+@dataclass(frozen=True, slots=True)
+class HostCall:
+    """A call of one of the host's tools the turn made and ran (shown to a client that
+    asks for them): `arguments` as JSON text, `output` the result's text."""
+
+    id: str
+    name: str
+    arguments: str
+    output: str
+    is_error: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments,
+                "output": self.output, "isError": self.is_error}
+
+    @classmethod
+    def from_json(cls, data: Any) -> HostCall:
+        if not isinstance(data, Mapping):
+            raise ValueError(f"answer.hostCalls[] must be objects, got {data!r}")
+        return cls(_typed(data, "id", str), _typed(data, "name", str),
+                   _typed(data, "arguments", str), _typed(data, "output", str),
+                   _typed(data, "isError", bool))
+
+
+@dataclass(frozen=True, slots=True)
 class TurnAnswer:
     """A finished run as the HTTP API answers it.
 
@@ -32,6 +78,8 @@ class TurnAnswer:
     have said something (`text`, answered as a cut-off reply). `error_type` is the
     failure's stable code (`provider_unreachable`, `timeout`, `session_busy`, ...);
     `tools_ran` counts the host tool calls the turn made (a retry could repeat them).
+    `client_calls`: calls of the client's tools the turn ended with (the client runs
+    them and continues); `host_calls`: the host's calls, when the client asked to see them.
     """
 
     ok: bool
@@ -42,11 +90,15 @@ class TurnAnswer:
     input_tokens: int = 0
     output_tokens: int = 0
     tools_ran: int = 0
+    client_calls: tuple[ClientCall, ...] = ()
+    host_calls: tuple[HostCall, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "text": self.text, "ending": self.ending, "error": self.error,
                 "errorType": self.error_type, "inputTokens": self.input_tokens,
-                "outputTokens": self.output_tokens, "toolsRan": self.tools_ran}
+                "outputTokens": self.output_tokens, "toolsRan": self.tools_ran,
+                "clientCalls": [c.to_json() for c in self.client_calls],
+                "hostCalls": [c.to_json() for c in self.host_calls]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TurnAnswer:
@@ -59,13 +111,22 @@ class TurnAnswer:
                    error_type=_optional(data, "errorType"),
                    input_tokens=_typed(data, "inputTokens", int),
                    output_tokens=_typed(data, "outputTokens", int),
-                   tools_ran=_typed(data, "toolsRan", int))
+                   tools_ran=_typed(data, "toolsRan", int),
+                   client_calls=tuple(map(ClientCall.from_json, _list(data, "clientCalls"))),
+                   host_calls=tuple(map(HostCall.from_json, _list(data, "hostCalls"))))
 
 
 def _typed(data: Mapping[str, Any], name: str, kind: type[Any]) -> Any:
     value = data.get(name)
     if not isinstance(value, kind):
         raise ValueError(f"answer.{name} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _list(data: Mapping[str, Any], name: str) -> list[Any]:
+    value = data.get(name, [])  # (absent in the records of the first version)
+    if not isinstance(value, list):
+        raise ValueError(f"answer.{name} must be a list, got {value!r}")
     return value
 
 
@@ -115,5 +176,49 @@ def answer_of(ended: RunResult) -> TurnAnswer:
                           error=result.error or f"the turn ended: {result.terminal}",
                           error_type=result.error_type or result.terminal,
                           input_tokens=given, output_tokens=taken, tools_ran=tools_ran)
+    client_calls = tuple(
+        ClientCall(str(c.get("id", "")), str(c.get("name", "")), _arguments(c.get("arguments")))
+        for c in result.client_tool_calls)
+    if client_calls:  # the turn stopped for the client's tools: its text may be empty
+        return TurnAnswer(True, text, "ok", input_tokens=given, output_tokens=taken,
+                          tools_ran=tools_ran, client_calls=client_calls)
     return TurnAnswer(True, text or NO_RESPONSE_TEXT, "ok", input_tokens=given,
                       output_tokens=taken, tools_ran=tools_ran)
+
+
+def _arguments(value: Any) -> str:
+    """A call's arguments as the JSON text OpenAI's wire carries."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value if value is not None else {}, ensure_ascii=False,
+                      separators=(",", ":"))
+
+
+def host_calls_of(entries: Sequence[TranscriptEntry], run_id: str,
+                  client_tools: frozenset[str]) -> tuple[HostCall, ...]:
+    """The host tool calls the run `run_id` made, with their results, from the
+    transcript (the client's own tools' calls are not the host's)."""
+    calls: dict[str, tuple[str, str]] = {}
+    results: dict[str, tuple[str, bool]] = {}
+    for entry in entries:
+        if entry.metadata.get("runId") != run_id or not isinstance(entry.content, Mapping):
+            continue
+        message = entry.content
+        if message.get("role") == "assistant":
+            for block in message.get("content") or ():
+                if (isinstance(block, Mapping) and block.get("type") == "toolCall"
+                        and block.get("name") not in client_tools):
+                    calls[str(block.get("id"))] = (str(block.get("name")),
+                                                   _arguments(block.get("arguments")))
+        elif message.get("role") == "toolResult":
+            content = message.get("content")
+            text = "".join(str(b.get("text", "")) for b in content
+                           if isinstance(b, Mapping) and b.get("type") == "text"
+                           ) if isinstance(content, list) else str(content or "")
+            results[str(message.get("toolCallId"))] = (text, bool(message.get("isError")))
+    return tuple(HostCall(call_id, name, arguments, *results.get(call_id, ("", True)))
+                 for call_id, (name, arguments) in calls.items())
+
+
+def with_host_calls(answer: TurnAnswer, calls: tuple[HostCall, ...]) -> TurnAnswer:
+    return replace(answer, host_calls=calls)

@@ -19,14 +19,21 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from clawharness.gateway.openai_http.answers import TurnAnswer
 from clawharness.gateway.openai_http.auth import authorize
+from clawharness.gateway.openai_http.client_tools import (
+    HOST_TOOLS_HEADER,
+    chat_tool_calls,
+    chat_tool_results,
+    client_tools,
+)
 from clawharness.gateway.openai_http.context import HttpApi, read_json_body
+from clawharness.gateway.openai_http.continuation import continuation
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.failures import failure_error
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
     chat_prompt,
+    named_session_key,
     refuse_unsupported,
-    resolve_session_key,
 )
 from clawharness.gateway.openai_http.turns import (
     TurnRequest,
@@ -41,10 +48,8 @@ __all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
 #: temperature or max_tokens, are the agent's to decide and are ignored)
 UNSUPPORTED_CHAT_PARAMETERS: Final = {
     "n": "one agent turn gives one choice (n must be 1)",
-    "tools": "the agent runs its own tools; client-side tools are not offered to it",
-    "functions": "the agent runs its own tools; client-side functions are not offered to it",
-    "tool_choice": "the agent runs its own tools",
-    "function_call": "the agent runs its own tools",
+    "functions": "the deprecated `functions` are not supported: give them as `tools`",
+    "function_call": "the deprecated `function_call` is not supported: use `tool_choice`",
     "logprobs": "the agent's answer carries no token log-probabilities",
     "top_logprobs": "the agent's answer carries no token log-probabilities",
     "response_format": "structured output is not enforced on an agent's answer",
@@ -76,16 +81,27 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
         raise OpenAiHttpError(400, "`stream` must be a boolean", param="stream")
-    prompt = chat_prompt(body.get("messages"))
-    session_key = resolve_session_key(agent_id, header=request.headers.get(SESSION_HEADER),
-                                      user=body.get("user"), prefix="openai",
-                                      new_id=_new_id())
+    messages = body.get("messages")
+    prompt = chat_prompt(messages)
+    tools = client_tools(body, "chat")
+    caller = api.caller(request)
+    named = named_session_key(agent_id, header=request.headers.get(SESSION_HEADER),
+                              user=body.get("user"), prefix="openai")
+    going_on = await continuation(api, chat_tool_results(messages), session_key=named,
+                                  explicit=False, caller=caller)
+    if going_on is not None:
+        session_key, message = going_on.session_key, going_on.results.message
+        results = going_on.results.results
+    else:
+        session_key = named or f"agent:{agent_id}:openai:{_new_id()}"
+        message, results = prompt.message, ()
     model_name = model if isinstance(model, str) else "openclaw"
     agent_id = api.agent_of_session(session_key)
     identity = api.identity(request, body)
-    source = await begin_turn(
-        api.runs, TurnRequest("chatcmpl", session_key, agent_id, prompt.message),
-        keyed=None if identity is None else api.keyed_runs(), identity=identity)
+    show_host_calls = request.headers.get(HOST_TOOLS_HEADER, "").strip().lower() == "include"
+    source = await begin_turn(api.runs, api.keeper(), TurnRequest(
+        "chatcmpl", session_key, agent_id, message, client_tools=tools, results=results,
+        host_calls=show_host_calls, caller=caller), identity=identity)
     headers = source.headers()
     if not stream:
         answer = await source.answer()
@@ -94,8 +110,8 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
         return JSONResponse({
             "id": source.run_id, "object": "chat.completion", "created": source.created,
             "model": model_name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
-                         "finish_reason": "stop" if answer.ok else "length"}],
+            "choices": [{"index": 0, "message": _message(answer),
+                         "finish_reason": _finish(answer)}],
             "usage": _usage(answer),
         }, headers=headers)
     options = body.get("stream_options")
@@ -104,6 +120,24 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
     return StreamingResponse(_stream(source, model_name, events, include_usage),
                              media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
+
+
+def _finish(answer: TurnAnswer) -> str:
+    if answer.client_calls:
+        return "tool_calls"
+    return "stop" if answer.ok else "length"
+
+
+def _message(answer: TurnAnswer) -> dict[str, Any]:
+    """The answer's assistant message: its text, and the calls of the client's tools it
+    stopped at (with the host's own calls when the client asked to see them)."""
+    message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+    if answer.client_calls:
+        message["content"] = answer.text or None
+        message["tool_calls"] = chat_tool_calls(answer.client_calls)
+    if answer.host_calls:
+        message["openclaw_host_tool_calls"] = [c.to_json() for c in answer.host_calls]
+    return message
 
 
 def _new_id() -> str:
@@ -125,9 +159,16 @@ async def _stream(source: TurnSource, model: str, events: TurnStream,
         answer = await events.outcome()
         if not answer.ok and not answer.text:
             yield sse(_chunk(source, model, {"content": f"Error: {answer.error}"}))
-        elif not events.saw_delta:
+        elif not events.saw_delta and answer.text:
             yield sse(_chunk(source, model, {"content": answer.text}))
-        yield sse(_chunk(source, model, {}, "stop" if answer.ok else "length"))
+        if answer.host_calls:
+            yield sse(_chunk(source, model, {"openclaw_host_tool_calls": [
+                c.to_json() for c in answer.host_calls]}))
+        if answer.client_calls:
+            calls = [{"index": i, **call}
+                     for i, call in enumerate(chat_tool_calls(answer.client_calls))]
+            yield sse(_chunk(source, model, {"tool_calls": calls}))
+        yield sse(_chunk(source, model, {}, _finish(answer)))
         if include_usage:  # OpenAI's `stream_options.include_usage`: one last chunk
             yield sse({"id": source.run_id, "object": "chat.completion.chunk",
                        "created": source.created, "model": model, "choices": [],

@@ -8,8 +8,7 @@ The server composes it; nothing here reaches the WebSocket server object.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -18,6 +17,7 @@ from clawharness.errors import ClawHarnessError, InputLimitError
 from clawharness.gateway.host_port import GatewayHost
 from clawharness.gateway.http_front import HttpFront
 from clawharness.gateway.openai_http.auth import bearer_token
+from clawharness.gateway.openai_http.client_tools import HOST_TOOLS_HEADER
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.idempotency import (
     RequestIdentity,
@@ -25,8 +25,9 @@ from clawharness.gateway.openai_http.idempotency import (
     idempotency_key,
     request_identity,
 )
+from clawharness.gateway.openai_http.memory import SessionMemory
 from clawharness.gateway.openai_http.routing import AGENT_HEADER, SESSION_HEADER, resolve_agent
-from clawharness.gateway.openai_http.turns import KeyedRuns
+from clawharness.gateway.openai_http.turns import RunKeeper
 from clawharness.gateway.settings import GatewaySettings
 from clawharness.limits import loads_bounded
 from clawharness.runs import RunService
@@ -43,24 +44,25 @@ class HttpApi:
     settings: GatewaySettings
     runs: RunService
     front: HttpFront | None = None
-    #: response id -> session key, for the Responses API's previous_response_id
-    responses_sessions: OrderedDict[str, str] = field(default_factory=OrderedDict)
-    #: the runs of requests with an `Idempotency-Key`, recorded in the host's store
-    #: (made on the first such request: the host is started by then)
-    _keyed: KeyedRuns | None = None
+    #: what outlives each request's connection (answers, keyed records, the sessions
+    #: of responses and client tool calls), over the host's store once it is started
+    _keeper: RunKeeper | None = None
 
-    def keyed_runs(self) -> KeyedRuns:
-        """The keyed requests' runs; OpenAiHttpError when the host keeps no store."""
-        if self._keyed is None:
+    def keeper(self) -> RunKeeper:
+        """The run keeper, made on first use (the host is started by then)."""
+        if self._keeper is None:
             try:
                 store = getattr(self.host, "store", None)
             except ClawHarnessError:  # not started
                 store = None
-            if store is None:
-                raise OpenAiHttpError(501, "this gateway keeps no store, so it cannot honour "
-                                      "an Idempotency-Key", code="idempotency_unavailable")
-            self._keyed = KeyedRuns(RequestLedger(store))
-        return self._keyed
+            self._keeper = RunKeeper(SessionMemory(store),
+                                     None if store is None else RequestLedger(store),
+                                     self.host.history)
+        return self._keeper
+
+    def caller(self, request: Request) -> str:
+        """The credential a request presented (what its records are kept under)."""
+        return bearer_token(request.headers) or ""
 
     def identity(self, request: Request, body: dict[str, Any]) -> RequestIdentity | None:
         """The request's Idempotency-Key identity (None without the header): scoped to
@@ -69,14 +71,14 @@ class HttpApi:
         if key is None:
             return None
         return request_identity(
-            key, caller=bearer_token(request.headers) or "", endpoint=request.url.path,
-            body=body, routing={AGENT_HEADER: request.headers.get(AGENT_HEADER),
-                                SESSION_HEADER: request.headers.get(SESSION_HEADER)})
+            key, caller=self.caller(request), endpoint=request.url.path, body=body,
+            routing={name: request.headers.get(name)
+                     for name in (AGENT_HEADER, SESSION_HEADER, HOST_TOOLS_HEADER)})
 
     async def drain(self) -> None:
-        """Store the answers of keyed runs that ended (the gateway is stopping)."""
-        if self._keyed is not None:
-            await self._keyed.drain()
+        """Store the answers of runs that ended (the gateway is stopping)."""
+        if self._keeper is not None:
+            await self._keeper.drain()
 
     def agent_ids(self) -> list[str]:
         default = self.host.default_agent_id()

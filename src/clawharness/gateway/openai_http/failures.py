@@ -24,12 +24,14 @@ from typing import Final
 from clawharness.gateway.openai_http.answers import TurnAnswer
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 
-__all__ = ["PROVIDER_OUTAGES", "RETRY_AFTER_SECONDS", "Failure", "classify", "failure_error",
+__all__ = ["CLIENT_TOOL_ERRORS", "PROVIDER_OUTAGES", "RETRY_AFTER_SECONDS", "Failure", "classify", "failure_error",
            "retry_safe"]
 
 #: the provider failures a later attempt may not meet (the host's provider error codes)
 PROVIDER_OUTAGES: Final = frozenset({"rate_limit", "server_error", "provider_unreachable",
                                      "provider_timeout"})
+#: the turn refused the request's own tools or tool results (`ClientToolError`)
+CLIENT_TOOL_ERRORS: Final = frozenset({"client_tool_invalid", "client_tools_unsupported"})
 #: what `Retry-After` says when a retry is safe
 RETRY_AFTER_SECONDS: Final = {"session_busy": 1, "provider_outage": 1}
 
@@ -68,6 +70,8 @@ def classify(answer: TurnAnswer, *, idempotent: bool) -> Failure:
         retry = idempotent and retry_safe(answer)
         return Failure(503, "server_error", code, retry=retry,
                        retry_after=RETRY_AFTER_SECONDS["provider_outage"] if retry else None)
+    if code in CLIENT_TOOL_ERRORS:  # the request's tools or tool results: nothing ran
+        return Failure(400, "invalid_request_error", code, retry=False)
     if code == "context_overflow":
         return Failure(400, "invalid_request_error", "context_length_exceeded", retry=False)
     if code == "auth":  # the provider refused the host's credentials: the host's problem

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
@@ -23,14 +22,22 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from clawharness.gateway.openai_http.answers import TurnAnswer
 from clawharness.gateway.openai_http.auth import authorize
 from clawharness.gateway.openai_http.chat import SSE_HEADERS
+from clawharness.gateway.openai_http.client_tools import (
+    HOST_TOOLS_HEADER,
+    client_tools,
+    function_call_item,
+    host_call_item,
+    responses_tool_results,
+)
 from clawharness.gateway.openai_http.context import HttpApi, read_json_body
+from clawharness.gateway.openai_http.continuation import continuation
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.failures import failure_error
 from clawharness.gateway.openai_http.routing import (
     SESSION_HEADER,
     chat_prompt,
+    named_session_key,
     refuse_unsupported,
-    resolve_session_key,
 )
 from clawharness.gateway.openai_http.turns import (
     TurnRequest,
@@ -42,8 +49,6 @@ from clawharness.gateway.openai_http.turns import (
 __all__ = ["UNSUPPORTED_RESPONSES_PARAMETERS", "input_messages", "responses"]
 
 UNSUPPORTED_RESPONSES_PARAMETERS: Final = {
-    "tools": "the agent runs its own tools; client-side tools are not offered to it",
-    "tool_choice": "the agent runs its own tools",
     "background": "responses run in the foreground of the request",
     "prompt": "stored prompt templates are not supported",
     "conversation": "use previous_response_id, `user` or the x-openclaw-session-key header",
@@ -51,8 +56,6 @@ UNSUPPORTED_RESPONSES_PARAMETERS: Final = {
     "reasoning": "reasoning settings are the agent's model configuration",
     "include": "no extra output data is available",
 }
-#: response id -> session key, for previous_response_id
-REMEMBERED_RESPONSES: Final = 1000
 
 
 def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
@@ -76,12 +79,18 @@ def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
         if kind == "message":
             messages.append({"role": item.get("role"), "content": item.get("content")})
         elif kind == "function_call_output":
-            messages.append({"role": "tool", "content": str(item.get("output", ""))})
+            output = item.get("output", "")
+            messages.append({"role": "tool", "content": output if isinstance(output, str | list)
+                             else str(output)})
+        elif kind == "function_call":  # an earlier answer's call, as context
+            messages.append({"role": "assistant", "content":
+                             f"[called {item.get('name')}({item.get('arguments', '')})]"})
         elif kind == "input_text":
             messages.append({"role": "user", "content": item.get("text")})
         else:
             raise OpenAiHttpError(400, f"`input[{index}].type` {kind!r} is not supported "
-                                  "(message, input_text, function_call_output)",
+                                  "(message, input_text, function_call, "
+                                  "function_call_output)",
                                   param=f"input[{index}].type")
     return messages
 
@@ -113,6 +122,16 @@ class _Shape:
     def part(text: str) -> dict[str, Any]:
         return {"type": "output_text", "text": text, "annotations": []}
 
+    def output(self, answer: TurnAnswer) -> list[dict[str, Any]]:
+        """The answer's items: its message (when it said something), the host's tool
+        calls (when asked for), then the calls of the client's tools it stopped at."""
+        items: list[dict[str, Any]] = []
+        if answer.text or not answer.client_calls:
+            items.append(self.message(answer.text, "completed"))
+        items += [host_call_item(call) for call in answer.host_calls]
+        items += [function_call_item(call) for call in answer.client_calls]
+        return items
+
     def response(self, status: str, output: list[dict[str, Any]],
                  answer: TurnAnswer | None = None) -> dict[str, Any]:
         error = None
@@ -123,23 +142,14 @@ class _Shape:
             "status": status, "model": self.model, "output": output,
             "error": error, "incomplete_details": None,
             "instructions": self.body.get("instructions"), "metadata": {},
-            "parallel_tool_calls": False, "tool_choice": "auto", "tools": [],
+            "parallel_tool_calls": self.body.get("parallel_tool_calls") is not False,
+            "tool_choice": self.body.get("tool_choice") or "auto",
+            "tools": self.body.get("tools") or [],
             "previous_response_id": self.body.get("previous_response_id"),
             "user": self.body.get("user"), "text": {"format": {"type": "text"}},
             "truncation": "disabled",
             "usage": _usage(answer) if answer is not None else None,
         }
-
-
-def _remembered(api: HttpApi) -> OrderedDict[str, str]:
-    return api.responses_sessions
-
-
-def _remember(api: HttpApi, response_id: str, session_key: str) -> None:
-    memory = _remembered(api)
-    memory[response_id] = session_key
-    while len(memory) > REMEMBERED_RESPONSES:
-        memory.popitem(last=False)
 
 
 async def responses(api: HttpApi, request: Request) -> Response:
@@ -154,31 +164,45 @@ async def responses(api: HttpApi, request: Request) -> Response:
         raise OpenAiHttpError(400, "`stream` must be a boolean", param="stream")
     prompt = chat_prompt(input_messages(body.get("input"), body.get("instructions")),
                          field="input")
+    tools = client_tools(body, "responses")
+    caller = api.caller(request)
     header = request.headers.get(SESSION_HEADER)
     previous = body.get("previous_response_id")
+    explicit = False
     if previous is not None and not (header and header.strip()):
-        if not isinstance(previous, str) or previous not in _remembered(api):
+        remembered = (await api.keeper().memory.recall("response", previous)
+                      if isinstance(previous, str) else None)
+        if remembered is None:
             raise OpenAiHttpError(400, f"previous_response_id {previous!r} is not a response "
                                   "this gateway remembers", param="previous_response_id",
                                   code="previous_response_not_found")
-        header = _remembered(api)[previous]
-    session_key = resolve_session_key(agent_id, header=header, user=body.get("user"),
-                                      prefix="openresponses", new_id=str(uuid.uuid4()))
+        header, explicit = remembered, True
+    named = named_session_key(agent_id, header=header, user=body.get("user"),
+                              prefix="openresponses")
+    going_on = await continuation(api, responses_tool_results(body.get("input")),
+                                  session_key=named, explicit=explicit, caller=caller)
+    if going_on is not None:
+        session_key, message = going_on.session_key, going_on.results.message
+        results = going_on.results.results
+    else:
+        session_key = named or f"agent:{agent_id}:openresponses:{uuid.uuid4()}"
+        message, results = prompt.message, ()
     agent_id = api.agent_of_session(session_key)
     identity = api.identity(request, body)
-    source = await begin_turn(
-        api.runs, TurnRequest("resp", session_key, agent_id, prompt.message),
-        keyed=None if identity is None else api.keyed_runs(), identity=identity)
-    _remember(api, source.run_id, source.session_key)
+    show_host_calls = request.headers.get(HOST_TOOLS_HEADER, "").strip().lower() == "include"
+    source = await begin_turn(api.runs, api.keeper(), TurnRequest(
+        "resp", session_key, agent_id, message, client_tools=tools, results=results,
+        host_calls=show_host_calls, caller=caller), identity=identity)
+    await api.keeper().memory.remember("response", source.run_id, source.session_key)
     shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)
     headers = source.headers()
     if not stream:
         answer = await source.answer()
         if not answer.ok and not answer.text:
             raise failure_error(answer, idempotent=source.idempotent, headers=headers)
-        output = [shape.message(answer.text, "completed")]
         status = "completed" if answer.ok else "incomplete"
-        return JSONResponse(shape.response(status, output, answer), headers=headers)
+        return JSONResponse(shape.response(status, shape.output(answer), answer),
+                            headers=headers)
     events = TurnStream(source, on_overflow=lambda: api.drop_client(request))
     return StreamingResponse(_stream(shape, events), media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
@@ -196,25 +220,58 @@ async def _stream(shape: _Shape, events: TurnStream) -> AsyncIterator[bytes]:
                 ).encode()
 
     where = {"item_id": shape.message_id, "output_index": 0, "content_index": 0}
+    opened = False
+
+    def open_message() -> list[bytes]:
+        nonlocal opened
+        opened = True
+        return [frame("response.output_item.added", output_index=0,
+                      item=shape.message(None, "in_progress")),
+                frame("response.content_part.added", **where, part=shape.part(""))]
+
     try:
         yield frame("response.created", response=shape.response("in_progress", []))
         yield frame("response.in_progress", response=shape.response("in_progress", []))
-        yield frame("response.output_item.added", output_index=0,
-                    item=shape.message(None, "in_progress"))
-        yield frame("response.content_part.added", **where, part=shape.part(""))
         text = ""
         async for delta in events.deltas():
+            if not opened:
+                for opening in open_message():
+                    yield opening
             text += delta
             yield frame("response.output_text.delta", **where, delta=delta)
         answer = await events.outcome()
-        if answer.ok and not events.saw_delta and answer.text:
+        failed = not answer.ok and not answer.text
+        if not events.saw_delta and answer.text and not failed:
+            for opening in open_message():
+                yield opening
             text = answer.text
             yield frame("response.output_text.delta", **where, delta=text)
-        yield frame("response.output_text.done", **where, text=text)
-        yield frame("response.content_part.done", **where, part=shape.part(text))
-        status = "completed" if answer.ok else "failed"
-        item = shape.message(text, "completed" if answer.ok else "incomplete")
-        yield frame("response.output_item.done", output_index=0, item=item)
-        yield frame(f"response.{status}", response=shape.response(status, [item], answer))
+        if not opened and not answer.client_calls:
+            for opening in open_message():  # an answer without words still has its item
+                yield opening
+        items: list[dict[str, Any]] = []
+        if opened:
+            yield frame("response.output_text.done", **where, text=text)
+            yield frame("response.content_part.done", **where, part=shape.part(text))
+            item = shape.message(text, "incomplete" if failed else "completed")
+            yield frame("response.output_item.done", output_index=0, item=item)
+            items.append(item)
+        for host in answer.host_calls:
+            item = host_call_item(host)
+            yield frame("response.output_item.added", output_index=len(items), item=item)
+            yield frame("response.output_item.done", output_index=len(items), item=item)
+            items.append(item)
+        for call in answer.client_calls:
+            index, item = len(items), function_call_item(call)
+            started = {**function_call_item(call, "in_progress"), "arguments": ""}
+            yield frame("response.output_item.added", output_index=index, item=started)
+            yield frame("response.function_call_arguments.delta", item_id=item["id"],
+                        output_index=index, delta=call.arguments)
+            yield frame("response.function_call_arguments.done", item_id=item["id"],
+                        output_index=index, name=call.name, arguments=call.arguments)
+            yield frame("response.output_item.done", output_index=index, item=item)
+            items.append(item)
+        status = "failed" if failed else "completed" if answer.ok else "incomplete"
+        yield frame(f"response.{status}", response=shape.response(status, items, answer))
     finally:
         events.close()

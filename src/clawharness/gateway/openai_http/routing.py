@@ -29,6 +29,7 @@ __all__ = [
     "Prompt",
     "agent_from_model",
     "chat_prompt",
+    "named_session_key",
     "refuse_unsupported",
     "resolve_agent",
     "resolve_session_key",
@@ -105,9 +106,9 @@ def resolve_agent(model: str | None, header: str | None, known: Iterable[str],
     return chosen
 
 
-def resolve_session_key(agent_id: str, *, header: str | None, user: Any, prefix: str,
-                        new_id: str) -> str:
-    """The session a request's turn runs on (see the module docstring)."""
+def named_session_key(agent_id: str, *, header: str | None, user: Any,
+                      prefix: str) -> str | None:
+    """The session a request names (header, else `user`), or None: it names none."""
     if header is not None and header.strip():
         try:
             return str(parse_session_key(header.strip()))
@@ -123,7 +124,14 @@ def resolve_session_key(agent_id: str, *, header: str | None, user: Any, prefix:
                     400, "`user` must start with a letter or digit and hold only letters, "
                     "digits and . _ @ + = - (at most 128) to name a session", param="user")
             return f"agent:{agent_id}:{prefix}-user:{user.strip()}"
-    return f"agent:{agent_id}:{prefix}:{new_id}"
+    return None
+
+
+def resolve_session_key(agent_id: str, *, header: str | None, user: Any, prefix: str,
+                        new_id: str) -> str:
+    """The session a request's turn runs on (see the module docstring)."""
+    named = named_session_key(agent_id, header=header, user=user, prefix=prefix)
+    return named if named is not None else f"agent:{agent_id}:{prefix}:{new_id}"
 
 
 def text_of_content(content: Any) -> str:
@@ -204,7 +212,7 @@ def refuse_unsupported(body: Mapping[str, Any], rules: Mapping[str, str]) -> Non
         value = body[name]
         if name == "n" and value == 1:
             continue
-        if name in ("tools", "functions") and value == []:
+        if name in ("tools", "functions", "include") and value == []:
             continue
         if name == "tool_choice" and value in ("none", "auto"):
             continue

@@ -21,11 +21,18 @@ import contextlib
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
-from clawharness.gateway.openai_http.answers import TurnAnswer, answer_of
+from clawharness.gateway.openai_http.answers import (
+    HostCall,
+    TurnAnswer,
+    answer_of,
+    host_calls_of,
+    with_host_calls,
+)
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
 from clawharness.gateway.openai_http.failures import retry_safe
 from clawharness.gateway.openai_http.idempotency import (
@@ -33,9 +40,20 @@ from clawharness.gateway.openai_http.idempotency import (
     RequestLedger,
     RequestRecord,
 )
-from clawharness.runs import AssistantText, RunEnded, RunEvent, RunHandle, RunOptions, RunService
+from clawharness.gateway.openai_http.memory import SessionMemory
+from clawharness.harness import CallerToolResult, ToolSpec
+from clawharness.runs import (
+    AssistantText,
+    RunEnded,
+    RunEvent,
+    RunHandle,
+    RunOptions,
+    RunResult,
+    RunService,
+)
+from clawharness.store import TranscriptEntry
 
-__all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "KeyedRuns", "TurnRequest", "TurnSource",
+__all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "RunKeeper", "TurnRequest", "TurnSource",
            "TurnStream", "begin_turn"]
 
 log = logging.getLogger("clawharness.gateway")
@@ -49,18 +67,27 @@ _POLL_FIRST: Final = 0.05
 _POLL_LONGEST: Final = 1.0
 #: claim attempts before a keyed request gives up (each lost race re-reads the record)
 _CLAIM_TRIES: Final = 5
+#: finished runs whose answers are kept for requests that follow them in this process
+_ANSWERS_KEPT: Final = 1000
 LOST_ERROR: Final = ("the first request with this Idempotency-Key was running in a gateway "
                      "process that stopped before it finished; its turn may have run in part")
 
 
 @dataclass(frozen=True, slots=True)
 class TurnRequest:
-    """The turn a request asks for: `prefix` names its run ids (`chatcmpl`, `resp`)."""
+    """The turn a request asks for: `prefix` names its run ids (`chatcmpl`, `resp`);
+    `client_tools` the client's function tools, `results` its results of the calls the
+    session's last turn ended with; `host_calls`: show the host's own tool calls; `caller`
+    the credential the request presented (the client's calls are remembered under it)."""
 
     prefix: str
     session_key: str
     agent_id: str
     message: str
+    client_tools: tuple[ToolSpec, ...] = ()
+    results: tuple[CallerToolResult, ...] = ()
+    host_calls: bool = False
+    caller: str = ""
 
 
 class TurnSource:
@@ -74,8 +101,10 @@ class TurnSource:
 
     def __init__(self, *, run_id: str, session_key: str, created: int, idempotent: bool,
                  replayed: bool = False, run: RunHandle | None = None,
+                 keeper: RunKeeper | None = None,
                  pending: Callable[[], Awaitable[TurnAnswer]] | None = None) -> None:
         assert (run is None) != (pending is None)
+        self._keeper = keeper
         self.run_id = run_id
         self.session_key = session_key
         self.created = created
@@ -94,6 +123,8 @@ class TurnSource:
 
     async def answer(self) -> TurnAnswer:
         if self.run is not None:
+            if self._keeper is not None:
+                return await self._keeper.answer(self.run)
             return answer_of(await self.run.wait())
         assert self._pending is not None
         return await self._pending()
@@ -105,45 +136,86 @@ class TurnSource:
         return out
 
 
-class KeyedRuns:
-    """The keyed requests' runs in this process: each claimed run's record is kept current
-    (its lease renewed while it runs, its answer stored when it ends) by a task of its own,
-    so a client that goes away does not leave the record running."""
+class RunKeeper:
+    """What outlives a request's connection, for every run the HTTP API starts: each run's
+    answer (with the host's tool calls when asked, read from the transcript), the sessions
+    of the client tool calls it ended with (`memory`), and for a keyed request its record
+    (the claim renewed while the run goes, the answer stored when it ends). A task per run
+    does it, so a client that goes away changes nothing."""
 
-    def __init__(self, ledger: RequestLedger) -> None:
+    def __init__(self, memory: SessionMemory, ledger: RequestLedger | None,
+                 history: Callable[..., Awaitable[list[TranscriptEntry]]]) -> None:
+        self.memory = memory
         self.ledger = ledger
+        self._history = history
+        self._answers: OrderedDict[str, asyncio.Future[TurnAnswer]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def track(self, identity: RequestIdentity, record: RequestRecord, run: RunHandle) -> None:
-        task = asyncio.create_task(self._keep(identity, record, run),
-                                   name=f"openai-http-keyed-{run.run_id}")
+    def keep(self, run: RunHandle, turn: TurnRequest, *,
+             identity: RequestIdentity | None = None,
+             record: RequestRecord | None = None) -> None:
+        self._answers[run.run_id] = asyncio.get_running_loop().create_future()
+        while len(self._answers) > _ANSWERS_KEPT:
+            self._answers.popitem(last=False)
+        task = asyncio.create_task(self._keep(run, turn, identity, record),
+                                   name=f"openai-http-run-{run.run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _keep(self, identity: RequestIdentity, record: RequestRecord,
-                    run: RunHandle) -> None:
+    async def answer(self, run: RunHandle) -> TurnAnswer:
+        """The run's answer, once it ended."""
+        future = self._answers.get(run.run_id)
+        if future is None:  # forgotten (many runs later): what the run itself says
+            return answer_of(await run.wait())
+        return await asyncio.shield(future)
+
+    async def _keep(self, run: RunHandle, turn: TurnRequest,
+                    identity: RequestIdentity | None, record: RequestRecord | None) -> None:
+        future = self._answers.get(run.run_id)
+        answer: TurnAnswer | None = None
+        try:
+            ended, record = await self._wait(run, identity, record)
+            answer = answer_of(ended)
+            if turn.host_calls and answer.tools_ran:
+                answer = with_host_calls(answer, await self._host_calls(run, turn, answer))
+        except Exception:  # the answer must come, whatever the bookkeeping did
+            log.exception("run %s: its answer could not be made", run.run_id)
+            answer = answer or answer_of(await run.wait())
+        finally:
+            if future is not None and not future.done() and answer is not None:
+                future.set_result(answer)
+        try:
+            for call in answer.client_calls:
+                await self.memory.remember("call", call.id, run.session_key, caller=turn.caller)
+            if identity is not None and record is not None and self.ledger is not None:
+                await self.ledger.finish(identity, record, answer, retryable=retry_safe(answer))
+        except Exception:  # the store failing must not lose the run's own result
+            log.exception("run %s: its answer could not be stored for retries", run.run_id)
+
+    async def _wait(self, run: RunHandle, identity: RequestIdentity | None,
+                    record: RequestRecord | None) -> tuple[RunResult, RequestRecord | None]:
+        """The run's end; meanwhile a keyed request's claim is renewed."""
         ledger = self.ledger
+        if identity is None or record is None or ledger is None:
+            return await run.wait(), record
         current: RequestRecord | None = record
         while True:
             try:
-                ended = await asyncio.wait_for(run.wait(), timeout=ledger.lease / 3)
-                break
+                return await asyncio.wait_for(run.wait(), timeout=ledger.lease / 3), current
             except TimeoutError:
                 if current is not None:
                     current = await ledger.renew(identity, current)
                     if current is None:
                         log.warning("run %s: its Idempotency-Key record was taken over",
                                     run.run_id)
-        if current is None:
-            return
-        answer = answer_of(ended)
-        try:
-            await ledger.finish(identity, current, answer, retryable=retry_safe(answer))
-        except Exception:  # the store failing must not lose the run's own result
-            log.exception("run %s: its answer could not be stored for retries", run.run_id)
+
+    async def _host_calls(self, run: RunHandle, turn: TurnRequest,
+                          answer: TurnAnswer) -> tuple[HostCall, ...]:
+        entries = await self._history(run.session_key, last=4 * answer.tools_ran + 8)
+        return host_calls_of(entries, run.run_id, frozenset(t.name for t in turn.client_tools))
 
     async def drain(self, timeout: float = 5.0) -> None:
-        """Wait (bounded) for the records of runs that ended to be stored."""
+        """Wait (bounded) for the answers of runs that ended to be stored."""
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=timeout)
 
@@ -152,30 +224,37 @@ def _new_run_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
-def _start(runs: RunService, turn: TurnRequest, run_id: str) -> RunHandle:
-    return runs.start(turn.session_key, turn.message, RunOptions(
-        agent_id=turn.agent_id, kind="agent", idempotency_key=run_id, run_id=run_id))
+def _start(runs: RunService, keeper: RunKeeper, turn: TurnRequest, run_id: str, *,
+           identity: RequestIdentity | None = None,
+           record: RequestRecord | None = None) -> RunHandle:
+    run = runs.start(turn.session_key, turn.message, RunOptions(
+        agent_id=turn.agent_id, kind="agent", idempotency_key=run_id, run_id=run_id,
+        caller_tools=turn.client_tools, caller_results=turn.results))
+    keeper.keep(run, turn, identity=identity, record=record)
+    return run
 
 
-async def begin_turn(runs: RunService, turn: TurnRequest, *,
-                     keyed: KeyedRuns | None = None,
+async def begin_turn(runs: RunService, keeper: RunKeeper, turn: TurnRequest, *,
                      identity: RequestIdentity | None = None) -> TurnSource:
     """The request's source: a run started for it, unless `identity` (its Idempotency-Key)
     names a request already recorded (see the module docstring)."""
     created = int(time.time())
     run_id = _new_run_id(turn.prefix)
-    if identity is None or keyed is None:
+    if identity is None:
         return TurnSource(run_id=run_id, session_key=turn.session_key, created=created,
-                          idempotent=False, run=_start(runs, turn, run_id))
-    ledger = keyed.ledger
+                          idempotent=False, run=_start(runs, keeper, turn, run_id),
+                          keeper=keeper)
+    ledger = keeper.ledger
+    if ledger is None:
+        raise OpenAiHttpError(501, "this gateway keeps no store, so it cannot honour an "
+                              "Idempotency-Key", code="idempotency_unavailable")
     for _ in range(_CLAIM_TRIES):
         claimed = await ledger.claim(identity, run_id=run_id, session_key=turn.session_key,
                                      created=created)
         if claimed is not None:
-            run = _start(runs, turn, run_id)
-            keyed.track(identity, claimed, run)
+            run = _start(runs, keeper, turn, run_id, identity=identity, record=claimed)
             return TurnSource(run_id=run_id, session_key=turn.session_key, created=created,
-                              idempotent=True, run=run)
+                              idempotent=True, run=run, keeper=keeper)
         record = await ledger.get(identity)
         if record is None:
             continue  # swept between the two reads
@@ -192,11 +271,10 @@ async def begin_turn(runs: RunService, turn: TurnRequest, *,
             taken = await ledger.take_over(identity, record, run_id=run_id, created=created)
             if taken is None:
                 continue
-            again = TurnRequest(turn.prefix, record.session_key, turn.agent_id, turn.message)
-            run = _start(runs, again, run_id)
-            keyed.track(identity, taken, run)
+            again = replace(turn, session_key=record.session_key)
+            run = _start(runs, keeper, again, run_id, identity=identity, record=taken)
             return TurnSource(run_id=run_id, session_key=record.session_key, created=created,
-                              idempotent=True, run=run)
+                              idempotent=True, run=run, keeper=keeper)
         if record.lease_lost(time.time()):
             lost = await _settle_lost(ledger, identity, record)
             if lost is None:
@@ -206,7 +284,7 @@ async def begin_turn(runs: RunService, turn: TurnRequest, *,
         if live is not None and not live.done:
             return TurnSource(run_id=record.run_id, session_key=record.session_key,
                               created=record.created, idempotent=True, replayed=True,
-                              run=live)
+                              run=live, keeper=keeper)
         return TurnSource(run_id=record.run_id, session_key=record.session_key,
                           created=record.created, idempotent=True, replayed=True,
                           pending=lambda: _await_answer(ledger, identity))

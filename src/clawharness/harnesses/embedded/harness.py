@@ -77,13 +77,15 @@ class OpenClawHarness:
 
 async def _precheck_failure(params: AttemptParams, error: str,
                             details: dict[str, Any]) -> AttemptResult:
-    message = user_message(params.prompt, params.images)
-    if params.mirror is not None:
-        await params.mirror([message])
+    # an empty prompt continues the transcript (the caller's tool results): no user turn
+    messages = ([user_message(params.prompt, params.images)]
+                if params.prompt or params.images else [])
+    if params.mirror is not None and messages:
+        await params.mirror(messages)
     return AttemptResult(
         terminal=AttemptTerminal("failed", source="precheck", error=error, details=details),
         session_id_used=params.session_id,
-        messages_snapshot=[message],
+        messages_snapshot=messages,
         agent_harness_id=HARNESS_ID,
         transcript_mirrored=params.mirror is not None,
     )

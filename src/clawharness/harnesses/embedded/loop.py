@@ -82,6 +82,10 @@ class EmbeddedAttempt:
         self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.arg_errors: dict[str, str] = {}
         self.last_usage = Usage()
+        #: the tools the caller runs (`ToolSpec.executed_by_caller`), and the calls of
+        #: them the attempt ended with, pending (`AttemptResult.client_tool_calls`)
+        self.caller_tools = frozenset(t.name for t in params.tools if t.executed_by_caller)
+        self.client_calls: list[dict[str, Any]] = []
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -110,7 +114,9 @@ class EmbeddedAttempt:
         p = self.p
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": HARNESS_ID})
-        await self.settle(user_message(p.prompt, p.images))
+        if p.prompt or p.images:
+            # (an empty prompt continues the transcript: the caller's tool results)
+            await self.settle(user_message(p.prompt, p.images))
         terminal = await self.guarded()
         await self.settle_interrupted(terminal)
         end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
@@ -127,6 +133,7 @@ class EmbeddedAttempt:
             tool_metas=self.tool_calls.metas,
             last_tool_error=self.tool_calls.last_tool_error,
             attempt_usage=dict(self.usage),
+            client_tool_calls=list(self.client_calls) or None,
             agent_harness_id=HARNESS_ID,
             transcript_mirrored=p.mirror is not None,
         )
@@ -189,10 +196,17 @@ class EmbeddedAttempt:
                         error=f"max steps ({max_steps}) reached before a final answer",
                     )
                 self.phase = "tool_execution"
-                self.pending = calls
-                for call in calls:
+                host_calls = [c for c in calls if c["name"] not in self.caller_tools]
+                self.pending = host_calls
+                for call in host_calls:
                     await self.run_tool(call)
                 self.pending = []
+                if len(host_calls) < len(calls):
+                    # the caller runs these: the attempt ends with them pending
+                    self.client_calls = [
+                        {"id": c["id"], "name": c["name"], "arguments": c["arguments"]}
+                        for c in calls if c["name"] in self.caller_tools]
+                    return AttemptTerminal.ok()
         except _Aborted:
             raise
         except Exception as exc:
