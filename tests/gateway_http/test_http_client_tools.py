@@ -171,3 +171,33 @@ async def test_a_client_tool_named_like_a_host_tool_is_refused(serve: ServeFacto
                     "name": "exec", "parameters": {"type": "object"}}}])
         assert "'exec' has the name of one of the agent's own tools" in refused.value.message
         assert served.model.requests == []
+
+
+async def test_a_keyed_request_that_stopped_at_a_call_replays_the_call(
+        serve: ServeFactory) -> None:
+    async with serve(SCRIPT) as served:
+        client = sdk(served)
+        headers = {"Idempotency-Key": "tool-turn"}
+        first = await client.chat.completions.create(
+            model="openclaw", messages=ASK, tools=CHAT_TOOLS, extra_headers=headers)
+        again = await client.chat.completions.with_raw_response.create(
+            model="openclaw", messages=ASK, tools=CHAT_TOOLS, extra_headers=headers)
+        replayed = again.parse()
+        assert again.headers["idempotent-replayed"] == "true"
+        assert replayed.choices[0].finish_reason == "tool_calls"
+        assert replayed.choices[0].message.tool_calls == first.choices[0].message.tool_calls
+        assert len(served.model.requests) == 1
+
+
+async def test_chat_shows_the_hosts_own_calls_when_asked(serve: ServeFactory) -> None:
+    script = {"responses": [
+        {"tool_calls": [{"name": "exec", "arguments": {"command": "exit 3"}, "id": "h2"}]},
+        {"text": "It failed."}]}
+    async with serve(script) as served:
+        answer = await sdk(served).chat.completions.create(
+            model="openclaw", messages=[{"role": "user", "content": "run"}],
+            extra_headers={"x-openclaw-host-tool-calls": "include"})
+        message = answer.choices[0].message
+        assert message.content == "It failed."
+        shown = (message.model_extra or {})["openclaw_host_tool_calls"]
+        assert [(c["id"], c["name"], c["isError"]) for c in shown] == [("h2", "exec", True)]
