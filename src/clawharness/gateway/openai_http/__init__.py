@@ -9,5 +9,8 @@
 - `answers`: what a finished run is answered with; `failures`: the HTTP answer of a failed
   turn, and when a client may retry it; `idempotency`: `Idempotency-Key`, its records in
   the store.
+- `client_tools`: the client's function tools and their results, read and shaped;
+  `continuation`: which session a request's tool results continue; `memory`: the
+  sessions of responses and client tool calls, kept in the store.
 - `app`: the Starlette app (body limits, security headers) the gateway mounts.
 """
