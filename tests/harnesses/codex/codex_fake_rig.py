@@ -41,7 +41,8 @@ def received(log: Path) -> list[str]:
 
 def attempt_params(workspace: Path, prompt: str, *, session_key: str = "agent:main:s1",
                    mirrored: list[dict[str, Any]] | None = None,
-                   partials: list[str] | None = None) -> AttemptParams:
+                   partials: list[str] | None = None,
+                   events: list[Any] | None = None) -> AttemptParams:
     async def mirror(messages: Sequence[dict[str, Any]]) -> None:
         if mirrored is not None:
             mirrored.extend(messages)
@@ -57,6 +58,7 @@ def attempt_params(workspace: Path, prompt: str, *, session_key: str = "agent:ma
                                            approvals=None),
         runtime_plan=None, mirror=mirror,
         on_partial_reply=(lambda text: partials.append(text)) if partials is not None else None,
+        on_agent_event=events.append if events is not None else None,
         deadline=asyncio.get_event_loop().time() + 30)
 
 

@@ -7,7 +7,8 @@
     FAKE_IGNORE_SIGTERM=1     ignore SIGTERM too (only SIGKILL ends it)
     FAKE_ASK_WAIT             seconds `ask` waits for the client's answer (default 10)
 
-Methods: initialize, thread/start, thread/resume, turn/start (streams a short turn),
+Methods: initialize, thread/start, thread/resume, turn/start (streams a short turn; a
+prompt starting "plan:" first sends a reasoning delta and `turn/plan/updated`),
 turn/interrupt, echo (answers params), slow (answers after `params.delay` s, so answers
 can arrive out of order), ask (sends a server request `params.method` and answers with
 the client's reply), anything else -> error -32600. Unknown notifications are sent now
@@ -56,6 +57,7 @@ def server_request(method: str, params: dict) -> dict:
 
 #: a prompt starting with this makes the turn ask the user first (its reply names the answers)
 ASK_USER = "ask the user:"
+PLAN = "plan:"
 
 
 def ask_user(thread_id: str, turn_id: str, question: str) -> str:
@@ -73,6 +75,13 @@ def run_turn(thread_id: str, turn_id: str, text: str) -> None:
     send({"method": "some/unknown/notification", "params": {"x": 1}})
     if text.startswith(ASK_USER):
         text = "answers " + ask_user(thread_id, turn_id, text[len(ASK_USER):].strip())
+    if text.startswith(PLAN):
+        where = {"threadId": thread_id, "turnId": turn_id}
+        send({"method": "item/reasoning/summaryTextDelta", "params": {
+            **where, "itemId": f"rs-{turn_id}", "delta": "planning first", "summaryIndex": 0}})
+        send({"method": "turn/plan/updated", "params": {**where, "explanation": None, "plan": [
+            {"step": step.strip(), "status": "inProgress" if i == 0 else "pending"}
+            for i, step in enumerate(text[len(PLAN):].split(";"))]}})
     item = {"type": "agentMessage", "id": f"msg-{turn_id}", "text": ""}
     send({"method": "item/started", "params": {"threadId": thread_id, "turnId": turn_id,
                                                 "item": item}})

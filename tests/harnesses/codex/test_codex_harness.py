@@ -109,6 +109,19 @@ async def test_a_turn_binds_the_thread_and_the_next_turn_reuses_it(
     assert received(log).count("thread/resume") == 0  # still loaded in the same process
 
 
+async def test_reasoning_and_plan_updates_become_thinking_and_plan_events(
+        tmp_path: Path, make_harness: MakeHarness) -> None:
+    harness = make_harness(fake_config(tmp_path / "log.jsonl"))
+    events: list[Any] = []
+    result = await harness.run_attempt(attempt_params(
+        tmp_path, "plan: read the code; write the fix", events=events))
+    assert result.terminal.kind == "ok"
+    assert [e.data for e in events if e.stream == "thinking"] == [{"delta": "planning first"}]
+    (plan,) = [e.data for e in events if e.stream == "plan"]
+    assert plan["entries"] == [{"content": "read the code", "status": "inProgress"},
+                               {"content": "write the fix", "status": "pending"}]
+
+
 async def test_the_app_servers_question_for_the_user_is_asked_through_the_host(
         tmp_path: Path, make_harness: MakeHarness) -> None:
     harness = make_harness(fake_config(tmp_path / "log.jsonl"))

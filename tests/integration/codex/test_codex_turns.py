@@ -39,6 +39,17 @@ async def test_a_text_turn_streams_mirrors_and_completes(make_rig: MakeRig) -> N
     assert last["role"] == "user" and last["content"][0]["text"] == "say hello"
 
 
+async def test_reasoning_is_reported_as_thinking_events(make_rig: MakeRig) -> None:
+    rig = await make_rig({"responses": [{"thinking": "First look, then answer.",
+                                         "text": "Looked."}]})
+    attempt = rig.attempt("look")
+    result = await rig.harness.run_attempt(attempt.params)
+
+    assert result.terminal.kind == "ok"
+    thoughts = [e.data["delta"] for e in attempt.events if e.stream == "thinking"]
+    assert "".join(thoughts) == "First look, then answer."
+
+
 async def test_a_shell_command_is_mirrored_as_a_tool_call_and_result(make_rig: MakeRig) -> None:
     rig = await make_rig({"responses": [
         {"tool_calls": [{"name": "exec_command",

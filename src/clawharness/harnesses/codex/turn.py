@@ -301,6 +301,20 @@ class CodexTurn:
                                           "name": "exec" if item.get("type") ==
                                           "commandExecution" else "apply_patch"})
             return None
+        if method == "turn/plan/updated" and turn == self.turn_id:
+            steps = params.get("plan")
+            if isinstance(steps, list):  # Codex's update_plan: the whole plan each time
+                await self._emit("plan", {
+                    "entries": [{"content": s.get("step"), "status": s.get("status")}
+                                for s in steps if isinstance(s, Mapping)],
+                    "explanation": params.get("explanation")})
+            return None
+        if (method in ("item/reasoning/summaryTextDelta", "item/reasoning/textDelta")
+                and turn == self.turn_id):
+            delta = params.get("delta")
+            if isinstance(delta, str) and delta:
+                await self._emit("thinking", {"delta": delta})
+            return None
         if method == "thread/tokenUsage/updated" and turn == self.turn_id:
             last = (params.get("tokenUsage") or {}).get("last") or {}
             self.usage["input"] += int(last.get("inputTokens") or 0)
