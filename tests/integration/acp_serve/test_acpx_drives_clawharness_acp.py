@@ -241,3 +241,25 @@ def test_acpx_drives_a_session_through_tools_permissions_a_cancel_and_loads(
 
         assert asyncio.run(transcript()) == [
             "take a note", "clean up", "clean up", "build it", "what did I ask"]
+
+
+@needs_acpx
+def test_acpx_resumes_with_the_unstable_methods_and_lists_from_the_agent(tmp_path: Path) -> None:
+    with scripted_config(tmp_path) as config:
+        acpx = Acpx(tmp_path, config)
+        acpx.agent = shlex.join([CLAWHARNESS, "acp", "--unstable", "--config", str(config)])
+        code, out = acpx.run("sessions", "new")
+        assert code == 0, out
+        session = out[-1]["acpxSessionId"]
+        code, out = acpx.run("what did I ask")
+        assert code == 0, out
+        # a client that can resume does, instead of loading (nothing is replayed)
+        assert requests(out, "session/resume")[0]["params"]["sessionId"] == session
+        assert requests(out, "session/load") == []
+        # `sessions list` asks the agent (session/list) when it advertises the method
+        code, out = acpx.run("sessions", "list")
+        assert code == 0, out
+        assert out[-1]["source"] == "agent"
+        (listed,) = out[-1]["sessions"]
+        assert (listed["sessionId"], listed["cwd"], listed["title"]) == (
+            session, str(acpx.project), "what did I ask")
