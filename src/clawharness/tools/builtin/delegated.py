@@ -155,19 +155,22 @@ def delegate_tools(specs: Sequence[ToolSpec], backends: ToolBackends,
                    config: ToolsConfig | None = None) -> tuple[ToolSpec, ...]:
     """`specs` with the core `read`/`write`/`edit` going through `backends.files` and
     `exec` through `backends.commands` (where given); other tools, and tools of the same
-    names a plugin owns, unchanged."""
+    names a plugin owns or the caller runs, unchanged."""
     config = config or ToolsConfig()
     out: list[ToolSpec] = []
     for spec in specs:
         there: ToolExecute | None = None
-        if spec.owner is None and backends.files is not None:
+        if spec.owner is not None or spec.executed_by_caller:
+            out.append(spec)  # a plugin's tool, or one the HTTP caller runs: not ours
+            continue
+        if backends.files is not None:
             if spec.name == "read":
                 there = _read(backends.files)
             elif spec.name == "write":
                 there = _write(backends.files)
             elif spec.name == "edit":
                 there = _edit(backends.files)
-        if spec.owner is None and spec.name == "exec" and backends.commands is not None:
+        if spec.name == "exec" and backends.commands is not None:
             there = _exec(backends.commands, config)
         out.append(spec if there is None else _delegating(spec, there, sandbox))
     return tuple(out)
