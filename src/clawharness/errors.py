@@ -17,7 +17,12 @@
     ├── SessionError
     │   ├── InvalidSessionKeyError       a session key of the wrong shape
     │   ├── SessionNotFoundError
-    │   └── SessionBusyError             the session's writer was not free in time
+    │   ├── SessionBusyError             the session's writer was not free in time
+    │   └── NativeSessionError           adopting or handing off a native session failed
+    │       ├── NativeSessionFormatError     a file that is not that runtime's session
+    │       ├── NativeSessionNotFoundError   no native session by that id or path
+    │       ├── NativeSessionBoundError      already adopted by (or bound to) another one
+    │       └── NativeSessionUnsupportedError  the runtime cannot do what was asked
     ├── HarnessError
     │   ├── AgentHarnessNotRegisteredError   (MissingAgentHarnessError)
     │   ├── AgentHarnessUnsupportedError     an explicit runtime refused the route
@@ -85,6 +90,11 @@ __all__ = [
     "McpServerNotFoundError",
     "MissingAgentHarnessError",
     "ModelRefError",
+    "NativeSessionBoundError",
+    "NativeSessionError",
+    "NativeSessionFormatError",
+    "NativeSessionNotFoundError",
+    "NativeSessionUnsupportedError",
     "PluginApiFloorError",
     "PluginError",
     "ProviderAuthError",
@@ -247,6 +257,45 @@ class UnknownAgentError(SessionError):
     turn would otherwise run under `agents.defaults` and escape the agent's own policy."""
 
     code = "unknown_agent"
+
+
+class NativeSessionError(SessionError):
+    """Adopting a native runtime's session into the host, or handing a host session to a
+    native runtime, failed (docs/portable-sessions.md). Nothing was stored: an adoption
+    is all or nothing."""
+
+    code = "native_session_error"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class NativeSessionFormatError(NativeSessionError):
+    """A file that is not a session of the runtime named (another runtime's, not JSON
+    lines, cut off mid-line); the message names the file and the line."""
+
+    code = "native_session_format"
+
+
+class NativeSessionNotFoundError(NativeSessionError):
+    """No native session by that id, or no file at that path, where the runtime keeps
+    its sessions; the message names where it looked."""
+
+    code = "native_session_not_found"
+
+
+class NativeSessionBoundError(NativeSessionError):
+    """The native session is already adopted by another host session, or the host
+    session holds another conversation."""
+
+    code = "native_session_bound"
+
+
+class NativeSessionUnsupportedError(NativeSessionError):
+    """The runtime (or its harness) cannot adopt or hand off sessions, or not this way."""
+
+    code = "native_session_unsupported"
 
 
 class HarnessError(ClawHarnessError):

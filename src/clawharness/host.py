@@ -29,11 +29,21 @@ from clawharness.cluster.front import cluster_transport, open_cluster_turns, pro
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
+    AgentHarnessNotRegisteredError,
     ClawHarnessError,
     ConfigError,
     InvalidSessionKeyError,
     ModelRefError,
+    NativeSessionError,
+    NativeSessionUnsupportedError,
     SessionNotFoundError,
+)
+from clawharness.harness.portable import (
+    AdoptRequest,
+    HandoffRequest,
+    NativeHandoff,
+    PortableSessions,
+    portable_runtime,
 )
 from clawharness.harness.status import SessionPin, StatusReport, build_status
 from clawharness.harnesses.embedded.harness import OpenClawHarness
@@ -49,6 +59,7 @@ from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
+from clawharness.redaction.outbound import redact_transcript_message
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -56,9 +67,12 @@ from clawharness.sessions.agents import (
 )
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
+from clawharness.sessions.portable import AdoptionResult, adopt_into, plan_adoption
+from clawharness.sessions.transcript import entry_to_message
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
 from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
+from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
 
 if TYPE_CHECKING:
     from clawharness.cluster.status import ClusterStatus
@@ -331,6 +345,91 @@ class Host:
     async def rewind_session(self, key: str, *, to_seq: int) -> int:
         """Drop transcript entries after `to_seq`; native bindings are invalidated."""
         return await (await self._sessions()).rewind(self.session_key(key), to_seq=to_seq)
+
+    # portable sessions (docs/portable-sessions.md) ------------------------------------
+
+    def _portable(self, harness_id: str, capability: str) -> PortableSessions:
+        registered = self.plugins.registry.get(harness_id)
+        if registered is None:
+            raise AgentHarnessNotRegisteredError(harness_id)
+        harness = registered.harness
+        if not callable(getattr(harness, capability, None)):
+            what = "adopt sessions" if capability.startswith("adopt") else "hand sessions off"
+            raise NativeSessionUnsupportedError(f"the {harness_id} harness cannot {what}")
+        return harness  # type: ignore[return-value]
+
+    async def adopt_session(self, runtime: str, source: str, *, key: str | None = None,
+                            agent_id: str | None = None, model: str | None = None,
+                            home: str | None = None) -> AdoptionResult:
+        """Mirror a native session (`runtime`: claude-code, codex, acp/<agent>; `source`:
+        its file or id) into the host session `key` (default: one named after the
+        runtime and the native id) and bind it, so the next turn there resumes it
+        natively. Adopting again adds only what is new; bad input or a conflict raises
+        a `NativeSessionError` and stores nothing."""
+        harness_id, agent_name = portable_runtime(runtime)
+        harness = self._portable(harness_id, "adopt_native_session")
+        await self.start()
+        full = None
+        if key:
+            full = normalize_session_key(key, default_agent=agent_id or self.default_agent_id())
+            owner = parse_session_key(full).agent_id
+            if agent_id is not None and agent_id != owner:
+                raise InvalidSessionKeyError(
+                    f"the session key {full!r} belongs to agent {owner!r}, not {agent_id!r}")
+            agent_id = owner
+        agent = agent_id or self.default_agent_id()
+        require_known_agent(self.config, agent, session_key=full)
+        workspace = agent_workspace_dir(self.config, self.state_dir, agent)
+        adoption = await harness.adopt_native_session(AdoptRequest(
+            source=source, agent_id=agent, workspace_dir=str(workspace),
+            state_dir=str(self.state_dir), env=self.env, home=home, agent_name=agent_name))
+        if full is None:
+            label = f"acp-{agent_name}" if agent_name else runtime.strip().lower()
+            full = normalize_session_key(f"{label}-{adoption.native_session_id[:8]}",
+                                         default_agent=agent)
+        model_ref = self.model_ref(model) if model else self._known_ref(adoption.model_ref)
+        store = self.store
+        async with self.writers.hold(full, purpose="adopt a native session") as slot:
+            record = await store.get_session(full)
+            if record is not None and record.agent_id != agent:
+                raise NativeSessionError(f"host session {full} belongs to agent "
+                                         f"{record.agent_id}, not {agent}")
+            stored = await store.read_entries(record.session_id) if record else []
+            plan = plan_adoption(full, record, stored, adoption,
+                                 scrub=redact_transcript_message)  # type: ignore[arg-type]
+            return await adopt_into(store, full, agent, record, adoption, plan,
+                                    model_ref=model_ref, fence=slot.fence)
+
+    def _known_ref(self, ref: str | None) -> str | None:
+        """`ref` when this config can run it, else None (the agent's own model)."""
+        if not ref:
+            return None
+        try:
+            return self.model_ref(ref)
+        except ModelRefError:
+            return None
+
+    async def handoff_session(self, key: str, runtime: str, *, home: str | None = None,
+                              cwd: str | None = None) -> NativeHandoff:
+        """Make a native session of `runtime` (claude-code, codex, acp/<agent>) holding
+        the transcript of host session `key`, where that runtime's own CLI resumes it
+        (`home`: the runtime home to write into, default the user's own; `cwd`: where it
+        runs, default the agent's workspace). The host session is not changed."""
+        harness_id, agent_name = portable_runtime(runtime)
+        harness = self._portable(harness_id, "handoff_native_session")
+        record = await self.get_session(key)
+        entries = await self.store.read_entries(record.session_id)
+        if not entries:
+            raise NativeSessionError(f"host session {record.key} has no transcript to hand off")
+        model_id = None
+        if record.model_ref and "/" in record.model_ref:
+            model_id = record.model_ref.split("/", 1)[1]
+        workspace = cwd or str(agent_workspace_dir(self.config, self.state_dir, record.agent_id))
+        return await harness.handoff_native_session(HandoffRequest(
+            agent_id=record.agent_id, session_key=record.key,
+            history=tuple(entry_to_message(e) for e in entries),  # type: ignore[misc]
+            cwd=workspace, state_dir=str(self.state_dir), env=self.env, home=home,
+            agent_name=agent_name, model_id=model_id))
 
     async def _sessions(self) -> SessionLifecycle:
         """The session lifecycle, starting the host on first use."""

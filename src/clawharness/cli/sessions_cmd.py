@@ -18,6 +18,7 @@ from clawharness.cli.common import (
     print_json,
     run_async,
 )
+from clawharness.cli.portable_cmd import register_portable
 from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
 from clawharness.store import SessionRecord, TranscriptEntry
@@ -53,7 +54,8 @@ def entry_json(entry: TranscriptEntry) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    sessions = typer.Typer(help="List, show, reset and delete sessions.", no_args_is_help=True)
+    sessions = typer.Typer(help="List, show, reset, delete, adopt and hand off sessions.",
+                           no_args_is_help=True)
     transcript = typer.Typer(help="Search transcripts.", no_args_is_help=True)
 
     @sessions.command("list")
@@ -156,6 +158,7 @@ def register(app: typer.Typer) -> None:
             table.add_row(h.session_key, str(h.seq), h.role, escape(_snippet(h.text)))
         console.print(table)
 
+    register_portable(sessions)
     app.add_typer(sessions, name="sessions")
     app.add_typer(transcript, name="transcript")
 

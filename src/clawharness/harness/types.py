@@ -353,7 +353,9 @@ class AgentHarness(Protocol):
     `delivery_defaults`, `delegated_execution_plugin_ids`, `runtime_artifact` (an object
     with `validate(artifact) -> bool`), `classify`, `compact`, `reset`,
     `with_session_deletion`, `with_session_context_reset`, `finalize_settled_turn`,
-    `run_isolated_completion_v2`, `load_mcp_tool_catalog`, `dispose`.
+    `run_isolated_completion_v2`, `load_mcp_tool_catalog`, `dispose`, and the portable
+    sessions `adopt_native_session` / `handoff_native_session`
+    (`clawharness.harness.portable`).
     """
 
     id: str

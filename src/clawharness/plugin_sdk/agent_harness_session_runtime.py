@@ -33,11 +33,34 @@ A harness that owns its binding lifecycle itself (the bundled Codex harness)
     `LeaseTimings`; its host hooks take `SessionHookParams` and pass
     `BindingOperationParams` to the lifecycle.
 
+Portable sessions (docs/portable-sessions.md)
+    A harness whose runtime's sessions can move implements `adopt_native_session`
+    (an `AdoptRequest` in, a `NativeAdoption` out: the session's messages as
+    `NativeEntry`s with stable keys, and `bind` / `unbind`) and `handoff_native_session`
+    (a `HandoffRequest` in, a `NativeHandoff` out: the native session made from the host
+    transcript and the command that resumes it). `read_session_lines` reads a JSON-lines
+    session file; bad input is `NativeSessionFormatError` or `NativeSessionNotFoundError`,
+    and what the runtime cannot do `NativeSessionUnsupportedError`, each naming what and
+    where.
+
 The bindings library is the host's own; the SDK publishes these names as its contract.
 """
 
 from __future__ import annotations
 
+from clawharness.errors import (
+    NativeSessionFormatError,
+    NativeSessionNotFoundError,
+    NativeSessionUnsupportedError,
+)
+from clawharness.harness.portable import (
+    AdoptRequest,
+    HandoffRequest,
+    NativeAdoption,
+    NativeEntry,
+    NativeHandoff,
+    read_session_lines,
+)
 from clawharness.sessions.bindings.bootstrap import transcript_context
 from clawharness.sessions.bindings.errors import InvalidRecordError
 from clawharness.sessions.bindings.leases import LeaseTimings
@@ -65,16 +88,24 @@ from clawharness.sessions.lifecycle import SessionHookParams
 from clawharness.store import Store
 
 __all__ = [
+    "AdoptRequest",
     "BindingOperationParams",
     "BoundSession",
     "DictRecordCodec",
+    "HandoffRequest",
     "InvalidRecordError",
     "JsonRecordCodec",
     "LeaseTimings",
+    "NativeAdoption",
+    "NativeEntry",
+    "NativeHandoff",
     "NativeSessionBindingLifecycle",
+    "NativeSessionFormatError",
     "NativeSessionGone",
+    "NativeSessionNotFoundError",
     "NativeSessionRecord",
     "NativeSessionRecovery",
+    "NativeSessionUnsupportedError",
     "RemovedBinding",
     "SessionBindings",
     "SessionHookParams",
@@ -82,6 +113,7 @@ __all__ = [
     "create_native_session_binding_lifecycle",
     "native_session_bindings",
     "native_session_recovery",
+    "read_session_lines",
     "resolve_state_dir",
     "transcript_context",
 ]

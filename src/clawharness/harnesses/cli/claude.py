@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
+from clawharness.harnesses.cli.claude_portable import ClaudeCliHarness
 from clawharness.plugin_sdk.agent_harness_cli import (
     AssistantMessage,
     CliAgentSpec,
-    CliBackendHarness,
     CliEvent,
     ControlAnswer,
     EnvContext,
@@ -47,6 +47,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
 
 __all__ = [
     "CLAUDE_TOOL_NAMES",
+    "ClaudeCliHarness",
     "ClaudeCommandLine",
     "ClaudeControl",
     "ClaudeEvents",
@@ -337,8 +338,8 @@ def claude_cli_spec() -> CliAgentSpec:
 def claude_cli_harness(*, state_dir: Any = None, store: Any = None,
                        config: Mapping[str, Any] | None = None,
                        bindings: SessionBindings[NativeSessionRecord] | None = None,
-                       ) -> CliBackendHarness:
+                       ) -> ClaudeCliHarness:
     """A `claude-cli` harness (plugin `config`; `bindings`, else its own under
-    `state_dir` / in `store`)."""
-    return CliBackendHarness(claude_cli_spec(), state_dir=state_dir, config=config, store=store,
-                             bindings=bindings)
+    `state_dir` / in `store`), whose sessions can be adopted and handed off."""
+    return ClaudeCliHarness(claude_cli_spec(), state_dir=state_dir, config=config, store=store,
+                            bindings=bindings)

@@ -131,7 +131,11 @@ class CliBackendHarness:
 
     def agent_dir(self, params: AttemptParams) -> Path:
         """Per-agent runtime state (HOME, config dir) under the host state dir."""
-        base = Path(params.state_dir) if params.state_dir else (
+        return self.agent_dir_for(params.state_dir, params.agent_id)
+
+    def agent_dir_for(self, state_dir: str | os.PathLike[str] | None, agent_id: str) -> Path:
+        """`agent_dir` of an agent outside a turn (adopting a session for it)."""
+        base = Path(state_dir) if state_dir else (
             self.bindings.state_dir or Path.home() / ".clawharness" / "plugins" / self.id)
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in agent_id)
         return base / self.id / "agents" / (safe or "default")

@@ -149,6 +149,11 @@ class NativeSessionBindingLifecycle(Generic[T]):
         row = await self.state.get(key)
         return row.record if row else None
 
+    async def records(self, *, prefix: str = "") -> list[tuple[str, T]]:
+        """Every binding record (row key, record) whose key starts with `prefix`: to find
+        which host session a native session is bound to."""
+        return [(row.key, row.record) for row in await self.state.list_rows(prefix=prefix)]
+
     # host-driven operations ------------------------------------------------------------
     async def with_deletion(
         self, params: BindingOperationParams, run: RemovalRun[T, R], *,

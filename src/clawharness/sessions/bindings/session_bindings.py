@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from clawharness._json import JsonObject, JsonValue
-from clawharness.errors import HarnessError
+from clawharness.errors import ConditionalWriteConflict, HarnessError
 from clawharness.harness.types import AttemptParams
 from clawharness.sessions.bindings.errors import InvalidRecordError
 from clawharness.sessions.bindings.hooks import HostRun, harness_session_hooks
@@ -280,6 +280,42 @@ class SessionBindings(Generic[T]):
             await lifecycle.transact(key, apply)
 
         await lifecycle.with_mutation(mutate)
+
+    async def replace(self, agent_id: str, session_key: str, record: T, *,
+                      when: Callable[[T | None], bool]) -> T | None:
+        """Store `record` as the session's binding only while `when(current)` holds for
+        the one stored (None when there is none); returns that one. Otherwise nothing is
+        written and `ConditionalWriteConflict` names the row: e.g. an adoption that must
+        not take over a binding naming another native session. A turn holding the lease
+        is waited for, as in `write`."""
+        key = self.row_key(agent_id, session_key)
+        self.check_record(key, record)
+        lifecycle = await self.lifecycle()
+
+        def apply(current: T | None, _token: str | None) -> tuple[T | None, T]:
+            shown = None if current is None or self.is_empty(current) else current
+            if not when(shown):
+                raise ConditionalWriteConflict(
+                    f"{self.namespace}: the binding {key!r} changed meanwhile (it is now "
+                    f"{shown!r}); nothing was written")
+            return shown, record
+
+        async def mutate() -> T | None:
+            return await lifecycle.transact(key, apply)
+
+        return await lifecycle.with_mutation(mutate)
+
+    async def find(self, match: Callable[[T], bool]) -> list[tuple[str, str, T]]:
+        """Every stored binding `match` accepts, as (agent id, session key, record): e.g.
+        the host sessions bound to one native session."""
+        if not self.has_location:
+            return []
+        found: list[tuple[str, str, T]] = []
+        for key, record in await (await self.lifecycle()).records():
+            agent_id, _, session_key = key.partition(":")
+            if session_key and not self.is_empty(record) and match(record):
+                found.append((agent_id, session_key, record))
+        return found
 
     async def delete(self, agent_id: str, session_key: str) -> bool:
         """Remove the session's binding; True when there was one."""

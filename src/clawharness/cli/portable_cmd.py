@@ -1,0 +1,107 @@
+"""`clawharness sessions adopt` and `clawharness sessions handoff`: sessions that move
+between a native runtime and the host (docs/portable-sessions.md)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
+from clawharness.harness.portable import NativeHandoff
+from clawharness.host import Host
+from clawharness.sessions.portable import AdoptionResult
+
+__all__ = ["handoff_json", "register_portable", "resume_shell"]
+
+RUNTIMES = "claude-code, codex or acp/<agent>"
+HomeOption = Annotated[str | None, typer.Option(
+    "--home", metavar="DIR",
+    help="The runtime's home to use instead of the user's own (a CLAUDE_CONFIG_DIR, a "
+         "CODEX_HOME).")]
+
+
+def resume_shell(handoff: NativeHandoff) -> str:
+    """The shell line that resumes a handed-off session."""
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(handoff.env.items()))
+    command = " ".join(shlex.quote(part) for part in handoff.command)
+    return f"cd {shlex.quote(handoff.cwd)} && {env + ' ' if env else ''}{command}"
+
+
+def handoff_json(handoff: NativeHandoff, session_key: str) -> dict[str, Any]:
+    return {"sessionKey": session_key, "runtime": handoff.harness_id,
+            "nativeSessionId": handoff.native_session_id, "location": handoff.location,
+            "command": list(handoff.command), "cwd": handoff.cwd, "env": dict(handoff.env),
+            "shell": resume_shell(handoff), "carried": handoff.carried,
+            "leftOut": list(handoff.left_out)}
+
+
+def _notes(left_out: tuple[str, ...]) -> None:
+    for note in left_out:
+        console.print(f"  [dim]not carried: {escape(note)}[/]", highlight=False)
+
+
+def register_portable(sessions: typer.Typer) -> None:
+    @sessions.command("adopt")
+    def adopt_cmd(
+            source: Annotated[str, typer.Argument(
+                metavar="PATH|ID", help="The native session: its file, or its id.")],
+            runtime: Annotated[str, typer.Option(
+                "--from", metavar="RUNTIME", help=f"Whose session it is: {RUNTIMES}.")],
+            as_key: Annotated[str | None, typer.Option(
+                "--as", metavar="KEY", help="The host session to adopt it into (default: "
+                "one named after the runtime and the session id).")] = None,
+            agent: Annotated[str | None, typer.Option(help="The agent that adopts it.")] = None,
+            model: Annotated[str | None, typer.Option(
+                help="The model its next turns run on (default: the one it ran on).")] = None,
+            home: HomeOption = None, config: ConfigOption = None,
+            as_json: JsonOption = False) -> None:
+        """Mirror a Claude Code, Codex or ACP session into a host session; its next turn
+        resumes it natively. Adopting again adds only what is new."""
+        async def go() -> AdoptionResult:
+            async with Host.from_config(config) as host:
+                return await host.adopt_session(runtime, source, key=as_key, agent_id=agent,
+                                                model=model, home=home)
+        result = run_async(go, as_json=as_json)
+        if as_json:
+            print_json(result.to_json())
+            return
+        verb = "adopted" if result.appended else "nothing new in"
+        console.print(
+            f"[green]{verb}[/] {escape(result.harness_id)} session "
+            f"{escape(result.native_session_id)} -> [bold]{escape(result.session_key)}[/]: "
+            f"{result.appended} message(s) added, {result.already} already there",
+            highlight=False)
+        _notes(result.left_out)
+        console.print(f"  go on: clawharness agent --session {shlex.quote(result.session_key)} "
+                      "-m '...'", highlight=False)
+
+    @sessions.command("handoff")
+    def handoff_cmd(
+            key: Annotated[str, typer.Argument(help="The host session to hand off.")],
+            to: Annotated[str, typer.Option("--to", metavar="RUNTIME",
+                                            help=f"Whose session to make: {RUNTIMES}.")],
+            cwd: Annotated[str | None, typer.Option(
+                metavar="DIR", help="Where the native session runs (default: the agent's "
+                "workspace).")] = None,
+            home: HomeOption = None, config: ConfigOption = None,
+            as_json: JsonOption = False) -> None:
+        """Make a native session holding a host session's transcript, for the runtime's
+        own CLI to resume; print the command that does."""
+        async def go() -> tuple[str, NativeHandoff]:
+            async with Host.from_config(config) as host:
+                record = await host.get_session(key)
+                return record.key, await host.handoff_session(key, to, home=home, cwd=cwd)
+        session_key, handoff = run_async(go, as_json=as_json)
+        if as_json:
+            print_json(handoff_json(handoff, session_key))
+            return
+        console.print(
+            f"[green]handed off[/] {escape(session_key)} -> {escape(handoff.harness_id)} "
+            f"session {escape(handoff.native_session_id)} ({handoff.carried} message(s)) in "
+            f"{escape(handoff.location)}", highlight=False)
+        _notes(handoff.left_out)
+        console.print("resume it with:", highlight=False)
+        console.print(f"  {escape(resume_shell(handoff))}", highlight=False, soft_wrap=True)

@@ -1,0 +1,226 @@
+"""Adopting a native session into a host session: the decision, then one all-or-nothing
+write (docs/portable-sessions.md).
+
+A harness reads the native session (`NativeAdoption`: messages with stable keys, and
+`bind` / `unbind`). Here the host decides whether the host session may take it
+(`plan_adoption`, pure) and then writes it (`adopt_into`): the session row when it is
+new, the binding (`bind`), the transcript entries in one atomic append. A failure at any
+step takes back the steps before it, so nothing is half-imported.
+
+Every entry is stored under the idempotency key `adopt:<harness>:<native id>:<entry
+key>` with its provenance in `metadata["adoptedFrom"]`, so adopting the same native
+session again adds only what is new, and a copy of entries into another session (a
+fork) can say where each came from the same way (`copied_entry`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol
+
+from clawharness._ids import new_id
+from clawharness.errors import NativeSessionBoundError
+from clawharness.harness.messages import Message, message_text
+from clawharness.harness.portable import NativeAdoption
+from clawharness.store import (
+    NewEntry,
+    SessionLease,
+    SessionRecord,
+    SessionStore,
+    TranscriptEntry,
+    TranscriptStore,
+)
+
+__all__ = [
+    "ADOPTED_FROM",
+    "AdoptionPlan",
+    "AdoptionResult",
+    "adopt_into",
+    "adopted_entry_key",
+    "copied_entry",
+    "plan_adoption",
+]
+
+log = logging.getLogger("clawharness.sessions")
+
+#: the metadata key of an adopted entry's provenance
+ADOPTED_FROM: Final = "adoptedFrom"
+
+
+class AdoptionStore(SessionStore, TranscriptStore, Protocol):
+    """What an adoption writes: the session row and its transcript."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdoptionPlan:
+    """What an adoption will do to the host session: `create` it, take an `empty` one,
+    or `extend` one that adopted this native session before; `entries` are the ones the
+    host transcript does not hold yet (none: nothing to do)."""
+
+    kind: Literal["create", "empty", "extend"]
+    entries: tuple[NewEntry, ...]
+    already: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdoptionResult:
+    """A finished adoption: the host session, the native session bound to it, how many
+    messages were added (`appended`) and how many it held already (`already`)."""
+
+    session_key: str
+    session_id: str
+    harness_id: str
+    native_session_id: str
+    source: str
+    appended: int
+    already: int
+    created: bool
+    model_ref: str | None
+    left_out: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessionKey": self.session_key, "sessionId": self.session_id,
+                "runtime": self.harness_id, "nativeSessionId": self.native_session_id,
+                "source": self.source, "appended": self.appended, "already": self.already,
+                "created": self.created, "model": self.model_ref,
+                "leftOut": list(self.left_out)}
+
+
+def adopted_entry_key(harness_id: str, native_session_id: str, entry_key: str) -> str:
+    """The idempotency key of an adopted native message."""
+    return f"adopt:{harness_id}:{native_session_id}:{entry_key}"
+
+
+def _provenance(entry: TranscriptEntry) -> dict[str, Any] | None:
+    value = entry.metadata.get(ADOPTED_FROM) if isinstance(entry.metadata, dict) else None
+    return value if isinstance(value, dict) else None
+
+
+def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequence[TranscriptEntry],
+                  adoption: NativeAdoption, *,
+                  scrub: Callable[[Message], Message] | None = None) -> AdoptionPlan:
+    """May `session_key` take `adoption`, and what is new? Pure.
+
+    Refused (`NativeSessionBoundError`, nothing written): a native session another host
+    session already adopted; a host session holding a conversation of its own, or one
+    adopted from another native session; and a host session that went on with turns of
+    its own since it adopted this native session while the native session went on too
+    (the two diverged: adopt into a new key)."""
+    native = f"{adoption.harness_id} session {adoption.native_session_id}"
+    others = [k for k in adoption.bound_keys if k != session_key]
+    if others:
+        raise NativeSessionBoundError(
+            f"{native} is already adopted by host session {others[0]}; nothing was imported",
+            hint=f"go on there (clawharness agent --session {others[0]}), or delete that "
+                 "session first to adopt it anew")
+    entries = [_new_entry(adoption, e.key, e.message, scrub) for e in adoption.entries]
+    if record is None:
+        return AdoptionPlan("create", tuple(entries), 0)
+    if record.agent_harness_id not in (None, adoption.harness_id) and stored:
+        raise NativeSessionBoundError(
+            f"host session {session_key} runs on {record.agent_harness_id}, not "
+            f"{adoption.harness_id}; nothing was imported",
+            hint="adopt into a new session key with --as NEWKEY")
+    if not stored:
+        return AdoptionPlan("empty", tuple(entries), 0)
+    mine = [e for e in stored if (p := _provenance(e)) is not None
+            and p.get("harness") == adoption.harness_id
+            and p.get("nativeSessionId") == adoption.native_session_id]
+    if not mine:
+        raise NativeSessionBoundError(
+            f"host session {session_key} already holds a conversation of its own "
+            f"({len(stored)} transcript entries, none adopted from {native}); nothing was "
+            "imported", hint="adopt into a new session key with --as NEWKEY")
+    held = {e.idempotency_key for e in stored}
+    new = tuple(e for e in entries if e.idempotency_key not in held)
+    if not new:
+        return AdoptionPlan("extend", (), len(entries))
+    own = [e for e in stored if _provenance(e) is None and e.seq > mine[0].seq]
+    if own:
+        raise NativeSessionBoundError(
+            f"host session {session_key} went on with {len(own)} transcript entries of its "
+            f"own since it adopted {native}, and the native session has {len(new)} new "
+            "messages too: the two have diverged; nothing was imported",
+            hint="adopt into a new session key with --as NEWKEY")
+    return AdoptionPlan("extend", new, len(entries) - len(new))
+
+
+def _new_entry(adoption: NativeAdoption, key: str, message: Message,
+               scrub: Callable[[Message], Message] | None) -> NewEntry:
+    clean = scrub(message) if scrub is not None else message
+    return NewEntry(
+        role=str(clean.get("role", "unknown")), content=dict(clean),
+        metadata={ADOPTED_FROM: {"harness": adoption.harness_id,
+                                 "nativeSessionId": adoption.native_session_id,
+                                 "entry": key, "source": adoption.source}},
+        idempotency_key=adopted_entry_key(adoption.harness_id, adoption.native_session_id,
+                                          key),
+        text=message_text(clean) or None)
+
+
+def copied_entry(entry: TranscriptEntry, *, key_prefix: str,
+                 provenance: dict[str, Any]) -> NewEntry:
+    """`entry` for another session's transcript: the same message under
+    `<key_prefix>:<seq>`, its provenance (`provenance`, e.g. the session it was copied
+    from) beside its own metadata, searchable by its text."""
+    return NewEntry(role=entry.role, content=entry.content,
+                    metadata={**entry.metadata, "copiedFrom": provenance},
+                    idempotency_key=f"{key_prefix}:{entry.seq}", text=entry.text)
+
+
+async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
+                     record: SessionRecord | None, adoption: NativeAdoption,
+                     plan: AdoptionPlan, *, model_ref: str | None,
+                     fence: SessionLease | None = None) -> AdoptionResult:
+    """Carry out `plan` (from `plan_adoption`), all or nothing: the row (made, or pinned
+    when it was empty), then the binding, then the entries in one append; a failure
+    takes back what was done before it and is raised as it was."""
+
+    def result(session_id: str, appended: int, created: bool, model: str | None
+               ) -> AdoptionResult:
+        return AdoptionResult(session_key, session_id, adoption.harness_id,
+                              adoption.native_session_id, adoption.source, appended,
+                              plan.already, created, model, adoption.left_out)
+
+    if not plan.entries:
+        assert record is not None
+        return result(record.session_id, 0, False, record.model_ref)
+    meta = {ADOPTED_FROM: {"harness": adoption.harness_id,
+                           "nativeSessionId": adoption.native_session_id,
+                           "source": adoption.source, "at": time.time()}}
+    undo: list[Callable[[], Any]] = []
+    created = False
+    try:
+        if record is None:
+            now = time.time()
+            record = await store.create_session(SessionRecord(
+                key=session_key, session_id=new_id(), agent_id=agent_id, model_ref=model_ref,
+                agent_harness_id=adoption.harness_id, created_at=now, updated_at=now,
+                meta=meta))
+            created = True
+            undo.append(lambda: store.delete_session(session_key, fence=fence))
+        elif plan.kind == "empty":
+            before = record
+            record = await store.update_session(
+                session_key, fence=fence, agent_harness_id=adoption.harness_id,
+                model_ref=model_ref or record.model_ref, meta={**record.meta, **meta})
+            undo.append(lambda: store.update_session(
+                session_key, fence=fence, agent_harness_id=before.agent_harness_id,
+                model_ref=before.model_ref, meta=before.meta))
+        await adoption.bind(session_key, record.session_id)
+        undo.append(adoption.unbind)
+        outcomes = await store.append_entries(session_key, record.session_id,
+                                              list(plan.entries), fence=fence)
+    except BaseException:
+        for step in reversed(undo):
+            try:
+                await step()
+            except Exception as exc:  # the first failure is the one to report
+                log.warning("adopting %s into %s: taking back a step failed: %s",
+                            adoption.native_session_id, session_key, exc)
+        raise
+    appended = sum(1 for o in outcomes if o.appended)
+    return result(record.session_id, appended, created, record.model_ref)
