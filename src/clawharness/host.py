@@ -38,7 +38,7 @@ from clawharness.errors import (
     NativeSessionUnsupportedError,
     SessionNotFoundError,
 )
-from clawharness.harness.portable import (
+from clawharness.harness import (
     AdoptRequest,
     HandoffRequest,
     NativeHandoff,
@@ -60,6 +60,7 @@ from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
+from clawharness.sessions import AdoptionResult, adopt_into, plan_adoption
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -67,12 +68,11 @@ from clawharness.sessions.agents import (
 )
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
-from clawharness.sessions.portable import AdoptionResult, adopt_into, plan_adoption
 from clawharness.sessions.transcript import entry_to_message
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
+from clawharness.tools import agent_workspace_dir
 from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
-from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
 
 if TYPE_CHECKING:
     from clawharness.cluster.status import ClusterStatus

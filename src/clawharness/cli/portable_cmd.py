@@ -9,10 +9,11 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from clawharness._text import terminal_safe
 from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
-from clawharness.harness.portable import NativeHandoff
+from clawharness.harness import NativeHandoff
 from clawharness.host import Host
-from clawharness.sessions.portable import AdoptionResult
+from clawharness.sessions import AdoptionResult
 
 __all__ = ["handoff_json", "register_portable", "resume_shell"]
 
@@ -21,6 +22,12 @@ HomeOption = Annotated[str | None, typer.Option(
     "--home", metavar="DIR",
     help="The runtime's home to use instead of the user's own (a CLAUDE_CONFIG_DIR, a "
          "CODEX_HOME).")]
+
+
+def _show(text: str) -> str:
+    """`text` (a path, an id, a note read from a native file) for the terminal: no
+    control sequences, no rich markup."""
+    return escape(terminal_safe(text))
 
 
 def resume_shell(handoff: NativeHandoff) -> str:
@@ -40,7 +47,7 @@ def handoff_json(handoff: NativeHandoff, session_key: str) -> dict[str, Any]:
 
 def _notes(left_out: tuple[str, ...]) -> None:
     for note in left_out:
-        console.print(f"  [dim]not carried: {escape(note)}[/]", highlight=False)
+        console.print(f"  [dim]not carried: {_show(note)}[/]", highlight=False)
 
 
 def register_portable(sessions: typer.Typer) -> None:
@@ -70,13 +77,13 @@ def register_portable(sessions: typer.Typer) -> None:
             return
         verb = "adopted" if result.appended else "nothing new in"
         console.print(
-            f"[green]{verb}[/] {escape(result.harness_id)} session "
-            f"{escape(result.native_session_id)} -> [bold]{escape(result.session_key)}[/]: "
+            f"[green]{verb}[/] {_show(result.harness_id)} session "
+            f"{_show(result.native_session_id)} -> [bold]{_show(result.session_key)}[/]: "
             f"{result.appended} message(s) added, {result.already} already there",
             highlight=False)
         _notes(result.left_out)
-        console.print(f"  go on: clawharness agent --session {shlex.quote(result.session_key)} "
-                      "-m '...'", highlight=False)
+        key = _show(shlex.quote(result.session_key))
+        console.print(f"  go on: clawharness agent --session {key} -m '...'", highlight=False)
 
     @sessions.command("handoff")
     def handoff_cmd(
@@ -99,9 +106,9 @@ def register_portable(sessions: typer.Typer) -> None:
             print_json(handoff_json(handoff, session_key))
             return
         console.print(
-            f"[green]handed off[/] {escape(session_key)} -> {escape(handoff.harness_id)} "
-            f"session {escape(handoff.native_session_id)} ({handoff.carried} message(s)) in "
-            f"{escape(handoff.location)}", highlight=False)
+            f"[green]handed off[/] {_show(session_key)} -> {_show(handoff.harness_id)} "
+            f"session {_show(handoff.native_session_id)} ({handoff.carried} message(s)) in "
+            f"{_show(handoff.location)}", highlight=False)
         _notes(handoff.left_out)
         console.print("resume it with:", highlight=False)
-        console.print(f"  {escape(resume_shell(handoff))}", highlight=False, soft_wrap=True)
+        console.print(f"  {_show(resume_shell(handoff))}", highlight=False, soft_wrap=True)

@@ -38,6 +38,16 @@ if TYPE_CHECKING:
     )
     from clawharness.harness.messages import ContentBlock, Message, message_text
     from clawharness.harness.policy import default_agent_id
+    from clawharness.harness.portable import (
+        AdoptRequest,
+        HandoffRequest,
+        NativeAdoption,
+        NativeEntry,
+        NativeHandoff,
+        PortableSessions,
+        portable_runtime,
+        read_session_lines,
+    )
     from clawharness.harness.registry import HarnessRegistry, validate_harness_shape
     from clawharness.harness.runtime_ids import (
         BUILTIN_RUNTIME_ID,
@@ -119,6 +129,7 @@ __all__ = [
     "BUILTIN_RUNTIME_ID",
     "DEFAULT_CLI_RUNTIME_ALIASES",
     "QUESTION_TIMEOUT_NOT_INTEGER",
+    "AdoptRequest",
     "AgentEvent",
     "AgentHarness",
     "ApprovalDecision",
@@ -133,12 +144,17 @@ __all__ = [
     "CallerToolResult",
     "ContentBlock",
     "EventSink",
+    "HandoffRequest",
     "HarnessRegistry",
     "HostCapabilities",
     "McpServerLaunch",
     "Message",
     "Mirror",
     "ModelProviderFacts",
+    "NativeAdoption",
+    "NativeEntry",
+    "NativeHandoff",
+    "PortableSessions",
     "PreparedAuth",
     "ProviderRoute",
     "ResolvedModel",
@@ -193,6 +209,8 @@ __all__ = [
     "normalize_optional_runtime_id",
     "normalize_question_timeout_seconds",
     "normalize_runtime_id",
+    "portable_runtime",
+    "read_session_lines",
     "real_workspace_root",
     "report_tool_terminal",
     "resolve_workspace_path",
@@ -205,6 +223,14 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "AdoptRequest": "clawharness.harness.portable",
+    "HandoffRequest": "clawharness.harness.portable",
+    "NativeAdoption": "clawharness.harness.portable",
+    "NativeEntry": "clawharness.harness.portable",
+    "NativeHandoff": "clawharness.harness.portable",
+    "PortableSessions": "clawharness.harness.portable",
+    "portable_runtime": "clawharness.harness.portable",
+    "read_session_lines": "clawharness.harness.portable",
     "AgentEvent": "clawharness.harness.types",
     "AgentHarness": "clawharness.harness.types",
     "ApprovalDecision": "clawharness.harness.capabilities",

@@ -53,7 +53,7 @@ from clawharness.errors import (
     NativeSessionNotFoundError,
     NativeSessionUnsupportedError,
 )
-from clawharness.harness.portable import (
+from clawharness.harness import (
     AdoptRequest,
     HandoffRequest,
     NativeAdoption,

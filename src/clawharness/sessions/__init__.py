@@ -48,6 +48,12 @@ if TYPE_CHECKING:
         SessionLifecycle,
         SessionParticipant,
     )
+    from clawharness.sessions.portable import (
+        AdoptionResult,
+        adopt_into,
+        copied_entry,
+        plan_adoption,
+    )
     from clawharness.sessions.subagent import is_subagent_session_key
     from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
     from clawharness.sessions.user_turn import (
@@ -57,6 +63,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.writers import SessionWriters, WriterTimings
 
 __all__ = [
+    "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
     "Commit",
@@ -78,7 +85,9 @@ __all__ = [
     "SessionWriters",
     "TranscriptMirror",
     "WriterTimings",
+    "adopt_into",
     "configured_default_agent",
+    "copied_entry",
     "create_native_session_binding_lifecycle",
     "entry_to_message",
     "is_subagent_session_key",
@@ -88,6 +97,7 @@ __all__ = [
     "normalize_input_provenance",
     "normalize_session_key",
     "parse_session_key",
+    "plan_adoption",
     "require_known_agent",
     "resolve_state_dir",
     "restore_prepared_user_turn_operational_meta_for_runtime",
@@ -95,6 +105,10 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "AdoptionResult": "clawharness.sessions.portable",
+    "adopt_into": "clawharness.sessions.portable",
+    "plan_adoption": "clawharness.sessions.portable",
+    "copied_entry": "clawharness.sessions.portable",
     "BindingOperationParams": "clawharness.sessions.bindings.lifecycle",
     "BoundSession": "clawharness.sessions.bindings.session_bindings",
     "Commit": "clawharness.sessions.bindings.lifecycle",

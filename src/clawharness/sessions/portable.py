@@ -23,8 +23,7 @@ from typing import Any, Final, Literal, Protocol
 
 from clawharness._ids import new_id
 from clawharness.errors import NativeSessionBoundError
-from clawharness.harness.messages import Message, message_text
-from clawharness.harness.portable import NativeAdoption
+from clawharness.harness import Message, NativeAdoption, message_text
 from clawharness.store import (
     NewEntry,
     SessionLease,
