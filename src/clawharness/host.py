@@ -49,6 +49,7 @@ from clawharness.harness.status import SessionPin, StatusReport, build_status
 from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.mcp.manager import McpManager
+from clawharness.models import unknown_provider_problems
 from clawharness.models.catalog import ModelCatalog, build_model_catalog
 from clawharness.models.routes import known_provider_ids
 from clawharness.names import parse_model_ref
@@ -482,15 +483,30 @@ class Host:
                 model_ref=model or (record.model_ref if record else None),
             ))
             agents = [full.split(":", 2)[1]]
+        plugin_providers = self.plugins.providers
         report = build_status(self.config, self.plugins.registry, pins, env=self.env,
                               provider_routes=self.plugins.registrations.provider_routes(),
-                              agents=agents)
-        problems = tuple(f.message for f in plugin_findings(self.plugins.load()))
+                              agents=agents,
+                              known_providers=known_provider_ids(self.config, plugin_providers))
+        problems = tuple(f.message for f in plugin_findings(self.plugins.load(),
+                                                            self.config.plugins))
+        problems += tuple(f"{p.key_path}: {p.message}; {p.hint}"
+                          for p in unknown_provider_problems(self.config, plugin_providers))
         # where exec runs: said when no sandbox works here (or a required one cannot run)
         sandbox = tuple(await asyncio.to_thread(
             status_lines, self.plugins.sandbox, agents or list(known_agent_ids(self.config))))
         return StatusReport(report.agents, report.sessions, report.harnesses,
-                            report.warnings + problems + sandbox + tuple(self.loaded.warnings))
+                            report.warnings + problems + sandbox + self._config_warnings())
+
+    def _config_warnings(self) -> tuple[str, ...]:
+        """The config's warnings, less what a running gateway disproves: a host that serves
+        started its gateway, so it had a token (from --token or the environment) even
+        when the config names none."""
+        texts, problems = self.loaded.warnings, self.loaded.problems
+        if not self._serving or len(texts) != len(problems):
+            return tuple(texts)
+        return tuple(text for text, problem in zip(texts, problems, strict=True)
+                     if problem.code != "gateway-token-missing")
 
     async def explain_sandbox(self, agent_id: str | None = None,
                               session_key: str | None = None) -> SandboxExplanation:

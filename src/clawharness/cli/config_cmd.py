@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +29,7 @@ from clawharness.config.editing import (
 )
 from clawharness.config.keypaths import MISSING
 from clawharness.config.loader import resolve_config_path, state_dir, validate_config
+from clawharness.config.schema import ClawConfig
 from clawharness.config.source import read_config_file
 from clawharness.errors import ConfigError
 from clawharness.problems import ConfigProblem
@@ -56,6 +58,23 @@ def _print_problems(problems: Sequence[ConfigProblem], source: str | None) -> No
             err_console.print(f"  [cyan]hint[/]: {escape(problem.hint)}", highlight=False, soft_wrap=True)
 
 
+def _provider_problems(config: ClawConfig | None) -> list[ConfigProblem]:
+    """Default and agent models whose provider is not configured. Plugins are loaded only
+    when a ref names a provider neither the config nor the host knows (a plugin may
+    provide it)."""
+    if config is None:
+        return []
+    from clawharness.models import unknown_provider_problems
+
+    problems = unknown_provider_problems(config)
+    if problems:
+        from clawharness.plugins.loader import load_plugins
+
+        loaded = load_plugins(config, state_dir=state_dir())
+        problems = unknown_provider_problems(config, loaded.registrations.providers)
+    return problems
+
+
 def _count(problems: Sequence[ConfigProblem], word: str) -> str:
     return f"{len(problems)} {word}{'' if len(problems) == 1 else 's'}"
 
@@ -73,7 +92,10 @@ def _validate(config: str | None, as_json: bool) -> None:
     except ConfigError as exc:
         raise fail(exc, as_json=as_json) from None
     report = validate_config(decoded.raw, source=str(path), scan=decoded.scan, env=os.environ)
-    errors, warnings = report.errors, report.warnings
+    errors, warnings = list(report.errors), list(report.warnings)
+    for problem in _provider_problems(report.config):
+        line = decoded.scan.line_of(problem.path)
+        (errors if problem.severity == "error" else warnings).append(problem.at_line(line))
     if as_json:
         body = {"ok": not errors, "path": str(path),
                 "problems": [p.as_json() for p in errors],
@@ -106,6 +128,13 @@ def _invalid_report(problems: Sequence[ConfigProblem], path: Path,
     if first is not None and first.key_path:
         details["keyPath"] = first.key_path
     return ErrorReport("config_invalid", head, details)
+
+
+def _written_config(path: Path) -> ClawConfig | None:
+    try:
+        return validate_config(read_config_file(path).raw).config
+    except ConfigError:
+        return None
 
 
 def _target(config: str | None) -> Path:
@@ -161,6 +190,10 @@ def register(app: typer.Typer) -> None:
                            as_json=False) from None
         except ConfigError as exc:
             raise fail(exc, as_json=as_json) from None
+        # a model whose provider is not configured is written, and said at once
+        extra = [p for p in _provider_problems(_written_config(outcome.path))
+                 if outcome.changed]
+        outcome = replace(outcome, warnings=(*outcome.warnings, *extra))
         if as_json:
             print_json({"ok": True, "path": str(outcome.path), "keyPath": outcome.key_path,
                         "value": outcome.value, "unset": outcome.unset,

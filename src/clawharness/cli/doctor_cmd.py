@@ -22,6 +22,7 @@ from clawharness.doctor import (
 )
 from clawharness.errors import ClawHarnessError, ConfigError
 from clawharness.harness.registry import HarnessRegistry
+from clawharness.models import unknown_provider_problems
 from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.loader import load_plugins
 
@@ -54,7 +55,10 @@ def _plugins(config: ClawConfig | None) -> tuple[HarnessRegistry, dict[str, str]
     result = load_plugins(config, state_dir=state_dir())
     off = {p.plugin_id: p.reason for p in result.skipped if p.plugin_id}
     off.update({p.plugin_id: p.reason for p in result.failed if p.plugin_id})
-    findings = [Finding(f.code, f.severity, f.where, f.message) for f in plugin_findings(result)]
+    findings = [Finding(f.code, f.severity, f.where, f.message)
+                for f in plugin_findings(result, config.plugins)]
+    findings += [Finding(p.code, p.severity, p.key_path, f"{p.message}; {p.hint}")
+                 for p in unknown_provider_problems(config, result.registrations.providers)]
     return result.registry, off, findings
 
 

@@ -9,7 +9,7 @@ JSON shape: docs/status-and-doctor.md.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -201,10 +201,11 @@ def _label(registry: HarnessRegistry, harness_id: str) -> str:
 def _model_status(
     config: ClawConfig, registry: HarnessRegistry, ref_text: str, role: Role, agent_id: str,
     env: Mapping[str, str], provider_routes: Mapping[str, Sequence[ProviderRoute]] | None,
-    pin: SessionPin | None = None,
+    pin: SessionPin | None = None, known_providers: Collection[str] | None = None,
 ) -> ModelStatus:
     try:
-        ref = parse_model_ref(ref_text, models_by_provider=_models_by_provider(config))
+        ref = parse_model_ref(ref_text, models_by_provider=_models_by_provider(config),
+                              known_providers=known_providers)
     except ClawHarnessError as exc:
         return ModelStatus(ref=ref_text, role=role, error=str(exc))
     provider, model_id, override = ref.provider, ref.model, None
@@ -265,10 +266,12 @@ def build_status(
     env: Mapping[str, str] | None = None,
     provider_routes: Mapping[str, Sequence[ProviderRoute]] | None = None,
     agents: Sequence[str] | None = None,
+    known_providers: Collection[str] | None = None,
 ) -> StatusReport:
     """Effective runtime, reason and policy source for each agent/model and session.
 
-    `agents` limits the agent rows (e.g. to the agent of `--session`).
+    `agents` limits the agent rows (e.g. to the agent of `--session`); with
+    `known_providers`, a ref naming any other provider is an error row (its turns fail).
     """
     env = os.environ if env is None else env
     agent_rows: list[AgentStatus] = []
@@ -276,7 +279,8 @@ def build_status(
         if agents is not None and agent_id not in agents:
             continue
         models = tuple(
-            _model_status(config, registry, ref, role, agent_id, env, provider_routes)
+            _model_status(config, registry, ref, role, agent_id, env, provider_routes,
+                          known_providers=known_providers)
             for ref, role in _agent_refs(config, agent_id)
         )
         agent_rows.append(AgentStatus(agent_id, is_default, models))
@@ -286,9 +290,10 @@ def build_status(
         setting = _model_setting(config, agent_id)
         ref = pin.model_ref or (setting.primary if setting is not None else None)
         model = (_model_status(config, registry, ref, "session", agent_id, env, provider_routes,
-                               pin) if ref else None)
+                               pin, known_providers) if ref else None)
         without_pin = (_model_status(config, registry, ref, "session", agent_id, env,
-                                     provider_routes) if ref and not _pin_free(pin) else None)
+                                     provider_routes, known_providers=known_providers)
+                       if ref and not _pin_free(pin) else None)
         session_rows.append(SessionStatus(pin.session_key, agent_id, pin.agent_harness_id,
                                           pin.runtime_override, model, without_pin))
     harnesses = tuple(HarnessInfo(e.harness.id, e.harness.label,

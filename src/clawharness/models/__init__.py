@@ -1,6 +1,7 @@
 """Models as configured: provider routes (from a model ref and the config to the exact
 transport model, its provider row and prepared auth) and the model catalog
-(`clawharness models list`). Model refs themselves are names (`clawharness.names`).
+(`clawharness models list`), and the check for default and agent models whose provider is
+not configured (`provider_check`). Model refs themselves are names (`clawharness.names`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from clawharness.models.routes import (
 
 if TYPE_CHECKING:
     from clawharness.models.catalog import ModelCatalog, build_model_catalog
+    from clawharness.models.provider_check import unknown_provider_problems
 
 __all__ = [
     "BUILTIN_PROVIDERS",
@@ -27,9 +29,11 @@ __all__ = [
     "expand_secret",
     "known_provider_ids",
     "resolve_route",
+    "unknown_provider_problems",
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
     "ModelCatalog": "clawharness.models.catalog",
     "build_model_catalog": "clawharness.models.catalog",
+    "unknown_provider_problems": "clawharness.models.provider_check",
 })
