@@ -195,3 +195,22 @@ async def test_after_connect_an_invalid_request_frame_gets_an_invalid_request_an
         assert reply["id"] == "x1" and reply["ok"] is False
         assert reply["error"]["code"] == "INVALID_REQUEST"
         assert reply["error"]["message"].startswith("invalid request frame")
+
+
+async def test_the_wrong_token_message_names_only_what_exists(rig: Rig) -> None:
+    """The hint names the flag, key and variables `serve` really reads, for each kind of
+    client; nothing of the original's device pairing or remote config."""
+    for mode, client_id, expected in (
+            ("cli", "cli", "an openclaw client takes it as --token or OPENCLAW_GATEWAY_TOKEN"),
+            ("ui", "openclaw-control-ui", "sign in on the Control UI page"),
+            ("backend", "gateway-client", "send the token clawharness serve runs with")):
+        with pytest.raises(GatewayRequestError) as caught:
+            await GatewayClient.connect(rig.url, token="not-it", client_id=client_id,
+                                        mode=mode)
+        message = caught.value.error["message"]
+        assert expected in message, message
+        for real in ("--token", "gateway.auth.token", "CLAWHARNESS_GATEWAY_TOKEN"):
+            assert real in message, message
+        for gone in ("pair the device", "gateway.remote.token", "Control UI settings",
+                     "dashboard URL"):
+            assert gone not in message, message

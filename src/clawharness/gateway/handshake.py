@@ -17,7 +17,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -65,13 +65,22 @@ def is_request_frame(value: Any) -> bool:
             and isinstance(value.get("method"), str) and bool(value["method"]))
 
 
+#: where the token of a running `clawharness serve` comes from (the names exist: its flag,
+#: its config key and the environment variables `gateway.settings` reads)
+_TOKEN_SOURCES: Final = ("the token clawharness serve runs with: its --token, gateway.auth.token "
+                         "in its config, or CLAWHARNESS_GATEWAY_TOKEN / OPENCLAW_GATEWAY_TOKEN "
+                         "in its environment")
+
+
 def _token_hint(params: ConnectParams, local: bool) -> str:
-    if params.client.mode == "cli":
-        return ("use this gateway's gateway.auth.token or pair the device" if local
-                else "set gateway.remote.token to match gateway.auth.token")
+    """What to send instead, in the words of the client that connected."""
     if params.client.mode in ("ui", "webchat"):
-        return "open the dashboard URL and paste the token in Control UI settings"
-    return "provide gateway auth token"
+        return f"sign in on the Control UI page with {_TOKEN_SOURCES}"
+    where = "" if local else " (this gateway is not on your machine: ask its operator)"
+    if params.client.mode == "cli":
+        return (f"send {_TOKEN_SOURCES}; an openclaw client takes it as --token or "
+                f"OPENCLAW_GATEWAY_TOKEN{where}")
+    return f"send {_TOKEN_SOURCES}{where}"
 
 
 def check_shared_secret(settings: GatewaySettings, params: ConnectParams, *,
