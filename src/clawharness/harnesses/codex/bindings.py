@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from clawharness.harnesses.codex.errors import CodexBindingChangedError
 from clawharness.plugin_sdk.agent_harness import AttemptParams
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
     BindingOperationParams,
@@ -183,6 +184,35 @@ class CodexBindings:
     async def read(self, key: str) -> dict[str, Any] | None:
         """The stored record (no lease taken; for read-only inventory)."""
         return await (await self.lifecycle()).read(key)
+
+    async def thread_keys(self, thread_id: str) -> tuple[str, ...]:
+        """The host session keys whose binding names `thread_id`."""
+        found = []
+        for key, record in await (await self.lifecycle()).records(prefix="session:"):
+            if record.get("threadId") == thread_id and record.get("state") == "active":
+                found.append(key.split(":", 2)[2])
+        return tuple(found)
+
+    async def replace(self, key: str, record: dict[str, Any], *,
+                      when: Callable[[dict[str, Any] | None], bool]) -> dict[str, Any] | None:
+        """Store `record` under `key` only while `when(current)` holds; returns the record
+        it replaced. `ConditionalWriteConflict` (nothing written) otherwise. A turn
+        holding the lease is waited for."""
+        lifecycle = await self.lifecycle()
+
+        def apply(current: dict[str, Any] | None, _token: str | None
+                  ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+            if not when(current):
+                raise CodexBindingChangedError(
+                    f"{NAMESPACE}: the binding {key!r} changed meanwhile (it is now "
+                    f"{current!r}); nothing was written")
+            return current, record
+
+        async def mutate() -> dict[str, Any] | None:
+            async with self._local(key):
+                return await lifecycle.transact(key, apply)
+
+        return await lifecycle.with_mutation(mutate)
 
     @staticmethod
     def operation(params: SessionHookParams) -> BindingOperationParams:

@@ -9,7 +9,8 @@
         ├── CodexRequestError             the server answered a request with an error
         ├── CodexRequestTimeoutError      no answer in time
         ├── CodexProcessExitedError       the app-server process exited or crashed
-        └── CodexPoolClosedError          the process pool was closed
+        ├── CodexPoolClosedError          the process pool was closed
+        └── CodexBindingChangedError      a binding changed while an adoption wrote it
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightEr
 __all__ = [
     "CodexAppServerError",
     "CodexBinaryNotFoundError",
+    "CodexBindingChangedError",
     "CodexConfigError",
     "CodexPoolClosedError",
     "CodexProcessExitedError",
@@ -37,6 +39,13 @@ class CodexAppServerError(HarnessError):
     """Root of the Codex harness's errors."""
 
     code = "codex_app_server_error"
+
+
+class CodexBindingChangedError(CodexAppServerError):
+    """A session's thread binding changed between an adoption's check and its write
+    (another adoption, or a turn, got there first); nothing was written."""
+
+    code = "codex_binding_changed"
 
 
 class CodexConfigError(CodexAppServerError):

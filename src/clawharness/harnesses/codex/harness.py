@@ -44,6 +44,7 @@ from clawharness.harnesses.codex.errors import (
     unknown_thread,
 )
 from clawharness.harnesses.codex.pool import AppServerPool, ProcessSlot
+from clawharness.harnesses.codex.portable import adopt_rollout, handoff_thread
 from clawharness.harnesses.codex.turn import HARNESS_ID, CodexTurn
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
@@ -58,6 +59,10 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_mcp import codex_mcp_servers
 from clawharness.plugin_sdk.agent_harness_runtime import AgentHarnessPreflightError
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    AdoptRequest,
+    HandoffRequest,
+    NativeAdoption,
+    NativeHandoff,
     NativeSessionGone,
     NativeSessionRecovery,
     SessionHookParams,
@@ -302,6 +307,20 @@ class CodexHarness:
                                   "description": tool.get("description")})
         return {"version": 1, "generatedAt": int(time.time() * 1000), "servers": servers,
                 "tools": tools}
+
+    # --- portable sessions (docs/portable-sessions.md) -------------------------------------
+
+    async def adopt_native_session(self, request: AdoptRequest) -> NativeAdoption:
+        """Read a Codex thread's rollout, ready to bind to a host session: the next turn
+        resumes the thread from the agent's own CODEX_HOME."""
+        return await adopt_rollout(request, bindings=self.bindings,
+                                   agent_home=Path(self.pool.home_for(request.agent_id)))
+
+    async def handoff_native_session(self, request: HandoffRequest) -> NativeHandoff:
+        """Have Codex make a thread holding the host transcript in the user's CODEX_HOME,
+        for `codex resume <id>`."""
+        return await handoff_thread(request, config=self.config,
+                                    client_version=self.pool.client_version)
 
     async def dispose(self) -> None:
         """Close every app-server process and the binding store."""
