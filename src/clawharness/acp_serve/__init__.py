@@ -6,6 +6,8 @@ stdio. docs/acp.md says what is mapped and how to point a client at it.
                    session/prompt and session/cancel over the run service
     session.py     an ACP session (its id is the host session key) and its update queue
     updates.py     turn events and stored transcripts as session updates (pure)
+    answers.py     host errors as JSON-RPC errors, the checks on what a client sends,
+                   session/list cursors, a turn's usage
     modes.py       the session modes: narrowings of the agent's tool policy
     approvals.py   the host's approval questions as session/request_permission
     client_io.py   the client's fs/* and terminal/* as the file and exec tools' backends

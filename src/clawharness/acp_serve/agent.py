@@ -10,15 +10,10 @@ session keys (`session.py`).
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
-import json
 import logging
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -47,9 +42,18 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
-    Usage,
 )
 
+from clawharness.acp_serve.answers import (
+    acp_usage,
+    check_cwd,
+    check_mcp,
+    decode_cursor,
+    encode_cursor,
+    error_of,
+    invalid,
+    iso_time,
+)
 from clawharness.acp_serve.approvals import ClientApprovals
 from clawharness.acp_serve.client_io import client_backends
 from clawharness.acp_serve.modes import DEFAULT_MODE, known_mode, mode_state, restriction_for
@@ -70,12 +74,7 @@ from clawharness.acp_serve.updates import (
     tool_finished,
     tool_started,
 )
-from clawharness.errors import (
-    ClawHarnessError,
-    InvalidSessionKeyError,
-    SessionNotFoundError,
-    UnknownAgentError,
-)
+from clawharness.errors import ClawHarnessError
 from clawharness.host import Host
 from clawharness.runs import (
     AssistantText,
@@ -86,6 +85,7 @@ from clawharness.runs import (
     RunResult,
     RunService,
 )
+from clawharness.sessions.keys import parse_session_key
 from clawharness.tools import ToolBackends
 
 __all__ = ["AcpServeOptions", "HostAgent"]
@@ -118,82 +118,6 @@ class AcpServeOptions:
     workspace: Literal["cwd", "agent"] = "cwd"
     unstable: bool = False
     client_tools: bool = True
-
-
-def _error(exc: ClawHarnessError) -> RequestError:
-    """A host error as the JSON-RPC error a client shows."""
-    data: dict[str, Any] = {"type": exc.code, "message": str(exc)}
-    hint = getattr(exc, "hint", None)
-    if isinstance(hint, str) and hint:
-        data["hint"] = hint
-    if isinstance(exc, SessionNotFoundError):
-        return RequestError(-32002, f"Resource not found: {exc}", data)
-    if isinstance(exc, InvalidSessionKeyError | UnknownAgentError):
-        return RequestError(-32602, f"Invalid params: {exc}", data)
-    return RequestError(-32603, f"{exc.code}: {exc}", data)
-
-
-def _invalid(details: str) -> RequestError:
-    return RequestError(-32602, f"Invalid params: {details}", {"details": details})
-
-
-def _check_cwd(cwd: str) -> str:
-    if not isinstance(cwd, str) or not os.path.isabs(cwd):
-        raise _invalid(f"cwd must be an absolute path, not {cwd!r}")
-    if not os.path.isdir(cwd):
-        raise _invalid(f"cwd {cwd} is not an existing directory")
-    return os.path.normpath(cwd)
-
-
-def _check_mcp(servers: Sequence[Any] | None) -> None:
-    if servers:
-        raise _invalid("this agent does not take MCP servers from the client: configure "
-                       "them under mcp.servers in the clawharness config (docs/mcp.md)")
-
-
-def _iso(timestamp: float) -> str | None:
-    if not timestamp:
-        return None
-    return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z")
-
-
-def _encode_cursor(offset: int, cwd: str | None) -> str:
-    raw = json.dumps({"offset": offset, "cwd": cwd}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_cursor(cursor: str | None, cwd: str | None) -> int:
-    if not cursor:
-        return 0
-    try:
-        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise _invalid(f"cursor {cursor!r} is not one this agent gave") from None
-    if (not isinstance(value, dict) or not isinstance(value.get("offset"), int)
-            or value["offset"] < 0 or value.get("cwd") != cwd):
-        raise _invalid(f"cursor {cursor!r} is not one this agent gave for this cwd filter")
-    return int(value["offset"])
-
-
-def _usage(raw: Any) -> Usage | None:
-    """The turn's token counts as ACP reports them (None when the runtime gave none)."""
-    if raw is None:
-        return None
-    get = raw.get if isinstance(raw, Mapping) else (lambda k, d=None: getattr(raw, k, d))
-
-    def count(*names: str) -> int:
-        for name in names:
-            value = get(name, None)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return 0
-
-    input_tokens = count("input", "input_tokens")
-    output_tokens = count("output", "output_tokens")
-    cached = count("cacheRead", "cache_read")
-    total = count("totalTokens", "total", "total_tokens") or input_tokens + output_tokens
-    return Usage(total_tokens=total, input_tokens=input_tokens, output_tokens=output_tokens,
-                 cached_read_tokens=cached or None)
 
 
 @dataclass(slots=True)
@@ -271,7 +195,7 @@ class HostAgent:
                                       version=__version__))
 
     async def authenticate(self, method_id: str, **_meta: Any) -> AuthenticateResponse:
-        raise _invalid(f"no authentication method {method_id!r}: this agent offers none (it "
+        raise invalid(f"no authentication method {method_id!r}: this agent offers none (it "
                        "runs as you, with the models and keys of your clawharness config)")
 
     # --- sessions ---------------------------------------------------------------------
@@ -302,37 +226,36 @@ class HostAgent:
         try:
             await self._host.ensure_session(session.key, meta=session.meta())
         except ClawHarnessError as exc:
-            raise _error(exc) from None
+            raise error_of(exc) from None
 
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None,
                           **meta: Any) -> NewSessionResponse:
-        cwd = _check_cwd(cwd)
-        _check_mcp(mcp_servers)
+        cwd = check_cwd(cwd)
+        check_mcp(mcp_servers)
         agent = meta.get("agentId") or self._options.agent_id or self._host.default_agent_id()
         if not isinstance(agent, str):
-            raise _invalid(f"_meta.agentId must be a string, not {agent!r}")
+            raise invalid(f"_meta.agentId must be a string, not {agent!r}")
         wanted = meta.get("sessionKey")
         try:
             key = (self._host.session_key(wanted) if isinstance(wanted, str) and wanted
                    else new_session_key(agent))
         except ClawHarnessError as exc:
-            raise _error(exc) from None
+            raise error_of(exc) from None
         mode = known_mode(meta.get("mode")) or self._options.mode
-        agent_of_key = key.split(":", 2)[1]
-        session = self._open(key, key, agent_of_key, cwd, mode, None)
+        session = self._open(key, key, parse_session_key(key).agent_id, cwd, mode, None)
         await self._remember(session)
         log.info("session/new %s in %s", key, cwd)
         return NewSessionResponse(session_id=key, modes=mode_state(mode))
 
     async def _reopen(self, session_id: str, cwd: str,
                       mcp_servers: Sequence[Any] | None) -> tuple[AcpSession, str]:
-        cwd = _check_cwd(cwd)
-        _check_mcp(mcp_servers)
+        cwd = check_cwd(cwd)
+        check_mcp(mcp_servers)
         try:
             record = await self._host.get_session(session_id)
         except ClawHarnessError as exc:
-            raise _error(exc) from None
+            raise error_of(exc) from None
         kept = acp_meta(record.meta)
         mode = known_mode(kept.get("mode")) or self._options.mode
         title = kept.get("title") if isinstance(kept.get("title"), str) else None
@@ -348,7 +271,7 @@ class HostAgent:
         try:
             entries = await self._host.history(session.key, last=REPLAY_LIMIT)
         except ClawHarnessError as exc:
-            raise _error(exc) from None
+            raise error_of(exc) from None
         messages = [e.content if isinstance(e.content, dict)
                     else {"role": e.role, "content": e.content} for e in entries]
         for update in replay_entries(messages, session.cwd):
@@ -382,12 +305,12 @@ class HostAgent:
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **_meta: Any) -> ListSessionsResponse:
         if cwd is not None:
-            cwd = _check_cwd(cwd)
-        offset = _decode_cursor(cursor, cwd)
+            cwd = check_cwd(cwd)
+        offset = decode_cursor(cursor, cwd)
         try:
             records = await self._host.list_sessions()
         except ClawHarnessError as exc:
-            raise _error(exc) from None
+            raise error_of(exc) from None
         rows: list[SessionInfo] = []
         for record in records:
             kept = acp_meta(record.meta)
@@ -400,21 +323,21 @@ class HostAgent:
                 cwd=where if isinstance(where, str) else self._host.agent_workspace(
                     record.agent_id),
                 title=title if isinstance(title, str) else None,
-                updated_at=_iso(record.updated_at),
+                updated_at=iso_time(record.updated_at),
                 field_meta={"clawharness": {"agentId": record.agent_id,
                                             "model": record.model_ref,
                                             "runtime": record.agent_harness_id}}))
         page = rows[offset:offset + LIST_PAGE]
         more = offset + LIST_PAGE < len(rows)
         return ListSessionsResponse(
-            sessions=page, next_cursor=_encode_cursor(offset + LIST_PAGE, cwd) if more else None)
+            sessions=page, next_cursor=encode_cursor(offset + LIST_PAGE, cwd) if more else None)
 
     async def set_session_mode(self, session_id: str, mode_id: str,
                                **_meta: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
         mode = known_mode(mode_id)
         if mode is None:
-            raise _invalid(f"no session mode {mode_id!r}: this agent has "
+            raise invalid(f"no session mode {mode_id!r}: this agent has "
                            f"{', '.join(m.id for m in mode_state(session.mode).available_modes)}")
         session.mode = mode
         await self._remember(session)
@@ -431,9 +354,9 @@ class HostAgent:
         try:
             text = prompt_text(prompt)
         except PromptRefused as exc:
-            raise _invalid(str(exc)) from None
+            raise invalid(str(exc)) from None
         if not text.strip():
-            raise _invalid("the prompt has no text")
+            raise invalid("the prompt has no text")
         if session.title is None:
             session.title = text.strip().splitlines()[0][:TITLE_CHARS]
             await self._remember(session)
@@ -472,7 +395,7 @@ class HostAgent:
         if result is None:
             exc = ended.exception
             if isinstance(exc, ClawHarnessError):
-                raise _error(exc)
+                raise error_of(exc)
             raise RequestError(-32603, f"the turn failed: {ended.error or 'it ended early'}",
                                {"message": ended.error})
         if result.text and not result.silent and result.text != state.sent:
@@ -490,7 +413,7 @@ class HostAgent:
             raise RequestError(-32603, f"the turn failed: {result.error or result.terminal}",
                                {"type": result.error_type, "message": result.error,
                                 "runId": result.run_id, **details})
-        return PromptResponse(stop_reason=stop, usage=_usage(result.usage))
+        return PromptResponse(stop_reason=stop, usage=acp_usage(result.usage))
 
     def _on_event(self, state: _Prompt, event: RunEvent) -> None:
         """A run event as the session's updates (called as it happens: never blocks)."""
@@ -535,7 +458,7 @@ class HostAgent:
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **_meta: Any) -> SetSessionConfigOptionResponse | None:
-        raise _invalid(f"no config option {config_id!r}: this agent offers none (use "
+        raise invalid(f"no config option {config_id!r}: this agent offers none (use "
                        "session/set_mode for the session's mode)")
 
     async def fork_session(self, session_id: str, cwd: str,
