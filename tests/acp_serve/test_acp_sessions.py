@@ -221,3 +221,35 @@ async def test_a_prompt_to_a_session_not_opened_here_is_refused(served: Any) -> 
     with pytest.raises(RequestError) as refused:
         await s.conn.prompt(session_id="agent:main:never-opened", prompt=text("hi"))
     assert refused.value.code == -32002
+
+
+async def test_what_is_not_served_says_so(served: Any) -> None:
+    s = await served({"responses": []})
+    await s.initialize()
+    new = await s.conn.new_session(cwd=str(s.project), mcp_servers=[])
+    with pytest.raises(RequestError) as config:
+        await s.conn.set_config_option(config_id="model", session_id=new.session_id,
+                                       value="other")
+    assert config.value.code == -32602 and "no config option 'model'" in str(config.value)
+    with pytest.raises(RequestError) as resume:  # without --unstable
+        await s.conn.resume_session(session_id=new.session_id, cwd=str(s.project))
+    assert resume.value.code == -32601
+    with pytest.raises(RequestError) as ext:
+        await s.conn.ext_method("clawharness/anything", {})
+    assert ext.value.code == -32601
+
+
+async def test_workspace_agent_keeps_the_agents_configured_workspace(served: Any) -> None:
+    script = {"responses": [
+        {"match": "note", "tool_calls": [{"name": "write", "arguments": {
+            "path": "n.txt", "content": "in the agent's workspace\n"}}]},
+        {"match": "Successfully wrote", "text": "done"},
+    ]}
+    s = await served(script, options=AcpServeOptions(workspace="agent"),
+                     agents={"defaults": {"model": "scripted/m1", **OFF}})
+    await s.initialize(fs=False, terminal=False)
+    new = await s.conn.new_session(cwd=str(s.project), mcp_servers=[])
+    await s.conn.prompt(session_id=new.session_id, prompt=text("note it"))
+    written = Path(s.host.agent_workspace("main")) / "n.txt"
+    assert written.read_text() == "in the agent's workspace\n"
+    assert not (s.project / "n.txt").exists()

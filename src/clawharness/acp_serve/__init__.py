@@ -105,8 +105,9 @@ async def serve(host: Host, reader: asyncio.StreamReader, writer: asyncio.Stream
 
     agent = HostAgent(host, options)
     try:
-        await run_agent(agent, writer, reader,
-                        use_unstable_protocol=bool(options and options.unstable))
+        # the library routes its unstable methods to the agent, which serves or refuses
+        # them as `options.unstable` says (the library would only warn)
+        await run_agent(agent, writer, reader, use_unstable_protocol=True)
     finally:
         await agent.close()
 
