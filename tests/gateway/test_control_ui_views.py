@@ -47,7 +47,17 @@ def test_usage_in_the_transcript_spelling_with_and_without_a_cost() -> None:
             return {"input": 7, "output": 1}
 
     typed = usage_view(Typed())
-    assert typed is not None and (typed.input, typed.output) == (7, 1)
+    assert typed is not None and (typed.input, typed.output) == (7, 1) and typed.cost is None
+
+    class Cost:
+        total, input, output = 0.25, 0.2, 0.05
+
+    class Costed(Typed):  # a typed usage whose cost is not in its wire shape
+        cost = Cost()
+
+    priced = usage_view(Costed())
+    assert priced is not None and priced.cost is not None
+    assert (priced.cost.total, priced.cost.input, priced.cost.output) == (0.25, 0.2, 0.05)
     assert usage_view({"input": "7"}) is None  # not a count
 
 

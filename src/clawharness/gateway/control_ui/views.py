@@ -93,6 +93,9 @@ def usage_view(usage: Any) -> UsageView | None:
     if not wire:
         return None
     cost_raw = wire.get("cost")
+    typed = None if isinstance(usage, Mapping) else getattr(usage, "cost", None)
+    if cost_raw is None and typed is not None:  # a typed usage keeps its cost beside its wire
+        cost_raw = {name: getattr(typed, name, None) for name in ("total", "input", "output")}
     cost = None
     if isinstance(cost_raw, Mapping) and (total := _number(cost_raw.get("total"))) is not None:
         cost = CostView(total=total, input=_number(cost_raw.get("input")),

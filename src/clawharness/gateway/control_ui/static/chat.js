@@ -65,7 +65,7 @@ export class Chat {
     gateway.on("agent", (payload) => this.onAgent(payload));
     gateway.on("plugin.approval.requested", (payload) => this.onApproval(payload));
     gateway.on("plugin.approval.resolved", (payload) => this.onApprovalResolved(payload));
-    gateway.on("sessions.changed", () => this.loadSessions());
+    gateway.on("sessions.changed", () => this.loadSessions().catch(() => {}));
     await gateway.request("sessions.subscribe", {});
     for (const approval of await gateway.request("plugin.approval.list", {})) {
       this.approvals.set(approval.id, approval);
