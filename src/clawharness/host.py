@@ -381,6 +381,7 @@ class Host:
         agent = agent_id or self.default_agent_id()
         require_known_agent(self.config, agent, session_key=full)
         workspace = agent_workspace_dir(self.config, self.state_dir, agent)
+        workspace.mkdir(parents=True, exist_ok=True)  # as a turn makes it on first use
         adoption = await harness.adopt_native_session(AdoptRequest(
             source=source, agent_id=agent, workspace_dir=str(workspace),
             state_dir=str(self.state_dir), env=self.env, home=home, agent_name=agent_name))

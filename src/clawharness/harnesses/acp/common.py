@@ -4,9 +4,11 @@ and the failed result of a turn that never reached the agent."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawharness.plugin_sdk.agent_harness import (
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
     from acp import RequestError
 
 __all__ = ["ACP_PROTOCOL_VERSION", "HARNESS_ID", "TOOL_KINDS", "AcpAgentConfig",
-           "AcpHarnessError", "canonical_tool_name", "load_refused_as_gone", "now_ms",
-           "precheck_failure", "user_message"]
+           "AcpHarnessError", "agent_environment", "canonical_tool_name",
+           "load_refused_as_gone", "now_ms", "precheck_failure", "user_message"]
 
 HARNESS_ID = "acp"
 ACP_PROTOCOL_VERSION = 1
@@ -90,6 +92,18 @@ class AcpAgentConfig:
         if not isinstance(env, Mapping):
             raise AcpHarnessError(f"acp agent {name!r}: env must be a mapping")
         return AcpAgentConfig(name, tuple(command), {str(k): str(v) for k, v in env.items()})
+
+
+def agent_environment(state: Path, agent_id: str,
+                      agent: AcpAgentConfig) -> tuple[Path, dict[str, str]]:
+    """An agent's HOME under the harness's state dir (made when missing), and the
+    environment it runs in: built from nothing but PATH, HOME and its configured `env`."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in agent_id)
+    home = state / "agents" / (safe or "default") / agent.name / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": str(home),
+           **agent.env}
+    return home, env
 
 
 def now_ms() -> int:

@@ -50,7 +50,12 @@ from clawharness.plugin_sdk.agent_harness import (
 )
 from clawharness.plugin_sdk.agent_harness_process import SupervisedProcesses
 from clawharness.plugin_sdk.agent_harness_session_runtime import (
+    AdoptRequest,
+    HandoffRequest,
+    NativeAdoption,
+    NativeHandoff,
     NativeSessionRecord,
+    NativeSessionUnsupportedError,
     SessionBindings,
     Store,
     native_session_bindings,
@@ -128,12 +133,50 @@ class AcpHarness:
 
     def native_state_dir(self, params: AttemptParams) -> Path:
         """Where agents keep their native state (HOME), migrated from `<workspace>/state`."""
-        config = {**self._config, **dict(params.plugin_config or {})}
-        host = Path(params.state_dir) if params.state_dir else Path.home() / ".clawharness"
+        return self.native_state_dir_for(params.state_dir, params.workspace_dir,
+                                         params.plugin_config)
+
+    def native_state_dir_for(self, state_dir: str | os.PathLike[str] | None,
+                             workspace_dir: str | os.PathLike[str],
+                             plugin_config: Mapping[str, Any] | None = None) -> Path:
+        """`native_state_dir` outside a turn (adopting a session for an agent)."""
+        config = {**self._config, **dict(plugin_config or {})}
+        host = Path(state_dir) if state_dir else Path.home() / ".clawharness"
         resolution = resolve_state_dir(
-            explicit=config.get("stateDir"), old_default=Path(params.workspace_dir) / "state",
+            explicit=config.get("stateDir"), old_default=Path(workspace_dir) / "state",
             new_default=host / "acp", label="acp")
         return resolution.path
+
+    # --- portable sessions (docs/portable-sessions.md) -----------------------------------
+
+    def _agent(self, name: str | None) -> AcpAgentConfig:
+        agents = self._config.get("agents") or {}
+        if not name or not isinstance(agents, Mapping) or name not in agents:
+            known = ", ".join(sorted(agents)) if isinstance(agents, Mapping) else ""
+            raise AcpHarnessError(
+                f"no ACP agent named {name!r} is configured "
+                f"(plugins.entries.acp.config.agents; known: {known or 'none'})")
+        return AcpAgentConfig.parse(name, agents[name])
+
+    async def adopt_native_session(self, request: AdoptRequest) -> NativeAdoption:
+        """Replay an agent's session (`session/load`), ready to bind to a host session."""
+        agent = self._agent(request.agent_name)
+        # the `acp` library (its pydantic schema is slow to import) is loaded when used
+        from clawharness.harnesses.acp.portable import adopt_acp_session
+
+        timeout = float(self._config.get("loadTimeoutSeconds", 120.0))
+        return await adopt_acp_session(self, request, agent, timeout=timeout)
+
+    async def handoff_native_session(self, request: HandoffRequest) -> NativeHandoff:
+        """Refused: ACP gives a client no way to make a session that holds a history."""
+        agent = self._agent(request.agent_name)
+        raise NativeSessionUnsupportedError(
+            f"ACP agent {agent.name!r} cannot be handed a host session: the Agent Client "
+            "Protocol has no request that makes a session holding a given history "
+            "(session/new starts empty, session/load replays only what the agent itself "
+            "stored)", hint=f"hand it to claude-code or codex, or go on with a turn on "
+                            f"acp/{agent.name} there: a new ACP session's first prompt "
+                            "carries the host transcript")
 
     # --- the attempt -----------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Config (`plugins.entries.acp.config`): `agents.<name>.command` (a list) and
 `agents.<name>.env` per agent; optional `stateDir` (where agents keep native state;
 default `<state dir>/acp`, migrated once from the former `<workspace>/state`),
-`cancelGraceSeconds` (5), `shutdownGraceSeconds` (2).
+`cancelGraceSeconds` (5), `shutdownGraceSeconds` (2), `loadTimeoutSeconds` (120: how long
+adopting a session waits for the agent's `session/load` replay).
 
 The provider `acp` makes `acp/<name>` a model ref; the harness claims that provider, so
 such a ref runs on the `acp` harness with no runtime config.

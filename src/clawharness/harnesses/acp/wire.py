@@ -10,7 +10,6 @@ import dataclasses
 import inspect
 import json
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ from clawharness.harnesses.acp.common import (
     HARNESS_ID,
     AcpAgentConfig,
     AcpHarnessError,
+    agent_environment,
     canonical_tool_name,
     load_refused_as_gone,
     now_ms,
@@ -232,13 +232,8 @@ async def open_live(harness: AcpTurnOwner, params: AttemptParams, key: str, agen
     A bound session the agent says it does not have (or cannot load at all) is
     dropped through `recovery` before `session/new`; any other load failure fails
     the turn and keeps the binding."""
-    state = harness.native_state_dir(params)
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in params.agent_id)
-    home = state / "agents" / (safe or "default") / agent.name / "home"
-    home.mkdir(parents=True, exist_ok=True)
+    _home, env = agent_environment(harness.native_state_dir(params), params.agent_id, agent)
     cwd = params.workspace_dir
-    env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"), "HOME": str(home),
-           **agent.env}
     # a change of the host's MCP servers needs a new process (a session keeps its own)
     fingerprint = json.dumps([list(agent.command), sorted(env.items()), cwd,
                               [dataclasses.asdict(s) for s in params.mcp_servers]],
