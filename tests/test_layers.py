@@ -1,4 +1,4 @@
-"""The layers of `src/clawharness`, and the two rules that keep them.
+"""The layers of `src/clawharness`, and the rules that keep them.
 
 `LAYERS` lists every package (a folder, or a module at the top of `clawharness`) from the
 bottom up, grouped into named layers. The rules:
@@ -13,7 +13,7 @@ bottom up, grouped into named layers. The rules:
    the top: names of its own `__all__`; the plugin SDK: its public modules, and the
    names of theirs). A module never imports names from its own package's face.
 
-Both rules count every import: at module level, under `if TYPE_CHECKING:` (a type-only
+The first two count every import: at module level, under `if TYPE_CHECKING:` (a type-only
 import still ties the importer to what it names) and inside functions (a deferred
 import still runs). The graph is read from the source with `ast` (nothing is imported):
 an edge per `import x` / `from x import y` (to `x.y` when that is a module, else to
