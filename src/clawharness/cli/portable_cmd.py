@@ -4,7 +4,7 @@ between a native runtime and the host (docs/portable-sessions.md)."""
 from __future__ import annotations
 
 import shlex
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -15,7 +15,7 @@ from clawharness.harness import NativeHandoff
 from clawharness.host import Host
 from clawharness.sessions import AdoptionResult
 
-__all__ = ["handoff_json", "register_portable", "resume_shell"]
+__all__ = ["register_portable"]
 
 RUNTIMES = "claude-code, codex or acp/<agent>"
 HomeOption = Annotated[str | None, typer.Option(
@@ -28,21 +28,6 @@ def _show(text: str) -> str:
     """`text` (a path, an id, a note read from a native file) for the terminal: no
     control sequences, no rich markup."""
     return escape(terminal_safe(text))
-
-
-def resume_shell(handoff: NativeHandoff) -> str:
-    """The shell line that resumes a handed-off session."""
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(handoff.env.items()))
-    command = " ".join(shlex.quote(part) for part in handoff.command)
-    return f"cd {shlex.quote(handoff.cwd)} && {env + ' ' if env else ''}{command}"
-
-
-def handoff_json(handoff: NativeHandoff, session_key: str) -> dict[str, Any]:
-    return {"sessionKey": session_key, "runtime": handoff.harness_id,
-            "nativeSessionId": handoff.native_session_id, "location": handoff.location,
-            "command": list(handoff.command), "cwd": handoff.cwd, "env": dict(handoff.env),
-            "shell": resume_shell(handoff), "carried": handoff.carried,
-            "leftOut": list(handoff.left_out)}
 
 
 def _notes(left_out: tuple[str, ...]) -> None:
@@ -103,7 +88,7 @@ def register_portable(sessions: typer.Typer) -> None:
                 return record.key, await host.handoff_session(key, to, home=home, cwd=cwd)
         session_key, handoff = run_async(go, as_json=as_json)
         if as_json:
-            print_json(handoff_json(handoff, session_key))
+            print_json({"sessionKey": session_key, **handoff.to_json()})
             return
         console.print(
             f"[green]handed off[/] {_show(session_key)} -> {_show(handoff.harness_id)} "
@@ -111,4 +96,4 @@ def register_portable(sessions: typer.Typer) -> None:
             f"{_show(handoff.location)}", highlight=False)
         _notes(handoff.left_out)
         console.print("resume it with:", highlight=False)
-        console.print(f"  {_show(resume_shell(handoff))}", highlight=False, soft_wrap=True)
+        console.print(f"  {_show(handoff.shell())}", highlight=False, soft_wrap=True)

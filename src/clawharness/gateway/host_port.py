@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 from clawharness.attempt.turn import TurnOptions, TurnResult
 from clawharness.config.schema import ClawConfig
+from clawharness.harness import NativeHandoff
+from clawharness.sessions import AdoptionResult
 from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["GatewayHost", "default_model", "status_report"]
@@ -41,6 +43,13 @@ class GatewayHost(Protocol):
     async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord: ...
 
     async def delete_session(self, key: str) -> bool: ...
+
+    async def adopt_session(self, runtime: str, source: str, *, key: str | None = None,
+                            agent_id: str | None = None, model: str | None = None,
+                            home: str | None = None) -> AdoptionResult: ...
+
+    async def handoff_session(self, key: str, runtime: str, *, home: str | None = None,
+                              cwd: str | None = None) -> NativeHandoff: ...
 
 
 def default_model(host: GatewayHost, agent_id: str | None = None) -> str | None:

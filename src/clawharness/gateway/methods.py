@@ -1,7 +1,8 @@
 """Gateway methods that report on the host: health, status, agents, commands, models,
 approvals, and the truthful empty answers for features this host does not have.
 
-The session and turn methods (`agent`, `chat.*`, `sessions.*`) are in `methods_sessions`.
+The session and turn methods (`agent`, `chat.*`, `sessions.*`) are in `methods_sessions`,
+`sessions.adopt` and `sessions.handoff` in `methods_portable`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from clawharness.gateway import methods_sessions
+from clawharness.gateway import methods_portable, methods_sessions
 from clawharness.gateway.host_port import default_model, status_report
 from clawharness.gateway.protocol import GatewayError
 from clawharness.gateway.request import GatewayPort, Handler, RequestContext
@@ -252,4 +253,5 @@ def default_methods() -> dict[str, Handler]:
         "last-heartbeat": _last_heartbeat,
     }
     table.update(methods_sessions.METHODS)
+    table.update(methods_portable.METHODS)
     return table

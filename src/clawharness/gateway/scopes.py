@@ -9,6 +9,8 @@ The rules carried over (`src/gateway/methods/core-descriptors.ts`, `method-scope
 - `agent` needs `operator.write`, or `operator.admin` when the message is `/new` or
   `/reset`. `sessions.reset` needs `operator.admin`; `sessions.delete` needs
   `operator.admin` unless it only deletes archived sessions (`archivedOnly: true`).
+- clawharness's own `sessions.adopt` and `sessions.handoff` need `operator.admin`: they
+  read and write files of the gateway's machine.
 - A method without a policy entry (an unknown method) needs `operator.admin`; an admin
   then gets `unknown method: <name>`.
 """
@@ -72,6 +74,9 @@ METHOD_SCOPES: Final[Mapping[str, str]] = {
     "sessions.abort": WRITE,
     "sessions.reset": ADMIN,
     "sessions.delete": _DYNAMIC,
+    # clawharness's own: they read and write files of the gateway's machine
+    "sessions.adopt": ADMIN,
+    "sessions.handoff": ADMIN,
     "agents.list": READ,
     "commands.list": READ,
     "models.list": READ,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +174,19 @@ class NativeHandoff:
     env: Mapping[str, str] = field(default_factory=dict)
     carried: int = 0
     left_out: tuple[str, ...] = ()
+
+    def shell(self) -> str:
+        """The one shell line that resumes it: `cd <cwd> && [VAR=...] <command>`."""
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
+        command = " ".join(shlex.quote(part) for part in self.command)
+        return f"cd {shlex.quote(self.cwd)} && {env + ' ' if env else ''}{command}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape (camelCase) `sessions handoff --json` and the gateway answer."""
+        return {"runtime": self.harness_id, "nativeSessionId": self.native_session_id,
+                "location": self.location, "command": list(self.command), "cwd": self.cwd,
+                "env": dict(self.env), "shell": self.shell(), "carried": self.carried,
+                "leftOut": list(self.left_out)}
 
 
 class PortableSessions(Protocol):

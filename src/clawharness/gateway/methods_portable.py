@@ -1,0 +1,98 @@
+"""`sessions.adopt` and `sessions.handoff`: portable sessions over the gateway
+(docs/portable-sessions.md). clawharness's own methods (the original has none); both need
+`operator.admin`, because they read and write files of the machine the gateway runs on
+(a session file by path, a runtime's home).
+
+    sessions.adopt   {runtime, source, key?, agentId?, model?, home?}
+                  -> {ok, sessionKey, sessionId, runtime, nativeSessionId, source, appended,
+                      already, created, model, leftOut}
+    sessions.handoff {key, runtime, agentId?, cwd?, home?}
+                  -> {ok, sessionKey, runtime, nativeSessionId, location, command, cwd, env,
+                      shell, carried, leftOut}
+
+A refused adoption or handoff is `INVALID_REQUEST` with `details.code` the error's code
+(`native_session_format`, `native_session_not_found`, `native_session_bound`,
+`native_session_unsupported`, `agent_harness_not_registered`, ...) and `details.hint`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from clawharness.errors import (
+    AgentHarnessNotRegisteredError,
+    HarnessError,
+    InvalidSessionKeyError,
+    NativeSessionError,
+    SessionNotFoundError,
+    UnknownAgentError,
+)
+from clawharness.gateway.methods_sessions import resolve_session
+from clawharness.gateway.protocol import GatewayError
+from clawharness.gateway.request import Handler, RequestContext
+
+__all__ = ["METHODS"]
+
+#: what a refusal of these methods is reported as (anything else is the server's fault)
+_REFUSALS: Final = (NativeSessionError, AgentHarnessNotRegisteredError, HarnessError,
+                    SessionNotFoundError, InvalidSessionKeyError, UnknownAgentError)
+
+
+def _text(ctx: RequestContext, name: str, *, required: bool = False) -> str | None:
+    value = ctx.params.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise GatewayError("INVALID_REQUEST", f"invalid {ctx.method} params: {name} required")
+        return None
+    if not isinstance(value, str):
+        raise GatewayError("INVALID_REQUEST",
+                           f"invalid {ctx.method} params: {name} must be a string")
+    return value.strip()
+
+
+def _refused(ctx: RequestContext, exc: Exception) -> GatewayError:
+    details: dict[str, Any] = {"code": getattr(exc, "code", type(exc).__name__)}
+    hint = getattr(exc, "hint", None)
+    if hint:
+        details["hint"] = hint
+    return GatewayError("INVALID_REQUEST", f"{ctx.method}: {exc}", details=details)
+
+
+async def _sessions_adopt(ctx: RequestContext) -> Any:
+    server = ctx.server
+    runtime = _text(ctx, "runtime", required=True)
+    source = _text(ctx, "source", required=True)
+    agent_id = _text(ctx, "agentId")
+    key = _text(ctx, "key")
+    if key is not None:
+        key, agent_id = resolve_session(server, key, agent_id)
+    assert runtime is not None and source is not None
+    try:
+        result = await server.host.adopt_session(
+            runtime, source, key=key, agent_id=agent_id, model=_text(ctx, "model"),
+            home=_text(ctx, "home"))
+    except _REFUSALS as exc:
+        raise _refused(ctx, exc) from None
+    if result.appended:
+        server.session_changed(result.session_key, "adopt", sessionId=result.session_id)
+    return {"ok": True, **result.to_json()}
+
+
+async def _sessions_handoff(ctx: RequestContext) -> Any:
+    server = ctx.server
+    key, _agent = resolve_session(server, _text(ctx, "key", required=True),
+                                  _text(ctx, "agentId"))
+    runtime = _text(ctx, "runtime", required=True)
+    assert runtime is not None
+    try:
+        handoff = await server.host.handoff_session(key, runtime, home=_text(ctx, "home"),
+                                                    cwd=_text(ctx, "cwd"))
+    except _REFUSALS as exc:
+        raise _refused(ctx, exc) from None
+    return {"ok": True, "sessionKey": key, **handoff.to_json()}
+
+
+METHODS: Final[dict[str, Handler]] = {
+    "sessions.adopt": _sessions_adopt,
+    "sessions.handoff": _sessions_handoff,
+}
