@@ -43,7 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("names and config: what an operator writes, and its shape",
      ("names", "config")),
     ("records: what the parts store, observe and deliver",
-     ("store", "observability", "delivery")),
+     ("delivery", "records", "store", "observability")),
     ("the harness contract: the runtime plan and its rules, then the contract and selection",
      ("runtime_plan", "harness")),
     ("the parts a turn is made of",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
-from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
+from clawharness.attempt.turn import TurnContext, TurnOptions, TurnRunner
 from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
@@ -59,6 +60,7 @@ from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
+from clawharness.records.turn_result import TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
 from clawharness.sessions import AdoptionResult, adopt_into, plan_adoption
@@ -546,7 +548,7 @@ class Host:
         """Lock (or unlock) a session's model selection; delegates need it locked."""
         record = await self.get_session(key)
         return await self.store.update_session(
-            record.key, meta={**record.meta, "modelSelectionLocked": locked})
+            record.key, meta=dataclasses.replace(record.meta, model_selection_locked=locked))
 
     async def run_delegated_turn(self, plugin_id: str, request: DelegateRequest, message: str,
                                  options: TurnOptions | None = None) -> TurnResult:
@@ -564,9 +566,9 @@ class Host:
             harness = registered.harness if registered is not None else None
         stored = None if record is None else StoredSession(
             session_key=record.key, store_path=self.store.url, session_id=record.session_id,
-            model_selection_locked=bool(record.meta.get("modelSelectionLocked")),
+            model_selection_locked=record.meta.model_selection_locked,
             agent_harness_id=record.agent_harness_id,
-            agent_harness_runtime_override=record.meta.get("agentHarnessRuntimeOverride"))
+            agent_harness_runtime_override=record.meta.agent_harness_runtime_override)
         check_delegate(harness, plugin_id, request, stored)
         assert record is not None
         return await self.run_turn(record.key, message, options)

@@ -15,6 +15,8 @@ from clawharness.attempt.validate import (
     validate_attempt_result,
 )
 from clawharness.harness.types import AttemptResult, AttemptTerminal
+from clawharness.records.tool_calls import ToolCallMeta
+from clawharness.records.usage import Usage
 
 
 def result(**fields: Any) -> AttemptResult:
@@ -28,6 +30,30 @@ def test_scenario_53_host_owned_media_outside_tool_media_is_refused() -> None:
         validate_attempt_result(bad)
     assert caught.value.field == "hostOwnedToolMediaUrls"
     assert "file:///b.png" in str(caught.value)
+
+
+def test_tool_metas_and_usage_a_plugin_reports_as_json_become_records() -> None:
+    reported = result(tool_metas=[{"toolName": "exec", "toolCallId": "c1", "isError": True,
+                                   "error": "denied"}],
+                      attempt_usage={"input_tokens": 7, "output_tokens": 2})
+    checked = validate_attempt_result(reported)
+    assert checked.tool_metas == [ToolCallMeta("exec", "c1", True, "denied")]
+    assert checked.attempt_usage == Usage(input=7, output=2)
+    assert reported.tool_metas[0] == {"toolName": "exec", "toolCallId": "c1", "isError": True,
+                                      "error": "denied"}  # the harness's object is not changed
+    typed = result(tool_metas=[ToolCallMeta("read")], attempt_usage=Usage.zero())
+    assert validate_attempt_result(typed) is typed  # already records: nothing copied
+
+
+@pytest.mark.parametrize(("fields", "named"), [
+    ({"tool_metas": ["exec"]}, "toolMetas"),
+    ({"attempt_usage": 12}, "attemptUsage"),
+])
+def test_tool_metas_or_usage_of_another_type_are_refused(fields: dict[str, Any],
+                                                         named: str) -> None:
+    with pytest.raises(AttemptResultRejectedError) as caught:
+        validate_attempt_result(result(**fields))
+    assert caught.value.field == named
 
 
 def test_host_owned_media_that_is_a_subset_is_accepted() -> None:

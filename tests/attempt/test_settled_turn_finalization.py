@@ -20,6 +20,7 @@ from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, ResolvedModel
+from clawharness.records.tool_calls import ToolCallMeta
 
 
 class AllowAll:
@@ -45,7 +46,7 @@ def make_params(tmp_path: Any) -> AttemptParams:
 
 def settled(context: Any = None, **fields: Any) -> AttemptResult:
     base: dict[str, Any] = {
-        "tool_metas": [{"toolName": "write"}],
+        "tool_metas": [ToolCallMeta("write")],
         "last_assistant": {"role": "assistant", "stopReason": "stop", "content": []},
     }
     base.update(fields)
@@ -191,9 +192,9 @@ def test_should_finalize_only_after_settled_tools_without_visible_text() -> None
     assert not should_finalize(settled(tool_metas=[]))
     assert not should_finalize(settled(did_send_via_messaging_tool=True))
     assert not should_finalize(settled(last_tool_error={"toolName": "write"}))
-    assert not should_finalize(settled(tool_metas=[{"toolName": "x", "asyncStarted": True}]))
+    assert not should_finalize(settled(tool_metas=[ToolCallMeta("x", async_started=True)]))
     failed = AttemptResult(AttemptTerminal("failed", source="prompt"), "s1",
-                           tool_metas=[{"toolName": "write"}])
+                           tool_metas=[ToolCallMeta("write")])
     assert not should_finalize(failed)
 
 

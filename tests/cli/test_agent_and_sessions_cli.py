@@ -55,8 +55,9 @@ def test_agent_json_prints_one_final_object(config_file: Path) -> None:
 def test_agent_json_reports_tool_calls(config_file: Path) -> None:
     out = invoke("agent", "--config", str(config_file), "--json", "-m", "please write a note")
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["toolCalls"] == [{"name": "write", "ok": True}]
-    assert result["text"] == "wrote it"
+    [call] = result["toolCalls"]
+    assert call == {"name": "write", "id": call["id"], "ok": True} and call["id"]
+    assert result["text"] == "wrote it" and result["model"] == "scripted/m"
 
 
 def test_sessions_list_show_and_search_as_json(config_file: Path) -> None:

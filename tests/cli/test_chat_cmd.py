@@ -89,7 +89,7 @@ async def test_two_turns_a_tool_call_and_reset_under_a_terminal(
         assert [(e.role, e.text) for e in fresh] == [
             ("user", "hello again"), ("assistant", "Hello from the script!")]
         record = await host.get_session("work")
-        old = await host.store.read_entries(record.meta["previousSessionId"])
+        old = await host.store.read_entries(record.meta.previous_session_id)
         assert [e.role for e in old] == ["user", "assistant", "user", "assistant",
                                          "toolResult", "assistant"]
     assert (tmp_path / "state" / "workspace" / "main" / "notes" / "todo.md").read_text() == "- milk\n"

@@ -7,9 +7,9 @@ from typing import Any
 
 from rich.console import Console
 
-from clawharness.attempt.turn import TurnResult
 from clawharness.cli.chat_render import TurnView, tool_call_summary
 from clawharness.harness.types import AgentEvent
+from clawharness.records.turn_result import TurnResult
 
 
 def _view() -> tuple[TurnView, io.StringIO]:

@@ -11,10 +11,11 @@ import psycopg
 import pytest
 from cluster_rig import PG_URL, ClusterRig
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.front import ClusterTurnExecutor
 from clawharness.errors import SessionBusyError
 from clawharness.host import Host
+from clawharness.records.turn_result import TurnResult
 
 pytestmark = pytest.mark.integration
 
@@ -231,7 +232,9 @@ async def _turn_holding_a_slot(rig: ClusterRig, front: Host,
 
 
 def _placed(result: TurnResult) -> tuple[bool, str]:
-    return result.extra["cluster"]["local"], result.extra["cluster"]["worker"]
+    placed = result.cluster
+    assert placed is not None and placed.local is not None and placed.worker is not None
+    return placed.local, placed.worker
 
 
 async def test_a_full_worker_sends_a_turn_to_a_peer_with_room_and_keeps_it_when_none_has(
@@ -385,7 +388,8 @@ async def test_a_queued_turn_aborted_at_the_front_reports_aborted_without_waitin
         asked = loop.time()
         queued_abort.set()
         result = await asyncio.wait_for(queued, 30)
-        assert result.terminal == "aborted" and result.extra["cluster"]["withdrawn"] is True
+        assert result.terminal == "aborted" and result.cluster is not None \
+            and result.cluster.withdrawn
         assert loop.time() - asked < 10  # not after the slow turn's 60 s
         assert not slow.done()  # the turn ahead of it runs on
         assert await handle.query("pending_turns") == []

@@ -23,7 +23,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as connect_ws
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.errors import SessionNotFoundError
 from clawharness.gateway.client import GatewayClient
@@ -31,6 +31,8 @@ from clawharness.gateway.connection import SendLimits
 from clawharness.gateway.server import GatewayServer
 from clawharness.gateway.settings import GatewaySettings
 from clawharness.harness.types import AgentEvent
+from clawharness.records.turn_result import TurnResult
+from clawharness.records.usage import Usage
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.store import SessionRecord, TranscriptEntry
 
@@ -120,8 +122,7 @@ class FakeHost:
         return TurnResult(
             session_key=key, session_id=record.session_id, run_id=run_id, runtime="fake",
             selected_reason="test", terminal=terminal, text=text if terminal == "ok" else "",
-            usage={"input": 1, "output": 1}, error=error,
-            payloads=({"text": text},) if text and terminal == "ok" else (), duration_ms=1.0)
+            usage=Usage(input=1, output=1), error=error, duration_ms=1.0)
 
     def _append(self, record: SessionRecord, role: str, text: str) -> None:
         entries = self.entries.setdefault(record.session_id, [])

@@ -26,14 +26,15 @@ async def test_a_retried_run_replays_the_committed_outcome_and_runs_nothing_agai
         append_call(log), {"text": "retry done"}]}, tools=FULL_EXEC)
     durable = TurnOptions(run_id="run-1", durable_tools=True)
     first = await host.run_turn("s", "append a line", durable)
-    assert first.tool_calls == ({"name": "exec", "ok": True},)
+    assert [(c.tool_name, c.is_error) for c in first.tool_calls] == [("exec", False)]
     assert log.read_text() == "line\n"
     before = [(e.role, e.text) for e in await host.history("s")]
     # the same run again, as a retry: the model asks for the same call, which replays
     retry = await host.run_turn("s", "append a line",
                                 TurnOptions(run_id="run-1", durable_tools=True,
                                             resumes_run=True))
-    assert retry.terminal == "ok" and retry.tool_calls == ({"name": "exec", "ok": True},)
+    assert retry.terminal == "ok"
+    assert [(c.tool_name, c.is_error) for c in retry.tool_calls] == [("exec", False)]
     assert log.read_text() == "line\n"  # exactly once
     # the retry's messages are the run's own: idempotent, nothing doubled
     assert [(e.role, e.text) for e in await host.history("s")] == before
@@ -53,7 +54,7 @@ async def test_a_state_changing_call_started_without_an_outcome_is_reported_inte
     result = await host.run_turn("s", "append a line",
                                  TurnOptions(run_id="run-2", durable_tools=True,
                                              resumes_run=True))
-    assert result.terminal == "ok" and result.tool_calls[0]["ok"] is False
+    assert result.terminal == "ok" and result.tool_calls[0].is_error is True
     assert not log.exists()  # never silently re-run
     [tool_result] = [e for e in await host.history("s") if e.role == "toolResult"]
     assert tool_result.text is not None
@@ -77,7 +78,7 @@ async def test_a_read_only_call_started_without_an_outcome_runs_again(
     result = await host.run_turn("s", "read a.txt",
                                  TurnOptions(run_id="run-3", durable_tools=True,
                                              resumes_run=True))
-    assert result.tool_calls == ({"name": "read", "ok": True},)
+    assert [(c.tool_name, c.is_error) for c in result.tool_calls] == [("read", False)]
     [tool_result] = [e for e in await host.history("s") if e.role == "toolResult"]
     assert "contents of a" in (tool_result.text or "")
 
@@ -107,10 +108,10 @@ async def test_a_durable_run_whose_transcript_ends_with_it_knows_it_is_resumed(
     await host.run_turn("s", "seed")
     first = await host.run_turn("s", "question", TurnOptions(run_id="run-5",
                                                              durable_tools=True))
-    assert "resumedRun" not in first.extra
+    assert not first.resumed_run
     again = await host.run_turn("s", "question", TurnOptions(run_id="run-5",
                                                              durable_tools=True))
-    assert again.extra["resumedRun"] is True
+    assert again.resumed_run is True
     sent = str(server.requests[-1].body)
     assert "seed reply" in sent and "lost reply" not in sent
     assert sent.count("question") == 1
@@ -122,5 +123,5 @@ async def test_a_run_id_used_again_without_durable_tools_is_not_taken_for_a_retr
         {"text": "first reply"}, {"text": "second reply"}]})
     await host.run_turn("s", "question", TurnOptions(run_id="run-6"))
     again = await host.run_turn("s", "question again", TurnOptions(run_id="run-6"))
-    assert "resumedRun" not in again.extra
+    assert not again.resumed_run
     assert "first reply" in str(server.requests[-1].body)

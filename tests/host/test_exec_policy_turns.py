@@ -29,7 +29,7 @@ async def test_the_audits_wrapper_breaks_run_nothing_outside_the_allowlist(
         tools={"exec": {"security": "allowlist", "ask": "off",
                         "allowlist": ["ls", "git", "env"]}})
     result = await host.run_turn("agent:main:audit", "try them")
-    assert [c["ok"] for c in result.tool_calls] == [False, False, False]
+    assert [c.is_error for c in result.tool_calls] == [True, True, True]
     assert not (outside / "y1").exists() and not (outside / "y2").exists()
     texts = await tool_texts(host, "agent:main:audit")
     assert '"touch" (run by env) is not in tools.exec.allowlist' in texts[0]
@@ -45,8 +45,8 @@ async def test_a_fresh_config_runs_no_shell_command_unasked(scripted_host: Any,
                                                  {"text": "ok"}]})
     result = await host.run_turn("agent:main:fresh", "run it")
     [call] = result.tool_calls
-    assert call["name"] == "exec" and call["ok"] is False
-    assert "no approver is available" in call["error"]
+    assert call.tool_name == "exec" and call.is_error
+    assert "no approver is available" in (call.error or "")
     assert not marker.exists()
     [text] = await tool_texts(host, "agent:main:fresh")
     assert "tools.exec.allowlist" in text and "no approver is available" in text

@@ -18,8 +18,8 @@ async def test_auto_mode_selects_the_supporting_plugin_and_warns_when_it_cannot_
     result = await host.run_turn("p", "do it")
     assert (result.runtime, result.selected_reason) == ("quiet", "auto_plugin")
     assert result.terminal == "ok"
-    assert result.extra.get("incompleteTurnWarning")
-    assert result.text == result.extra["incompleteTurnWarning"]
+    assert result.incomplete_turn_warning
+    assert result.text == result.incomplete_turn_warning
     assert (await host.get_session("p")).agent_harness_id == "quiet"
 
 

@@ -47,7 +47,7 @@ async def test_no_listener_means_no_preview_work_and_the_turn_is_unchanged(scrip
         {"text": "done"},
     ]})
     result = await host.run_turn("p3", "write it")
-    assert result.tool_calls == ({"name": "write", "ok": True},)
+    assert [(c.tool_name, c.is_error) for c in result.tool_calls] == [("write", False)]
 
 
 def test_a_failed_command_shows_its_first_and_last_line() -> None:

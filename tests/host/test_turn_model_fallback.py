@@ -6,6 +6,8 @@ from typing import Any
 
 import host_fake_plugins as fakes
 
+from clawharness.records.turn_result import ModelFallback
+
 
 def two_providers(primary_runtime: str | None = None,
                   fallback_runtime: str | None = None) -> dict[str, Any]:
@@ -30,7 +32,8 @@ async def test_a_builtin_failure_before_any_output_falls_back_to_the_next_model(
     )
     result = await host.run_turn("fb", "hello")
     assert (result.terminal, result.text) == ("ok", "from second")
-    assert result.extra["fallbacks"][0]["model"] == "scripted/m1"
+    assert result.fallbacks[0].model == "scripted/m1"
+    assert result.model == "second/m"
     entries = await host.history("fb")
     assert [e.role for e in entries].count("user") == 1  # the prompt is stored once
     assert (await host.get_session("fb")).model_ref == "scripted/m1"  # the session keeps its model
@@ -58,8 +61,7 @@ async def test_a_harness_scoped_preflight_skips_only_candidates_on_that_harness(
     result = await host.run_turn("s", "hi")
     assert (result.terminal, result.text, result.runtime) == ("ok", "from third", "openclaw")
     assert fakes.CALLS == {"scoped": 1}
-    assert result.extra["fallbacks"][1] == {"model": "second/m",
-                                            "skipped": "harness-scoped preflight"}
+    assert result.fallbacks[1] == ModelFallback("second/m", skipped="harness-scoped preflight")
 
 
 async def test_a_plugin_failure_after_claiming_is_never_replayed(scripted_host: Any) -> None:
@@ -71,4 +73,4 @@ async def test_a_plugin_failure_after_claiming_is_never_replayed(scripted_host: 
     result = await host.run_turn("x", "hi")
     assert result.terminal == "failed" and "crashed" in (result.error or "")
     assert fakes.CALLS == {"exploding": 1}
-    assert "fallbacks" not in result.extra
+    assert result.fallbacks == ()

@@ -12,6 +12,7 @@ from clawharness.plugin_sdk.agent_harness import AgentEvent, AttemptTerminal, as
 from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest, text_result
 from clawharness.plugin_sdk.testing import RecordingMirror, attempt_params
+from clawharness.records.tool_calls import ToolCallMeta
 
 
 class KeyedTurn(NativeTurn):
@@ -44,9 +45,8 @@ def test_a_settled_native_tool_call_is_observed_kept_mirrored_and_emitted(tmp_pa
     assert [o["failure"] for o in observed[:1]] == [{"error": "it failed"}]
     assert observed[0]["result"]["details"] == {"raw": 1} and "failure" not in observed[1]
     assert turn.last_tool_error == {"toolName": "read"}
-    assert turn.tool_metas == [
-        {"toolName": "exec", "toolCallId": "t1", "isError": True, "error": "it failed"},
-        {"toolName": "read", "toolCallId": "t2", "isError": False}]
+    assert turn.tool_metas == [ToolCallMeta("exec", "t1", True, "it failed"),
+                               ToolCallMeta("read", "t2", False)]
     # details reach the observer, not the transcript message, when the turn says so
     assert [m.get("details") for m in mirror.messages] == [None, None]
     assert mirror.messages == turn.new_messages

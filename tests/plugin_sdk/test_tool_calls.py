@@ -24,6 +24,7 @@ from clawharness.plugin_sdk.agent_harness_tool_runtime import (
     text_result,
 )
 from clawharness.plugin_sdk.testing import StaticToolPolicy, attempt_params
+from clawharness.records.tool_calls import ToolCallMeta
 
 
 class Recorder:
@@ -86,7 +87,7 @@ def test_a_host_tool_runs_is_observed_with_its_original_and_the_model_sees_middl
     assert recorder.placed[0]["content"] == outcome.content
     assert recorder.placed[0]["details"] == {"len": 4}
     assert recorder.barriers == 1  # `echo` is not known to be replay-safe: on record first
-    assert calls.metas == [{"toolName": "echo", "toolCallId": "c1", "isError": False}]
+    assert calls.metas == [ToolCallMeta("echo", "c1", False)]
     assert [e.data["phase"] for e in recorder.events] == ["start", "result"]
     assert calls.settled == {"c1"} and calls.in_flight is None
 
@@ -114,8 +115,7 @@ def test_a_refused_host_tool_never_runs_and_fails_with_the_policys_reason(tmp_pa
     assert garbled.error == "Tool 'echo' was not run: arguments are not JSON"
     assert [o["failure"]["error"] for o in recorder.observed] == [
         refused.error, unknown.error, garbled.error]
-    assert calls.metas[0] == {"toolName": "echo", "toolCallId": "c1", "isError": True,
-                              "error": refused.error}
+    assert calls.metas[0] == ToolCallMeta("echo", "c1", True, refused.error)
     assert calls.last_tool_error == {"toolName": "nope"}
 
 

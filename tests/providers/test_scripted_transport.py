@@ -48,7 +48,7 @@ async def test_tool_calls_and_usage() -> None:
     out = await events(ScriptedTransport(script), request("hi"))
     assert out[0] == ToolCall("c9", "read", {"path": "x"})
     assert isinstance(out[1], ToolCall) and out[1].name == "ls" and out[1].id
-    assert out[2] == Done("toolUse", Usage(5, 3))
+    assert out[2] == Done("toolUse", Usage.counted(5, 3))
 
 
 async def test_match_selects_by_latest_tool_result() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from clawharness.errors import ConditionalWriteConflict, SessionNotFoundError, StoreError
+from clawharness.records.session_meta import SessionMeta
 from clawharness.store import NewEntry, SessionRecord, Store
 
 StoreFactory = Callable[[], Awaitable[Store]]
@@ -31,7 +32,9 @@ async def test_a_new_store_satisfies_the_store_protocol(store: Store) -> None:
 async def test_created_session_reads_back_with_every_field(store: Store) -> None:
     made = await store.create_session(rec(
         "agent:main:a", model_ref="openai/gpt", agent_harness_id="codex",
-        meta={"channel": "cli", "nested": {"n": [1, 2.5, None, True]}, "uni": "héllo ✓"}))
+        meta=SessionMeta(model_selection_locked=True, previous_session_id="s-0", label="mine",
+                         extra={"channel": "cli", "nested": {"n": [1, 2.5, None, True]},
+                                "uni": "héllo ✓"})))
     assert made.created_at > 0 and made.updated_at == made.created_at
     got = await store.get_session("agent:main:a")
     assert got == made
@@ -57,13 +60,14 @@ async def test_sessions_list_most_recently_updated_first_with_filters(store: Sto
 
 
 async def test_update_sets_clears_and_replaces_fields_and_bumps_updated_at(store: Store) -> None:
-    made = await store.create_session(rec("k", agent_harness_id="codex", meta={"a": 1, "b": 2},
+    made = await store.create_session(rec("k", agent_harness_id="codex",
+                                          meta=SessionMeta(extra={"a": 1, "b": 2}),
                                           created_at=1000.0))
     updated = await store.update_session("k", session_id="sid-2", agent_harness_id=None,
-                                         meta={"c": 3})
+                                         meta=SessionMeta(reset_at=5.0, extra={"c": 3}))
     assert updated.session_id == "sid-2"
     assert updated.agent_harness_id is None
-    assert updated.meta == {"c": 3}
+    assert updated.meta == SessionMeta(reset_at=5.0, extra={"c": 3})
     assert updated.created_at == made.created_at and updated.updated_at > made.updated_at
     assert await store.get_session("k") == updated
 

@@ -3,8 +3,8 @@ run (`executor`: `TurnExecutor`, `LocalTurnExecutor`), and what the host applies
 harness's attempt: terminal outcomes (`terminal`, `outcomes`), result validation and the
 transcript contract (`validate`, `transcript_contract`), settled-turn finalization
 (`finalize*`), isolated completion (`isolated`), delegated execution (`delegation`),
-usage (`usage`), tool mutation facts (`mutation`), tool previews, tools the caller runs
-(`caller_tools`), agent_end side effects
+tool mutation facts (`mutation`), tool previews, tools the caller runs (`caller_tools`),
+agent_end side effects
 (`side_effects`) and the turn inspector's records (`inspector`).
 """
 
@@ -49,13 +49,11 @@ if TYPE_CHECKING:
         set_attempt_terminal_failure,
     )
     from clawharness.attempt.transcript_contract import check_transcript_contract
-    from clawharness.attempt.turn import TurnContext, TurnOptions, TurnResult, TurnRunner
-    from clawharness.attempt.usage import ContextUsage, NormalizedUsage, UsageCost, normalize_usage
+    from clawharness.attempt.turn import TurnContext, TurnOptions, TurnRunner
     from clawharness.attempt.validate import validate_attempt_result
 
 __all__ = [
     "AgentEndHooks",
-    "ContextUsage",
     "DelegateRequest",
     "EmptySettledTurnFinalizationError",
     "FinalizationAttemptFacts",
@@ -67,7 +65,6 @@ __all__ = [
     "ItemLifecycle",
     "LegacyTerminalFlags",
     "LocalTurnExecutor",
-    "NormalizedUsage",
     "ReplayMetadata",
     "SettledTurnFinalizationRejectedError",
     "SettledTurnFinalizationResult",
@@ -78,15 +75,12 @@ __all__ = [
     "TurnContext",
     "TurnExecutor",
     "TurnOptions",
-    "TurnResult",
     "TurnRunner",
-    "UsageCost",
     "check_delegate",
     "check_transcript_contract",
     "complete_isolated",
     "merge_attempt_terminal",
     "normalize_attempt_terminal",
-    "normalize_usage",
     "pending_calls",
     "project_attempt_terminal",
     "project_settled_turn_finalization_attempt_result",
@@ -97,7 +91,6 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_face(__name__, {
     "AgentEndHooks": "clawharness.attempt.side_effects",
-    "ContextUsage": "clawharness.attempt.usage",
     "DelegateRequest": "clawharness.attempt.delegation",
     "EmptySettledTurnFinalizationError": "clawharness.attempt.finalize_result",
     "FinalizationAttemptFacts": "clawharness.attempt.finalize_projection",
@@ -109,7 +102,6 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ItemLifecycle": "clawharness.attempt.finalize_projection",
     "LegacyTerminalFlags": "clawharness.attempt.terminal",
     "LocalTurnExecutor": "clawharness.attempt.executor",
-    "NormalizedUsage": "clawharness.attempt.usage",
     "ReplayMetadata": "clawharness.attempt.finalize_projection",
     "SettledTurnFinalizationRejectedError": "clawharness.attempt.finalize_result",
     "SettledTurnFinalizationResult": "clawharness.attempt.finalize_result",
@@ -120,15 +112,12 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "TurnContext": "clawharness.attempt.turn",
     "TurnExecutor": "clawharness.attempt.executor",
     "TurnOptions": "clawharness.attempt.turn",
-    "TurnResult": "clawharness.attempt.turn",
     "TurnRunner": "clawharness.attempt.turn",
-    "UsageCost": "clawharness.attempt.usage",
     "check_delegate": "clawharness.attempt.delegation",
     "check_transcript_contract": "clawharness.attempt.transcript_contract",
     "complete_isolated": "clawharness.attempt.isolated",
     "merge_attempt_terminal": "clawharness.attempt.terminal",
     "normalize_attempt_terminal": "clawharness.attempt.terminal",
-    "normalize_usage": "clawharness.attempt.usage",
     "pending_calls": "clawharness.attempt.caller_tools",
     "project_attempt_terminal": "clawharness.attempt.terminal",
     "project_settled_turn_finalization_attempt_result": "clawharness.attempt.finalize_projection",

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from clawharness.attempt.turn import TurnOptions, TurnResult, TurnRunner
+from clawharness.attempt.turn import TurnOptions, TurnRunner
 from clawharness.observability.spans import continued_trace
+from clawharness.records import TurnResult
 
 __all__ = ["LocalTurnExecutor", "TurnExecutor"]
 

@@ -155,7 +155,7 @@ def should_finalize(result: AttemptResult) -> bool:
         return False
     if result.last_tool_error is not None or result.extra.get("yieldDetected"):
         return False
-    if any(meta.get("asyncStarted") for meta in result.tool_metas if isinstance(meta, Mapping)):
+    if any(meta.async_started for meta in result.tool_metas):
         return False
     lifecycle = result.extra.get("itemLifecycle")
     if isinstance(lifecycle, Mapping) and (lifecycle.get("activeCount") or 0) > 0:
@@ -199,10 +199,7 @@ def _result_side_effects(result: AttemptResult) -> bool:
         return True
     if result.did_send_via_messaging_tool or result.messaging_tool_sent_texts:
         return True
-    return any(
-        isinstance(meta, Mapping) and is_likely_mutating_tool_name(str(meta.get("toolName", "")))
-        for meta in result.tool_metas
-    )
+    return any(is_likely_mutating_tool_name(meta.tool_name) for meta in result.tool_metas)
 
 
 def incomplete_turn_warning(

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, ApprovalRequest
-from clawharness.harness.types import AgentEvent
+from clawharness.harness.types import AgentEvent, AttemptResult
+from clawharness.records.turn_result import ModelFallback, TurnResult
+from clawharness.records.usage import Usage
 from clawharness.redaction.outbound import redact_secrets_in
 from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
@@ -115,8 +117,8 @@ class TurnRecord:
     native: Mapping[str, Any]
     delivery: Mapping[str, Any]
     finalization: str
-    fallbacks: tuple[Mapping[str, Any], ...] = ()
-    usage: Mapping[str, Any] | None = None
+    fallbacks: tuple[ModelFallback, ...] = ()
+    usage: Usage | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,8 +134,8 @@ class TurnRecord:
             "lease": None if self.lease is None else dict(self.lease),
             "native": dict(self.native), "delivery": dict(self.delivery),
             "finalization": self.finalization,
-            "fallbacks": [dict(f) for f in self.fallbacks],
-            "usage": None if self.usage is None else dict(self.usage),
+            "fallbacks": [f.to_wire() for f in self.fallbacks],
+            "usage": None if self.usage is None else self.usage.to_wire(),
         }
 
 
@@ -214,7 +216,7 @@ class TurnRecorder:
         self.event("attempt.start", data={"attempt": index, "model": model,
                                           "harness": decision.selected_harness_id})
 
-    def attempt_ended(self, index: int, result: Any, started_ms: float) -> None:
+    def attempt_ended(self, index: int, result: AttemptResult, started_ms: float) -> None:
         """An attempt's end: its terminal, the native session it used, delivery facts."""
         terminal = result.terminal
         extra = result.extra if isinstance(result.extra, Mapping) else {}
@@ -288,8 +290,7 @@ class TurnRecorder:
 
     # --- the record ------------------------------------------------------------------
 
-    def build(self, result: Any, *, agent_id: str, silent: bool,
-              fallbacks: list[dict[str, Any]]) -> TurnRecord:
+    def build(self, result: TurnResult, *, agent_id: str) -> TurnRecord:
         """The record, from the turn's `TurnResult`."""
         tools = tuple(ToolCallRecord(cid, e[0], e[1], e[4], e[2], e[3], e[5])
                       for cid in self._order if (e := self._tools.get(cid)) is not None)
@@ -301,10 +302,10 @@ class TurnRecorder:
             timeline=tuple(self._events), tool_calls=tools, approvals=tuple(self.approvals),
             lease=self._lease,
             native=self._native or {"harness_id": result.runtime},
-            delivery={"silent": silent, "payloads": len(result.payloads),
+            delivery={"silent": result.silent, "payloads": len(result.payloads),
                       "text_chars": len(result.text), "warnings": list(result.warnings),
                       **self._delivery},
-            finalization=self.finalization, fallbacks=tuple(fallbacks), usage=result.usage,
+            finalization=self.finalization, fallbacks=result.fallbacks, usage=result.usage,
         )
 
 

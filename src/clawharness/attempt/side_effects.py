@@ -1,6 +1,6 @@
 """Agent-end side effects: the portable `agent_end` hook and core research capture.
 
-`run_agent_end_side_effects({event, ctx}, hooks)` starts both without waiting, so an
+`run_agent_end_side_effects(payload, hooks)` starts both without waiting, so an
 interactive reply is never delayed; it keeps references to the tasks it starts (an
 unreferenced asyncio task may be collected mid-flight). `await_agent_end_side_effects`
 runs the same work to completion, for local non-interactive runs. Either way a failure
@@ -8,6 +8,10 @@ is logged once as a warning and never changes the completed attempt's result.
 
 Research capture is skipped for helper sessions (active-memory) and is independent of
 the plugin hooks: a slow or failing capture neither delays nor blocks `agent_end`.
+
+The payload is the host's typed `AgentEnd`, or `{event, ctx}` already in the original's
+shape; the hooks always receive `(event, ctx)` in the original's shape (camelCase keys),
+the plugin-facing contract, converted here once.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from clawharness.records.agent_end import AgentEnd
 
 __all__ = [
     "AgentEndHooks",
@@ -69,7 +75,9 @@ def should_skip_research_capture(ctx: Mapping[str, Any]) -> bool:
     return isinstance(session_key, str) and ":active-memory:" in session_key
 
 
-def _split(payload: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+def _split(payload: AgentEnd | Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    if isinstance(payload, AgentEnd):
+        return payload.event.to_wire(), payload.ctx.to_wire()
     event = payload.get("event")
     ctx = payload.get("ctx")
     return (event if isinstance(event, Mapping) else {}), (ctx if isinstance(ctx, Mapping) else {})
@@ -108,7 +116,7 @@ def _track(coro: Awaitable[None]) -> asyncio.Task[None]:
 
 
 def run_agent_end_side_effects(
-    payload: Mapping[str, Any], hooks: AgentEndHooks
+    payload: AgentEnd | Mapping[str, Any], hooks: AgentEndHooks
 ) -> AgentEndSideEffects:
     """Start agent-end side effects and return at once (call it from the event loop)."""
     event, ctx = _split(payload)
@@ -124,7 +132,8 @@ def run_agent_end_side_effects(
     return AgentEndSideEffects(tuple(tasks))
 
 
-async def await_agent_end_side_effects(payload: Mapping[str, Any], hooks: AgentEndHooks) -> None:
+async def await_agent_end_side_effects(payload: AgentEnd | Mapping[str, Any],
+                                       hooks: AgentEndHooks) -> None:
     """Run agent-end side effects to completion: research capture, then the hooks."""
     event, ctx = _split(payload)
     await _research(hooks, event, ctx)

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -63,6 +63,9 @@ from clawharness.observability.spans import (
 )
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
+from clawharness.records.agent_end import AgentEnd, AgentEndContext, AgentEndEvent
+from clawharness.records.tool_calls import ToolCallMeta
+from clawharness.records.turn_result import ModelFallback, TurnResult
 from clawharness.redaction.outbound import (
     redact_secrets,
     redact_secrets_in,
@@ -84,7 +87,7 @@ if TYPE_CHECKING:
     from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions.writers import SessionWriters
 
-__all__ = ["TurnContext", "TurnOptions", "TurnResult", "TurnRunner"]
+__all__ = ["TurnContext", "TurnOptions", "TurnRunner"]
 
 log = logging.getLogger("clawharness.turn")
 
@@ -135,67 +138,6 @@ class TurnOptions:
     #: the caller's results of the calls the session's last turn ended with: stored as
     #: tool results before this turn's attempt (its message may then be empty)
     caller_results: tuple[CallerToolResult, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TurnResult:
-    """What one turn produced, as the CLI's `--json` and the gateway report it."""
-
-    session_key: str
-    session_id: str
-    run_id: str
-    runtime: str
-    selected_reason: str
-    terminal: str
-    text: str
-    silent: bool = False
-    tool_calls: tuple[dict[str, Any], ...] = ()
-    usage: dict[str, Any] | None = None
-    error: str | None = None
-    payloads: tuple[dict[str, Any], ...] = ()
-    duration_ms: float = 0.0
-    #: what the user should know about how the turn ran (e.g. a native session was gone)
-    warnings: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: what else is known about `error`, JSON-keyed: `type`, `provider`, `model`, `url`,
-    #: `runtime`, `hint`, ... (see `clawharness.attempt.failure`)
-    error_details: Mapping[str, Any] | None = None
-    #: the harness the session was pinned to when the turn started (None on its first)
-    pinned_harness_id: str | None = None
-    #: calls of the caller's tools the turn ended with, for the caller to run and answer
-    #: with the next turn (`TurnOptions.caller_results`): `{"id", "name", "arguments"}`
-    client_tool_calls: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def error_type(self) -> str | None:
-        """The failure's stable code (`provider_unreachable`, `timeout`, ...)."""
-        if self.error is None:
-            return None
-        return str((self.error_details or {}).get("type") or "turn_failed")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionKey": self.session_key,
-            "sessionId": self.session_id,
-            "runId": self.run_id,
-            "runtime": self.runtime,
-            "selectedReason": self.selected_reason,
-            "pinnedHarnessId": self.pinned_harness_id,
-            "terminal": self.terminal,
-            "text": self.text,
-            "toolCalls": list(self.tool_calls),
-            "usage": self.usage,
-            **({"warnings": list(self.warnings)} if self.warnings else {}),
-            **({"clientToolCalls": list(self.client_tool_calls)}
-               if self.client_tool_calls else {}),
-        }
-        cluster = self.extra.get("cluster")
-        if cluster is not None:  # which worker ran it, on which attempt
-            out["cluster"] = dict(cluster)
-        if self.error is not None:
-            details = {k: v for k, v in (self.error_details or {}).items() if k != "type"}
-            out["error"] = {"type": self.error_type, "message": self.error, **details}
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +200,12 @@ def _check_workspace(path: str) -> None:
 
 def _redacted(text: str | None) -> str | None:
     return None if text is None else redact_secrets(text)
+
+
+def _redacted_call(meta: ToolCallMeta) -> ToolCallMeta:
+    if not (meta.is_error and meta.error):
+        return meta
+    return replace(meta, error=redact_secrets(meta.error))
 
 
 def _final_text(result: AttemptResult) -> str:
@@ -411,7 +359,7 @@ class TurnRunner:
             timeout = opts.timeout or self._context.config.agents.defaults.timeout_seconds
             deadline = asyncio.get_running_loop().time() + timeout if timeout else None
             skipped_harnesses: set[str] = set()
-            fallbacks: list[dict[str, Any]] = []
+            fallbacks: list[ModelFallback] = []
             attempt: _Attempt | None = None
             created = False
             #: the new session row's write, in flight while the first attempt starts; the
@@ -427,7 +375,7 @@ class TurnRunner:
                 decision = plugins.select(agent_id=key.agent_id, route=route, pinned=pinned,
                                           session_key=session_key)
                 if decision.selected_harness_id in skipped_harnesses:
-                    fallbacks.append({"model": str(ref), "skipped": "harness-scoped preflight"})
+                    fallbacks.append(ModelFallback(str(ref), skipped="harness-scoped preflight"))
                     continue
                 if caller_turn and not decision.builtin:
                     if attempt is None and not fallbacks:
@@ -470,7 +418,7 @@ class TurnRunner:
                 verdict = _fallback_verdict(attempt, last=index == len(chain) - 1)
                 if verdict is None:
                     break
-                fallbacks.append({"model": str(ref), "error": attempt.result.terminal.error})
+                fallbacks.append(ModelFallback(str(ref), error=attempt.result.terminal.error))
                 if verdict == "skip-harness":
                     skipped_harnesses.add(decision.selected_harness_id)
                 elif verdict == "stop":
@@ -683,7 +631,7 @@ class TurnRunner:
 
     async def _conclude(self, attempt: _Attempt, record: SessionRecord, session_key: str,
                         agent_id: str, message: str, started: float,
-                        fallbacks: list[dict[str, Any]],
+                        fallbacks: list[ModelFallback],
                         fence: SessionLease | None = None, *, pinned: str | None = None,
                         timeout: float | None = None,
                         recorder: TurnRecorder | None = None) -> TurnResult:
@@ -706,29 +654,17 @@ class TurnRunner:
             if recorder is not None:
                 recorder.finalized("incomplete-warning" if warning else "finalized")
         silent = plugins.is_silent(text)
-        tool_calls = tuple(
-            {"name": m.get("toolName"), "ok": not m.get("isError"),
-             **({"error": redact_secrets(str(m["error"]))}
-                if m.get("isError") and m.get("error") else {})}
-            for m in result.tool_metas
-        )
+        # what every front shows of a failed call: a tool echoing a key is masked
+        tool_calls = tuple(_redacted_call(m) for m in result.tool_metas)
         run_id = attempt.params.run_id
-        plugins.after_turn({
-            "event": {"runId": run_id, "sessionKey": session_key,
-                      "terminal": result.terminal.kind, "text": text,
-                      "toolMetas": list(result.tool_metas), "usage": result.attempt_usage},
-            "ctx": {"runId": run_id, "agentId": agent_id, "sessionKey": session_key,
-                    "sessionId": record.session_id, "harnessId": decision.selected_harness_id,
-                    "workspaceDir": attempt.workspace},
-        })
-        extra: dict[str, Any] = {}
-        if warning:
-            extra["incompleteTurnWarning"] = warning
-        if attempt.resumed:
-            extra["resumedRun"] = True
-        if fallbacks:
-            extra["fallbacks"] = fallbacks
-            extra["model"] = str(ref)
+        plugins.after_turn(AgentEnd(
+            AgentEndEvent(run_id=run_id, session_key=session_key,
+                          terminal=result.terminal.kind, text=text, tool_metas=tool_calls,
+                          usage=result.attempt_usage),
+            AgentEndContext(run_id=run_id, agent_id=agent_id, session_key=session_key,
+                            session_id=record.session_id,
+                            harness_id=decision.selected_harness_id,
+                            workspace_dir=attempt.workspace)))
         model = attempt.params.model
         failure = None if result.terminal.kind == "ok" else describe_failure(
             result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),
@@ -741,16 +677,16 @@ class TurnRunner:
             tool_calls=tool_calls, usage=result.attempt_usage,
             # what every front shows of a failure: a provider echoing its key is masked
             error=_redacted(failure.message if failure else result.terminal.error),
-            payloads=() if silent or not text else ({"text": text},),
             duration_ms=(time.perf_counter() - started) * 1000,
-            warnings=tuple(result.warnings), extra=extra,
+            warnings=tuple(result.warnings),
             error_details=redact_secrets_in(failure.details) if failure else None,
             pinned_harness_id=pinned,
+            model=str(ref), fallbacks=tuple(fallbacks), incomplete_turn_warning=warning or None,
+            resumed_run=attempt.resumed,
             client_tool_calls=tuple(dict(c) for c in result.client_tool_calls or ()),
         )
         if recorder is not None:
-            self._records.keep(recorder.build(turn, agent_id=agent_id, silent=silent,
-                                      fallbacks=fallbacks))
+            self._records.keep(recorder.build(turn, agent_id=agent_id))
         return turn
 
     async def _finalize(self, harness: Any, params: AttemptParams, result: AttemptResult,

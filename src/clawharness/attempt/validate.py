@@ -3,7 +3,8 @@
 - `validate_attempt_result`: `hostOwnedToolMediaUrls` must be a subset of
   `toolMediaUrls` (otherwise the result is refused), accepted session spawns keep
   `expectsCompletionMessage` (missing means false), `clientToolCalls` is None or a
-  non-empty list.
+  non-empty list; tool metas and usage a plugin reported as JSON become `ToolCallMeta`
+  and `Usage` (anything else there is refused).
 - `resolve_visible_replies`: the visible-reply policy from explicit message config, the
   harness's `deliveryDefaults.visibleReplies`, or its deprecated `sourceVisibleReplies`.
 - `suppress_silent_payloads`: drop payloads that are silent (NO_REPLY and nothing else).
@@ -24,6 +25,8 @@ from urllib.parse import urlsplit
 from clawharness.delivery.silent import is_silent_payload
 from clawharness.errors import HarnessError
 from clawharness.harness.types import AttemptResult
+from clawharness.records.tool_calls import ToolCallMeta
+from clawharness.records.usage import Usage, normalize_usage
 
 __all__ = [
     "AttemptResultRejectedError",
@@ -113,15 +116,46 @@ def normalize_client_tool_calls(value: Any) -> list[dict[str, Any]] | None:
     return [dict(call) for call in value] or None
 
 
+def _typed_tool_metas(metas: Sequence[object]) -> list[ToolCallMeta]:
+    typed: list[ToolCallMeta] = []
+    for meta in metas:
+        if isinstance(meta, ToolCallMeta):
+            typed.append(meta)
+        elif isinstance(meta, Mapping):
+            typed.append(ToolCallMeta.from_wire(meta))
+        else:
+            raise AttemptResultRejectedError(
+                f"toolMetas must hold tool call records, not {type(meta).__name__}",
+                field="toolMetas")
+    return typed
+
+
+def _typed_usage(usage: object) -> Usage | None:
+    if usage is None or isinstance(usage, Usage):
+        return usage
+    if isinstance(usage, Mapping):
+        return normalize_usage(dict(usage))
+    raise AttemptResultRejectedError(
+        f"attemptUsage must be a usage record, not {type(usage).__name__}",
+        field="attemptUsage")
+
+
 def validate_attempt_result(result: AttemptResult) -> AttemptResult:
     """The host's check of an attempt result; returns it normalised (a copy when anything
     needed normalising, else the result itself).
 
     Raises `AttemptResultRejectedError` when host-owned media is not a subset of the
-    tool media or client tool calls are malformed. Incomplete spawn receipts are
-    dropped (they prove nothing); the input object is not modified.
+    tool media, client tool calls are malformed, or tool metas or usage are neither
+    records nor JSON objects. Incomplete spawn receipts are dropped (they prove
+    nothing); the input object is not modified.
     """
     validate_host_owned_media(result.tool_media_urls, result.host_owned_tool_media_urls)
+    usage: object = result.attempt_usage
+    if not all(isinstance(meta, ToolCallMeta) for meta in result.tool_metas) or not (
+            usage is None or isinstance(usage, Usage)):
+        # a plugin that reports the original's JSON shapes
+        result = dataclasses.replace(result, tool_metas=_typed_tool_metas(result.tool_metas),
+                                     attempt_usage=_typed_usage(usage))
     if (not result.accepted_session_spawns and result.client_tool_calls is None
             and not result.host_owned_tool_media_urls):
         return result  # already normal (the common turn): nothing to copy

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from clawharness._text import terminal_safe, terminal_safe_prefix
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.cli.common import (
     ClusterOption,
     ConfigOption,
@@ -27,6 +27,7 @@ from clawharness.cli.status_cmd import session_explanation
 from clawharness.errors import ClawHarnessError
 from clawharness.harness.explain import explain_selection
 from clawharness.host import Host
+from clawharness.records.turn_result import TurnResult
 
 __all__ = ["register", "turn_error"]
 
@@ -124,11 +125,11 @@ def register(app: typer.Typer) -> None:
         elif result.text:
             console.print(terminal_safe(result.text), highlight=False, markup=False)
         for call in result.tool_calls:
-            mark = "[green]ok[/]" if call["ok"] else "[red]failed[/]"
-            name = escape(terminal_safe(str(call["name"])))
+            mark = "[red]failed[/]" if call.is_error else "[green]ok[/]"
+            name = escape(terminal_safe(call.tool_name))
             console.print(f"[dim]tool[/] {name} {mark}", highlight=False)
-            if not call["ok"] and call.get("error"):
-                console.print(f"  [dim]{escape(terminal_safe(str(call['error'])))}[/]",
+            if call.is_error and call.error:
+                console.print(f"  [dim]{escape(terminal_safe(call.error))}[/]",
                               highlight=False)
         for warning in result.warnings:
             err_console.print("[yellow]warning[/] " + escape(warning), highlight=False)

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.cli.chat_commands import (
     COMMAND_HELP,
     ChatCommand,
@@ -34,6 +34,7 @@ from clawharness.cli.chat_render import TurnView
 from clawharness.cli.common import ConfigOption, console, run_async
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.host import Host
+from clawharness.records.turn_result import TurnResult
 from clawharness.store import SessionRecord
 
 __all__ = ["ChatLoop", "register"]

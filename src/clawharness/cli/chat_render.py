@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from clawharness._text import terminal_safe, terminal_safe_prefix
-from clawharness.attempt.turn import TurnResult
 from clawharness.harness.types import AgentEvent
+from clawharness.records.turn_result import TurnResult
 from clawharness.redaction import redact_tool_detail
 from clawharness.tool_display import infer_tool_meta_from_args
 
@@ -134,11 +134,11 @@ class TurnView:
                 self._write(held[len(self._shown):])
         if not self._at_line_start:
             self._write("\n")
-        warning = result.extra.get("incompleteTurnWarning")
+        warning = result.incomplete_turn_warning
         if warning:
             self._line(f"[yellow]warning[/]: {_quoted(str(warning))}")
-        if result.extra.get("fallbacks"):
-            self.note(f"answered by the fallback model {escape(str(result.extra.get('model')))}")
+        if result.fallbacks:
+            self.note(f"answered by the fallback model {escape(str(result.model))}")
         if result.terminal == "aborted":
             self._line("[yellow]aborted[/]" + (f" [dim]{_quoted(result.error)}[/]"
                                                 if result.error else ""))

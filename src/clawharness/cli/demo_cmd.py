@@ -79,7 +79,8 @@ async def run_demo(state_dir: Path, *, quiet: bool = False) -> list[Any]:
                 result = await host.run_turn(DEMO_SESSION, text, TurnOptions())
                 results.append(result)
                 if not quiet:
-                    tools = ", ".join(f"{c['name']}({'ok' if c['ok'] else 'failed'})" for c in result.tool_calls)
+                    tools = ", ".join(f"{c.tool_name}({'failed' if c.is_error else 'ok'})"
+                                      for c in result.tool_calls)
                     console.print(f"[bold green]agent[/] {result.text}" + (f"  [dim]tools: {tools}[/]" if tools else ""),
                                   highlight=False)
             if not quiet:

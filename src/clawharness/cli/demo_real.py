@@ -135,7 +135,7 @@ async def run_real_demo(state_dir: Path, *, quiet: bool = False,
                     else:
                         console.print("" if printed[0] else result.text, highlight=False,
                                       markup=False)
-                    tools = ", ".join(f"{c['name']}({'ok' if c['ok'] else 'failed'})"
+                    tools = ", ".join(f"{c.tool_name}({'failed' if c.is_error else 'ok'})"
                                       for c in result.tool_calls)
                     facts = [f"tools: {tools}"] if tools else []
                     if ref == real_ref:

@@ -48,9 +48,10 @@ from clawharness.observability.spans import (
     mark_failed,
     trace_carrier,
 )
+from clawharness.records.turn_result import TurnResult
 
 if TYPE_CHECKING:
-    from clawharness.attempt.turn import TurnOptions, TurnResult
+    from clawharness.attempt.turn import TurnOptions
     from clawharness.cluster.transport import ClusterTransport
     from clawharness.config.schema import ClusterConfig
 
@@ -289,5 +290,4 @@ class ClusterClient:
 
 
 def _withdrawn(result: TurnResult) -> bool:
-    placed = result.extra.get("cluster") if result.extra else None
-    return isinstance(placed, dict) and placed.get("withdrawn") is True
+    return result.cluster is not None and result.cluster.withdrawn

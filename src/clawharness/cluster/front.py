@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.members import check_shared_store, new_worker_id
 from clawharness.config.schema import ClawConfig, ClusterConfig
 from clawharness.errors import ClawHarnessError, ClientToolsUnsupportedError
+from clawharness.records import TurnResult
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 

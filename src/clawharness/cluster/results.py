@@ -1,32 +1,31 @@
-"""A `TurnResult` as the JSON row the relay carries from the worker to the front."""
+"""A turn's result as the relay carries it from the worker to the front: the one JSON
+shape of `TurnResult` (`turn_result_to_wire`), and the results the cluster itself makes."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from typing import Any
 
-from clawharness.attempt.turn import TurnResult
+from clawharness._json import JsonValue
+from clawharness.records.turn_result import (
+    ClusterPlacement,
+    TurnResult,
+    turn_result_from_wire,
+    turn_result_to_wire,
+)
 
 __all__ = ["failed_result", "result_from_wire", "result_to_wire", "withdrawn_result"]
 
-_FIELDS = {f.name for f in dataclasses.fields(TurnResult)}
-_TUPLES = ("tool_calls", "payloads", "warnings")
 
-
-def result_to_wire(result: TurnResult) -> dict[str, Any]:
-    out = {f: getattr(result, f) for f in _FIELDS}
-    # what JSON cannot hold becomes its text, never a failed relay
-    loaded: dict[str, Any] = json.loads(json.dumps(out, default=str))
+def result_to_wire(result: TurnResult) -> dict[str, JsonValue]:
+    # what JSON cannot hold (a harness's odd error detail) becomes its text, never a
+    # failed relay
+    loaded: dict[str, JsonValue] = json.loads(json.dumps(turn_result_to_wire(result),
+                                                         default=str))
     return loaded
 
 
-def result_from_wire(wire: dict[str, Any]) -> TurnResult:
-    values = {k: v for k, v in wire.items() if k in _FIELDS}
-    for name in _TUPLES:
-        if name in values and values[name] is not None:
-            values[name] = tuple(values[name])
-    return TurnResult(**values)
+def result_from_wire(wire: dict[str, JsonValue]) -> TurnResult:
+    return turn_result_from_wire(wire)
 
 
 def failed_result(session_key: str, turn_id: str, error: str, *,
@@ -42,4 +41,4 @@ def withdrawn_result(session_key: str, turn_id: str) -> TurnResult:
     `aborted`, as the turn itself would have ended; nothing ran and nothing was stored."""
     return TurnResult(session_key=session_key, session_id="", run_id=turn_id, runtime="",
                       selected_reason="", terminal="aborted", text="",
-                      extra={"cluster": {"withdrawn": True}})
+                      cluster=ClusterPlacement(withdrawn=True))

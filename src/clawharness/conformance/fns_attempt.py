@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness.attempt.usage import normalize_usage
 from clawharness.conformance.js_finalize import project_finalization
 from clawharness.conformance.js_run_result import classify_embedded_run, classify_terminal_outcome
 from clawharness.conformance.js_terminal import TERMINAL_NAMESPACE
 from clawharness.conformance.js_usage import encode_usage
 from clawharness.conformance.jsrules import get, is_record, js_truthy, to_json
 from clawharness.conformance.jsvalue import UNDEFINED
+from clawharness.records.usage import normalize_usage
 from clawharness.runtime_plan.spawns import normalize_accepted_session_spawn_result
 from clawharness.sessions.subagent import is_subagent_session_key
 from clawharness.sessions.user_turn import (

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawharness.attempt.usage import ContextUsage, NormalizedUsage, UsageCost
 from clawharness.conformance.jsvalue import UNDEFINED
+from clawharness.records.usage import ContextUsage, Usage, UsageCost
 
 __all__ = ["encode_usage"]
 
@@ -36,7 +36,7 @@ def _context(context: ContextUsage) -> dict[str, Any]:
             "totalTokens": context.total_tokens}
 
 
-def encode_usage(usage: NormalizedUsage | None) -> Any:
+def encode_usage(usage: Usage | None) -> Any:
     """The usage record, or `undefined` when nothing usable was reported."""
     if usage is None:
         return UNDEFINED

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.harness import NativeHandoff
+from clawharness.records.turn_result import TurnResult
 from clawharness.sessions import AdoptionResult
 from clawharness.store import SessionRecord, TranscriptEntry
 

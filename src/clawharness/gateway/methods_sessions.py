@@ -168,8 +168,8 @@ def session_row(server: GatewayPort, record: SessionRecord) -> dict[str, Any]:
         "createdAt": int(record.created_at * 1000), "hasActiveRun": bool(active),
         "activeRunIds": active, "snapshotAt": _now_ms(), **_model_fields(record.model_ref),
     }
-    label = record.meta.get("label") if isinstance(record.meta, dict) else None
-    if isinstance(label, str) and label:
+    label = record.meta.label
+    if label:
         row["label"] = label
     if record.agent_harness_id:
         row["agentRuntime"] = {"id": record.agent_harness_id}
@@ -327,7 +327,7 @@ async def _list_payload(ctx: RequestContext, params: dict[str, Any]) -> dict[str
     if isinstance(search, str) and search.strip():
         needle = search.strip().lower()
         records = [r for r in records if needle in r.key.lower()
-                   or needle in str(r.meta.get("label", "")).lower()]
+                   or needle in (r.meta.label or "").lower()]
     if params.get("activeOnly") is True:
         active = {r.session_key for r in server.runs.active_runs()}
         records = [r for r in records if r.key in active]

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.attempt.turn import TurnResult
 from clawharness.gateway.hub import ConnectionHub
+from clawharness.records.turn_result import TurnResult
 from clawharness.runs import (
     AssistantText,
     RunEnded,
@@ -70,15 +70,15 @@ def _final_payload(run: RunHandle, result: TurnResult) -> dict[str, Any]:
         "aborted": ("timeout", "aborted", run.abort_reason or "aborted"),
         "timeout": ("timeout", "aborted", "timeout"),
     }.get(result.terminal, ("error", "failed", "error"))
-    payloads = [{"text": p.get("text", ""), "mediaUrl": p.get("mediaUrl")}
-                for p in result.payloads]
+    payloads: list[dict[str, Any]] = [{"text": p.text or "", "mediaUrl": p.media_url}
+                                      for p in result.payloads]
     if not payloads and result.terminal == "failed" and result.error:
         payloads = [{"text": f"⚠️ Agent failed: {result.error}", "mediaUrl": None,
                      "isError": True}]
     agent_meta: dict[str, Any] = {"sessionId": result.session_id, "runtime": result.runtime,
                                   "selectedReason": result.selected_reason}
-    if result.usage:
-        agent_meta["usage"] = result.usage
+    if result.usage is not None:
+        agent_meta["usage"] = result.usage.to_wire()
     payload: dict[str, Any] = {
         "runId": run.run_id, "status": status, "summary": summary,
         "result": {"payloads": payloads,

@@ -38,6 +38,9 @@ from clawharness.harness.tool_spec import (
     ToolResult,
     ToolSpec,
 )
+from clawharness.records.tool_calls import ToolCallMeta
+from clawharness.records.turn_result import TerminalKind
+from clawharness.records.usage import Usage
 from clawharness.runtime_plan import AgentRuntimePlan
 
 __all__ = [
@@ -64,14 +67,14 @@ __all__ = [
     "Supported",
     "TerminalKind",
     "ToolCallContext",
+    "ToolCallMeta",
     "ToolExecute",
     "ToolResult",
     "ToolSpec",
     "TransformToolResult",
     "Unsupported",
+    "Usage",
 ]
-
-TerminalKind = Literal["ok", "aborted", "timeout", "failed"]
 
 
 # --- route facts for supports(ctx) -------------------------------------------------
@@ -301,7 +304,9 @@ class AttemptResult:
     #: the reply texts, in order; each must also be in `messages_snapshot`
     assistant_texts: list[str] = field(default_factory=list)
     last_assistant: Message | None = None
-    tool_metas: list[dict[str, JsonValue]] = field(default_factory=list)
+    #: each tool call the attempt made, in order (a plugin may still report the
+    #: original's `toolMetas` dicts: the host's result validation reads them)
+    tool_metas: list[ToolCallMeta] = field(default_factory=list)
     last_tool_error: dict[str, JsonValue] | None = None
     accepted_session_spawns: list[dict[str, JsonValue]] = field(default_factory=list)
     client_tool_calls: list[dict[str, JsonValue]] | None = None
@@ -311,7 +316,9 @@ class AttemptResult:
     messaging_tool_sent_targets: list[dict[str, JsonValue]] = field(default_factory=list)
     tool_media_urls: list[str] = field(default_factory=list)
     host_owned_tool_media_urls: list[str] = field(default_factory=list)
-    attempt_usage: dict[str, JsonValue] | None = None
+    #: the attempt's token totals (a plugin may still report a dict of any spelling: the
+    #: host's result validation reads it with `normalize_usage`)
+    attempt_usage: Usage | None = None
     agent_harness_id: str | None = None
     agent_harness_result_classification: str | None = None
     runtime_artifact: RuntimeArtifact | None = None
@@ -328,7 +335,7 @@ class AttemptResult:
 
     @classmethod
     def reply(cls, session_id_used: str, text: str, *, agent_harness_id: str | None = None,
-              attempt_usage: dict[str, JsonValue] | None = None, stop_reason: str = "stop",
+              attempt_usage: Usage | None = None, stop_reason: str = "stop",
               provider: str | None = None, model: str | None = None) -> AttemptResult:
         """A finished attempt that answered `text`: one assistant message in the
         transcript and the same text as the reply."""

@@ -35,6 +35,7 @@ from opentelemetry.trace import (
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from clawharness.observability.telemetry import current_telemetry
+from clawharness.records.usage import Usage
 
 __all__ = [
     "CONVERSATION_ID",
@@ -194,7 +195,7 @@ def lease_wait_span(session_key: str, where: str) -> AbstractContextManager[Span
 
 
 def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
-             session_id: str, usage: Mapping[str, Any] | None, duration: float,
+             session_id: str, usage: Usage | None, duration: float,
              error: str | None = None, error_type: str | None = None) -> None:
     """What the turn came to, on its span and in the turn metrics."""
     telemetry = current_telemetry()
@@ -220,13 +221,13 @@ def end_attempt(span: Span, *, terminal: str, error: str | None = None) -> None:
         mark_failed(span, error, terminal)
 
 
-def _usage_attributes(attributes: dict[str, Any], usage: Mapping[str, Any] | None) -> None:
-    if not usage:
+def _usage_attributes(attributes: dict[str, Any], usage: Usage | None) -> None:
+    if usage is None:
         return
-    for key, attribute in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            attributes[attribute] = value
+    if usage.input is not None:
+        attributes[INPUT_TOKENS] = usage.input
+    if usage.output is not None:
+        attributes[OUTPUT_TOKENS] = usage.output
 
 
 def end_chat(span: Span, *, provider: str, model: str, duration: float,

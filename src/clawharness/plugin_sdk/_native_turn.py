@@ -10,7 +10,8 @@ adds only what its runtime speaks. The record:
   `new_messages`: `settle` the message, then append its text);
 - `tool_calls`: the turn's `ToolCalls` (its `metas` and `last_tool_error` are the
   result's `tool_metas` and `last_tool_error`);
-- `usage`: token counts (`input`, `output`, `cacheRead`, `totalTokens`);
+- `usage`: the turn's token totals, a `Usage` (`Usage.zero()`, then `.plus(...)` per
+  model call the runtime reports);
 - `stop_kind`: "aborted" or "timeout" once `wait_for_stop` saw the attempt stopped.
 
 `result(terminal, ...)` builds the `AttemptResult` from the record.
@@ -23,10 +24,15 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from clawharness._json import JsonValue
 from clawharness.harness.messages import Message
-from clawharness.harness.types import AgentEvent, AttemptParams, AttemptResult, AttemptTerminal
+from clawharness.harness.types import (
+    AgentEvent,
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+)
 from clawharness.plugin_sdk._tool_calls import ToolCallOutcome, ToolCalls
+from clawharness.records import ToolCallMeta, Usage
 
 __all__ = ["NativeTurn"]
 
@@ -43,15 +49,14 @@ class NativeTurn:
         self.harness_id = harness_id
         self.new_messages: list[Message] = []
         self.assistant_texts: list[str] = []
-        self.usage: dict[str, int] = {"input": 0, "output": 0, "cacheRead": 0,
-                                      "totalTokens": 0}
+        self.usage = Usage.zero()
         self.tool_calls = ToolCalls(params, placement=self._place_tool_result,
                                     details_in_message=details_in_message)
         #: why the turn was stopped from outside (`wait_for_stop`), None while it was not
         self.stop_kind: Literal["aborted", "timeout"] | None = None
 
     @property
-    def tool_metas(self) -> list[dict[str, JsonValue]]:
+    def tool_metas(self) -> list[ToolCallMeta]:
         """One meta per settled tool call (`AttemptResult.tool_metas`)."""
         return self.tool_calls.metas
 
@@ -112,6 +117,6 @@ class NativeTurn:
             messages_snapshot=list(self.new_messages), assistant_texts=self.assistant_texts,
             last_assistant=last, tool_metas=self.tool_metas,
             last_tool_error=self.last_tool_error,
-            attempt_usage=dict(self.usage) if usage else None,
+            attempt_usage=self.usage if usage else None,
             agent_harness_id=self.harness_id, transcript_mirrored=self.p.mirror is not None,
             extra=more)

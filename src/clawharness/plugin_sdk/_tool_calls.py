@@ -38,6 +38,7 @@ from clawharness.harness.tool_spec import ToolCallContext, ToolResult, ToolSpec
 from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
 from clawharness.harness.types import AgentEvent, AttemptParams
 from clawharness.observability.spans import content_attribute, end_tool, tool_span
+from clawharness.records import ToolCallMeta
 from clawharness.tools.replay import is_replay_safe_tool_call
 
 __all__ = [
@@ -170,7 +171,7 @@ class ToolCalls:
         self.tools = {t.name: t for t in (params.tools if tools is None else tools)}
         self.placement = placement
         self.details_in_message = details_in_message
-        self.metas: list[dict[str, JsonValue]] = []
+        self.metas: list[ToolCallMeta] = []
         self.last_tool_error: dict[str, Any] | None = None
         self.settled: set[str] = set()
         self.in_flight: ToolCallRequest | None = None
@@ -406,11 +407,8 @@ class ToolCalls:
         if host_tool and started and transform is not None:
             # the observer saw the original; the model sees what middleware makes of it
             result = _normalized(await transform(name, call_id, dict(args), result, is_error))
-        meta: dict[str, JsonValue] = {"toolName": name, "toolCallId": call_id,
-                                      "isError": is_error}
-        if is_error:
-            meta["error"] = failure_error
-        self.metas.append(meta)
+        self.metas.append(ToolCallMeta(name, call_id, is_error,
+                                       failure_error if is_error else None))
         self.settled.add(call_id)
         outcome = ToolCallOutcome(call_id, name, args, result, is_error, started,
                                   failure_error if is_error else None)

@@ -17,7 +17,8 @@ The attempt: `run_attempt(params)`
     `AttemptParams` (frozen; the prompt, the `ResolvedModel`, tools as `ToolSpec`s, the
     transcript so far, the callbacks) in, an `AttemptResult` with an `AttemptTerminal` out; progress
     goes to `params.on_agent_event` as `AgentEvent`s. A host tool returns a `ToolResult`
-    (`{"content": [ContentBlock, ...], "isError"?: bool, "details"?: JSON}`).
+    (`{"content": [ContentBlock, ...], "isError"?: bool, "details"?: JSON}`). The attempt's
+    token totals are a `Usage` (`Usage.zero()`, then `.plus(...)` per model call).
 
 The transcript
     `Message` and `ContentBlock` type transcript messages (JSON in the wire shape);
@@ -55,6 +56,7 @@ from clawharness.plugin_sdk._messages import (
     user_message,
 )
 from clawharness.plugins.entry import PluginApi, define_plugin_entry
+from clawharness.records import Usage
 
 __all__ = [
     "AgentEvent",
@@ -74,6 +76,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Unsupported",
+    "Usage",
     "assistant_message",
     "define_plugin_entry",
     "message_text",

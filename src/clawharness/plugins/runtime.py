@@ -32,6 +32,7 @@ from clawharness.harness.types import AgentHarness, AttemptResult, ToolSpec
 from clawharness.models.routes import Route
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
+from clawharness.records.agent_end import AgentEnd
 from clawharness.runtime_plan.plan import AgentRuntimePlan, build_agent_runtime_plan
 from clawharness.sessions.lifecycle import SessionParticipant
 from clawharness.store import Store
@@ -259,7 +260,7 @@ class PluginRuntime:
             declared.setdefault(m.owner_plugin_id, []).extend(m.runtimes)
         return {plugin: tuple(dict.fromkeys(ids)) for plugin, ids in declared.items()}
 
-    def after_turn(self, payload: Mapping[str, Any]) -> None:
+    def after_turn(self, payload: AgentEnd) -> None:
         """Start the agent_end side effects (never awaited by the reply path)."""
         hooks = self.registrations.agent_end_hooks
         if hooks:

@@ -234,7 +234,7 @@ class AnthropicMessagesTransport:
                             if late_input:
                                 input_tokens = late_input
                     elif kind == "message_stop":
-                        yield Done(stop, Usage(input_tokens, output_tokens, cached))
+                        yield Done(stop, Usage.counted(input_tokens, output_tokens, cached))
                         return
         except ProviderError:
             raise

@@ -26,6 +26,7 @@ from clawharness.errors import (
     ProviderTimeoutError,
 )
 from clawharness.limits import MAX_TOOL_ARGUMENTS_CHARS, loads_bounded
+from clawharness.records.usage import Usage
 from clawharness.redaction.outbound import redact_secrets
 
 __all__ = [
@@ -78,24 +79,6 @@ class ModelRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts of one model call."""
-
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-
-    @property
-    def total(self) -> int:
-        """Input plus output tokens."""
-        return self.input + self.output
-
-    def as_dict(self) -> dict[str, int]:
-        """The transcript's usage shape."""
-        return {"input": self.input, "output": self.output, "totalTokens": self.total}
-
-
-@dataclass(frozen=True, slots=True)
 class TextDelta:
     """A piece of visible assistant text."""
 
@@ -125,7 +108,7 @@ class Done:
     """The end of one model call."""
 
     stop_reason: StopReason
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage.counted)
 
 
 StreamEvent = TextDelta | ThinkingDelta | ToolCall | Done

@@ -185,7 +185,7 @@ class OpenAIChatTransport:
             raise map_provider_error(exc) from exc
         pending: dict[int, _PendingCall] = {}
         finish: str | None = None
-        usage = Usage()
+        usage = Usage.counted()
         try:
             async with stream:
                 async for chunk in stream:
@@ -246,4 +246,4 @@ def _reasoning(delta: Any) -> str | None:
 def _usage(usage: Any) -> Usage:
     details = getattr(usage, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", 0) or 0
-    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)
+    return Usage.counted(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)

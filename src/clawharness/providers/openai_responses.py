@@ -214,10 +214,10 @@ def _tool_call(item: Any) -> ToolCall | None:
 def _usage(response: Any) -> Usage:
     usage = getattr(response, "usage", None)
     if usage is None:
-        return Usage()
+        return Usage.counted()
     details = getattr(usage, "input_tokens_details", None)
     cached = getattr(details, "cached_tokens", 0) or 0
-    return Usage(usage.input_tokens or 0, usage.output_tokens or 0, cached)
+    return Usage.counted(usage.input_tokens or 0, usage.output_tokens or 0, cached)
 
 
 def _failed(error: Any) -> ProviderError:

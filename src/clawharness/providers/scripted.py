@@ -127,7 +127,7 @@ class ScriptedTransport:
             input_tokens = 16 * max(1, len(request.messages))
         if output_tokens is None:
             output_tokens = max(1, produced // 4)
-        yield Done("toolUse" if item.tool_calls else "stop", Usage(input_tokens, output_tokens))
+        yield Done("toolUse" if item.tool_calls else "stop", Usage.counted(input_tokens, output_tokens))
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from clawharness.attempt.turn import TurnResult
 from clawharness.harness import CallerToolResult, ToolSpec
+from clawharness.records.turn_result import TurnResult
 from clawharness.tools import ToolBackends, ToolRestriction
 
 __all__ = [

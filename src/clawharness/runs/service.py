@@ -20,10 +20,11 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol
 
-from clawharness.attempt.turn import TurnOptions, TurnResult
+from clawharness.attempt.turn import TurnOptions
 from clawharness.errors import ClawHarnessError
 from clawharness.harness.capabilities import ApprovalGate
 from clawharness.harness.types import AgentEvent
+from clawharness.records.turn_result import TurnResult
 from clawharness.runs.run import (
     AssistantText,
     RunEnded,

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from clawharness._ids import new_id
@@ -102,10 +102,10 @@ class SessionLifecycle:
         async with self._writers.hold(key, timeout=30, purpose=reason) as slot:
             record = await self._require(key)
             fresh_id = new_id()
+            meta = replace(record.meta, previous_session_id=record.session_id,
+                           reset_at=time.time())
             updated = await self._store.update_session(key, session_id=fresh_id,
-                                                       agent_harness_id=None,
-                                                       meta={**record.meta, "previousSessionId": record.session_id,
-                                                             "resetAt": time.time()},
+                                                       agent_harness_id=None, meta=meta,
                                                        **_fenced(slot))
             for harness in self._plugins.harnesses_with("reset"):
                 try:
@@ -163,7 +163,7 @@ class SessionLifecycle:
                 record, "with_session_context_reset", "rewind",
                 lambda: self._store.truncate_entries(record.session_id, after_seq=to_seq,
                                                      **_fenced(slot)),
-                previous=record.meta.get("previousSessionId"),
+                previous=record.meta.previous_session_id,
             )
             return dropped
 

@@ -48,6 +48,7 @@ from clawharness.store.records import (
     TranscriptEntry,
     check_session_update,
     dump_json,
+    stored_session_meta,
 )
 from clawharness.store.search_query import parse_search_query
 from clawharness.store.turn_records import StoredTurnRecord
@@ -69,7 +70,8 @@ def _redact(url: str) -> str:
 
 
 def _session(row: Sequence[Any]) -> SessionRecord:
-    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6],
+                         stored_session_meta(row[7]))
 
 
 def _entry(row: Sequence[Any]) -> TranscriptEntry:
@@ -236,12 +238,11 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
     async def create_session(self, record: SessionRecord) -> SessionRecord:
         """Insert a new session row; ConditionalWriteConflict if the key exists."""
         created = record.created_at or time.time()
-        stored = replace(record, created_at=created, updated_at=record.updated_at or created,
-                         meta=dict(record.meta))
+        stored = replace(record, created_at=created, updated_at=record.updated_at or created)
         row = await self._one("create_session", q.INSERT_SESSION, (
             stored.key, stored.session_id, stored.agent_id, stored.model_ref,
             stored.agent_harness_id, stored.created_at, stored.updated_at,
-            dump_json(stored.meta, f"meta of session {record.key!r}")))
+            dump_json(stored.meta.to_stored(), f"meta of session {record.key!r}")))
         if row is None:
             raise ConditionalWriteConflict(f"session {record.key!r} already exists")
         return stored

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clawharness.errors import StoreError
+from clawharness.records.session_meta import SessionMeta
 
 __all__ = [
     "SESSION_UPDATE_FIELDS",
@@ -24,6 +25,7 @@ __all__ = [
     "TranscriptEntry",
     "check_session_update",
     "dump_json",
+    "stored_session_meta",
 ]
 
 
@@ -38,7 +40,8 @@ class SessionRecord:
     agent_harness_id: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: typed here; the stores keep it as JSON (`SessionMeta.to_stored`/`from_stored`)
+    meta: SessionMeta = field(default_factory=SessionMeta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,7 @@ def dump_json(value: Any, what: str) -> str:
 
 
 def check_session_update(key: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate `update_session` fields; returns them with `meta` copied."""
+    """Validate `update_session` fields; returns them with `meta` as the JSON to store."""
     unknown = sorted(set(fields) - SESSION_UPDATE_FIELDS)
     if unknown:
         raise StoreError(
@@ -130,7 +133,14 @@ def check_session_update(key: str, fields: Mapping[str, Any]) -> dict[str, Any]:
     if "session_id" in out and not isinstance(out["session_id"], str):
         raise StoreError(f"update_session({key!r}): session_id must be a string")
     if "meta" in out:
-        if not isinstance(out["meta"], dict):
-            raise StoreError(f"update_session({key!r}): meta must be a dict")
-        out["meta"] = dict(out["meta"])
+        if not isinstance(out["meta"], SessionMeta):
+            raise StoreError(f"update_session({key!r}): meta must be a SessionMeta, not "
+                             f"{type(out['meta']).__name__}")
+        out["meta"] = out["meta"].to_stored()
     return out
+
+
+def stored_session_meta(stored: object) -> SessionMeta:
+    """A row's meta column, decoded: typed (a value that is not a JSON object, which
+    this code never writes, reads as no meta)."""
+    return SessionMeta.from_stored(stored) if isinstance(stored, dict) else SessionMeta()

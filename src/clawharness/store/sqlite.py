@@ -63,6 +63,7 @@ from clawharness.store.records import (
     TranscriptEntry,
     check_session_update,
     dump_json,
+    stored_session_meta,
 )
 from clawharness.store.search_query import parse_search_query
 from clawharness.store.turn_records import StoredTurnRecord
@@ -98,7 +99,8 @@ def _entry(row: Sequence[Any], session_id: str) -> TranscriptEntry:
 
 
 def _session(row: Sequence[Any]) -> SessionRecord:
-    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
+    return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6],
+                         stored_session_meta(json.loads(row[7])))
 
 
 def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
@@ -306,8 +308,8 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods):
         created = record.created_at or now
         stored = SessionRecord(record.key, record.session_id, record.agent_id, record.model_ref,
                                record.agent_harness_id, created, record.updated_at or created,
-                               dict(record.meta))
-        meta = dump_json(stored.meta, f"meta of session {record.key!r}")
+                               record.meta)
+        meta = dump_json(stored.meta.to_stored(), f"meta of session {record.key!r}")
 
         def fn(conn: sqlite3.Connection) -> SessionRecord:
             cur = conn.execute(q.INSERT_SESSION, (

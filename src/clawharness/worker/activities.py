@@ -55,6 +55,7 @@ from clawharness.cluster.messages import (
 from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
 from clawharness.errors import ClawHarnessError, SessionBusyError
+from clawharness.records.turn_result import ClusterPlacement
 from clawharness.worker.newest import NewestOnly
 from clawharness.worker.slots import RoomAnnouncer, RoomBoard, TurnSlots
 
@@ -246,9 +247,9 @@ class TurnActivities:
                     await watching
         await partials.flush()
         # which worker ran it, on which attempt: for the caller, and for the logs
-        placed = {"worker": self.worker_id, "attempt": attempt,
-                  "local": activity.info().is_local}
-        result = dataclasses.replace(result, extra={**result.extra, "cluster": placed})
+        placed = ClusterPlacement(worker=self.worker_id, attempt=attempt,
+                                  local=activity.info().is_local)
+        result = dataclasses.replace(result, cluster=placed)
         await self._relay.append(request.turn_id, "result", result_to_wire(result))
         native = result.runtime not in ("", BUILT_IN_RUNTIME)
         return self.own_queue if native else None

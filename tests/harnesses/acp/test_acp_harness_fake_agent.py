@@ -124,7 +124,7 @@ async def test_fs_reads_follow_the_workspace_path_rules(rig: Rig, tmp_path: Path
     rec = Recorder()
     refused = await rig.run(rig.harness(), rig.params("read ../secret.txt", rec))
     assert "top secret" not in json.dumps(rec.mirrored)
-    assert refused.tool_metas[0]["isError"] is True
+    assert refused.tool_metas[0].is_error is True
 
 
 async def test_session_load_in_a_new_process_does_not_mirror_history_twice(rig: Rig) -> None:
@@ -150,7 +150,7 @@ async def test_abort_sends_cancel_and_kills_the_tools_stray_processes(rig: Rig) 
     assert await wait_until(lambda: not processes_matching("sleep 71.13"), 5)
     assert len(harness.live_pids()) == 1
     [seen] = result.tool_metas
-    assert seen["isError"] is True
+    assert seen.is_error is True
 
 
 async def test_abort_kills_an_agent_that_ignores_cancel(rig: Rig) -> None:

@@ -19,6 +19,7 @@ from clawharness.harnesses.cli.claude import claude_cli_harness
 from clawharness.harnesses.cli.plugin import entry
 from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness
 from clawharness.plugins.entry import PluginApi
+from clawharness.records.tool_calls import ToolCallMeta
 from clawharness.sessions.lifecycle import SessionHookParams
 
 FAKE = Path(__file__).resolve().parent / "fake_claude.py"
@@ -75,7 +76,7 @@ async def test_text_turn_streams_mirrors_with_keys_and_records_the_binding(rig: 
     assert rec.partials == ["hello ", "hello brave ", "hello brave world "]
     assert rec.roles() == ["user", "assistant"]
     assert len(set(rec.keys())) == 2
-    assert result.attempt_usage["input"] == 5
+    assert result.attempt_usage is not None and result.attempt_usage.input == 5
     binding = await harness.binding("main", "agent:main:main")
     assert binding is not None and binding["nativeSessionId"] == result.extra["nativeSessionId"]
     assert binding["hostSessionId"] == "host-session-1"
@@ -121,7 +122,7 @@ async def test_permission_allowed_answers_with_the_host_arguments(rig: Rig) -> N
     assert rec.roles() == ["user", "assistant", "toolResult", "assistant"]
     assert rec.mirrored[1]["content"][0] == {"type": "toolCall", "id": "toolu_1", "name": "exec",
                                              "arguments": {"command": "ls -la"}}
-    assert result.tool_metas == [{"toolName": "exec", "toolCallId": "toolu_1", "isError": False}]
+    assert result.tool_metas == [ToolCallMeta("exec", "toolu_1", False)]
 
 
 async def test_permission_denied_by_policy_answers_deny_with_the_reason(rig: Rig) -> None:

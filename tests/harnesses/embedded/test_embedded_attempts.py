@@ -13,6 +13,7 @@ from embedded_support import APIS, Recorder, base_url, make_params, text_of
 from clawharness.config.schema import ToolsConfig
 from clawharness.harnesses.embedded import OpenClawHarness
 from clawharness.providers import STREAM_CUT_MESSAGE
+from clawharness.records.tool_calls import ToolCallMeta
 from clawharness.testing import ScriptedModelServer
 from clawharness.tools.approvals import ScriptedApprovalGate
 
@@ -57,7 +58,7 @@ async def test_text_turn_streams_and_mirrors_user_then_assistant(
     assert lifecycle[-1]["terminal"] == "ok"
     assert rec.streams("assistant")[-1]["text"] == "Hello there, friend"
     assert rec.streams("usage")
-    assert result.attempt_usage is not None and result.attempt_usage["output"] > 0
+    assert result.attempt_usage is not None and (result.attempt_usage.output or 0) > 0
 
 
 async def test_tool_call_then_answer(tmp_path: Path, api: str) -> None:
@@ -79,7 +80,7 @@ async def test_tool_call_then_answer(tmp_path: Path, api: str) -> None:
     assert tool_result["isError"] is False
     assert "the secret is 42" in text_of(tool_result)
     assert text_of(rec.mirrored[3]) == "It says 42."
-    assert result.tool_metas == [{"toolName": "read", "toolCallId": call["id"], "isError": False}]
+    assert result.tool_metas == [ToolCallMeta("read", call["id"], False)]
     assert [o["outcome"] for o in rec.observations] == ["success"]
     assert rec.observations[0]["executionStarted"] is True
     assert rec.observations[0]["arguments"] == {"path": "notes.txt"}
@@ -106,7 +107,7 @@ async def test_two_tool_calls_in_one_turn(tmp_path: Path, api: str) -> None:
     assert [m["toolCallId"] for m in rec.mirrored[2:4]] == ids
     assert (tmp_path / "a.txt").read_text() == "A"
     assert (tmp_path / "b" / "b.txt").read_text() == "B"
-    assert [m["isError"] for m in result.tool_metas] == [False, False]
+    assert [m.is_error for m in result.tool_metas] == [False, False]
 
 
 async def test_denied_tool_never_runs_and_model_sees_error(tmp_path: Path, api: str) -> None:
@@ -125,7 +126,7 @@ async def test_denied_tool_never_runs_and_model_sees_error(tmp_path: Path, api: 
     assert "deny" in text_of(tool_result)
     assert rec.observations[0]["executionStarted"] is False
     assert rec.observations[0]["outcome"] == "failure"
-    assert result.tool_metas[0]["isError"] is True
+    assert result.tool_metas[0].is_error is True
 
 
 async def test_refused_approval_never_runs(tmp_path: Path, api: str) -> None:

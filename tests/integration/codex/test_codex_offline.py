@@ -59,7 +59,8 @@ SCRIPT = textwrap.dedent('''
                 await harness.dispose()
                 await store.close()
             print(json.dumps({"links": links, "terminal": result.terminal.kind,
-                              "texts": result.assistant_texts, "tools": result.tool_metas}))
+                              "texts": result.assistant_texts,
+                              "tools": [m.to_wire() for m in result.tool_metas]}))
 
     sys.path.insert(0, sys.argv[4])
     from codex_rig import offline_config

@@ -237,7 +237,7 @@ async def test_host_tools_still_work_after_the_thread_resumes_in_a_new_process(
     result = await rig.harness.run_attempt(attempt.params)
     assert len(rig.harness.pool.pids) == 2
     assert result.terminal.kind == "ok" and result.assistant_texts == ["looked it up"]
-    assert result.tool_metas[0]["toolName"] == "lookup" and not result.tool_metas[0]["isError"]
+    assert result.tool_metas[0].tool_name == "lookup" and not result.tool_metas[0].is_error
     assert "lookup" in [t.get("name") for t in rig.model_requests()[1]["tools"]]
 
 

@@ -12,6 +12,7 @@ import pytest
 from codex_rig import AskFor, MakeRig, Operator
 
 from clawharness.harness.types import ToolCallContext, ToolSpec
+from clawharness.records.tool_calls import ToolCallMeta
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +34,7 @@ async def test_a_text_turn_streams_mirrors_and_completes(make_rig: MakeRig) -> N
     thread_id = result.extra["codexThreadId"]
     assert all(key.startswith(f"{thread_id}:") for key in attempt.mirrored)
     assert attempt.partials and attempt.partials[-1] == "Hello from the scripted model."
-    assert result.attempt_usage and result.attempt_usage["totalTokens"] > 0
+    assert result.attempt_usage is not None and (result.attempt_usage.total or 0) > 0
     # the prompt reached the model as the last user message of the request
     last = rig.model_requests()[-1]["input"][-1]
     assert last["role"] == "user" and last["content"][0]["text"] == "say hello"
@@ -69,8 +70,7 @@ async def test_a_shell_command_is_mirrored_as_a_tool_call_and_result(make_rig: M
     assert tool_result["details"]["exitCode"] == 3
     assert tool_result["isError"] is True
     # one meta shape for every harness: a failed call's meta says why (as the built-in's)
-    assert result.tool_metas == [{"toolName": "exec", "toolCallId": call["id"], "isError": True,
-                                  "error": "exit code 3"}]
+    assert result.tool_metas == [ToolCallMeta("exec", call["id"], True, "exit code 3")]
     (observation,) = attempt.observations
     assert observation["outcome"] == "failure" and observation["executionStarted"] is True
     assert observation["nativeMutation"]["mutatingAction"] is True
@@ -114,7 +114,7 @@ async def test_a_declined_command_does_not_run_and_the_turn_goes_on(make_rig: Ma
     assert tool_result["isError"] is True and tool_result["details"]["status"] == "declined"
     (observation,) = attempt.observations
     assert observation["executionStarted"] is False and observation["outcome"] == "failure"
-    assert result.tool_metas[0]["isError"] is True
+    assert result.tool_metas[0].is_error is True
     assert result.assistant_texts == ["could not create it"]
     # the model was told the command was rejected
     assert "rejected" in json.dumps(rig.model_requests()[-1]["input"][-1])
@@ -182,8 +182,7 @@ async def test_a_host_tool_is_offered_as_a_dynamic_tool_and_executed(
     assert call["name"] == "weather" and call["arguments"] == {"city": "Oslo"}
     (tool_result,) = attempt.tool_results()
     assert tool_result["content"][0]["text"] == "weather in Oslo: sunny"
-    assert result.tool_metas == [{"toolName": "weather", "toolCallId": call["id"],
-                                  "isError": False}]
+    assert result.tool_metas == [ToolCallMeta("weather", call["id"], False)]
     assert attempt.observations[0]["outcome"] == "success"
     assert "nativeMutation" not in attempt.observations[0]
 
@@ -235,7 +234,7 @@ async def test_a_denied_host_tool_is_not_executed_and_the_model_is_told(
     assert ran == []
     assert "was not run" in json.dumps(rig.model_requests()[-1]["input"][-1])
     assert attempt.observations[0]["executionStarted"] is False
-    assert result.tool_metas[0]["isError"] is True
+    assert result.tool_metas[0].is_error is True
 
 
 async def test_an_http_500_fails_the_turn_and_the_thread_stays_usable(

@@ -10,6 +10,7 @@ from _host import new_session
 from binding_clock import FakeClock
 
 from clawharness.errors import AgentHarnessSessionSupersededError
+from clawharness.records.session_meta import SessionMeta
 from clawharness.sessions.bindings import (
     AcquisitionRejectedError,
     GenerationRecordCodec,
@@ -143,7 +144,7 @@ async def test_host_authority_states(store: SqliteStore) -> None:
     with pytest.raises(AgentHarnessSessionSupersededError, match="s-0"):
         stale.assert_current()
     # The host rotates the generation while we wait: verify() notices.
-    await store.update_session(KEY, session_id="s-2", meta={"previousSessionId": "s-1"})
+    await store.update_session(KEY, session_id="s-2", meta=SessionMeta(previous_session_id="s-1"))
     with pytest.raises(AgentHarnessSessionSupersededError):
         await current.verify()
 
@@ -179,7 +180,7 @@ async def test_resolve_adopts_the_verified_predecessor_after_compaction(
         store: SqliteStore, bindings: SessionGenerationBindings[Binding]) -> None:
     await new_session(store, KEY, "s-1")
     await bindings.set(ident("s-1"), {"threadId": "t"})
-    await store.update_session(KEY, session_id="s-2", meta={"previousSessionId": "s-1"})
+    await store.update_session(KEY, session_id="s-2", meta=SessionMeta(previous_session_id="s-1"))
     resolved = await resolve_native_session_binding(store, bindings, ident("s-2"))
     assert resolved.binding == {"threadId": "t"}
     assert resolved.authority.previous_session_id == "s-1"
@@ -205,7 +206,7 @@ async def test_host_rotation_during_the_predecessor_wait_is_not_bridged(
     await new_session(store, KEY, "previous")
     await bindings.set(ident("previous"), {"threadId": "t"})
     await store.update_session(KEY, session_id="current",
-                               meta={"previousSessionId": "previous"})
+                               meta=SessionMeta(previous_session_id="previous"))
     ops = bindings.operations(ident("current"))
     started, release = asyncio.Event(), asyncio.Event()
     prepare = ops.bindings.prepare_session_generation_reclaim
@@ -218,7 +219,7 @@ async def test_host_rotation_during_the_predecessor_wait_is_not_bridged(
     ops.bindings.prepare_session_generation_reclaim = slow_prepare  # type: ignore[method-assign]
     outcome = asyncio.create_task(reclaim_native_session_generation(store, ops))
     await started.wait()
-    await store.update_session(KEY, session_id="next", meta={"previousSessionId": "current"})
+    await store.update_session(KEY, session_id="next", meta=SessionMeta(previous_session_id="current"))
     release.set()
     with pytest.raises(AgentHarnessSessionSupersededError):
         await outcome

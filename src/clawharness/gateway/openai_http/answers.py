@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
+from clawharness.records.usage import Usage
 from clawharness.runs import RunResult
 from clawharness.store import TranscriptEntry
 
@@ -137,17 +138,11 @@ def _optional(data: Mapping[str, Any], name: str) -> str | None:
     return value
 
 
-def _tokens(usage: Mapping[str, Any] | None) -> tuple[int, int]:
-    """(input, output) tokens from a turn's usage, whichever spelling the runtime used."""
-    def pick(*names: str) -> int:
-        for name in names:
-            value = (usage or {}).get(name)
-            if isinstance(value, int):
-                return value
-        return 0
-
-    return (pick("input", "inputTokens", "input_tokens", "prompt_tokens"),
-            pick("output", "outputTokens", "output_tokens", "completion_tokens"))
+def _tokens(usage: Usage | None) -> tuple[int, int]:
+    """(input, output) tokens of a turn's usage (0 where it reported none)."""
+    if usage is None:
+        return 0, 0
+    return usage.input or 0, usage.output or 0
 
 
 def answer_of(ended: RunResult) -> TurnAnswer:
@@ -168,7 +163,7 @@ def answer_of(ended: RunResult) -> TurnAnswer:
         return TurnAnswer(False, "", "failed", error=result.error or "the turn failed",
                           error_type=result.error_type, input_tokens=given,
                           output_tokens=taken, tools_ran=tools_ran)
-    texts = [str(p.get("text")) for p in result.payloads if p.get("text")]
+    texts = [p.text for p in result.payloads if p.text]
     text = "\n\n".join(texts) or result.text
     if result.terminal != "ok":
         ending: Ending = "timeout" if result.terminal == "timeout" else "aborted"

@@ -41,7 +41,7 @@ async def complete_once(transport: ModelTransport, params: Any) -> dict[str, Any
     thinking: list[str] = []
     calls: list[dict[str, Any]] = []
     stop = "error"
-    usage: dict[str, int] = {}
+    usage: dict[str, Any] = {}
     error: str | None = None
     try:
         async with asyncio.timeout(max(params.timeout_ms, 1) / 1000):
@@ -55,8 +55,7 @@ async def complete_once(transport: ModelTransport, params: Any) -> dict[str, Any
                                   "arguments": event.arguments})
                 elif isinstance(event, Done):
                     stop = event.stop_reason
-                    usage = {"input": event.usage.input, "output": event.usage.output,
-                             "totalTokens": event.usage.input + event.usage.output}
+                    usage = event.usage.to_wire()
     except ProviderError as exc:
         error = str(exc)
     content: list[dict[str, Any]] = []

@@ -79,9 +79,10 @@ class EmbeddedAttempt:
         self.pending: list[ContentBlock] = []
         self.phase = "prompt"
         self.assistant_texts: list[str] = []
-        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
+        #: the attempt's token totals over its model calls
+        self.usage = Usage.zero()
         self.arg_errors: dict[str, str] = {}
-        self.last_usage = Usage()
+        self.last_usage = Usage.counted()
         #: the tools the caller runs (`ToolSpec.executed_by_caller`), and the calls of
         #: them the attempt ended with, pending (`AttemptResult.client_tool_calls`)
         self.caller_tools = frozenset(t.name for t in params.tools if t.executed_by_caller)
@@ -132,7 +133,7 @@ class EmbeddedAttempt:
             last_assistant=last,
             tool_metas=self.tool_calls.metas,
             last_tool_error=self.tool_calls.last_tool_error,
-            attempt_usage=dict(self.usage),
+            attempt_usage=self.usage,
             client_tool_calls=list(self.client_calls) or None,
             agent_harness_id=HARNESS_ID,
             transcript_mirrored=p.mirror is not None,
@@ -281,21 +282,13 @@ class EmbeddedAttempt:
             raise ProviderError(STREAM_CUT_MESSAGE)
         self.builder = None
         self.last_usage = done.usage
-        self.add_usage(done.usage)
+        self.usage = self.usage.plus(done.usage)
         if events:
-            await self.emit("usage", {**done.usage.as_dict(), "attempt": dict(self.usage)})
+            await self.emit("usage", {**done.usage.to_wire(), "attempt": self.usage.to_wire()})
         message = builder.message(done.stop_reason, done.usage)
         if builder.text:
             self.assistant_texts.append(builder.text)
         return message
-
-    def add_usage(self, usage: Usage) -> None:
-        """Add one call's tokens to the attempt's totals."""
-        totals = self.usage
-        totals["input"] += usage.input
-        totals["output"] += usage.output
-        totals["cacheRead"] += usage.cache_read
-        totals["totalTokens"] += usage.total
 
     # --- tools ----------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
     user        {"role": "user", "content": [{"type": "text", "text"} | image...], "timestamp"}
     assistant   {"role": "assistant", "content": [text | thinking | toolCall blocks],
-                 "stopReason", "usage": {"input", "output", "totalTokens"}, "provider",
-                 "model", "api", "timestamp", "errorMessage"?}
+                 "stopReason", "usage": {"input", "output", "cacheRead"?, "totalTokens"},
+                 "provider", "model", "api", "timestamp", "errorMessage"?}
     toolResult  {"role": "toolResult", "toolCallId", "toolName", "content": [text blocks],
                  "isError", "details"?, "timestamp"}
 """
@@ -132,7 +132,7 @@ class AssistantBuilder:
             "role": "assistant",
             "content": content,
             "stopReason": stop_reason,
-            "usage": (usage or Usage()).as_dict(),
+            "usage": (usage or Usage.counted()).to_wire(),
             "provider": self._provider,
             "model": self._model,
             "api": self._api,

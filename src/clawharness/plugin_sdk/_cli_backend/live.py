@@ -15,6 +15,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     ContentBlock,
     Message,
+    Usage,
 )
 from clawharness.plugin_sdk.agent_harness_process import (
     ChildProcess,
@@ -46,17 +47,17 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def usage_of(usage: Mapping[str, Any]) -> dict[str, int]:
-    """Anthropic-style token counts in the host's usage shape."""
+def usage_of(usage: Mapping[str, Any]) -> Usage:
+    """Anthropic-style token counts as a `Usage` (its total counts the cached input too,
+    as the CLI reports it)."""
 
     def count(name: str) -> int:
         value = usage.get(name)
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
-    found = {"input": count("input_tokens"), "output": count("output_tokens"),
-             "cacheRead": count("cache_read_input_tokens")}
-    found["totalTokens"] = found["input"] + found["output"] + found["cacheRead"]
-    return found
+    input, output, cached = (count("input_tokens"), count("output_tokens"),
+                             count("cache_read_input_tokens"))
+    return Usage(input=input, output=output, cache_read=cached, total=input + output + cached)
 
 
 async def maybe_await(value: Any) -> Any:

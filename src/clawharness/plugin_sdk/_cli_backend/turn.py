@@ -47,6 +47,7 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     ContentBlock,
     Message,
+    Usage,
 )
 from clawharness.plugin_sdk.agent_harness_process import (
     InputLimitError,
@@ -397,18 +398,8 @@ class CliTurn(NativeTurn):
         return False
 
     def add_usage(self, usage: Mapping[str, Any] | None) -> None:
-        if not usage:
-            return
-
-        def count(name: str) -> int:
-            value = usage.get(name)
-            return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-        self.usage["input"] += count("input_tokens")
-        self.usage["output"] += count("output_tokens")
-        self.usage["cacheRead"] += count("cache_read_input_tokens")
-        self.usage["totalTokens"] = (self.usage["input"] + self.usage["output"]
-                                     + self.usage["cacheRead"])
+        if usage:
+            self.usage = self.usage.plus(usage_of(usage))
 
     def note_progress(self, *, tool: bool) -> None:
         if self.recovery is not None:
@@ -434,7 +425,7 @@ class CliTurn(NativeTurn):
         if self.pending is None:
             self.pending = {
                 "role": "assistant", "content": [], "stopReason": "stop",
-                "usage": {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0},
+                "usage": Usage.zero().to_wire(),
                 "provider": self.p.provider, "model": self.p.model_id, "api": self.spec.api,
                 "timestamp": now_ms()}
             self.pending_id = event.message_id
@@ -456,7 +447,7 @@ class CliTurn(NativeTurn):
                     await self.emit("tool", {"phase": "start", "name": canonical,
                                              "toolCallId": block.id, "args": dict(block.input)})
         if event.usage:
-            self.pending["usage"] = usage_of(event.usage)
+            self.pending["usage"] = usage_of(event.usage).to_wire()
         if event.error:
             self.pending["stopReason"] = "error"
             self.pending["errorMessage"] = event.error

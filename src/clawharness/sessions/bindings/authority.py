@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from clawharness.errors import AgentHarnessSessionSupersededError
 from clawharness.store import SessionStore
@@ -77,13 +77,8 @@ class HostGenerationAuthority:
             raise self._superseded_error(self.identity.session_id) from exc
         self.assert_current()
         if entry is None or entry.session_id != self.identity.session_id \
-                or _previous_of(entry.meta) != self.previous_session_id:
+                or entry.meta.previous_session_id != self.previous_session_id:
             raise self._superseded_error(self.identity.session_id)
-
-
-def _previous_of(meta: dict[str, Any]) -> str | None:
-    previous = meta.get("previousSessionId")
-    return previous if isinstance(previous, str) and previous else None
 
 
 async def capture_native_session_generation_authority(
@@ -105,7 +100,7 @@ async def capture_native_session_generation_authority(
             if entry is None:
                 state = "ephemeral"
             elif entry.session_id == identity.session_id:
-                state, previous = "current", _previous_of(entry.meta)
+                state, previous = "current", entry.meta.previous_session_id
             else:
                 state = "superseded"
         if assert_current is not None:

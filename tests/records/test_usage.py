@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawharness.attempt.usage import ContextUsage, NormalizedUsage, UsageCost, normalize_usage
+from clawharness.records.usage import ContextUsage, Usage, UsageCost, normalize_usage
 
 
 def test_openai_cached_tokens_are_taken_out_of_input() -> None:
@@ -14,14 +14,14 @@ def test_openai_cached_tokens_are_taken_out_of_input() -> None:
             "cost": {"total": 0, "input": 0.5, "output": 0},
         }
     )
-    assert usage == NormalizedUsage(input=70, output=5, cache_read=30,
+    assert usage == Usage(input=70, output=5, cache_read=30,
                                     cost=UsageCost(total=0, input=0.5))
 
 
 def test_anthropic_cache_counts_are_separate_from_input() -> None:
     usage = normalize_usage({"input_tokens": 10, "output_tokens": 5,
                              "cache_read_input_tokens": 2, "cache_creation_input_tokens": 4})
-    assert usage == NormalizedUsage(input=10, output=5, cache_read=2, cache_write=4)
+    assert usage == Usage(input=10, output=5, cache_read=2, cache_write=4)
 
 
 def test_a_cli_counting_cache_inside_input_reports_uncached_input() -> None:
@@ -31,7 +31,7 @@ def test_a_cli_counting_cache_inside_input_reports_uncached_input() -> None:
 
 def test_counts_are_clamped_and_truncated_and_strings_are_not_counts() -> None:
     usage = normalize_usage({"input_tokens": -5, "output_tokens": "3", "total": 7.9})
-    assert usage == NormalizedUsage(input=0, total=7)
+    assert usage == Usage(input=0, total=7)
 
 
 def test_nothing_usable_is_none() -> None:
@@ -49,4 +49,24 @@ def test_context_usage_needs_consistent_figures() -> None:
                                                               "promptTokens": 9, "totalTokens": 5}})
     assert inverted is not None and inverted.context_usage is None
     unavailable = normalize_usage({"contextUsage": {"state": "unavailable"}})
-    assert unavailable == NormalizedUsage(context_usage=ContextUsage("unavailable"))
+    assert unavailable == Usage(context_usage=ContextUsage("unavailable"))
+
+
+def test_the_wire_shape_is_the_original_transcript_usage_with_absent_counts_left_out() -> None:
+    assert Usage.zero().to_wire() == {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
+    assert Usage(input=3, cache_write=2).to_wire() == {"input": 3, "cacheWrite": 2}
+    # the wire shape reads back as the same usage
+    usage = Usage(input=12, output=5, cache_read=1, cache_write=2, total=17)
+    assert normalize_usage(usage.to_wire()) == usage
+
+
+def test_a_transport_call_counts_input_plus_output_as_its_total() -> None:
+    assert Usage.counted(10, 4) == Usage(input=10, output=4, total=14)
+    assert Usage.counted(10, 4, 3).to_wire() == {"input": 10, "output": 4, "cacheRead": 3,
+                                                 "totalTokens": 14}
+
+
+def test_totals_add_each_reported_count_and_keep_unreported_ones_absent() -> None:
+    totals = Usage.zero().plus(Usage.counted(10, 4)).plus(Usage(input=1, cache_write=2))
+    assert totals == Usage(input=11, output=4, cache_read=0, cache_write=2, total=14)
+    assert Usage().plus(Usage()) == Usage()

@@ -1,11 +1,19 @@
-"""Normalize provider token-usage payloads into one shape.
+"""Token usage: the one `Usage` record, read from any spelling, written in one shape.
 
-Providers report usage under many names (`input_tokens`, `prompt_tokens`,
-`cache_read_input_tokens`, `prompt_tokens_details.cached_tokens`, …). `NormalizedUsage`
-has `input`, `output`, `cache_read`, `cache_write` and `total`, plus `cache_write_1h`,
-`cost`, `context_usage` and `reasoning_tokens` when known. When a provider counts
-cached tokens inside its input figure, they are subtracted so `input` means uncached
-input. The payload is arbitrary JSON: every field is read with an explicit check.
+Every producer (a model transport's call, a harness's attempt totals) and every consumer
+(the turn result, spans, the gateway, the OpenAI-compatible HTTP API, the inspector)
+uses `Usage`. Its fields are `input`, `output`, `cache_read`, `cache_write` and `total`,
+plus `cache_write_1h`, `cost`, `context_usage` and `reasoning_tokens` when known; None
+where nothing was reported.
+
+- `normalize_usage(raw)` reads what providers and plugin harnesses report under many
+  names (`input_tokens`, `prompt_tokens`, `cache_read_input_tokens`,
+  `prompt_tokens_details.cached_tokens`, ...). When a provider counts cached tokens
+  inside its input figure, they are subtracted so `input` means uncached input. The
+  payload is arbitrary JSON: every field is read with an explicit check.
+- `Usage.to_wire()` is the one JSON shape, the original's transcript usage
+  (`{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}`, absent figures left
+  out): transcript messages, `agent --json`, gateway frames and stored turn records.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from typing import Final, Literal
 
 from clawharness._json import JsonValue
 
-__all__ = ["ContextUsage", "NormalizedUsage", "UsageCost", "normalize_usage"]
+__all__ = ["ContextUsage", "Usage", "UsageCost", "normalize_usage"]
 
 #: token counts are capped at the largest integer every JSON reader holds exactly
 _MAX_EXACT_JSON_INTEGER: Final = 2**53 - 1
@@ -46,7 +54,7 @@ class UsageCost:
 
 
 @dataclass(frozen=True, slots=True)
-class NormalizedUsage:
+class Usage:
     """Token usage in one shape; None where the provider did not report a figure."""
 
     input: int | None = None
@@ -58,6 +66,50 @@ class NormalizedUsage:
     cost: UsageCost | None = None
     context_usage: ContextUsage | None = None
     reasoning_tokens: int | None = None
+
+    @classmethod
+    def counted(cls, input: int = 0, output: int = 0, cache_read: int | None = None) -> Usage:
+        """One model call's counts as a transport reads them: `total` is input plus
+        output (cached input is reported beside them, when the transport knows it)."""
+        return cls(input=input, output=output, cache_read=cache_read, total=input + output)
+
+    @classmethod
+    def zero(cls) -> Usage:
+        """An attempt's totals before its first model call: every count 0."""
+        return cls(input=0, output=0, cache_read=0, total=0)
+
+    def plus(self, other: Usage) -> Usage:
+        """The token counts of both (an attempt's totals over its calls); a figure
+        neither reported stays None. Cost and context usage are per call: not summed."""
+        return Usage(
+            input=_sum(self.input, other.input), output=_sum(self.output, other.output),
+            cache_read=_sum(self.cache_read, other.cache_read),
+            cache_write=_sum(self.cache_write, other.cache_write),
+            total=_sum(self.total, other.total),
+            cache_write_1h=_sum(self.cache_write_1h, other.cache_write_1h),
+            reasoning_tokens=_sum(self.reasoning_tokens, other.reasoning_tokens),
+        )
+
+    def to_wire(self) -> dict[str, JsonValue]:
+        """The usage as the original's transcript writes it: the token counts reported,
+        under `input`, `output`, `cacheRead`, `cacheWrite`, `totalTokens`."""
+        out: dict[str, JsonValue] = {}
+        for name, key in _WIRE_COUNTS:
+            value = getattr(self, name)
+            if value is not None:
+                out[key] = value
+        return out
+
+
+#: the wire keys of the token counts, in their order
+_WIRE_COUNTS: Final = (("input", "input"), ("output", "output"), ("cache_read", "cacheRead"),
+                       ("cache_write", "cacheWrite"), ("total", "totalTokens"))
+
+
+def _sum(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
 
 
 def _get(value: JsonValue, path: _Path) -> JsonValue:
@@ -101,7 +153,7 @@ def _token_count(value: JsonValue) -> int | None:
     return min(math.trunc(numeric), _MAX_EXACT_JSON_INTEGER)
 
 
-def normalize_usage(raw: JsonValue) -> NormalizedUsage | None:
+def normalize_usage(raw: JsonValue) -> Usage | None:
     """The normalized usage, or None when nothing usable was reported."""
     if not isinstance(raw, dict):
         return None
@@ -138,7 +190,7 @@ def normalize_usage(raw: JsonValue) -> NormalizedUsage | None:
         read_part = (cache_read or 0) if read_in_input else 0
         write_part = (cache_write or 0) if direct_input is None and write_in_input else 0
         input_tokens = _token_count(raw_input - read_part - write_part)
-    usage = NormalizedUsage(
+    usage = Usage(
         input=input_tokens,
         output=_token_count(_first(
             raw, ("output",), ("outputTokens",), ("output_tokens",), ("completionTokens",),
