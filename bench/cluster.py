@@ -287,7 +287,7 @@ async def _sustain(front: Any, keys: list[str], meter: CpuMeter, *, warm_s: floa
             if bounds[0] <= at < bounds[-1]:
                 counts[int((at - bounds[0]) // window_s)] += 1
                 timed += 1
-                local += bool(result.extra["cluster"]["local"])
+                local += bool(result.cluster and result.cluster.local)
 
     async def metered() -> None:
         await asyncio.sleep(warm_s)
@@ -329,7 +329,7 @@ async def throughput(rig: Rig, sessions: int, workers: int, *, rounds: int,
                 rates.append(sessions / (time.perf_counter() - began))
                 assert all(r.terminal == "ok" for r in results)
                 if not windows:
-                    local += sum(1 for r in results if r.extra["cluster"]["local"])
+                    local += sum(1 for r in results if r.cluster and r.cluster.local)
                     timed += sessions
             if windows:
                 window_rates, timed, local = await _sustain(

@@ -41,7 +41,7 @@ async def test_a_codex_session_resumes_its_thread_on_the_surviving_worker(make_r
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         first = await front.run_turn("codex", "say hello")
         assert (first.terminal, first.text, first.runtime) == ("ok", "hello from codex", "codex")
-        assert first.extra["cluster"]["worker"] == "w1"
+        assert first.cluster.worker == "w1"
         [binding] = [r for r in await front.store.state_list("codex.bindings")
                      if "agent:main:codex" in r.key]
         rig.start_worker("w2")
@@ -49,7 +49,7 @@ async def test_a_codex_session_resumes_its_thread_on_the_surviving_worker(make_r
         assert w1.wait(timeout=10) == -signal.SIGKILL
         second = await front.run_turn("codex", "again")
         assert (second.terminal, second.text) == ("ok", "second answer"), second.error
-        assert second.extra["cluster"]["worker"] == "w2"
+        assert second.cluster.worker == "w2"
         assert second.warnings == ()  # resumed, not started over
         [after] = [r for r in await front.store.state_list("codex.bindings")
                    if "agent:main:codex" in r.key]
@@ -86,7 +86,7 @@ async def test_codex_asking_for_approval_on_a_worker_is_answered_by_the_fronts_g
     async with Host.from_config(rig.config_path, env=rig.env()) as front:
         result = await front.run_turn("codex", "touch it", TurnOptions(approvals=gate))
     assert (result.terminal, result.runtime) == ("ok", "codex"), result.error
-    assert result.extra["cluster"]["worker"] == "w1"
+    assert result.cluster.worker == "w1"
     # Codex's request crossed from the worker's app-server to the front and back
     [asked] = gate.asked
     assert asked.tool_name == "exec" and "touch approved.txt" in asked.arguments["command"]

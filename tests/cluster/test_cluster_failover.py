@@ -70,8 +70,8 @@ async def _killed_mid_call(rig: ClusterRig, workers: dict[str, Any], log: Path) 
         survivor = "w2" if doomed == "w1" else "w1"
         assert result.terminal == "ok", result.error
         assert result.text == "The append was interrupted; I did not repeat it."
-        assert result.extra["cluster"]["worker"] == survivor
-        assert result.extra["resumedRun"] is True  # it continued the lost run
+        assert result.cluster.worker == survivor
+        assert result.resumed_run is True  # it continued the lost run
         assert log.read_text() == "appended\n"  # exactly once
         entries = await front.history("s")
     assert [e.role for e in entries] == ["user", "assistant", "toolResult", "assistant"]

@@ -103,7 +103,7 @@ async def test_a_plugin_harness_on_a_worker_asks_the_fronts_caller_and_hears_the
             front.run_turn("s", "go", TurnOptions(user_input=channel)), 60)
     assert (result.terminal, result.text, result.runtime) == ("ok", said, "asking"), \
         result.error
-    assert result.extra["cluster"]["worker"] == "w1"
+    assert result.cluster.worker == "w1"
     [prompt] = channel.heard  # asked once, on the front, with the question whole
     assert prompt.run_id == result.run_id and prompt.session_key == "agent:main:s"
     [question] = prompt.questions
