@@ -35,8 +35,8 @@ async def test_a_ghost_agent_cannot_run_what_main_denies(scripted_host: Any,
     assert not (tmp_path / "workspace" / "escaped").exists()
     # the configured agent runs, under its own deny list
     result = await host.run_turn("agent:main:x", "run it")
-    assert result.tool_calls[0]["ok"] is False
-    assert "agents.entries.main.tools.deny" in result.tool_calls[0]["error"]
+    assert result.tool_calls[0].is_error is True
+    assert "agents.entries.main.tools.deny" in (result.tool_calls[0].error or "")
     assert not (tmp_path / "workspace" / "escaped").exists()
 
 
