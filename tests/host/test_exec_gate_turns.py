@@ -68,7 +68,7 @@ async def test_the_worst_cases_run_nothing_through_a_turn(
         tools={"exec": {"security": "allowlist", "ask": ask, "allowlist": allowlist}},
         agents=unsandboxed(tmp_path))
     result = await host.run_turn("agent:main:worst", "try them")
-    assert [call["ok"] for call in result.tool_calls] == [False] * len(cases)
+    assert [call.is_error for call in result.tool_calls] == [True] * len(cases)
     texts = await tool_texts(host, "agent:main:worst")
     assert len(texts) == len(cases)
     for (command, _), text in zip(cases, texts, strict=True):

@@ -196,7 +196,7 @@ async def test_a_required_sandbox_with_no_backend_refuses_the_command(
         result = await host.run_turn(KEY, "run it")
         [refusal] = await tool_results(host, KEY)
     assert result.text == "refused"
-    assert result.tool_calls[0]["ok"] is False
+    assert result.tool_calls[0].is_error is True
     assert "agents.defaults.sandbox.mode asks for a sandbox and none works here" in refusal
     assert "bwrap is not on PATH" in refusal
     assert not marker.exists()
