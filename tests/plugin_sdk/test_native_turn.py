@@ -13,6 +13,7 @@ from clawharness.plugin_sdk.agent_harness_runtime import NativeTurn
 from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest, text_result
 from clawharness.plugin_sdk.testing import RecordingMirror, attempt_params
 from clawharness.records.tool_calls import ToolCallMeta
+from clawharness.records.usage import Usage
 
 
 class KeyedTurn(NativeTurn):
@@ -63,7 +64,7 @@ def test_the_result_is_built_from_the_record(tmp_path: Path) -> None:
         reply = assistant_message("hello")
         await turn.settle(reply, turn.message_key("assistant:1"))
         turn.assistant_texts.append("hello")
-        turn.usage["output"] = 3
+        turn.usage = turn.usage.plus(Usage(output=3))
 
     asyncio.run(run())
     result = turn.result(AttemptTerminal.ok(), native_session_id="native-1",
@@ -71,7 +72,7 @@ def test_the_result_is_built_from_the_record(tmp_path: Path) -> None:
     assert result.messages_snapshot == turn.new_messages and result.transcript_mirrored
     assert result.assistant_texts == ["hello"] and result.last_assistant == turn.new_messages[0]
     assert result.extra == {"nativeSessionId": "native-1", "demoTurn": 7}
-    assert result.attempt_usage is not None and result.attempt_usage["output"] == 3
+    assert result.usage is not None and result.usage.output == 3
     assert result.session_id_used == params.session_id and result.agent_harness_id == "demo"
     assert mirror.keys == [f"demo:{params.run_id}:assistant:1"]
     assert turn.result(AttemptTerminal.ok(), usage=False).attempt_usage is None

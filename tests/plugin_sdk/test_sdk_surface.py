@@ -24,7 +24,7 @@ SURFACE: dict[str, frozenset[str]] = {
         "SupportContext", "SupportResult", "Supported", "Unsupported",
         # the attempt
         "AttemptParams", "AttemptResult", "AttemptTerminal", "AgentEvent", "ResolvedModel",
-        "ToolSpec", "ToolResult", "Usage",
+        "ToolSpec", "ToolResult",
         # the transcript and open JSON
         "Message", "ContentBlock", "user_message", "assistant_message",
         "tool_result_message", "message_text", "JsonValue", "JsonObject",
@@ -82,7 +82,6 @@ OWNED_FROM_THE_HOST: dict[str, str] = {
     "clawharness.errors": "the one error tree (a harness raises and catches these)",
     "clawharness.limits": "the host's input limits",
     "clawharness.harness.types": "the harness contract's records, shared with the host",
-    "clawharness.records": "the typed records a harness returns (its token usage)",
     "clawharness.harness.tool_spec": "the host tools an attempt offers",
     "clawharness.harness.messages": "the transcript's message shape",
     "clawharness.harness.mcp_servers": "MCP servers as the host configured them",

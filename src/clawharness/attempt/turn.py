@@ -660,7 +660,7 @@ class TurnRunner:
         plugins.after_turn(AgentEnd(
             AgentEndEvent(run_id=run_id, session_key=session_key,
                           terminal=result.terminal.kind, text=text, tool_metas=tool_calls,
-                          usage=result.attempt_usage),
+                          usage=result.usage),
             AgentEndContext(run_id=run_id, agent_id=agent_id, session_key=session_key,
                             session_id=record.session_id,
                             harness_id=decision.selected_harness_id,
@@ -674,7 +674,7 @@ class TurnRunner:
             session_key=session_key, session_id=record.session_id, run_id=run_id,
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
-            tool_calls=tool_calls, usage=result.attempt_usage,
+            tool_calls=tool_calls, usage=result.usage,
             # what every front shows of a failure: a provider echoing its key is masked
             error=_redacted(failure.message if failure else result.terminal.error),
             duration_ms=(time.perf_counter() - started) * 1000,

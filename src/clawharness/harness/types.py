@@ -40,7 +40,7 @@ from clawharness.harness.tool_spec import (
 )
 from clawharness.records.tool_calls import ToolCallMeta
 from clawharness.records.turn_result import TerminalKind
-from clawharness.records.usage import Usage
+from clawharness.records.usage import Usage, normalize_usage
 from clawharness.runtime_plan import AgentRuntimePlan
 
 __all__ = [
@@ -316,9 +316,10 @@ class AttemptResult:
     messaging_tool_sent_targets: list[dict[str, JsonValue]] = field(default_factory=list)
     tool_media_urls: list[str] = field(default_factory=list)
     host_owned_tool_media_urls: list[str] = field(default_factory=list)
-    #: the attempt's token totals (a plugin may still report a dict of any spelling: the
-    #: host's result validation reads it with `normalize_usage`)
-    attempt_usage: Usage | None = None
+    #: the attempt's token totals: a `Usage`, or the original's open record of token
+    #: counts in any spelling (`{"input", "output", "cacheRead", "totalTokens"}`, ...);
+    #: the host's result validation makes it a `Usage`, and `usage` reads it as one
+    attempt_usage: Usage | Mapping[str, JsonValue] | None = None
     agent_harness_id: str | None = None
     agent_harness_result_classification: str | None = None
     runtime_artifact: RuntimeArtifact | None = None
@@ -333,9 +334,18 @@ class AttemptResult:
     #: knows and checks each value's type
     extra: dict[str, object] = field(default_factory=dict)
 
+    @property
+    def usage(self) -> Usage | None:
+        """The token totals as a `Usage` (a reported record read with `normalize_usage`)."""
+        usage = self.attempt_usage
+        if usage is None or isinstance(usage, Usage):
+            return usage
+        return normalize_usage(dict(usage))
+
     @classmethod
     def reply(cls, session_id_used: str, text: str, *, agent_harness_id: str | None = None,
-              attempt_usage: Usage | None = None, stop_reason: str = "stop",
+              attempt_usage: Usage | Mapping[str, JsonValue] | None = None,
+              stop_reason: str = "stop",
               provider: str | None = None, model: str | None = None) -> AttemptResult:
         """A finished attempt that answered `text`: one assistant message in the
         transcript and the same text as the reply."""

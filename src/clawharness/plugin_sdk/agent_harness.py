@@ -17,8 +17,7 @@ The attempt: `run_attempt(params)`
     `AttemptParams` (frozen; the prompt, the `ResolvedModel`, tools as `ToolSpec`s, the
     transcript so far, the callbacks) in, an `AttemptResult` with an `AttemptTerminal` out; progress
     goes to `params.on_agent_event` as `AgentEvent`s. A host tool returns a `ToolResult`
-    (`{"content": [ContentBlock, ...], "isError"?: bool, "details"?: JSON}`). The attempt's
-    token totals are a `Usage` (`Usage.zero()`, then `.plus(...)` per model call).
+    (`{"content": [ContentBlock, ...], "isError"?: bool, "details"?: JSON}`).
 
 The transcript
     `Message` and `ContentBlock` type transcript messages (JSON in the wire shape);
@@ -76,7 +75,6 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Unsupported",
-    "Usage",
     "assistant_message",
     "define_plugin_entry",
     "message_text",

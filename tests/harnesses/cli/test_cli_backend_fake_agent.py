@@ -76,7 +76,7 @@ async def test_text_turn_streams_mirrors_with_keys_and_records_the_binding(rig: 
     assert rec.partials == ["hello ", "hello brave ", "hello brave world "]
     assert rec.roles() == ["user", "assistant"]
     assert len(set(rec.keys())) == 2
-    assert result.attempt_usage is not None and result.attempt_usage.input == 5
+    assert result.usage is not None and result.usage.input == 5
     binding = await harness.binding("main", "agent:main:main")
     assert binding is not None and binding["nativeSessionId"] == result.extra["nativeSessionId"]
     assert binding["hostSessionId"] == "host-session-1"

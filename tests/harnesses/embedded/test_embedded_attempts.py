@@ -58,7 +58,7 @@ async def test_text_turn_streams_and_mirrors_user_then_assistant(
     assert lifecycle[-1]["terminal"] == "ok"
     assert rec.streams("assistant")[-1]["text"] == "Hello there, friend"
     assert rec.streams("usage")
-    assert result.attempt_usage is not None and (result.attempt_usage.output or 0) > 0
+    assert result.usage is not None and (result.usage.output or 0) > 0
 
 
 async def test_tool_call_then_answer(tmp_path: Path, api: str) -> None:

@@ -34,7 +34,7 @@ async def test_a_text_turn_streams_mirrors_and_completes(make_rig: MakeRig) -> N
     thread_id = result.extra["codexThreadId"]
     assert all(key.startswith(f"{thread_id}:") for key in attempt.mirrored)
     assert attempt.partials and attempt.partials[-1] == "Hello from the scripted model."
-    assert result.attempt_usage is not None and (result.attempt_usage.total or 0) > 0
+    assert result.usage is not None and (result.usage.total or 0) > 0
     # the prompt reached the model as the last user message of the request
     last = rig.model_requests()[-1]["input"][-1]
     assert last["role"] == "user" and last["content"][0]["text"] == "say hello"

@@ -30,7 +30,6 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     Message,
     ToolSpec,
-    Usage,
 )
 from clawharness.plugin_sdk.agent_harness_telemetry import capture_trace_context
 from clawharness.plugin_sdk.agent_harness_tool_runtime import ToolCallRequest, ToolCalls
@@ -86,8 +85,9 @@ class CodexTurn:
         self.texts: dict[str, str] = {}
         self.messages: list[Message] = []
         self.assistant_texts: list[str] = []
-        #: the turn's token totals (`thread/tokenUsage/updated`, per model call)
-        self.usage = Usage.zero()
+        #: the turn's token totals (`thread/tokenUsage/updated`, per model call), reported
+        #: in the original's spelling (the host reads them as a `Usage`)
+        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
         self.error_message: str | None = None
         self.interrupt_reason: object | None = None
         self.mirrored_items: set[str] = set()
@@ -319,10 +319,10 @@ class CodexTurn:
             return None
         if method == "thread/tokenUsage/updated" and turn == self.turn_id:
             last = (params.get("tokenUsage") or {}).get("last") or {}
-            self.usage = self.usage.plus(Usage(
-                input=int(last.get("inputTokens") or 0), output=int(last.get("outputTokens") or 0),
-                cache_read=int(last.get("cachedInputTokens") or 0),
-                total=int(last.get("totalTokens") or 0)))
+            self.usage["input"] += int(last.get("inputTokens") or 0)
+            self.usage["output"] += int(last.get("outputTokens") or 0)
+            self.usage["cacheRead"] += int(last.get("cachedInputTokens") or 0)
+            self.usage["totalTokens"] += int(last.get("totalTokens") or 0)
             return None
         if method == "error" and turn == self.turn_id:
             error = params.get("error")
@@ -381,7 +381,7 @@ class CodexTurn:
             terminal=terminal, session_id_used=self.p.session_id,
             messages_snapshot=list(self.messages), assistant_texts=list(self.assistant_texts),
             last_assistant=last, tool_metas=list(self.tool_calls.metas),
-            last_tool_error=self.tool_calls.last_tool_error, attempt_usage=self.usage,
+            last_tool_error=self.tool_calls.last_tool_error, attempt_usage=dict(self.usage),
             agent_harness_id=HARNESS_ID, transcript_mirrored=self.p.mirror is not None,
             extra=extra)
 

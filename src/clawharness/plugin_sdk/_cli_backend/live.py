@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clawharness.harness.types import Usage
 from clawharness.plugin_sdk._cli_backend.spec import CliAgentSpec
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
@@ -15,7 +16,6 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     ContentBlock,
     Message,
-    Usage,
 )
 from clawharness.plugin_sdk.agent_harness_process import (
     ChildProcess,

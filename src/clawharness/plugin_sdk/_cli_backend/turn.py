@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from clawharness.harness.types import Usage
 from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
     CliEvent,
@@ -47,7 +48,6 @@ from clawharness.plugin_sdk.agent_harness import (
     AttemptTerminal,
     ContentBlock,
     Message,
-    Usage,
 )
 from clawharness.plugin_sdk.agent_harness_process import (
     InputLimitError,
