@@ -109,7 +109,7 @@ async def test_tool_output_secrets_reach_no_model_transcript_record_span_or_log(
             requests = [r.to_json() for r in server.requests]
     finally:
         logging.getLogger().removeHandler(handler)
-    assert result.text == "done" and [c["name"] for c in result.tool_calls] == ["exec", "read"]
+    assert result.text == "done" and [c.tool_name for c in result.tool_calls] == ["exec", "read"]
     transcript = dumps([e.content for e in entries])
     provider = dumps(requests[1]["body"])
     spans = dumps([dict(s.attributes or {}) for s in exporter.get_finished_spans()])

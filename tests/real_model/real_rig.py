@@ -53,7 +53,7 @@ class RealRig:
         """The scripted first turn: `ls` called, run by the host, answered."""
         result = await self.host.run_turn(key, SEED_REQUEST, TurnOptions(model="scripted/m"))
         assert result.terminal == "ok", result
-        assert [c["name"] for c in result.tool_calls] == ["ls"]
+        assert [c.tool_name for c in result.tool_calls] == ["ls"]
         return result
 
 

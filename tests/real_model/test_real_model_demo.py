@@ -23,8 +23,8 @@ async def test_the_real_demo_runs_a_plain_turn_and_a_tool_call(
     plain, seed, read = results
     assert [r.terminal for r in results] == ["ok", "ok", "ok"]
     assert plain.tool_calls == () and plain.text.strip()
-    assert [c["name"] for c in seed.tool_calls] == ["ls"]
-    assert [(c["name"], c["ok"]) for c in read.tool_calls] == [("read", True)]
+    assert [c.tool_name for c in seed.tool_calls] == ["ls"]
+    assert [(c.tool_name, not c.is_error) for c in read.tool_calls] == [("read", True)]
     # what a newcomer sees: each request, the answer, the tool it ran, the model's speed
     for line in (PLAIN_QUESTION, SEED_REQUEST, READ_REQUEST, plain.text, "tools: read(ok)",
                  "tokens/s", "transcript of agent:main:real-demo"):

@@ -94,7 +94,7 @@ async def test_the_model_calls_a_host_tool_and_gets_its_result(
         result = await rig.turn(key, READ_REQUEST)
 
         assert result.terminal == "ok", result.error
-        assert [(c["name"], c["ok"]) for c in result.tool_calls] == [("read", True)]
+        assert [(c.tool_name, not c.is_error) for c in result.tool_calls] == [("read", True)]
         first, second = rig.model.chat_requests()
         # the model saw only the tools the policy allows, and the seeded history
         assert sorted(t["function"]["name"] for t in first.body["tools"]) == ["ls", "read"]
