@@ -62,8 +62,8 @@ async def test_a_plain_turn_reaches_the_model_and_is_stored(
         (exchange,) = rig.model.exchanges
         usage = next(e["usage"] for e in exchange.events() if e.get("usage"))
         assert result.usage is not None
-        assert result.usage["input"] == usage["prompt_tokens"]
-        assert result.usage["output"] == usage["completion_tokens"]
+        assert result.usage.input == usage["prompt_tokens"]
+        assert result.usage.output == usage["completion_tokens"]
 
 
 async def test_a_streamed_reply_reaches_the_caller_piece_by_piece(
