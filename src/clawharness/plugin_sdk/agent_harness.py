@@ -55,7 +55,6 @@ from clawharness.plugin_sdk._messages import (
     user_message,
 )
 from clawharness.plugins.entry import PluginApi, define_plugin_entry
-from clawharness.records import Usage
 
 __all__ = [
     "AgentEvent",

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clawharness.harness.types import Usage
 from clawharness.plugin_sdk._cli_backend.spec import CliAgentSpec
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
@@ -20,6 +19,7 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_process import (
     ChildProcess,
 )
+from clawharness.records import Usage
 
 __all__ = ["LiveProcess", "ProcessStopped", "TurnTool", "maybe_await", "now_ms", "precheck_failure", "usage_of", "user_message"]
 

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from clawharness.harness.types import Usage
 from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
     CliEvent,
@@ -65,6 +64,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     SessionBindings,
     native_session_recovery,
 )
+from clawharness.records import Usage
 
 __all__ = ["CliTurn", "CliTurnOwner"]
 
