@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
+from clawharness._json import JsonValue
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.attempt.turn import TurnContext, TurnOptions, TurnRunner
@@ -60,7 +61,7 @@ from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
-from clawharness.records.turn_result import TurnResult
+from clawharness.records import SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
 from clawharness.sessions import AdoptionResult, adopt_into, plan_adoption
@@ -310,7 +311,7 @@ class Host:
         return record
 
     async def ensure_session(self, key: str, *,
-                             meta: Mapping[str, Any] | None = None) -> SessionRecord:
+                             meta: Mapping[str, JsonValue] | None = None) -> SessionRecord:
         """The session under `key`, made now when there is none (with no turn and no
         transcript yet: a front opening a conversation, as an ACP `session/new` does);
         `meta` is merged into its meta (a front's facts about it). Refuses a key of an
@@ -328,9 +329,9 @@ class Host:
                 now = time.time()
                 return await store.create_session(SessionRecord(
                     key=full, session_id=new_id(), agent_id=agent_id, created_at=now,
-                    updated_at=now, meta=dict(meta or {})))
-            if meta and any(record.meta.get(k) != v for k, v in meta.items()):
-                return await store.update_session(full, meta={**record.meta, **meta},
+                    updated_at=now, meta=SessionMeta.from_stored(dict(meta or {}))))
+            if meta and not record.meta.holds(meta):
+                return await store.update_session(full, meta=record.meta.merged(meta),
                                                   **fence)
             return record
 

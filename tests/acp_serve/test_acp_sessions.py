@@ -67,7 +67,7 @@ async def test_a_new_session_is_a_host_session_keyed_for_its_agent(served: Any) 
     assert new.modes is not None
     assert [m.id for m in new.modes.available_modes] == ["default", "ask", "read-only"]
     record = await s.host.get_session(new.session_id)
-    assert record.meta["acp"] == {"cwd": str(s.project), "mode": "default"}
+    assert record.meta.extra["acp"] == {"cwd": str(s.project), "mode": "default"}
     # a client picks another configured agent in _meta
     coder = await s.conn.new_session(cwd=str(s.project), mcp_servers=[], agentId="coder")
     assert coder.session_id.startswith("agent:coder:acp-")
@@ -205,7 +205,7 @@ async def test_a_mode_narrows_the_tools_and_survives_a_load(served: Any) -> None
     assert not (s.project / "x.txt").exists() and s.client.fs_writes == []
     assert "I may not write." in s.client.text()
     record = await s.host.get_session(new.session_id)
-    assert record.meta["acp"]["mode"] == "read-only"
+    assert record.meta.extra["acp"]["mode"] == "read-only"
     loaded = await s.conn.load_session(cwd=str(s.project), session_id=new.session_id,
                                        mcp_servers=[])
     assert loaded is not None and loaded.modes is not None

@@ -25,3 +25,12 @@ def test_rows_of_older_versions_and_other_tools_load_and_keep_what_is_unknown() 
     assert meta == SessionMeta(extra={"origin": {"channel": "telegram"}, "resetAt2": 1})
     assert meta.to_stored() == {"origin": {"channel": "telegram"}, "resetAt2": 1}
     assert SessionMeta.from_stored({"resetAt": 3}).reset_at == 3.0
+
+
+def test_a_fronts_facts_merge_into_the_stored_meta() -> None:
+    meta = SessionMeta(label="work", extra={"acp": {"mode": "default"}})
+    merged = meta.merged({"acp": {"mode": "read-only"}, "label": "renamed"})
+    assert merged == SessionMeta(label="renamed", extra={"acp": {"mode": "read-only"}})
+    assert merged.holds({"acp": {"mode": "read-only"}}) and merged.holds({})
+    assert not meta.holds({"acp": {"mode": "read-only"}})
+    assert not meta.holds({"missing": None})

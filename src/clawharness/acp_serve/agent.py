@@ -256,7 +256,7 @@ class HostAgent:
             record = await self._host.get_session(session_id)
         except ClawHarnessError as exc:
             raise error_of(exc) from None
-        kept = acp_meta(record.meta)
+        kept = acp_meta(record.meta.extra)
         mode = known_mode(kept.get("mode")) or self._options.mode
         title = kept.get("title") if isinstance(kept.get("title"), str) else None
         session = self._open(session_id, record.key, record.agent_id, cwd, mode, title)
@@ -313,7 +313,7 @@ class HostAgent:
             raise error_of(exc) from None
         rows: list[SessionInfo] = []
         for record in records:
-            kept = acp_meta(record.meta)
+            kept = acp_meta(record.meta.extra)
             where = kept.get("cwd")
             if cwd is not None and where != cwd:
                 continue

@@ -60,6 +60,15 @@ class SessionMeta:
             out[_LABEL] = self.label
         return out
 
+    def merged(self, facts: Mapping[str, JsonValue]) -> SessionMeta:
+        """This meta with `facts` (stored keys: a front's own, or known ones) written over."""
+        return SessionMeta.from_stored({**self.to_stored(), **facts})
+
+    def holds(self, facts: Mapping[str, JsonValue]) -> bool:
+        """Whether every one of `facts` is already stored as given."""
+        stored = self.to_stored()
+        return all(k in stored and stored[k] == v for k, v in facts.items())
+
     @classmethod
     def from_stored(cls, stored: Mapping[str, JsonValue]) -> SessionMeta:
         """The meta of a stored row (any version's)."""
