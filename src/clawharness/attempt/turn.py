@@ -383,8 +383,8 @@ class TurnRunner:
                             f"the caller's tools need the built-in runtime, but agent "
                             f"{key.agent_id!r} runs {decision.selected_harness_id!r} for "
                             f"{ref}: a native runtime cannot stop for a caller's tool")
-                    fallbacks.append({"model": str(ref),
-                                      "skipped": "runtime cannot take the caller's tools"})
+                    fallbacks.append(ModelFallback(
+                        str(ref), skipped="runtime cannot take the caller's tools"))
                     continue
                 if opts.caller_results and not results_stored:
                     if record is None:
