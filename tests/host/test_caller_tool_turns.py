@@ -65,7 +65,7 @@ async def test_host_tools_of_the_same_reply_run_and_the_caller_tools_wait(
                                                                "ask": "off"}})
     first = await host.run_turn(KEY, "both", TurnOptions(caller_tools=(WEATHER,)))
     assert [c["id"] for c in first.client_tool_calls] == ["c2"]
-    assert [(c["name"], c["ok"]) for c in first.tool_calls] == [("exec", True)]
+    assert [(c.tool_name, not c.is_error) for c in first.tool_calls] == [("exec", True)]
     assert roles(await host.history(KEY)) == ["user", "assistant", "toolResult"]
     second = await host.run_turn(KEY, "", TurnOptions(
         caller_results=(CallerToolResult("c2", "cloudy"),)))
