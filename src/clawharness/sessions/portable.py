@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 
 from clawharness._ids import new_id
+from clawharness._json import JsonValue
 from clawharness.errors import NativeSessionBoundError
 from clawharness.harness import Message, NativeAdoption, message_text
+from clawharness.records import SessionMeta
 from clawharness.store import (
     NewEntry,
     SessionLease,
@@ -187,9 +189,9 @@ async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
     if not plan.entries:
         assert record is not None
         return result(record.session_id, 0, False, record.model_ref)
-    meta = {ADOPTED_FROM: {"harness": adoption.harness_id,
-                           "nativeSessionId": adoption.native_session_id,
-                           "source": adoption.source, "at": time.time()}}
+    adopted: dict[str, JsonValue] = {ADOPTED_FROM: {
+        "harness": adoption.harness_id, "nativeSessionId": adoption.native_session_id,
+        "source": adoption.source, "at": time.time()}}
     undo: list[Callable[[], Any]] = []
     created = False
     try:
@@ -198,14 +200,14 @@ async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
             record = await store.create_session(SessionRecord(
                 key=session_key, session_id=new_id(), agent_id=agent_id, model_ref=model_ref,
                 agent_harness_id=adoption.harness_id, created_at=now, updated_at=now,
-                meta=meta))
+                meta=SessionMeta.from_stored(adopted)))
             created = True
             undo.append(lambda: store.delete_session(session_key, fence=fence))
         elif plan.kind == "empty":
             before = record
             record = await store.update_session(
                 session_key, fence=fence, agent_harness_id=adoption.harness_id,
-                model_ref=model_ref or record.model_ref, meta={**record.meta, **meta})
+                model_ref=model_ref or record.model_ref, meta=record.meta.merged(adopted))
             undo.append(lambda: store.update_session(
                 session_key, fence=fence, agent_harness_id=before.agent_harness_id,
                 model_ref=before.model_ref, meta=before.meta))

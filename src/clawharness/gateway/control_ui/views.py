@@ -310,8 +310,8 @@ def last_user_text(entries: Sequence[TranscriptEntry]) -> str | None:
 def session_summary(record: SessionRecord, recent: Sequence[TranscriptEntry], *,
                     active: bool) -> SessionSummary:
     """A session in the list, titled by its label or its latest message's first words."""
-    label = record.meta.get("label") if isinstance(record.meta, Mapping) else None
-    if isinstance(label, str) and label.strip():
+    label = record.meta.label
+    if label and label.strip():
         title: str | None = label.strip()
     else:
         text = last_user_text(recent)
