@@ -196,13 +196,13 @@ class ServeTurns:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="5 rounds (under a minute)")
+    parser.add_argument("--quick", action="store_true", help="3 rounds (under a minute on a quiet machine)")
     parser.add_argument("--rounds", type=int, default=None, help="timed rounds (default 15)")
     parser.add_argument("--clawharness", type=Path, default=CLAWHARNESS, metavar="PATH",
                         help="the clawharness executable to time (default: this venv's; "
                              "e.g. another checkout's, for a before/after)")
     args = parser.parse_args()
-    rounds = args.rounds or (5 if args.quick else 15)
+    rounds = args.rounds or (3 if args.quick else 15)
     if not args.clawharness.exists():
         raise SystemExit(f"{args.clawharness} is missing: run scripts/setup.sh")
     have_openclaw = NODE.exists() and OPENCLAW.exists()
