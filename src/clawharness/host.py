@@ -36,13 +36,14 @@ from clawharness.errors import (
     ConfigError,
     InvalidSessionKeyError,
     ModelRefError,
-    NativeSessionError,
     NativeSessionUnsupportedError,
     SessionNotFoundError,
 )
 from clawharness.harness import (
     AdoptRequest,
     HandoffRequest,
+    Message,
+    NativeAdoption,
     NativeHandoff,
     PortableSessions,
     portable_runtime,
@@ -64,7 +65,7 @@ from clawharness.providers.registry import default_api, preload_transports
 from clawharness.records import SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
-from clawharness.sessions import AdoptionResult, adopt_into, plan_adoption
+from clawharness.sessions import AdoptionResult, adopt_native, handoff_native
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -72,7 +73,6 @@ from clawharness.sessions.agents import (
 )
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
-from clawharness.sessions.transcript import entry_to_message
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
 from clawharness.tools import agent_workspace_dir
@@ -385,25 +385,23 @@ class Host:
         require_known_agent(self.config, agent, session_key=full)
         workspace = agent_workspace_dir(self.config, self.state_dir, agent)
         workspace.mkdir(parents=True, exist_ok=True)  # as a turn makes it on first use
-        adoption = await harness.adopt_native_session(AdoptRequest(
-            source=source, agent_id=agent, workspace_dir=str(workspace),
-            state_dir=str(self.state_dir), env=self.env, home=home, agent_name=agent_name))
-        if full is None:
-            label = f"acp-{agent_name}" if agent_name else runtime.strip().lower()
-            full = normalize_session_key(f"{label}-{adoption.native_session_id[:8]}",
-                                         default_agent=agent)
-        model_ref = self.model_ref(model) if model else self._known_ref(adoption.model_ref)
-        store = self.store
-        async with self.writers.hold(full, purpose="adopt a native session") as slot:
-            record = await store.get_session(full)
-            if record is not None and record.agent_id != agent:
-                raise NativeSessionError(f"host session {full} belongs to agent "
-                                         f"{record.agent_id}, not {agent}")
-            stored = await store.read_entries(record.session_id) if record else []
-            plan = plan_adoption(full, record, stored, adoption,
-                                 scrub=redact_transcript_message)  # type: ignore[arg-type]
-            return await adopt_into(store, full, agent, record, adoption, plan,
-                                    model_ref=model_ref, fence=slot.fence)
+        label = f"acp-{agent_name}" if agent_name else {"claude-cli": "claude-code"}.get(
+            harness_id, harness_id)
+
+        def session_key(adoption: NativeAdoption) -> str:
+            return full or normalize_session_key(
+                f"{label}-{adoption.native_session_id[:8]}", default_agent=agent)
+
+        def model_ref(adoption: NativeAdoption) -> str | None:
+            return self.model_ref(model) if model else self._known_ref(adoption.model_ref)
+
+        return await adopt_native(
+            self.store, self.writers, harness, AdoptRequest(
+                source=source, agent_id=agent, workspace_dir=str(workspace),
+                state_dir=str(self.state_dir), env=self.env, home=home,
+                agent_name=agent_name),
+            session_key=session_key, model_ref=model_ref,
+            scrub=redact_transcript_message)  # type: ignore[arg-type]
 
     def _known_ref(self, ref: str | None) -> str | None:
         """`ref` when this config can run it, else None (the agent's own model)."""
@@ -419,22 +417,23 @@ class Host:
         """Make a native session of `runtime` (claude-code, codex, acp/<agent>) holding
         the transcript of host session `key`, where that runtime's own CLI resumes it
         (`home`: the runtime home to write into, default the user's own; `cwd`: where it
-        runs, default the agent's workspace). The host session is not changed."""
+        runs, default the agent's workspace). The transcript is not changed; the
+        session's meta records the handoff, so adopting that native session back into it
+        adds what was said there."""
         harness_id, agent_name = portable_runtime(runtime)
         harness = self._portable(harness_id, "handoff_native_session")
         record = await self.get_session(key)
-        entries = await self.store.read_entries(record.session_id)
-        if not entries:
-            raise NativeSessionError(f"host session {record.key} has no transcript to hand off")
-        model_id = None
-        if record.model_ref and "/" in record.model_ref:
-            model_id = record.model_ref.split("/", 1)[1]
+        model_id = record.model_ref.split("/", 1)[1] if record.model_ref and (
+            "/" in record.model_ref) else None
         workspace = cwd or str(agent_workspace_dir(self.config, self.state_dir, record.agent_id))
-        return await harness.handoff_native_session(HandoffRequest(
-            agent_id=record.agent_id, session_key=record.key,
-            history=tuple(entry_to_message(e) for e in entries),  # type: ignore[misc]
-            cwd=workspace, state_dir=str(self.state_dir), env=self.env, home=home,
-            agent_name=agent_name, model_id=model_id))
+
+        def request(history: tuple[Message, ...]) -> HandoffRequest:
+            return HandoffRequest(
+                agent_id=record.agent_id, session_key=record.key, history=history,
+                cwd=workspace, state_dir=str(self.state_dir), env=self.env, home=home,
+                agent_name=agent_name, model_id=model_id)
+
+        return await handoff_native(self.store, self.writers, harness, record, request)
 
     async def _sessions(self) -> SessionLifecycle:
         """The session lifecycle, starting the host on first use."""

@@ -251,3 +251,74 @@ async def test_handoff_refuses_an_empty_session_and_a_missing_directory(
     await host.adopt_session("claude-code", str(source), key="work")
     with pytest.raises(NativeSessionNotFoundError, match="no such directory"):
         await host.handoff_session("work", "claude-code", cwd=str(tmp_path / "nope"))
+
+
+async def own_session(host: Host, key: str, *pairs: tuple[str, str]) -> SessionRecord:
+    """A host session that ran on the built-in runtime (its own turns, no provenance)."""
+    record = await host.store.create_session(SessionRecord(
+        key=key, session_id=f"{key}-1", agent_id="main", model_ref="anthropic/claude-opus-5",
+        agent_harness_id="openclaw"))
+    entries = []
+    for n, (question, answer) in enumerate(pairs):
+        entries += [NewEntry("user", {"role": "user", "content": [text(question)]},
+                             idempotency_key=f"run{n}:prompt", text=question),
+                    NewEntry("assistant", {"role": "assistant", "content": [text(answer)],
+                                           "stopReason": "stop"},
+                             idempotency_key=f"run{n}:1", text=answer)]
+    await host.store.append_entries(key, record.session_id, entries)
+    return record
+
+
+def went_on_in_claude(location: Path, *pairs: tuple[str, str]) -> None:
+    """The user resumed the handed-off session in Claude Code and said more there."""
+    lines = [json.loads(line) for line in location.read_text().splitlines()]
+    last, session = lines[-1]["uuid"], lines[-1]["sessionId"]
+    for n, (question, answer) in enumerate(pairs):
+        asked = {**user(f"q{n}", last, question), "sessionId": session}
+        said = {**reply(f"r{n}", f"q{n}", f"msg_r{n}", text(answer)), "sessionId": session}
+        lines += [asked, said]
+        last = f"r{n}"
+    location.write_text("".join(json.dumps(o) + "\n" for o in lines))
+
+
+async def test_a_handed_off_session_comes_back_with_what_was_said_there(
+        host: Host, tmp_path: Path) -> None:
+    record = await own_session(host, "agent:main:trip", ("the colour is teal", "noted, teal"))
+    handoff = await host.handoff_session("trip", "claude-code", cwd=str(tmp_path))
+    [note] = (await host.get_session("trip")).meta.extra["handoffs"]
+    assert (note["harness"], note["nativeSessionId"], note["carried"], note["atSeq"]) == (
+        "claude-cli", handoff.native_session_id, 2, 2)
+
+    went_on_in_claude(Path(handoff.location), ("and the shape?", "a circle"))
+    back = await host.adopt_session("claude-code", handoff.location, key="trip")
+    assert (back.appended, back.already, back.created) == (2, 2, False)
+    assert [e.text for e in await host.history("trip")] == [
+        "the colour is teal", "noted, teal", "and the shape?", "a circle"]
+    moved = await host.get_session("trip")
+    assert (moved.session_id, moved.agent_harness_id) == (record.session_id, "claude-cli")
+    [row] = await host.store.state_list(BINDINGS)
+    assert row.value["nativeSessionId"] == handoff.native_session_id
+    again = await host.adopt_session("claude-code", handoff.location, key="trip")
+    assert (again.appended, again.already) == (0, 4)
+
+
+async def test_a_handed_off_session_that_went_on_on_both_sides_is_refused(
+        host: Host, tmp_path: Path) -> None:
+    record = await own_session(host, "agent:main:trip", ("the colour is teal", "noted, teal"))
+    handoff = await host.handoff_session("trip", "claude-code", cwd=str(tmp_path))
+    await host.store.append_entries(record.key, record.session_id, [
+        NewEntry("user", {"role": "user", "content": [text("host side")]},
+                 idempotency_key="late:prompt", text="host side")])
+    went_on_in_claude(Path(handoff.location), ("native side", "ok"))
+    with pytest.raises(NativeSessionBoundError, match="since it was handed off to"):
+        await host.adopt_session("claude-code", handoff.location, key="trip")
+    assert len(await host.history("trip")) == 3
+    assert await host.store.state_list(BINDINGS) == []
+    # nothing new on the native side is no conflict: nothing to add
+    other = await own_session(host, "agent:main:quiet", ("q", "a"))
+    quiet = await host.handoff_session("quiet", "claude-code", cwd=str(tmp_path))
+    await host.store.append_entries(other.key, other.session_id, [
+        NewEntry("user", {"role": "user", "content": [text("more")]},
+                 idempotency_key="m:prompt", text="more")])
+    nothing = await host.adopt_session("claude-code", quiet.location, key="quiet")
+    assert (nothing.appended, nothing.already) == (0, 2)

@@ -49,9 +49,13 @@ if TYPE_CHECKING:
         SessionParticipant,
     )
     from clawharness.sessions.portable import (
+        HANDOFFS,
         AdoptionResult,
         adopt_into,
+        adopt_native,
         copied_entry,
+        handed_off,
+        handoff_native,
         plan_adoption,
     )
     from clawharness.sessions.subagent import is_subagent_session_key
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.writers import SessionWriters, WriterTimings
 
 __all__ = [
+    "HANDOFFS",
     "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
@@ -86,10 +91,13 @@ __all__ = [
     "TranscriptMirror",
     "WriterTimings",
     "adopt_into",
+    "adopt_native",
     "configured_default_agent",
     "copied_entry",
     "create_native_session_binding_lifecycle",
     "entry_to_message",
+    "handed_off",
+    "handoff_native",
     "is_subagent_session_key",
     "known_agent_ids",
     "native_session_bindings",
@@ -105,6 +113,10 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "adopt_native": "clawharness.sessions.portable",
+    "handoff_native": "clawharness.sessions.portable",
+    "handed_off": "clawharness.sessions.portable",
+    "HANDOFFS": "clawharness.sessions.portable",
     "AdoptionResult": "clawharness.sessions.portable",
     "adopt_into": "clawharness.sessions.portable",
     "plan_adoption": "clawharness.sessions.portable",

@@ -19,13 +19,23 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol, cast
 
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
-from clawharness.errors import NativeSessionBoundError
-from clawharness.harness import Message, NativeAdoption, message_text
+from clawharness.errors import NativeSessionBoundError, NativeSessionError
+from clawharness.harness import (
+    AdoptRequest,
+    HandoffRequest,
+    Message,
+    NativeAdoption,
+    NativeHandoff,
+    PortableSessions,
+    message_text,
+)
 from clawharness.records import SessionMeta
+from clawharness.sessions.transcript import entry_to_message
+from clawharness.sessions.writers import SessionWriters
 from clawharness.store import (
     NewEntry,
     SessionLease,
@@ -37,11 +47,15 @@ from clawharness.store import (
 
 __all__ = [
     "ADOPTED_FROM",
+    "HANDOFFS",
     "AdoptionPlan",
     "AdoptionResult",
     "adopt_into",
+    "adopt_native",
     "adopted_entry_key",
     "copied_entry",
+    "handed_off",
+    "handoff_native",
     "plan_adoption",
 ]
 
@@ -49,6 +63,8 @@ log = logging.getLogger("clawharness.sessions")
 
 #: the metadata key of an adopted entry's provenance
 ADOPTED_FROM: Final = "adoptedFrom"
+#: the session meta key listing the native sessions it was handed off to
+HANDOFFS: Final = "handoffs"
 
 
 class AdoptionStore(SessionStore, TranscriptStore, Protocol):
@@ -58,10 +74,11 @@ class AdoptionStore(SessionStore, TranscriptStore, Protocol):
 @dataclass(frozen=True, slots=True)
 class AdoptionPlan:
     """What an adoption will do to the host session: `create` it, take an `empty` one,
-    or `extend` one that adopted this native session before; `entries` are the ones the
-    host transcript does not hold yet (none: nothing to do)."""
+    `extend` one that adopted this native session before, or take back (`return`) the
+    native session it was handed off to; `entries` are the ones the host transcript does
+    not hold yet (none: nothing to do)."""
 
-    kind: Literal["create", "empty", "extend"]
+    kind: Literal["create", "empty", "extend", "return"]
     entries: tuple[NewEntry, ...]
     already: int
 
@@ -100,6 +117,18 @@ def _provenance(entry: TranscriptEntry) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def handed_off(record: SessionRecord | None, harness_id: str,
+               native_session_id: str) -> dict[str, Any] | None:
+    """The record of this host session's handoff to that native session, if it made it
+    (`meta["handoffs"]`: `{harness, nativeSessionId, carried, atSeq}`)."""
+    handoffs = record.meta.extra.get(HANDOFFS) if record is not None else None
+    for handoff in handoffs if isinstance(handoffs, list) else ():
+        if (isinstance(handoff, dict) and handoff.get("harness") == harness_id
+                and handoff.get("nativeSessionId") == native_session_id):
+            return handoff
+    return None
+
+
 def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequence[TranscriptEntry],
                   adoption: NativeAdoption, *,
                   scrub: Callable[[Message], Message] | None = None) -> AdoptionPlan:
@@ -109,7 +138,11 @@ def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequen
     session already adopted; a host session holding a conversation of its own, or one
     adopted from another native session; and a host session that went on with turns of
     its own since it adopted this native session while the native session went on too
-    (the two diverged: adopt into a new key)."""
+    (the two diverged: adopt into a new key).
+
+    A native session this host session was handed off to comes back (`return`): its
+    first `carried` messages are the host's own, handed off, so only what came after is
+    new, and the session moves to the native runtime."""
     native = f"{adoption.harness_id} session {adoption.native_session_id}"
     others = [k for k in adoption.bound_keys if k != session_key]
     if others:
@@ -120,33 +153,48 @@ def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequen
     entries = [_new_entry(adoption, e.key, e.message, scrub) for e in adoption.entries]
     if record is None:
         return AdoptionPlan("create", tuple(entries), 0)
-    if record.agent_harness_id not in (None, adoption.harness_id) and stored:
+    handoff = handed_off(record, adoption.harness_id, adoption.native_session_id)
+    if handoff is not None:
+        carried = handoff.get("carried")
+        at_seq = handoff.get("atSeq")
+        skip = carried if isinstance(carried, int) and carried >= 0 else len(entries)
+        since = at_seq if isinstance(at_seq, int) else 0
+        entries = entries[skip:]
+        own_since = [e for e in stored if e.seq > since and _provenance(e) is None]
+    elif record.agent_harness_id not in (None, adoption.harness_id) and stored:
         raise NativeSessionBoundError(
             f"host session {session_key} runs on {record.agent_harness_id}, not "
             f"{adoption.harness_id}; nothing was imported",
             hint="adopt into a new session key with --as NEWKEY")
-    if not stored:
+    if not stored and handoff is None:
         return AdoptionPlan("empty", tuple(entries), 0)
     mine = [e for e in stored if (p := _provenance(e)) is not None
             and p.get("harness") == adoption.harness_id
             and p.get("nativeSessionId") == adoption.native_session_id]
-    if not mine:
+    if not mine and handoff is None:
         raise NativeSessionBoundError(
             f"host session {session_key} already holds a conversation of its own "
             f"({len(stored)} transcript entries, none adopted from {native}); nothing was "
             "imported", hint="adopt into a new session key with --as NEWKEY")
     held = {e.idempotency_key for e in stored}
     new = tuple(e for e in entries if e.idempotency_key not in held)
+    already = len(adoption.entries) - len(new)
+    kind: Literal["extend", "return"] = "extend" if mine else "return"
     if not new:
-        return AdoptionPlan("extend", (), len(entries))
-    own = [e for e in stored if _provenance(e) is None and e.seq > mine[0].seq]
+        return AdoptionPlan(kind, (), already)
+    if handoff is not None:
+        own = own_since if not mine else [e for e in own_since if e.seq > mine[-1].seq]
+    else:
+        own = [e for e in stored if _provenance(e) is None and e.seq > mine[0].seq]
     if own:
+        since_what = f"it adopted {native}" if handoff is None or mine else \
+            f"it was handed off to {native}"
         raise NativeSessionBoundError(
             f"host session {session_key} went on with {len(own)} transcript entries of its "
-            f"own since it adopted {native}, and the native session has {len(new)} new "
+            f"own since {since_what}, and the native session has {len(new)} new "
             "messages too: the two have diverged; nothing was imported",
             hint="adopt into a new session key with --as NEWKEY")
-    return AdoptionPlan("extend", new, len(entries) - len(new))
+    return AdoptionPlan(kind, new, already)
 
 
 def _new_entry(adoption: NativeAdoption, key: str, message: Message,
@@ -203,7 +251,7 @@ async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
                 meta=SessionMeta.from_stored(adopted)))
             created = True
             undo.append(lambda: store.delete_session(session_key, fence=fence))
-        elif plan.kind == "empty":
+        elif plan.kind in ("empty", "return"):
             before = record
             record = await store.update_session(
                 session_key, fence=fence, agent_harness_id=adoption.harness_id,
@@ -225,3 +273,58 @@ async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
         raise
     appended = sum(1 for o in outcomes if o.appended)
     return result(record.session_id, appended, created, record.model_ref)
+
+
+async def adopt_native(store: AdoptionStore, writers: SessionWriters, harness: PortableSessions,
+                       request: AdoptRequest, *, session_key: Callable[[NativeAdoption], str],
+                       model_ref: Callable[[NativeAdoption], str | None],
+                       scrub: Callable[[Message], Message] | None = None) -> AdoptionResult:
+    """The whole adoption: the harness reads the native session (writing nothing), then,
+    holding the host session's writer lease, the plan and its all-or-nothing write.
+    `session_key(adoption)` and `model_ref(adoption)` name the host session and its
+    model once the native session is known."""
+    adoption = await harness.adopt_native_session(request)
+    key = session_key(adoption)
+    model = model_ref(adoption)
+    async with writers.hold(key, purpose="adopt a native session") as slot:
+        record = await store.get_session(key)
+        if record is not None and record.agent_id != request.agent_id:
+            raise NativeSessionBoundError(
+                f"host session {key} belongs to agent {record.agent_id}, not "
+                f"{request.agent_id}; nothing was imported")
+        stored = await store.read_entries(record.session_id) if record else []
+        plan = plan_adoption(key, record, stored, adoption, scrub=scrub)
+        return await adopt_into(store, key, request.agent_id, record, adoption, plan,
+                                model_ref=model, fence=slot.fence)
+
+
+async def handoff_native(store: AdoptionStore, writers: SessionWriters,
+                         harness: PortableSessions, record: SessionRecord,
+                         make_request: Callable[[tuple[Message, ...]], HandoffRequest]
+                         ) -> NativeHandoff:
+    """The whole handoff, holding the session's writer lease (so no turn adds to the
+    transcript meanwhile): the harness makes the native session from the transcript, and
+    the session's `meta["handoffs"]` records it (`carried`, `atSeq`), so adopting that
+    native session back into this one adds only what was said there afterwards."""
+    async with writers.hold(record.key, purpose="hand a session off") as slot:
+        entries = await store.read_entries(record.session_id)
+        if not entries:
+            raise NativeSessionError(f"host session {record.key} has no transcript to hand off")
+        history = tuple(cast(Message, entry_to_message(e)) for e in entries)
+        handoff = await harness.handoff_native_session(make_request(history))
+        note: dict[str, JsonValue] = {
+                "harness": handoff.harness_id, "nativeSessionId": handoff.native_session_id,
+                "carried": handoff.carried, "atSeq": entries[-1].seq, "at": time.time()}
+        try:
+            current = await store.get_session(record.key)
+            if current is not None and current.session_id == record.session_id:
+                listed = current.meta.extra.get(HANDOFFS)
+                earlier = listed if isinstance(listed, list) else []
+                await store.update_session(
+                    record.key, fence=slot.fence,
+                    meta=current.meta.merged({HANDOFFS: [*earlier, note]}))
+        except Exception as exc:  # the native session stands; only its way back is lost
+            log.warning("handing off %s: the handoff to %s could not be recorded, so "
+                        "adopting it back into this session will be refused: %s",
+                        record.key, handoff.native_session_id, exc)
+        return handoff

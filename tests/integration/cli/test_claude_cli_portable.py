@@ -120,6 +120,7 @@ async def test_a_host_session_is_handed_off_and_claude_resume_continues_it(
     script = {"responses": [
         {"match": "favourite colour is teal", "text": "noted, teal"},
         {"match": "which colour", "text": "teal, as you said"},
+        {"match": "anything else", "text": "nothing else was said"},
     ]}
     async with ScriptedModelServer(script) as server:
         env = _claude_env(tmp_path, server)
@@ -149,3 +150,21 @@ async def test_a_host_session_is_handed_off_and_claude_resume_continues_it(
         assert resumed["result"] == "teal, as you said"
         [request] = _model_requests(server)[before:]
         assert "my favourite colour is teal" in request and "noted, teal" in request
+
+        # and back: what was said in Claude Code joins the host session, which goes on
+        # natively in that Claude Code session from now on
+        host_env = {"CLAWHARNESS_STATE_DIR": str(state), "CLAUDE_CONFIG_DIR": env[
+            "CLAUDE_CONFIG_DIR"]}
+        async with Host.from_config(config, env=host_env) as host:
+            back = await host.adopt_session("claude-code", out["nativeSessionId"], key="teal")
+            assert (back.appended, back.created) == (2, False)
+            assert [e.text for e in await host.history("teal")] == [
+                "my favourite colour is teal", "noted, teal", "which colour did I say?",
+                "teal, as you said"]
+            before = len(_model_requests(server))
+            turn = await host.run_turn("teal", "anything else?")
+            assert (turn.runtime, turn.text) == ("claude-cli", "nothing else was said"), \
+                turn.error
+            [request] = _model_requests(server)[before:]
+            assert "which colour did I say?" in request and "noted, teal" in request
+            assert "[Earlier conversation]" not in request
