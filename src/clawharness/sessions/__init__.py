@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.portable import (
         HANDOFFS,
         AdoptionResult,
+        HandoffNote,
         adopt_into,
         adopt_native,
         copied_entry,
@@ -73,6 +74,7 @@ __all__ = [
     "BoundSession",
     "Commit",
     "DictRecordCodec",
+    "HandoffNote",
     "HistoryCache",
     "InvalidRecordError",
     "JsonRecordCodec",
@@ -113,6 +115,7 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "HandoffNote": "clawharness.sessions.portable",
     "adopt_native": "clawharness.sessions.portable",
     "handoff_native": "clawharness.sessions.portable",
     "handed_off": "clawharness.sessions.portable",

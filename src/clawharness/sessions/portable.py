@@ -50,6 +50,7 @@ __all__ = [
     "HANDOFFS",
     "AdoptionPlan",
     "AdoptionResult",
+    "HandoffNote",
     "adopt_into",
     "adopt_native",
     "adopted_entry_key",
@@ -65,6 +66,45 @@ log = logging.getLogger("clawharness.sessions")
 ADOPTED_FROM: Final = "adoptedFrom"
 #: the session meta key listing the native sessions it was handed off to
 HANDOFFS: Final = "handoffs"
+#: the stored (camelCase) names of a native session's id and a handoff's transcript seq
+_NATIVE_ID: Final = "nativeSessionId"
+_AT_SEQ: Final = "atSeq"
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffNote:
+    """One handoff of a host session, as its meta keeps it (`meta["handoffs"]`): the
+    native session made, how many of its messages were the host's (`carried`), and the
+    transcript's last seq then (`at_seq`)."""
+
+    harness: str
+    native_session_id: str
+    carried: int
+    at_seq: int
+    at: float = 0.0
+
+    def to_stored(self) -> dict[str, JsonValue]:
+        return {"harness": self.harness, _NATIVE_ID: self.native_session_id,
+                "carried": self.carried, _AT_SEQ: self.at_seq, "at": self.at}
+
+    @classmethod
+    def from_stored(cls, stored: object) -> HandoffNote | None:
+        """The note a stored value holds, or None for one of another shape."""
+        if not isinstance(stored, dict):
+            return None
+        harness, native = stored.get("harness"), stored.get(_NATIVE_ID)
+        carried, at_seq, at = stored.get("carried"), stored.get(_AT_SEQ), stored.get("at")
+        if not (isinstance(harness, str) and isinstance(native, str)
+                and isinstance(carried, int) and isinstance(at_seq, int)):
+            return None
+        return cls(harness, native, carried, at_seq,
+                   float(at) if isinstance(at, int | float) else 0.0)
+
+
+def _provenance_of(adoption: NativeAdoption, **more: JsonValue) -> dict[str, JsonValue]:
+    """Where adopted entries (and the session that took them) came from, as stored."""
+    return {"harness": adoption.harness_id, _NATIVE_ID: adoption.native_session_id,
+            "source": adoption.source, **more}
 
 
 class AdoptionStore(SessionStore, TranscriptStore, Protocol):
@@ -101,7 +141,7 @@ class AdoptionResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionKey": self.session_key, "sessionId": self.session_id,
-                "runtime": self.harness_id, "nativeSessionId": self.native_session_id,
+                "runtime": self.harness_id, _NATIVE_ID: self.native_session_id,
                 "source": self.source, "appended": self.appended, "already": self.already,
                 "created": self.created, "model": self.model_ref,
                 "leftOut": list(self.left_out)}
@@ -118,14 +158,14 @@ def _provenance(entry: TranscriptEntry) -> dict[str, Any] | None:
 
 
 def handed_off(record: SessionRecord | None, harness_id: str,
-               native_session_id: str) -> dict[str, Any] | None:
-    """The record of this host session's handoff to that native session, if it made it
-    (`meta["handoffs"]`: `{harness, nativeSessionId, carried, atSeq}`)."""
-    handoffs = record.meta.extra.get(HANDOFFS) if record is not None else None
-    for handoff in handoffs if isinstance(handoffs, list) else ():
-        if (isinstance(handoff, dict) and handoff.get("harness") == harness_id
-                and handoff.get("nativeSessionId") == native_session_id):
-            return handoff
+               native_session_id: str) -> HandoffNote | None:
+    """The note of this host session's handoff to that native session, if it made it."""
+    notes = record.meta.extra.get(HANDOFFS) if record is not None else None
+    for stored in notes if isinstance(notes, list) else ():
+        note = HandoffNote.from_stored(stored)
+        if note is not None and (note.harness, note.native_session_id) == (
+                harness_id, native_session_id):
+            return note
     return None
 
 
@@ -155,12 +195,8 @@ def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequen
         return AdoptionPlan("create", tuple(entries), 0)
     handoff = handed_off(record, adoption.harness_id, adoption.native_session_id)
     if handoff is not None:
-        carried = handoff.get("carried")
-        at_seq = handoff.get("atSeq")
-        skip = carried if isinstance(carried, int) and carried >= 0 else len(entries)
-        since = at_seq if isinstance(at_seq, int) else 0
-        entries = entries[skip:]
-        own_since = [e for e in stored if e.seq > since and _provenance(e) is None]
+        entries = entries[max(0, handoff.carried):]
+        own_since = [e for e in stored if e.seq > handoff.at_seq and _provenance(e) is None]
     elif record.agent_harness_id not in (None, adoption.harness_id) and stored:
         raise NativeSessionBoundError(
             f"host session {session_key} runs on {record.agent_harness_id}, not "
@@ -170,7 +206,7 @@ def plan_adoption(session_key: str, record: SessionRecord | None, stored: Sequen
         return AdoptionPlan("empty", tuple(entries), 0)
     mine = [e for e in stored if (p := _provenance(e)) is not None
             and p.get("harness") == adoption.harness_id
-            and p.get("nativeSessionId") == adoption.native_session_id]
+            and p.get(_NATIVE_ID) == adoption.native_session_id]
     if not mine and handoff is None:
         raise NativeSessionBoundError(
             f"host session {session_key} already holds a conversation of its own "
@@ -202,9 +238,7 @@ def _new_entry(adoption: NativeAdoption, key: str, message: Message,
     clean = scrub(message) if scrub is not None else message
     return NewEntry(
         role=str(clean.get("role", "unknown")), content=dict(clean),
-        metadata={ADOPTED_FROM: {"harness": adoption.harness_id,
-                                 "nativeSessionId": adoption.native_session_id,
-                                 "entry": key, "source": adoption.source}},
+        metadata={ADOPTED_FROM: _provenance_of(adoption, entry=key)},
         idempotency_key=adopted_entry_key(adoption.harness_id, adoption.native_session_id,
                                           key),
         text=message_text(clean) or None)
@@ -237,9 +271,7 @@ async def adopt_into(store: AdoptionStore, session_key: str, agent_id: str,
     if not plan.entries:
         assert record is not None
         return result(record.session_id, 0, False, record.model_ref)
-    adopted: dict[str, JsonValue] = {ADOPTED_FROM: {
-        "harness": adoption.harness_id, "nativeSessionId": adoption.native_session_id,
-        "source": adoption.source, "at": time.time()}}
+    adopted: dict[str, JsonValue] = {ADOPTED_FROM: _provenance_of(adoption, at=time.time())}
     undo: list[Callable[[], Any]] = []
     created = False
     try:
@@ -312,9 +344,8 @@ async def handoff_native(store: AdoptionStore, writers: SessionWriters,
             raise NativeSessionError(f"host session {record.key} has no transcript to hand off")
         history = tuple(cast(Message, entry_to_message(e)) for e in entries)
         handoff = await harness.handoff_native_session(make_request(history))
-        note: dict[str, JsonValue] = {
-                "harness": handoff.harness_id, "nativeSessionId": handoff.native_session_id,
-                "carried": handoff.carried, "atSeq": entries[-1].seq, "at": time.time()}
+        note = HandoffNote(handoff.harness_id, handoff.native_session_id, handoff.carried,
+                           entries[-1].seq, time.time())
         try:
             current = await store.get_session(record.key)
             if current is not None and current.session_id == record.session_id:
@@ -322,7 +353,7 @@ async def handoff_native(store: AdoptionStore, writers: SessionWriters,
                 earlier = listed if isinstance(listed, list) else []
                 await store.update_session(
                     record.key, fence=slot.fence,
-                    meta=current.meta.merged({HANDOFFS: [*earlier, note]}))
+                    meta=current.meta.merged({HANDOFFS: [*earlier, note.to_stored()]}))
         except Exception as exc:  # the native session stands; only its way back is lost
             log.warning("handing off %s: the handoff to %s could not be recorded, so "
                         "adopting it back into this session will be refused: %s",
