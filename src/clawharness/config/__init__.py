@@ -51,6 +51,13 @@ if TYPE_CHECKING:
         ToolsConfig,
     )
     from clawharness.config.source import read_config_file
+    from clawharness.config.spend import (
+        BudgetLimits,
+        BudgetsConfig,
+        BudgetWindows,
+        LoopDetectionConfig,
+        ModelCost,
+    )
     from clawharness.config.writer import WriteResult, write_config
 
 __all__ = [
@@ -59,12 +66,17 @@ __all__ = [
     "DEFAULT_HTTP_MAX_BODY_BYTES",
     "MISSING",
     "AgentModelEntry",
+    "BudgetLimits",
+    "BudgetWindows",
+    "BudgetsConfig",
     "ClawConfig",
     "ClusterConfig",
     "ConfigEditRefused",
     "DiagnosticsConfig",
     "LoadedConfig",
+    "LoopDetectionConfig",
     "McpConfig",
+    "ModelCost",
     "ModelRefSetting",
     "PluginsConfig",
     "ProviderConfig",
@@ -91,6 +103,11 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_face(__name__, {
     "AgentModelEntry": "clawharness.config.schema",
+    "BudgetLimits": "clawharness.config.spend",
+    "BudgetWindows": "clawharness.config.spend",
+    "BudgetsConfig": "clawharness.config.spend",
+    "LoopDetectionConfig": "clawharness.config.spend",
+    "ModelCost": "clawharness.config.spend",
     "CODEX_PLUGIN_ID": "clawharness.config.legacy",
     "CONFIG_FILENAMES": "clawharness.config.loader",
     "ClawConfig": "clawharness.config.schema",

@@ -23,6 +23,7 @@ from clawharness.config.checks import (
     is_loopback_host,
 )
 from clawharness.config.sandbox import SandboxConfig
+from clawharness.config.spend import BudgetsConfig, LoopDetectionConfig, ModelCost
 
 __all__ = [
     "AgentDefaults",
@@ -91,6 +92,8 @@ class ProviderModel(_Node):
     max_tokens: PositiveInt | None = Field(default=None, alias="maxTokens")
     params: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
+    #: USD per million tokens (OpenClaw's shape); overrides the price table
+    cost: ModelCost | None = None
 
 
 class ProviderConfig(_Node):
@@ -102,6 +105,8 @@ class ProviderConfig(_Node):
     runtime_policy: RuntimePolicyConfig | None = Field(default=None, alias="runtimePolicy")
     request: dict[str, Any] | None = None
     models: list[ProviderModel] = Field(default_factory=list)
+    #: the price of every model of this provider a model row does not price itself
+    cost: ModelCost | None = None
 
 
 class ModelsConfig(_Node):
@@ -200,6 +205,8 @@ class ToolsConfig(_Node):
     also_allow: list[ToolPolicyEntry] = Field(default_factory=list, alias="alsoAllow")
     exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    loop_detection: LoopDetectionConfig = Field(default_factory=LoopDetectionConfig,
+                                                alias="loopDetection")
 
 
 class GatewayAuthConfig(_Node):
@@ -451,6 +458,7 @@ class ClawConfig(_Node):
     host: HostConfig = Field(default_factory=HostConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
     diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
+    budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
 
 
 AgentEntry.model_rebuild()
