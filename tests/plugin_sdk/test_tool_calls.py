@@ -200,3 +200,30 @@ def test_a_call_cut_off_while_running_counts_as_started_with_the_arguments_that_
     assert outcome.execution_started and outcome.error == "Tool call aborted."
     assert recorder.observed[-1]["executionStarted"] is True
     assert recorder.placed[-1]["isError"] is True
+
+
+def test_a_tripped_loop_guard_notes_it_on_the_result_and_refuses_what_comes_after(
+        tmp_path: Path) -> None:
+    from clawharness.harness import ToolLoopGuard, ToolLoopLimits
+
+    recorder, runs = Recorder(), []
+    guard = ToolLoopGuard(ToolLoopLimits(same_call_limit=2, no_progress_limit=50))
+    params = dataclasses.replace(params_for(tmp_path, recorder, tools=(echo_tool(runs),)),
+                                 transform_tool_result=None, tool_loops=guard)
+    calls = ToolCalls(params, placement=recorder.place)
+
+    async def scenario() -> None:
+        await calls.run_host_tool(ToolCallRequest("c1", "echo", {"text": "hi"}))
+        tripping = await calls.run_host_tool(ToolCallRequest("c2", "echo", {"text": "hi"}))
+        assert guard.tripped is not None
+        # the transcript says why the turn ends there
+        assert tripping.content[-1]["text"] == guard.tripped.note
+        assert recorder.placed[-1]["content"][-1]["text"] == guard.tripped.note
+        # a host tool after it does not run; a native call is refused when asked
+        after = await calls.run_host_tool(ToolCallRequest("c3", "echo", {"text": "other"}))
+        assert after.is_error and "same arguments 2 times" in after.text
+        permission = await calls.ask(ToolCallRequest("c4", "exec", {"command": "ls"}))
+        assert not permission.allowed and permission.reason == guard.tripped.message
+
+    asyncio.run(scenario())
+    assert runs == [{"text": "hi"}, {"text": "hi"}]

@@ -31,6 +31,7 @@ from clawharness.attempt.finalize import (
     should_finalize,
 )
 from clawharness.attempt.inspector import TurnRecorder, TurnRecordKeeper
+from clawharness.attempt.tool_loops import ended_by_tool_loop, tool_loop_guard
 from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.errors import (
     AgentHarnessPreflightError,
@@ -522,6 +523,7 @@ class TurnRunner:
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
             tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
             if opts.durable_tools else None,
+            tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
         )
         gate = plugins.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
@@ -555,6 +557,7 @@ class TurnRunner:
             finally:
                 capabilities.settle()
             end_attempt(span, terminal=result.terminal.kind, error=result.terminal.error)
+        result = ended_by_tool_loop(params.tool_loops, result)
         result = await self._stored(mirror, result)
         self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:

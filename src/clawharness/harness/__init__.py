@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         runtime_for_ref,
     )
     from clawharness.harness.support import ProviderRoute
+    from clawharness.harness.tool_loops import TOOL_LOOP, ToolLoop, ToolLoopGuard, ToolLoopLimits
     from clawharness.harness.tool_spec import (
         CallerToolResult,
         ToolCallContext,
@@ -129,6 +130,7 @@ __all__ = [
     "BUILTIN_RUNTIME_ID",
     "DEFAULT_CLI_RUNTIME_ALIASES",
     "QUESTION_TIMEOUT_NOT_INTEGER",
+    "TOOL_LOOP",
     "AdoptRequest",
     "AgentEvent",
     "AgentHarness",
@@ -173,6 +175,9 @@ __all__ = [
     "ToolCallDecision",
     "ToolExecute",
     "ToolInputError",
+    "ToolLoop",
+    "ToolLoopGuard",
+    "ToolLoopLimits",
     "ToolPolicyCheck",
     "ToolPolicyGate",
     "ToolPolicyLayer",
@@ -223,6 +228,10 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "TOOL_LOOP": "clawharness.harness.tool_loops",
+    "ToolLoop": "clawharness.harness.tool_loops",
+    "ToolLoopGuard": "clawharness.harness.tool_loops",
+    "ToolLoopLimits": "clawharness.harness.tool_loops",
     "AdoptRequest": "clawharness.harness.portable",
     "HandoffRequest": "clawharness.harness.portable",
     "NativeAdoption": "clawharness.harness.portable",

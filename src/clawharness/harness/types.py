@@ -31,6 +31,7 @@ from clawharness._json import JsonValue
 from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
+from clawharness.harness.tool_loops import ToolLoopGuard
 from clawharness.harness.tool_spec import (
     ToolCallContext,
     ToolExecute,
@@ -267,6 +268,9 @@ class AttemptParams:
     #: worker): `begin` each call before running it, `commit` its outcome before the
     #: model sees it (see `ToolOutcomeLedger`); None when the turn is never retried
     tool_outcomes: ToolOutcomes | None = None
+    #: the attempt's tool-loop detection (`clawharness.harness.tool_loops`), fed every
+    #: settled call by the SDK's tool-call routine; None when it is off
+    tool_loops: ToolLoopGuard | None = None
 
 
 @dataclass(frozen=True, slots=True)

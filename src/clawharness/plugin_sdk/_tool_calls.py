@@ -222,7 +222,10 @@ class ToolCalls:
         error: str | None = None
         result: ToolResult | None = None
         spec = self.tools.get(name)
-        if spec is None:
+        loop = None if p.tool_loops is None else p.tool_loops.tripped
+        if loop is not None:
+            error = f"Tool {name!r} was not run: {loop.message}."
+        elif spec is None:
             reason = p.host_capabilities.unavailable_tool_reason(name)
             error = f"Tool {name!r} is not available in this session: {reason}."
         elif invalid_arguments is not None:
@@ -271,9 +274,12 @@ class ToolCalls:
         call's `settle_native`. It fails closed: a host capability that raises (the
         attempt settled) refuses, and an abort or the deadline while the host (or a
         person) decides answers `cancelled`."""
+        loop = None if self.p.tool_loops is None else self.p.tool_loops.tripped
         if self._stopping():
             permission = ToolPermission(False, call.arguments, "the turn is being stopped",
                                         "cancelled")
+        elif loop is not None:
+            permission = ToolPermission(False, call.arguments, loop.message, "denied")
         else:
             permission = await self._decide(call, cwd)
         if not permission.allowed:
@@ -403,10 +409,15 @@ class ToolCalls:
             observation["nativeMutation"] = dict(native_mutation)
         self.last_tool_error = await report_tool_terminal(
             p.observe_tool_terminal, observation, self.last_tool_error)
+        loops = p.tool_loops
+        loop = None if loops is None else loops.observe(name, args, result["content"], is_error)
         transform = p.transform_tool_result
         if host_tool and started and transform is not None:
             # the observer saw the original; the model sees what middleware makes of it
             result = _normalized(await transform(name, call_id, dict(args), result, is_error))
+        if loop is not None:  # the transcript says why the turn ends here
+            result = {**result, "content": [*result["content"],
+                                            {"type": "text", "text": loop.note}]}
         self.metas.append(ToolCallMeta(name, call_id, is_error,
                                        failure_error if is_error else None))
         self.settled.add(call_id)

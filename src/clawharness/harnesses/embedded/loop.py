@@ -201,6 +201,11 @@ class EmbeddedAttempt:
                 self.pending = host_calls
                 for call in host_calls:
                     await self.run_tool(call)
+                    loop = None if self.p.tool_loops is None else self.p.tool_loops.tripped
+                    if loop is not None:
+                        await self.settle_pending(f"not run: {loop.message}")
+                        return AttemptTerminal("aborted", source="tool_loop",
+                                               error=loop.message, details=loop.details())
                 self.pending = []
                 if len(host_calls) < len(calls):
                     # the caller runs these: the attempt ends with them pending
