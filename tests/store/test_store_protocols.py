@@ -8,6 +8,7 @@ import pytest
 
 from clawharness import store as store_face
 from clawharness.store import (
+    BudgetLedgerStore,
     PluginStateStore,
     SessionLeaseStore,
     SessionStore,
@@ -22,7 +23,8 @@ from clawharness.store.postgres import PostgresStore
 from clawharness.store.sqlite import SqliteStore
 
 CONCERNS = (SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
-            SyncPluginStateView, SessionLeaseStore, ToolOutcomeStore, TurnRecordStore)
+            SyncPluginStateView, SessionLeaseStore, ToolOutcomeStore, TurnRecordStore,
+            BudgetLedgerStore)
 
 
 def _members(protocol: type) -> set[str]:

@@ -1,5 +1,5 @@
 """Persistent state: sessions, transcript entries, search, plugin state, writer leases,
-tool outcomes and the turn inspector's records.
+tool outcomes, the turn inspector's records, and the budget ledger.
 
 `open_store(url_or_path)` picks the implementation; call `await store.open()` next. The
 protocols are cut by concern (`protocols`); a consumer asks for the one it uses, and
@@ -11,6 +11,7 @@ protocols are cut by concern (`protocols`); a consumer asks for the one it uses,
     leases.py         per-session writer leases: their records and rules
     tool_outcomes.py  tool calls exactly once: their records
     turn_records.py   the turn inspector's records and their tables
+    budgets.py        budget counters, holds and spend rows: records and rules
     search_query.py   free search text as safe terms
     sqlite.py         the embedded default (and its `_sqlite_*` parts)
     postgres.py       PostgreSQL (and its `_postgres_*` parts)
@@ -23,6 +24,18 @@ from pathlib import Path
 from clawharness.errors import StoreError
 from clawharness.extras import requires_extra
 from clawharness.names import display_store_url, store_url_error
+from clawharness.store.budgets import (
+    Amount,
+    BudgetClaim,
+    BudgetGrant,
+    BudgetLimit,
+    BudgetRefusal,
+    BudgetState,
+    Measure,
+    SpendGrouping,
+    SpendRecord,
+    SpendSummary,
+)
 from clawharness.store.leases import (
     SessionLease,
     SessionLeaseBusy,
@@ -30,6 +43,7 @@ from clawharness.store.leases import (
     waiter_ttl,
 )
 from clawharness.store.protocols import (
+    BudgetLedgerStore,
     PluginStateStore,
     SessionLeaseStore,
     SessionStore,
@@ -52,7 +66,15 @@ from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCall
 from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
+    "Amount",
     "AppendOutcome",
+    "BudgetClaim",
+    "BudgetGrant",
+    "BudgetLedgerStore",
+    "BudgetLimit",
+    "BudgetRefusal",
+    "BudgetState",
+    "Measure",
     "NewEntry",
     "PluginStateRecord",
     "PluginStateStore",
@@ -63,6 +85,9 @@ __all__ = [
     "SessionLeaseStore",
     "SessionRecord",
     "SessionStore",
+    "SpendGrouping",
+    "SpendRecord",
+    "SpendSummary",
     "Store",
     "StoredTurnRecord",
     "SyncPluginStateView",

@@ -22,6 +22,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from clawharness.store.budgets import (
+    Amount,
+    BudgetClaim,
+    BudgetGrant,
+    BudgetRefusal,
+    BudgetState,
+    SpendGrouping,
+    SpendRecord,
+    SpendSummary,
+)
 from clawharness.store.leases import (
     SessionLease,
     SessionLeaseBusy,
@@ -40,6 +50,7 @@ from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCall
 from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
+    "BudgetLedgerStore",
     "PluginStateStore",
     "SessionLeaseStore",
     "SessionStore",
@@ -248,8 +259,35 @@ class TurnRecordStore(Protocol):
 
 
 @runtime_checkable
+class BudgetLedgerStore(Protocol):
+    """Budgets and spend (see `clawharness.store.budgets`): counters per budget key,
+    holds per running turn, one spend row per finished turn."""
+
+    async def reserve_budget(self, run_id: str, claims: Sequence[BudgetClaim], amount: Amount,
+                             *, ttl: float) -> BudgetGrant | BudgetRefusal:
+        """Hold `amount` on every claim's budget for `ttl` seconds, atomically: on all of
+        them, or (the first that has no room) on none. Holds whose expiry passed are
+        reclaimed first. Holding again under the same `run_id` adds to its holds."""
+
+    async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
+                            spent: Amount) -> bool:
+        """Release the run's holds and, unless a spend row for `record.run_id` exists
+        already, store it and add `spent` to every key, in one transaction. True when
+        this call counted the spend (False: a retried turn, counted before)."""
+
+    async def grant_budget(self, key: str, amount: Amount) -> BudgetState:
+        """Raise one budget by `amount` (an approver's extension); its new state."""
+
+    async def budget_states(self, keys: Sequence[str]) -> list[BudgetState]:
+        """The counters of `keys`, in order (zero for a key never used)."""
+
+    async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
+        """Spend rows of turns from `since` (epoch seconds), summed per group."""
+
+
+@runtime_checkable
 class Store(SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
-            SessionLeaseStore, ToolOutcomeStore, TurnRecordStore, Protocol):
+            SessionLeaseStore, ToolOutcomeStore, TurnRecordStore, BudgetLedgerStore, Protocol):
     """Persistent state of one host (or a cluster of hosts, on PostgreSQL): every concern
     above, and the connection's life."""
 

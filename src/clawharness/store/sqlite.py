@@ -35,6 +35,7 @@ from clawharness.errors import (
     SessionNotFoundError,
     StoreError,
 )
+from clawharness.store import _sqlite_budgets as budgets
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
 from clawharness.store import _sqlite_tool_outcomes as tool_outcomes
@@ -82,9 +83,10 @@ _SMALL_COMMITS_PER_CHECKPOINT = 500
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
                                            3: leases.MIGRATION_V3,
                                            4: turn_records.SQLITE_MIGRATION_V4,
-                                           5: tool_outcomes.MIGRATION_V5}
+                                           5: tool_outcomes.MIGRATION_V5,
+                                           6: budgets.MIGRATION_V6}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -115,7 +117,8 @@ def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
     return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods):
+class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
+                  budgets.BudgetLedgerMethods):
     """The `Store` protocol over one SQLite file (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, readers: int = 4, search_window: int = 2000,

@@ -1,0 +1,202 @@
+"""The SQLite store's budget ledger (see `clawharness.store.budgets`).
+
+Every write is one `BEGIN IMMEDIATE` transaction: SQLite's write lock serializes it
+against every other writer of the file, in this process and any other, so the check and
+the hold of a reservation cannot interleave with another's.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from clawharness.store.budgets import (
+    SPEND_COLUMNS,
+    Amount,
+    BudgetClaim,
+    BudgetGrant,
+    BudgetRefusal,
+    BudgetState,
+    SpendGrouping,
+    SpendRecord,
+    SpendSummary,
+    first_refusal,
+    state_of,
+    summary_of,
+    summary_sql,
+)
+
+__all__ = ["MIGRATION_V6", "BudgetLedgerMethods"]
+
+_T = TypeVar("_T")
+
+#: v6: budget counters, the holds of running turns, one spend row per finished turn
+MIGRATION_V6: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS budget_counters (
+        budget_key TEXT PRIMARY KEY,
+        spent_nano_usd INTEGER NOT NULL DEFAULT 0, spent_tokens INTEGER NOT NULL DEFAULT 0,
+        spent_turns INTEGER NOT NULL DEFAULT 0, spent_ms INTEGER NOT NULL DEFAULT 0,
+        reserved_nano_usd INTEGER NOT NULL DEFAULT 0,
+        reserved_tokens INTEGER NOT NULL DEFAULT 0,
+        reserved_turns INTEGER NOT NULL DEFAULT 0, reserved_ms INTEGER NOT NULL DEFAULT 0,
+        granted_nano_usd INTEGER NOT NULL DEFAULT 0,
+        granted_tokens INTEGER NOT NULL DEFAULT 0,
+        granted_turns INTEGER NOT NULL DEFAULT 0, granted_ms INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS budget_holds (
+        run_id TEXT NOT NULL,
+        budget_key TEXT NOT NULL,
+        nano_usd INTEGER NOT NULL, tokens INTEGER NOT NULL, turns INTEGER NOT NULL,
+        ms INTEGER NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (run_id, budget_key)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS budget_holds_by_key ON budget_holds (budget_key, expires_at)",
+    """CREATE TABLE IF NOT EXISTS spend (
+        run_id TEXT PRIMARY KEY,
+        day TEXT NOT NULL, at REAL NOT NULL,
+        agent_id TEXT NOT NULL, session_key TEXT NOT NULL, caller TEXT,
+        provider TEXT NOT NULL, model TEXT NOT NULL, runtime TEXT NOT NULL,
+        terminal TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+        cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        nano_usd INTEGER, ms INTEGER NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS spend_by_at ON spend (at)",
+)
+_STATE_COLS: Final = ("spent_nano_usd, spent_tokens, spent_turns, spent_ms, "
+                      "reserved_nano_usd, reserved_tokens, reserved_turns, reserved_ms, "
+                      "granted_nano_usd, granted_tokens, granted_turns, granted_ms")
+_HOLD: Final = "nano_usd, tokens, turns, ms"
+
+
+def _states(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, BudgetState]:
+    marks = ", ".join("?" * len(keys))
+    rows = conn.execute(f"SELECT budget_key, {_STATE_COLS} FROM budget_counters "
+                        f"WHERE budget_key IN ({marks})", tuple(keys)).fetchall()
+    return {row[0]: state_of(row[0], row[1:]) for row in rows}
+
+
+def _add_reserved(conn: sqlite3.Connection, key: str, amount: Amount, sign: int) -> None:
+    conn.execute("UPDATE budget_counters SET reserved_nano_usd = reserved_nano_usd + ?, "
+                 "reserved_tokens = reserved_tokens + ?, reserved_turns = reserved_turns + ?, "
+                 "reserved_ms = reserved_ms + ? WHERE budget_key = ?",
+                 (*(sign * v for v in amount.fields), key))
+
+
+def _reclaim(conn: sqlite3.Connection, keys: Sequence[str], now: float) -> None:
+    """Give back the holds on `keys` whose expiry passed (their process died)."""
+    marks = ", ".join("?" * len(keys))
+    expired = conn.execute(f"SELECT run_id, budget_key, {_HOLD} FROM budget_holds "
+                           f"WHERE budget_key IN ({marks}) AND expires_at < ?",
+                           (*keys, now)).fetchall()
+    for run_id, key, *amount in expired:
+        _add_reserved(conn, key, Amount(*amount), -1)
+        conn.execute("DELETE FROM budget_holds WHERE run_id = ? AND budget_key = ?",
+                     (run_id, key))
+
+
+def _reserve(conn: sqlite3.Connection, run_id: str, claims: Sequence[BudgetClaim],
+             amount: Amount, expires_at: float, now: float) -> BudgetGrant | BudgetRefusal:
+    keys = [claim.key for claim in claims]
+    conn.executemany("INSERT OR IGNORE INTO budget_counters (budget_key) VALUES (?)",
+                     [(key,) for key in keys])
+    _reclaim(conn, keys, now)
+    refusal = first_refusal(claims, _states(conn, keys), amount)
+    if refusal is not None:
+        return refusal
+    for key in keys:
+        _add_reserved(conn, key, amount, 1)
+        conn.execute(f"INSERT INTO budget_holds (run_id, budget_key, {_HOLD}, expires_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, budget_key) DO UPDATE "
+                     "SET nano_usd = nano_usd + excluded.nano_usd, "
+                     "tokens = tokens + excluded.tokens, turns = turns + excluded.turns, "
+                     "ms = ms + excluded.ms, expires_at = excluded.expires_at",
+                     (run_id, key, *amount.fields, expires_at))
+    states = _states(conn, keys)
+    return BudgetGrant(tuple(states[key] for key in keys))
+
+
+def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
+            spent: Amount) -> bool:
+    """Release the run's holds; unless the run was settled before, record its spend row
+    and add `spent` to every key. True when this call counted it."""
+    run_id = record.run_id
+    held = conn.execute(f"SELECT budget_key, {_HOLD} FROM budget_holds WHERE run_id = ?",
+                        (run_id,)).fetchall()
+    for key, *amount in held:
+        _add_reserved(conn, key, Amount(*amount), -1)
+    conn.execute("DELETE FROM budget_holds WHERE run_id = ?", (run_id,))
+    row = _spend_row(record)
+    marks = ", ".join("?" * len(row))
+    if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
+                    row).rowcount == 0:
+        return False  # a retried turn settled twice: counted once
+    conn.executemany("INSERT OR IGNORE INTO budget_counters (budget_key) VALUES (?)",
+                     [(key,) for key in keys])
+    conn.executemany("UPDATE budget_counters SET spent_nano_usd = spent_nano_usd + ?, "
+                     "spent_tokens = spent_tokens + ?, spent_turns = spent_turns + ?, "
+                     "spent_ms = spent_ms + ? WHERE budget_key = ?",
+                     [(*spent.fields, key) for key in keys])
+    return True
+
+
+def _spend_row(r: SpendRecord) -> tuple[Any, ...]:
+    return (r.run_id, r.day, r.at, r.agent_id, r.session_key, r.caller, r.provider, r.model,
+            r.runtime, r.terminal, r.input_tokens, r.output_tokens, r.cache_read_tokens,
+            r.cache_write_tokens, r.reasoning_tokens, r.nano_usd, r.ms)
+
+
+class BudgetLedgerMethods:
+    """The `Store` protocol's budget ledger methods, for `SqliteStore`."""
+
+    if TYPE_CHECKING:
+        async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
+                        inline: bool = False) -> _T: ...
+
+    async def reserve_budget(self, run_id: str, claims: Sequence[BudgetClaim], amount: Amount,
+                             *, ttl: float) -> BudgetGrant | BudgetRefusal:
+        if not claims:
+            return BudgetGrant(())
+
+        def fn(conn: sqlite3.Connection) -> BudgetGrant | BudgetRefusal:
+            now = time.time()
+            return _reserve(conn, run_id, claims, amount, now + ttl, now)
+
+        return await self._write_small(fn)
+
+    async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
+                            spent: Amount) -> bool:
+        return await self._write_small(lambda conn: _settle(conn, record, keys, spent))
+
+    async def grant_budget(self, key: str, amount: Amount) -> BudgetState:
+        def fn(conn: sqlite3.Connection) -> BudgetState:
+            conn.execute("INSERT OR IGNORE INTO budget_counters (budget_key) VALUES (?)",
+                         (key,))
+            conn.execute("UPDATE budget_counters SET granted_nano_usd = granted_nano_usd + ?, "
+                         "granted_tokens = granted_tokens + ?, granted_turns = granted_turns + ?,"
+                         " granted_ms = granted_ms + ? WHERE budget_key = ?",
+                         (*amount.fields, key))
+            return _states(conn, [key])[key]
+
+        return await self._write_small(fn)
+
+    async def budget_states(self, keys: Sequence[str]) -> list[BudgetState]:
+        if not keys:
+            return []
+
+        def fn(conn: sqlite3.Connection) -> list[BudgetState]:
+            found = _states(conn, keys)
+            return [found.get(key) or BudgetState(key) for key in keys]
+
+        return await self._read(fn, inline=True)
+
+    async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
+        def fn(conn: sqlite3.Connection) -> list[SpendSummary]:
+            return [summary_of(row) for row in conn.execute(summary_sql(by, "?"), (since,))]
+
+        return await self._read(fn)

@@ -1,0 +1,227 @@
+"""The budget ledger's records and rules: counters per budget, holds per turn, spend rows.
+
+A budget is a key (`day:2026-12-01`, `agent:main:total`, `session:agent:main:main`, ...,
+made by `clawharness.spend.budgets`) with limits. The ledger keeps, per key, what was
+spent, what running turns hold (reserved, not yet spent) and what an approver granted on
+top of the limits; per turn, its holds (one per key, with an expiry); and one spend row
+per finished turn (what `clawharness usage` sums).
+
+All amounts are integers (`Amount`): nano-dollars, tokens, turns, milliseconds, so
+concurrent additions are exact in both backends. A reservation is one transaction that
+locks the turn's budget rows in key order (no deadlock between two turns that share
+keys), reclaims holds whose expiry passed (a process that died holding them), checks
+`spent + reserved + asked <= limit + granted` for every limited measure of every key,
+and then holds the amount on all of them, or on none. Rules here are pure; the two
+backends run them inside their transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+__all__ = [
+    "MEASURES",
+    "SPEND_COLUMNS",
+    "Amount",
+    "BudgetClaim",
+    "BudgetGrant",
+    "BudgetLimit",
+    "BudgetRefusal",
+    "BudgetState",
+    "Measure",
+    "SpendGrouping",
+    "SpendRecord",
+    "SpendSummary",
+    "first_refusal",
+    "state_of",
+    "summary_of",
+    "summary_sql",
+]
+
+Measure = Literal["usd", "tokens", "turns", "seconds"]
+MEASURES: Final[tuple[Measure, ...]] = ("usd", "tokens", "turns", "seconds")
+#: what `clawharness usage` groups spend by
+SpendGrouping = Literal["day", "agent", "session", "model", "runtime", "caller"]
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """An amount in the ledger's integer units: nano-dollars, tokens, turns, ms."""
+
+    nano_usd: int = 0
+    tokens: int = 0
+    turns: int = 0
+    ms: int = 0
+
+    def plus(self, other: Amount) -> Amount:
+        return Amount(self.nano_usd + other.nano_usd, self.tokens + other.tokens,
+                      self.turns + other.turns, self.ms + other.ms)
+
+    def minus(self, other: Amount) -> Amount:
+        return Amount(self.nano_usd - other.nano_usd, self.tokens - other.tokens,
+                      self.turns - other.turns, self.ms - other.ms)
+
+    def get(self, measure: Measure) -> int:
+        return (self.nano_usd if measure == "usd" else self.tokens if measure == "tokens"
+                else self.turns if measure == "turns" else self.ms)
+
+    @property
+    def fields(self) -> tuple[int, int, int, int]:
+        return (self.nano_usd, self.tokens, self.turns, self.ms)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetLimit:
+    """A budget's hard limits in ledger units (None: that measure is not limited)."""
+
+    nano_usd: int | None = None
+    tokens: int | None = None
+    turns: int | None = None
+    ms: int | None = None
+
+    def get(self, measure: Measure) -> int | None:
+        return (self.nano_usd if measure == "usd" else self.tokens if measure == "tokens"
+                else self.turns if measure == "turns" else self.ms)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetClaim:
+    """One budget a turn falls under: its key and limits."""
+
+    key: str
+    limit: BudgetLimit
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetState:
+    """One budget's counters: spent, held by running turns, granted beyond the limits."""
+
+    key: str
+    spent: Amount = Amount()
+    reserved: Amount = Amount()
+    granted: Amount = Amount()
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetRefusal:
+    """A reservation that did not fit: the first budget and measure without room."""
+
+    key: str
+    measure: Measure
+    limit: int
+    spent: int
+    reserved: int
+    asked: int
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetGrant:
+    """A reservation held: every key's counters after it (for the soft warnings)."""
+
+    states: tuple[BudgetState, ...]
+
+
+def first_refusal(claims: Sequence[BudgetClaim], states: Mapping[str, BudgetState],
+                  asked: Amount) -> BudgetRefusal | None:
+    """The first claim and measure where `asked` does not fit, in claim order; None
+    when it fits everywhere. A measure asked for 0 always fits (a turn that asks for
+    no dollars is not refused by a dollar budget already spent)."""
+    for claim in claims:
+        state = states.get(claim.key) or BudgetState(claim.key)
+        for measure in MEASURES:
+            limit = claim.limit.get(measure)
+            want = asked.get(measure)
+            if limit is None or want <= 0:
+                continue
+            room = limit + state.granted.get(measure)
+            spent, reserved = state.spent.get(measure), state.reserved.get(measure)
+            if spent + reserved + want > room:
+                return BudgetRefusal(claim.key, measure, room, spent, reserved, want)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SpendRecord:
+    """One finished turn's spend (`clawharness usage`): who, what, how much."""
+
+    run_id: str
+    #: UTC day the turn started, `YYYY-MM-DD`
+    day: str
+    at: float
+    agent_id: str
+    session_key: str
+    provider: str
+    model: str
+    runtime: str
+    terminal: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    #: None: the model is unpriced
+    nano_usd: int | None = None
+    ms: int = 0
+    #: the HTTP API caller, when one started the turn
+    caller: str | None = None
+
+    @property
+    def tokens(self) -> int:
+        return (self.input_tokens + self.output_tokens + self.cache_read_tokens
+                + self.cache_write_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class SpendSummary:
+    """Spend summed over one group (a day, an agent, a model, ...)."""
+
+    group: str
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    #: None when no turn of the group was priced
+    nano_usd: int | None
+    #: turns of the group whose model was unpriced
+    unpriced_turns: int
+    ms: int
+
+
+# --- what both backends' SQL shares -------------------------------------------------
+
+_GROUP_COLUMN: Final[dict[str, str]] = {
+    "day": "day", "agent": "agent_id", "session": "session_key",
+    "model": "provider || '/' || model", "runtime": "runtime",
+    "caller": "coalesce(caller, '-')",
+}
+
+
+def state_of(key: str, row: Sequence[Any]) -> BudgetState:
+    return BudgetState(key, Amount(*row[0:4]), Amount(*row[4:8]), Amount(*row[8:12]))
+
+
+SPEND_COLUMNS: Final = ("run_id, day, at, agent_id, session_key, caller, provider, model, "
+                        "runtime, terminal, input_tokens, output_tokens, cache_read_tokens, "
+                        "cache_write_tokens, reasoning_tokens, nano_usd, ms")
+
+
+def summary_sql(by: SpendGrouping, mark: str) -> str:
+    """The spend summary query of both backends (`mark`: the placeholder)."""
+    column = _GROUP_COLUMN[by]
+    return (f"SELECT {column} AS grp, count(*), sum(input_tokens), sum(output_tokens), "
+            "sum(cache_read_tokens), sum(cache_write_tokens), sum(reasoning_tokens), "
+            "sum(nano_usd), sum(CASE WHEN nano_usd IS NULL THEN 1 ELSE 0 END), sum(ms) "
+            f"FROM spend WHERE at >= {mark} GROUP BY grp ORDER BY grp")
+
+
+def summary_of(row: Sequence[Any]) -> SpendSummary:
+    counts = [int(v or 0) for v in row[2:7]]
+    return SpendSummary(str(row[0]), int(row[1]), counts[0], counts[1], counts[2], counts[3],
+                        counts[4], None if row[7] is None else int(row[7]), int(row[8] or 0),
+                        int(row[9] or 0))
+
+
