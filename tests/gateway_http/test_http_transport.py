@@ -88,7 +88,9 @@ async def test_a_stream_reader_that_stops_reading_is_dropped(
                                              "arguments": {"command": "echo again"}}]}]}
     agents = {"defaults": {"model": "scripted/m", "maxSteps": 40},
               "entries": {"main": {"default": True}}}
-    async with serve(script, agents=agents) as served:
+    # the same call forty times is a tool loop, which would end the turn early
+    tools = {"exec": {"security": "full", "ask": "off"}, "loopDetection": {"enabled": False}}
+    async with serve(script, agents=agents, tools=tools) as served:
         body = json.dumps({"model": "openclaw", "stream": True, "user": "sleeper",
                            "messages": [{"role": "user", "content": "stream it"}]}).encode()
         sock = socket.socket()

@@ -145,3 +145,21 @@ async def test_a_wrong_or_missing_token_gets_401_in_openais_shape(
                                      "param": None, "code": "invalid_api_key"}
         assert served.model.requests == [] or all(
             r.get("path") != "/v1/responses" for r in served.model.requests)
+
+
+async def test_the_answers_usage_is_the_turns_token_counts(serve: ServeFactory) -> None:
+    script = {"responses": [{"text": "counted", "usage": {"input_tokens": 12,
+                                                           "output_tokens": 3}},
+                            {"text": "counted", "usage": {"input_tokens": 7,
+                                                           "output_tokens": 2}}]}
+    async with serve(script) as served:
+        sdk = client(served.base)
+        chat = await sdk.chat.completions.create(
+            model="openclaw", messages=[{"role": "user", "content": "hi"}])
+        assert chat.usage is not None
+        assert (chat.usage.prompt_tokens, chat.usage.completion_tokens,
+                chat.usage.total_tokens) == (12, 3, 15)
+        assert chat.usage.prompt_tokens_details.cached_tokens == 0  # type: ignore[union-attr]
+        answer = await sdk.responses.create(model="openclaw", input="hi")
+        assert answer.usage is not None
+        assert (answer.usage.input_tokens, answer.usage.output_tokens) == (7, 2)

@@ -90,6 +90,10 @@ class TurnAnswer:
     error_type: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    #: of `input_tokens`, read from the provider's prompt cache
+    cached_tokens: int = 0
+    #: of `output_tokens`, spent reasoning
+    reasoning_tokens: int = 0
     tools_ran: int = 0
     client_calls: tuple[ClientCall, ...] = ()
     host_calls: tuple[HostCall, ...] = ()
@@ -97,7 +101,8 @@ class TurnAnswer:
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "text": self.text, "ending": self.ending, "error": self.error,
                 "errorType": self.error_type, "inputTokens": self.input_tokens,
-                "outputTokens": self.output_tokens, "toolsRan": self.tools_ran,
+                "outputTokens": self.output_tokens, "cachedTokens": self.cached_tokens,
+                "reasoningTokens": self.reasoning_tokens, "toolsRan": self.tools_ran,
                 "clientCalls": [c.to_json() for c in self.client_calls],
                 "hostCalls": [c.to_json() for c in self.host_calls]}
 
@@ -112,6 +117,8 @@ class TurnAnswer:
                    error_type=_optional(data, "errorType"),
                    input_tokens=_typed(data, "inputTokens", int),
                    output_tokens=_typed(data, "outputTokens", int),
+                   cached_tokens=_count(data, "cachedTokens"),
+                   reasoning_tokens=_count(data, "reasoningTokens"),
                    tools_ran=_typed(data, "toolsRan", int),
                    client_calls=tuple(map(ClientCall.from_json, _list(data, "clientCalls"))),
                    host_calls=tuple(map(HostCall.from_json, _list(data, "hostCalls"))))
@@ -121,6 +128,13 @@ def _typed(data: Mapping[str, Any], name: str, kind: type[Any]) -> Any:
     value = data.get(name)
     if not isinstance(value, kind):
         raise ValueError(f"answer.{name} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _count(data: Mapping[str, Any], name: str) -> int:
+    value = data.get(name, 0)  # (absent in the records of the first version)
+    if not isinstance(value, int):
+        raise ValueError(f"answer.{name} must be an integer, got {value!r}")
     return value
 
 
@@ -138,15 +152,22 @@ def _optional(data: Mapping[str, Any], name: str) -> str | None:
     return value
 
 
-def _tokens(usage: Usage | None) -> tuple[int, int]:
-    """(input, output) tokens of a turn's usage (0 where it reported none)."""
+def _counted(answer: TurnAnswer, usage: Usage | None) -> TurnAnswer:
+    """`answer` with a turn's token counts (0 where it reported none)."""
     if usage is None:
-        return 0, 0
-    return usage.input or 0, usage.output or 0
+        return answer
+    return replace(answer, input_tokens=usage.input or 0, output_tokens=usage.output or 0,
+                   cached_tokens=usage.cache_read or 0,
+                   reasoning_tokens=usage.reasoning_tokens or 0)
 
 
 def answer_of(ended: RunResult) -> TurnAnswer:
     """The answer to a run that ended."""
+    answer = _answer(ended)
+    return answer if ended.result is None else _counted(answer, ended.result.usage)
+
+
+def _answer(ended: RunResult) -> TurnAnswer:
     result = ended.result
     if result is None:
         exception = ended.exception
@@ -157,12 +178,10 @@ def answer_of(ended: RunResult) -> TurnAnswer:
                               error_type="run_interrupted")
         return TurnAnswer(False, "", "refused", error=ended.error or "the turn failed",
                           error_type=code if isinstance(code, str) else "turn_failed")
-    given, taken = _tokens(result.usage)
     tools_ran = len(result.tool_calls)
     if result.terminal == "failed":
         return TurnAnswer(False, "", "failed", error=result.error or "the turn failed",
-                          error_type=result.error_type, input_tokens=given,
-                          output_tokens=taken, tools_ran=tools_ran)
+                          error_type=result.error_type, tools_ran=tools_ran)
     texts = [p.text for p in result.payloads if p.text]
     text = "\n\n".join(texts) or result.text
     if result.terminal != "ok":
@@ -170,15 +189,13 @@ def answer_of(ended: RunResult) -> TurnAnswer:
         return TurnAnswer(False, text, ending,
                           error=result.error or f"the turn ended: {result.terminal}",
                           error_type=result.error_type or result.terminal,
-                          input_tokens=given, output_tokens=taken, tools_ran=tools_ran)
+                          tools_ran=tools_ran)
     client_calls = tuple(
         ClientCall(str(c.get("id", "")), str(c.get("name", "")), _arguments(c.get("arguments")))
         for c in result.client_tool_calls)
     if client_calls:  # the turn stopped for the client's tools: its text may be empty
-        return TurnAnswer(True, text, "ok", input_tokens=given, output_tokens=taken,
-                          tools_ran=tools_ran, client_calls=client_calls)
-    return TurnAnswer(True, text or NO_RESPONSE_TEXT, "ok", input_tokens=given,
-                      output_tokens=taken, tools_ran=tools_ran)
+        return TurnAnswer(True, text, "ok", tools_ran=tools_ran, client_calls=client_calls)
+    return TurnAnswer(True, text or NO_RESPONSE_TEXT, "ok", tools_ran=tools_ran)
 
 
 def _arguments(value: Any) -> str:

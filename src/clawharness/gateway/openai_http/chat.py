@@ -65,10 +65,12 @@ def sse(data: Any) -> bytes:
     return f"data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
 
 
-def _usage(answer: TurnAnswer) -> dict[str, int]:
+def _usage(answer: TurnAnswer) -> dict[str, Any]:
     prompt, completion = answer.input_tokens, answer.output_tokens
     return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": answer.cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": answer.reasoning_tokens}}
 
 
 async def chat_completions(api: HttpApi, request: Request) -> Response:

@@ -98,8 +98,8 @@ def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
 def _usage(answer: TurnAnswer) -> dict[str, Any]:
     given, taken = answer.input_tokens, answer.output_tokens
     return {"input_tokens": given, "output_tokens": taken, "total_tokens": given + taken,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0}}
+            "input_tokens_details": {"cached_tokens": answer.cached_tokens},
+            "output_tokens_details": {"reasoning_tokens": answer.reasoning_tokens}}
 
 
 class _Shape:
