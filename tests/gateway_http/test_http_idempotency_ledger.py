@@ -142,6 +142,10 @@ async def test_an_unreadable_record_is_refused_by_name_and_swept(store: SqliteSt
      "model_ref_invalid", False),
     (TurnAnswer(False, "", "failed", error_type="turn_failed"), True, 500, "turn_failed",
      False),
+    (TurnAnswer(False, "", "refused", error_type="client_tools_unsupported"), True, 400,
+     "client_tools_unsupported", False),
+    (TurnAnswer(False, "", "refused", error_type="client_tool_invalid"), False, 400,
+     "client_tool_invalid", False),
 ])
 def test_failure_classes(answer: TurnAnswer, idempotent: bool, status: int, code: str,
                          retry: bool) -> None:
