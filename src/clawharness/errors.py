@@ -18,6 +18,8 @@
     │   ├── InvalidSessionKeyError       a session key of the wrong shape
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError             the session's writer was not free in time
+    │   ├── SessionForkError             a fork point or fork target that cannot be used
+    │   ├── SubagentError                a sub-agent that cannot be spawned, found or killed
     │   └── NativeSessionError           adopting or handing off a native session failed
     │       ├── NativeSessionFormatError     a file that is not that runtime's session
     │       ├── NativeSessionNotFoundError   no native session by that id or path
@@ -109,10 +111,12 @@ __all__ = [
     "RuntimeArtifactMismatchError",
     "SessionBusyError",
     "SessionError",
+    "SessionForkError",
     "SessionLeaseLostError",
     "SessionNotFoundError",
     "StoreCorruptError",
     "StoreError",
+    "SubagentError",
     "ToolApprovalRefusedError",
     "ToolError",
     "ToolPolicyDeniedError",
@@ -257,6 +261,29 @@ class UnknownAgentError(SessionError):
     turn would otherwise run under `agents.defaults` and escape the agent's own policy."""
 
     code = "unknown_agent"
+
+
+class SessionForkError(SessionError):
+    """A fork that cannot be made: a fork point the transcript does not have (or one that
+    cuts a tool call from its result), a target key already in use, a runtime the
+    chosen model's route does not allow. Nothing was written."""
+
+    code = "session_fork"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class SubagentError(SessionError):
+    """A sub-agent that cannot be spawned (a limit, an agent not allowed), found or
+    killed (docs/portable-sessions.md, sub-agents)."""
+
+    code = "subagent_error"
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class NativeSessionError(SessionError):

@@ -32,11 +32,13 @@ from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
     AgentHarnessNotRegisteredError,
+    AgentHarnessUnsupportedError,
     ClawHarnessError,
     ConfigError,
     InvalidSessionKeyError,
     ModelRefError,
     NativeSessionUnsupportedError,
+    SessionForkError,
     SessionNotFoundError,
 )
 from clawharness.harness import (
@@ -46,6 +48,7 @@ from clawharness.harness import (
     NativeAdoption,
     NativeHandoff,
     PortableSessions,
+    normalize_optional_runtime_id,
     portable_runtime,
 )
 from clawharness.harness.status import SessionPin, StatusReport, build_status
@@ -54,7 +57,7 @@ from clawharness.llm import LlmApi, LlmContext
 from clawharness.mcp.manager import McpManager
 from clawharness.models import unknown_provider_problems
 from clawharness.models.catalog import ModelCatalog, build_model_catalog
-from clawharness.models.routes import known_provider_ids
+from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.processes import live_native_processes
@@ -65,7 +68,15 @@ from clawharness.providers.registry import default_api, preload_transports
 from clawharness.records import SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
-from clawharness.sessions import AdoptionResult, adopt_native, handoff_native
+from clawharness.sessions import (
+    AdoptionResult,
+    ForkResult,
+    adopt_native,
+    fork_prefix,
+    handoff_native,
+    parse_fork_point,
+    write_fork,
+)
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -402,6 +413,78 @@ class Host:
                 agent_name=agent_name),
             session_key=session_key, model_ref=model_ref,
             scrub=redact_transcript_message)  # type: ignore[arg-type]
+
+    async def fork_session(self, key: str, *, at: str | None = None,
+                           new_key: str | None = None, model: str | None = None,
+                           runtime: str | None = None, settled: bool = True) -> ForkResult:
+        """A new session whose transcript is the prefix of `key`'s up to `at` (`N` or
+        `turn:N`, `entry:SEQ`; default all of it), copied with provenance; its next turn
+        runs on `model` (default the source's) and `runtime` (default: the normal
+        selection; `acp/<agent>` means that ACP agent's model). A runtime the model's
+        route does not allow is refused now (`SessionForkError`), and nothing is
+        written. `settled`: wait for a turn running in the source to end first (a
+        sub-agent forked from inside its parent's turn does not)."""
+        source = await self.get_session(key)
+        point = parse_fork_point(at)
+        target = self._fork_key(source, new_key)
+        ref, harness = self._fork_route(source, model, runtime)
+        store = self.store
+        if await store.get_session(target) is not None:
+            raise SessionForkError(f"session {target} already exists",
+                                   hint="name a new key with --as NEWKEY")
+        if settled:
+            async with self.writers.hold(source.key, purpose="fork a session"):
+                entries = await store.read_entries(source.session_id)
+        else:
+            entries = await store.read_entries(source.session_id)
+        prefix = fork_prefix(entries, point, source=f"session {source.key}")
+        async with self.writers.hold(target, purpose="fork a session"):
+            return await write_fork(store, source, target, prefix, model_ref=ref,
+                                    runtime=harness)
+
+    def _fork_key(self, source: SessionRecord, new_key: str | None) -> str:
+        if not new_key:
+            rest = parse_session_key(source.key).rest
+            return f"agent:{source.agent_id}:{rest[:200]}-fork-{new_id()[:8]}"
+        target = normalize_session_key(new_key, default_agent=source.agent_id)
+        owner = parse_session_key(target).agent_id
+        if owner != source.agent_id:
+            raise SessionForkError(
+                f"{target} belongs to agent {owner!r}; a fork stays with the source's agent "
+                f"{source.agent_id!r}", hint=f"use a key of agent {source.agent_id}")
+        return target
+
+    def _fork_route(self, source: SessionRecord, model: str | None,
+                    runtime: str | None) -> tuple[str | None, str | None]:
+        """(model ref, runtime override) of a fork's next turn, checked as that turn's
+        selection will check them: a runtime the route does not allow fails now."""
+        harness = normalize_optional_runtime_id(runtime)
+        if harness is not None and harness.startswith("acp/"):
+            agent = harness[4:]
+            if model and self.model_ref(model) != f"acp/{agent}":
+                raise SessionForkError(
+                    f"--runtime {runtime} runs the ACP agent {agent!r} on its own model; "
+                    f"it cannot run {model}", hint="leave out --model, or --runtime")
+            model, harness = f"acp/{agent}", None
+        ref_text = self.model_ref(model) if model else (source.model_ref or None)
+        if harness is None and ref_text is None:
+            return None, None
+        parsed = parse_model_ref(ref_text) if ref_text else None
+        if harness is not None:
+            if parsed is None:
+                raise SessionForkError(f"--runtime {runtime} needs a model to check it "
+                                       "against: pass --model", hint="e.g. --model openai/gpt-5")
+            route = resolve_route(self.config, parsed, env=self.env,
+                                  extra_providers=self.plugins.providers)
+            try:
+                self.plugins.select(agent_id=source.agent_id, route=route, pinned=None,
+                                    session_key=source.key, override=harness)
+            except (AgentHarnessUnsupportedError, AgentHarnessNotRegisteredError) as exc:
+                raise SessionForkError(
+                    f"cannot fork onto runtime {harness} with {ref_text}: {exc}",
+                    hint="choose a model that runtime runs (--model), or another runtime"
+                ) from exc
+        return ref_text, harness
 
     def _known_ref(self, ref: str | None) -> str | None:
         """`ref` when this config can run it, else None (the agent's own model)."""

@@ -55,6 +55,7 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
      "native_session_unsupported"),
     (("sessions", "handoff", "nope", "--to", "codex", "--config", "{config}"),
      "session_not_found"),
+    (("sessions", "fork", "nope", "--config", "{config}"), "session_not_found"),
     (("transcript", "search", "x", "--config", "{missing}"), "config_invalid"),
     (("status", "--config", "{missing}"), "config_invalid"),
     (("doctor", "--config", "{missing}"), "config_invalid"),

@@ -356,6 +356,8 @@ class TurnRunner:
             chain = self._candidates(key.agent_id, primary, opts, record)
             # the pin this session carried into the turn (not one this turn just created)
             pinned = record.agent_harness_id if record else None
+            # a runtime chosen for the session before its first turn (a fork's --runtime)
+            override = record.meta.agent_harness_runtime_override if record else None
             abort = opts.abort or asyncio.Event()
             timeout = opts.timeout or self._context.config.agents.defaults.timeout_seconds
             deadline = asyncio.get_running_loop().time() + timeout if timeout else None
@@ -374,7 +376,7 @@ class TurnRunner:
                 route = resolve_route(self._context.config, ref, env=self._context.env,
                                       extra_providers=plugins.providers)
                 decision = plugins.select(agent_id=key.agent_id, route=route, pinned=pinned,
-                                          session_key=session_key)
+                                          session_key=session_key, override=override)
                 if decision.selected_harness_id in skipped_harnesses:
                     fallbacks.append(ModelFallback(str(ref), skipped="harness-scoped preflight"))
                     continue

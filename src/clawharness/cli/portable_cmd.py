@@ -1,5 +1,6 @@
-"""`clawharness sessions adopt` and `clawharness sessions handoff`: sessions that move
-between a native runtime and the host (docs/portable-sessions.md)."""
+"""`clawharness sessions adopt`, `handoff` and `fork`: sessions that move between a
+native runtime and the host, and onto another model or runtime
+(docs/portable-sessions.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from clawharness._text import terminal_safe
 from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
 from clawharness.harness import NativeHandoff
 from clawharness.host import Host
-from clawharness.sessions import AdoptionResult
+from clawharness.sessions import AdoptionResult, ForkResult
 
 __all__ = ["register_portable"]
 
@@ -97,3 +98,40 @@ def register_portable(sessions: typer.Typer) -> None:
         _notes(handoff.left_out)
         console.print("resume it with:", highlight=False)
         console.print(f"  {_show(handoff.shell())}", highlight=False, soft_wrap=True)
+
+    @sessions.command("fork")
+    def fork_cmd(
+            key: Annotated[str, typer.Argument(help="The session to fork.")],
+            at: Annotated[str | None, typer.Option(
+                "--at", metavar="TURN|ENTRY", help="Where to cut: N or turn:N (through the "
+                "Nth turn), entry:SEQ (through that entry); default the whole transcript."
+            )] = None,
+            as_key: Annotated[str | None, typer.Option(
+                "--as", metavar="NEWKEY", help="The new session's key (default: "
+                "<key>-fork-<id>).")] = None,
+            model: Annotated[str | None, typer.Option(
+                metavar="REF", help="The model the fork's next turn runs on (default: the "
+                "source's).")] = None,
+            runtime: Annotated[str | None, typer.Option(
+                metavar="ID", help="The runtime it runs on (openclaw, codex, claude-cli, "
+                "acp/<agent>; default: the normal selection for the model).")] = None,
+            config: ConfigOption = None, as_json: JsonOption = False) -> None:
+        """A new session holding a prefix of another's transcript, to go on from there
+        on another model or runtime. The source is not changed."""
+        async def go() -> ForkResult:
+            async with Host.from_config(config) as host:
+                return await host.fork_session(key, at=at, new_key=as_key, model=model,
+                                               runtime=runtime)
+        result = run_async(go, as_json=as_json)
+        if as_json:
+            print_json(result.to_json())
+            return
+        console.print(
+            f"[green]forked[/] {_show(result.source_key)} (through entry "
+            f"{result.through_seq}) -> [bold]{_show(result.session_key)}[/]: "
+            f"{result.copied} entr{'y' if result.copied == 1 else 'ies'} copied", highlight=False)
+        console.print(f"  next turn: model {_show(result.model_ref or 'the agent default')}, "
+                      f"runtime {_show(result.runtime or 'as selected for it')}",
+                      highlight=False)
+        new = _show(shlex.quote(result.session_key))
+        console.print(f"  go on: clawharness agent --session {new} -m '...'", highlight=False)

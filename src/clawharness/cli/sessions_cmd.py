@@ -54,7 +54,7 @@ def entry_json(entry: TranscriptEntry) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    sessions = typer.Typer(help="List, show, reset, delete, adopt and hand off sessions.",
+    sessions = typer.Typer(help="List, show, reset, delete, fork, adopt and hand off sessions.",
                            no_args_is_help=True)
     transcript = typer.Typer(help="Search transcripts.", no_args_is_help=True)
 

@@ -15,6 +15,7 @@ from clawharness.config.schema import ClawConfig
 from clawharness.harness import NativeHandoff
 from clawharness.records.turn_result import TurnResult
 from clawharness.sessions import AdoptionResult
+from clawharness.sessions import ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["GatewayHost", "default_model", "status_report"]
@@ -51,6 +52,9 @@ class GatewayHost(Protocol):
 
     async def handoff_session(self, key: str, runtime: str, *, home: str | None = None,
                               cwd: str | None = None) -> NativeHandoff: ...
+    async def fork_session(self, key: str, *, at: str | None = None,
+                           new_key: str | None = None, model: str | None = None,
+                           runtime: str | None = None, settled: bool = True) -> ForkResult: ...
 
 
 def default_model(host: GatewayHost, agent_id: str | None = None) -> str | None:

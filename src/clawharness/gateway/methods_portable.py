@@ -1,7 +1,8 @@
-"""`sessions.adopt` and `sessions.handoff`: portable sessions over the gateway
-(docs/portable-sessions.md). clawharness's own methods (the original has none); both need
-`operator.admin`, because they read and write files of the machine the gateway runs on
-(a session file by path, a runtime's home).
+"""`sessions.adopt`, `sessions.handoff` and `sessions.fork`: portable sessions over the
+gateway (docs/portable-sessions.md). clawharness's own methods (the original has none);
+adopt and handoff need `operator.admin`, because they read and write files of the
+machine the gateway runs on (a session file by path, a runtime's home); fork
+`operator.write` (it writes only the store).
 
     sessions.adopt   {runtime, source, key?, agentId?, model?, home?}
                   -> {ok, sessionKey, sessionId, runtime, nativeSessionId, source, appended,
@@ -9,10 +10,14 @@
     sessions.handoff {key, runtime, agentId?, cwd?, home?}
                   -> {ok, sessionKey, runtime, nativeSessionId, location, command, cwd, env,
                       shell, carried, leftOut}
+    sessions.fork    {key, agentId?, at?, newKey?, model?, runtime?}
+                  -> {ok, key, entry, fork: {sessionKey, sessionId, from, copied, model,
+                      runtime}}
 
 A refused adoption or handoff is `INVALID_REQUEST` with `details.code` the error's code
 (`native_session_format`, `native_session_not_found`, `native_session_bound`,
-`native_session_unsupported`, `agent_harness_not_registered`, ...) and `details.hint`.
+`native_session_unsupported`, `agent_harness_not_registered`, `session_fork`, ...) and
+`details.hint`.
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ from clawharness.errors import (
     AgentHarnessNotRegisteredError,
     HarnessError,
     InvalidSessionKeyError,
+    ModelRefError,
     NativeSessionError,
+    SessionForkError,
     SessionNotFoundError,
     UnknownAgentError,
 )
-from clawharness.gateway.methods_sessions import resolve_session
+from clawharness.gateway.methods_sessions import resolve_session, session_row
 from clawharness.gateway.protocol import GatewayError
 from clawharness.gateway.request import Handler, RequestContext
 
@@ -35,7 +42,9 @@ __all__ = ["METHODS"]
 
 #: what a refusal of these methods is reported as (anything else is the server's fault)
 _REFUSALS: Final = (NativeSessionError, AgentHarnessNotRegisteredError, HarnessError,
-                    SessionNotFoundError, InvalidSessionKeyError, UnknownAgentError)
+                    SessionNotFoundError, InvalidSessionKeyError, UnknownAgentError,
+                    SessionForkError, ModelRefError)
+_FORK_FIELDS: Final = frozenset({"key", "agentId", "at", "newKey", "model", "runtime"})
 
 
 def _text(ctx: RequestContext, name: str, *, required: bool = False) -> str | None:
@@ -92,7 +101,35 @@ async def _sessions_handoff(ctx: RequestContext) -> Any:
     return {"ok": True, "sessionKey": key, **handoff.to_json()}
 
 
+async def _sessions_fork(ctx: RequestContext) -> Any:
+    unknown = sorted(set(ctx.params) - _FORK_FIELDS)
+    if unknown:
+        raise GatewayError("INVALID_REQUEST", f"invalid sessions.fork params: unknown "
+                           f"field(s) {', '.join(unknown)} (allowed: "
+                           f"{', '.join(sorted(_FORK_FIELDS))})")
+    server = ctx.server
+    at = ctx.params.get("at")
+    if isinstance(at, int) and not isinstance(at, bool):
+        ctx.params["at"] = str(at)  # a turn number
+    key, agent = resolve_session(server, _text(ctx, "key", required=True),
+                                 _text(ctx, "agentId"))
+    new_key = _text(ctx, "newKey")
+    if new_key is not None:
+        new_key, _agent = resolve_session(server, new_key, agent)
+    try:
+        fork = await server.host.fork_session(
+            key, at=_text(ctx, "at"), new_key=new_key, model=_text(ctx, "model"),
+            runtime=_text(ctx, "runtime"))
+    except _REFUSALS as exc:
+        raise _refused(ctx, exc) from None
+    server.session_changed(fork.session_key, "fork", forkedFrom=key)
+    record = await server.host.get_session(fork.session_key)
+    return {"ok": True, "key": fork.session_key, "entry": session_row(server, record),
+            "fork": fork.to_json()}
+
+
 METHODS: Final[dict[str, Handler]] = {
     "sessions.adopt": _sessions_adopt,
     "sessions.handoff": _sessions_handoff,
+    "sessions.fork": _sessions_fork,
 }

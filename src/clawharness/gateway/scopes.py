@@ -77,6 +77,7 @@ METHOD_SCOPES: Final[Mapping[str, str]] = {
     # clawharness's own: they read and write files of the gateway's machine
     "sessions.adopt": ADMIN,
     "sessions.handoff": ADMIN,
+    "sessions.fork": WRITE,
     "agents.list": READ,
     "commands.list": READ,
     "models.list": READ,
@@ -96,6 +97,7 @@ _SESSION_READ_METHODS: Final = frozenset({
 })
 _SESSION_WRITE_METHODS: Final = frozenset({
     "question.list", "chat.send", "chat.abort", "sessions.delete", "sessions.abort",
+    "sessions.fork",
 })
 _RESET_COMMAND: Final = re.compile(r"^/(new|reset)(?:\s+[\s\S]*)?$", re.IGNORECASE)
 _DELETE_WRITE_FIELDS: Final = frozenset(

@@ -130,10 +130,14 @@ class PluginRuntime:
     # selection -------------------------------------------------------------------------
 
     def select(self, *, agent_id: str, route: Route, pinned: str | None,
-               session_key: str) -> SelectionDecision:
+               session_key: str, override: str | None = None) -> SelectionDecision:
+        """The harness for a turn on `route`: `pinned` is the session's harness,
+        `override` a runtime chosen for the session before it has one (a fork's
+        `--runtime`), checked against the route like an explicit runtime."""
         request = SelectionRequest(
             provider=route.model.provider, model_id=route.model.model_id, agent_id=agent_id,
             session_key=session_key, agent_harness_id=pinned,
+            agent_harness_runtime_override=override,
             provider_owner_plugin_ids=self.registrations.provider_owner_plugin_ids(
                 route.model.provider) or None,
         )

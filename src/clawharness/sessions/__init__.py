@@ -42,6 +42,13 @@ if TYPE_CHECKING:
         native_session_bindings,
     )
     from clawharness.sessions.bindings.state_dir import resolve_state_dir
+    from clawharness.sessions.fork import (
+        FORKED_FROM,
+        ForkResult,
+        fork_prefix,
+        parse_fork_point,
+        write_fork,
+    )
     from clawharness.sessions.keys import normalize_session_key, parse_session_key
     from clawharness.sessions.lifecycle import (
         SessionHookParams,
@@ -69,12 +76,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HANDOFFS",
+    "FORKED_FROM",
     "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
     "Commit",
     "DictRecordCodec",
     "HandoffNote",
+    "ForkResult",
     "HistoryCache",
     "InvalidRecordError",
     "JsonRecordCodec",
@@ -100,18 +109,21 @@ __all__ = [
     "entry_to_message",
     "handed_off",
     "handoff_native",
+    "fork_prefix",
     "is_subagent_session_key",
     "known_agent_ids",
     "native_session_bindings",
     "native_session_recovery",
     "normalize_input_provenance",
     "normalize_session_key",
+    "parse_fork_point",
     "parse_session_key",
     "plan_adoption",
     "require_known_agent",
     "resolve_state_dir",
     "restore_prepared_user_turn_operational_meta_for_runtime",
     "transcript_context",
+    "write_fork",
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
@@ -124,6 +136,11 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "adopt_into": "clawharness.sessions.portable",
     "plan_adoption": "clawharness.sessions.portable",
     "copied_entry": "clawharness.sessions.portable",
+    "FORKED_FROM": "clawharness.sessions.fork",
+    "ForkResult": "clawharness.sessions.fork",
+    "fork_prefix": "clawharness.sessions.fork",
+    "parse_fork_point": "clawharness.sessions.fork",
+    "write_fork": "clawharness.sessions.fork",
     "BindingOperationParams": "clawharness.sessions.bindings.lifecycle",
     "BoundSession": "clawharness.sessions.bindings.session_bindings",
     "Commit": "clawharness.sessions.bindings.lifecycle",

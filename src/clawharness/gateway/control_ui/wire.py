@@ -28,6 +28,8 @@ __all__ = [
     "ErrorAnswer",
     "Frame",
     "LifecycleData",
+    "SessionForkAnswer",
+    "SessionForkRequest",
     "SessionKeyRequest",
     "ToolEventData",
 ]
@@ -194,6 +196,21 @@ class SessionKeyRequest(WireShape):
     key: str
 
 
+class SessionForkRequest(WireShape):
+    """`sessions.fork` params as the page sends them (docs/portable-sessions.md)."""
+
+    key: str
+    at: str | None = None
+    model: str | None = None
+    runtime: str | None = None
+
+
+class SessionForkAnswer(WireShape):
+    """What the page reads of `sessions.fork`'s answer: the new session's key."""
+
+    key: str
+
+
 class ApprovalResolveRequest(WireShape):
     id: str
     decision: str
@@ -209,5 +226,5 @@ WIRE_MODELS: tuple[type[BaseModel], ...] = (
     ContentPart, ChatMessage, ChatEvent, AgentEvent, ToolEventData, LifecycleData,
     ApprovalRequest, ApprovalRequested, ApprovalResolved, _ErrorShape, Frame, _ClientInfo,
     _ConnectAuth, ConnectRequest, ChatSendRequest, ChatSendAnswer, SessionKeyRequest,
-    ApprovalResolveRequest, ErrorAnswer,
+    SessionForkRequest, SessionForkAnswer, ApprovalResolveRequest, ErrorAnswer,
 )

@@ -59,6 +59,33 @@ class Actions {
     await loadSessionTable(this);
   }
 
+  // a new session holding this one's transcript (through one turn, when `at` names it),
+  // opened in the chat; `choose` asks for the model and runtime it goes on with
+  async forkSession(key, at = null, choose = false) {
+    const params = { key: key };
+    if (at !== null) params.at = at;
+    if (choose) {
+      const model = prompt(`Fork ${key}: the model it goes on with (blank: the same)`, "");
+      if (model === null) return;
+      const runtime = prompt("…and the runtime (blank: as selected for that model)", "");
+      if (runtime === null) return;
+      if (model.trim()) params.model = model.trim();
+      if (runtime.trim()) params.runtime = runtime.trim();
+    }
+    try {
+      const answer = await gateway.request("sessions.fork", params);
+      await chat.loadSessions();
+      this.openChat(answer.key);
+    } catch (err) {
+      report(err);  // a fork refused (a runtime the model cannot run on) says why
+    }
+  }
+
+  // "Fork here" on a turn of the open conversation
+  forkHere(at) {
+    return this.forkSession(chat.sessionKey, at);
+  }
+
   async deleteSession(key) {
     if (!confirm(`Delete ${key} and its transcript?`)) return;
     await gateway.request("sessions.delete", { key: key });

@@ -28,6 +28,9 @@ export const TURN_FACTS = [
 export const TURN_ACTIONS = [
   ["Inspect", (turn) => Boolean(turn.runId) && turn.terminal !== null,
     (turn, actions) => actions.inspect(turn.runId, turn.title)],
+  // a new session holding the conversation through this turn
+  ["Fork here", (turn) => turn.userSeq !== null && turn.terminal !== null,
+    (turn, actions) => actions.forkHere(`turn@${turn.userSeq}`)],
 ];
 
 const STATUS_TEXT = new Map([

@@ -15,6 +15,7 @@ export const SESSION_COLUMNS = [
 
 export const SESSION_ACTIONS = [
   ["Open", "", (session, actions) => actions.openChat(session.key)],
+  ["Fork", "", (session, actions) => actions.forkSession(session.key, null, true)],
   ["Reset", "", (session, actions) => actions.resetSession(session.key)],
   ["Delete", "danger", (session, actions) => actions.deleteSession(session.key)],
 ];
