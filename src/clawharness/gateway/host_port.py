@@ -14,8 +14,7 @@ from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.harness import NativeHandoff
 from clawharness.records.turn_result import TurnResult
-from clawharness.sessions import AdoptionResult
-from clawharness.sessions import ForkResult
+from clawharness.sessions import AdoptionResult, ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["GatewayHost", "default_model", "status_report"]

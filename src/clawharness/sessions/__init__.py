@@ -75,15 +75,15 @@ if TYPE_CHECKING:
     from clawharness.sessions.writers import SessionWriters, WriterTimings
 
 __all__ = [
-    "HANDOFFS",
     "FORKED_FROM",
+    "HANDOFFS",
     "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
     "Commit",
     "DictRecordCodec",
-    "HandoffNote",
     "ForkResult",
+    "HandoffNote",
     "HistoryCache",
     "InvalidRecordError",
     "JsonRecordCodec",
@@ -107,9 +107,9 @@ __all__ = [
     "copied_entry",
     "create_native_session_binding_lifecycle",
     "entry_to_message",
+    "fork_prefix",
     "handed_off",
     "handoff_native",
-    "fork_prefix",
     "is_subagent_session_key",
     "known_agent_ids",
     "native_session_bindings",

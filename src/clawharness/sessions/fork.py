@@ -34,7 +34,6 @@ from clawharness.store import (
 
 __all__ = [
     "FORKED_FROM",
-    "RUNTIME_OVERRIDE",
     "ForkPoint",
     "ForkResult",
     "ForkStore",
