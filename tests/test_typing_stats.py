@@ -16,7 +16,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "typing_stats.py"
 
 #: ceilings for the core (attempt/, harness/, sessions/, store/, plugins/, host.py)
 MAX_CORE_ANY_PER_KLOC = 26.1
-MAX_CORE_CAMEL_STRINGS = 228
+MAX_CORE_CAMEL_STRINGS = 232
 
 
 def _stats() -> ModuleType:

@@ -10,6 +10,7 @@ meta) or by this project's CLI (`agent --json`) has exactly one serialiser, besi
 - `turn_result`: `TurnResult`, `ModelFallback`, `ClusterPlacement`,
   `turn_result_to_wire`/`turn_result_from_wire`;
 - `session_meta`: `SessionMeta`, converted at the store's edge;
+- `fork_origin`: `ForkOrigin`, where a forked session and its copied entries came from;
 - `agent_end`: `AgentEnd` (`AgentEndEvent`, `AgentEndContext`), converted where the
   plugin hooks are called.
 """
@@ -22,6 +23,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.records.agent_end import AgentEnd, AgentEndContext, AgentEndEvent
+    from clawharness.records.fork_origin import ForkOrigin
     from clawharness.records.session_meta import SessionMeta
     from clawharness.records.tool_calls import ToolCallMeta
     from clawharness.records.turn_result import (
@@ -42,6 +44,7 @@ __all__ = [
     "AgentEndEvent",
     "ClusterPlacement",
     "ContextUsage",
+    "ForkOrigin",
     "ModelFallback",
     "SessionMeta",
     "TerminalKind",
@@ -62,6 +65,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "AgentEndEvent": "clawharness.records.agent_end",
     "ClusterPlacement": "clawharness.records.turn_result",
     "ContextUsage": "clawharness.records.usage",
+    "ForkOrigin": "clawharness.records.fork_origin",
     "ModelFallback": "clawharness.records.turn_result",
     "SessionMeta": "clawharness.records.session_meta",
     "TerminalKind": "clawharness.records.turn_result",

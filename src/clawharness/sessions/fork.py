@@ -22,7 +22,7 @@ from typing import Any, Final, Literal, Protocol
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
 from clawharness.errors import SessionForkError
-from clawharness.records import SessionMeta
+from clawharness.records import ForkOrigin, SessionMeta
 from clawharness.sessions.portable import copied_entry
 from clawharness.store import (
     NewEntry,
@@ -47,6 +47,11 @@ log = logging.getLogger("clawharness.sessions")
 
 #: the session meta key of a fork's origin
 FORKED_FROM: Final = "forkedFrom"
+#: the transcript's names of a tool call and its result (the original's shape)
+_TOOL_CALL: Final = "toolCall"
+_TOOL_CALL_ID: Final = "toolCallId"
+_TOOL_RESULT: Final = "toolResult"
+
 
 _POINT = re.compile(r"^(?:(turn|entry|seq):|(turn)@)?\s*(\d+)$", re.IGNORECASE)
 
@@ -94,12 +99,12 @@ def _tool_call_ids(entry: TranscriptEntry) -> list[str]:
     content = entry.content if isinstance(entry.content, Mapping) else {}
     blocks = content.get("content") if entry.role == "assistant" else None
     return [str(b["id"]) for b in blocks or () if isinstance(b, Mapping)
-            and b.get("type") == "toolCall" and b.get("id")]
+            and b.get("type") == _TOOL_CALL and b.get("id")]
 
 
 def _result_id(entry: TranscriptEntry) -> str | None:
     content = entry.content if isinstance(entry.content, Mapping) else {}
-    value = content.get("toolCallId") if entry.role == "toolResult" else None
+    value = content.get(_TOOL_CALL_ID) if entry.role == _TOOL_RESULT else None
     return str(value) if value else None
 
 
@@ -152,8 +157,8 @@ def fork_entries(source: SessionRecord, prefix: Sequence[TranscriptEntry]) -> li
     """The copies a fork appends: each message with its provenance, keyed
     `fork:<source session id>:<seq>`. Pure."""
     return [copied_entry(e, key_prefix=f"fork:{source.session_id}",
-                         provenance={"sessionKey": source.key, "sessionId": source.session_id,
-                                     "seq": e.seq})
+                         provenance=ForkOrigin(source.key, source.session_id,
+                                               e.seq).to_provenance())
             for e in prefix]
 
 
@@ -171,9 +176,9 @@ class ForkResult:
     runtime: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"sessionKey": self.session_key, "sessionId": self.session_id,
-                "from": {"sessionKey": self.source_key, "sessionId": self.source_session_id,
-                         "throughSeq": self.through_seq},
+        origin = ForkOrigin(self.source_key, self.source_session_id, self.through_seq)
+        return {**ForkOrigin(self.session_key, self.session_id, 0).session_ref(),
+                "from": origin.to_stored(),
                 "copied": self.copied, "model": self.model_ref, "runtime": self.runtime}
 
 
@@ -193,8 +198,7 @@ async def write_fork(store: ForkStore, source: SessionRecord, new_key: str,
     now = time.time()
     through = prefix[-1].seq if prefix else 0
     meta = SessionMeta(agent_harness_runtime_override=runtime).merged({
-        FORKED_FROM: {"sessionKey": source.key, "sessionId": source.session_id,
-                      "throughSeq": through, "at": now},
+        FORKED_FROM: ForkOrigin(source.key, source.session_id, through, now).to_stored(),
         **(extra_meta or {})})
     record = await store.create_session(SessionRecord(
         key=new_key, session_id=new_id(), agent_id=agent_id or source.agent_id,

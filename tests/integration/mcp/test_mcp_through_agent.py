@@ -51,7 +51,9 @@ def test_agent_calls_an_mcp_tool_and_its_real_output_is_in_the_transcript(
         assert out.exit_code == 0, out.output
         result = json.loads(out.stdout.strip().splitlines()[-1])
         assert result["text"] == "the server echoed it"
-        assert result["toolCalls"] == [{"name": "everything__echo", "ok": True}]
+        assert [(c["name"], c["ok"]) for c in result["toolCalls"]] == [
+            ("everything__echo", True)]
+        assert all(c["id"] for c in result["toolCalls"])
         results = _tool_results(config, "m")
     assert results[0]["content"] == [{"type": "text", "text": "Echo: hello over mcp"}]
     assert results[0]["toolName"] == "everything__echo"
