@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["is_loader_or_interpreter_variable"]
+__all__ = ["is_inherited_startup_variable", "is_loader_or_interpreter_variable"]
 
 _NAMES: Final = frozenset({
     # search path, word splitting, shell start-up
@@ -84,3 +84,30 @@ def is_loader_or_interpreter_variable(name: str) -> bool:
     """True when setting `name` could change what a command loads or runs."""
     upper = name.strip().upper()
     return upper in _NAMES or upper.startswith(_PREFIXES)
+
+
+#: what a command started unsandboxed may not inherit from the host's own environment:
+#: the subset of the names above that make bash or the loader run code before (or
+#: instead of) the command the gate judged. An exported function (`BASH_FUNC_ls%%`)
+#: replaces `ls`, `BASH_ENV`/`ENV` source a file, `PROMPT_COMMAND`/`PS4` with
+#: `SHELLOPTS=xtrace` run commands, `IFS`/`CDPATH`/`GLOBIGNORE` change what words and
+#: paths mean, `LD_PRELOAD` loads a library into every program. Search paths the operator
+#: relies on (`PATH`, `HOME`, `PYTHONPATH`, proxies) pass: the host's environment is the
+#: operator's, only the hooks that turn an allowed command into another one are dropped.
+_INHERITED_STARTUP: Final = frozenset({
+    "ENV", "BASH_ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS1", "PS2", "PS3", "PS4",
+    "IFS", "CDPATH", "GLOBIGNORE", "EXECIGNORE", "FUNCNEST", "POSIXLY_CORRECT", "INPUTRC",
+    "HISTFILE", "GCONV_PATH", "GLIBC_TUNABLES",
+    "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONBREAKPOINT", "PERL5OPT", "PERL5DB",
+    "PERL5DBCMD", "RUBYOPT", "NODE_OPTIONS", "LUA_INIT", "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH",
+})
+_INHERITED_STARTUP_PREFIXES: Final = ("BASH_", "LD_", "DYLD_", "PROMPT_", "LUA_INIT_")
+
+
+def is_inherited_startup_variable(name: str) -> bool:
+    """True when a host variable named `name` must not reach an unsandboxed `bash -c`:
+    it would run or load code before the command (exported functions included)."""
+    upper = name.strip().upper()
+    return (upper in _INHERITED_STARTUP or upper.startswith(_INHERITED_STARTUP_PREFIXES)
+            or "%%" in name)

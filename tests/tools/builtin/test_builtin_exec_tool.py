@@ -157,3 +157,33 @@ async def test_exec_drops_secrets_by_the_shape_of_their_value_too(tmp_path, monk
     assert {name for name in dropped if name in seen} == set()
     assert {name: seen.get(name) for name in kept} == kept
     assert "PWD" in seen  # the shell's own working directory is no secret
+
+
+async def test_unsandboxed_exec_ignores_the_hosts_shell_start_up_hooks(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # issue 31: the host's environment went to `bash -c` as it was, so an exported
+    # function replaced `echo`, BASH_ENV sourced a file and PS4/xtrace ran commands
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"touch {marker}-bash-env\n")
+    hostile = {
+        "BASH_FUNC_echo%%": f"() {{ touch {marker}-function; }}",
+        "BASH_ENV": str(hook), "ENV": str(hook),
+        "SHELLOPTS": "xtrace", "BASHOPTS": "xpg_echo", "PS4": f"$(touch {marker}-ps4)",
+        "PROMPT_COMMAND": f"touch {marker}-prompt",
+        "IFS": "e", "CDPATH": "/", "GLOBIGNORE": "*",
+        "LD_PRELOAD": "/nonexistent/evil.so", "LD_LIBRARY_PATH": "/nonexistent",
+        "LD_AUDIT": "/nonexistent/audit.so", "PYTHONSTARTUP": str(hook),
+    }
+    for name, value in hostile.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    (tmp_path / "a.txt").write_text("x")
+    outcome = await run_command("echo hello; ls *.txt; env", cwd=str(tmp_path),
+                                timeout_sec=10, max_output_chars=100_000)
+    assert outcome.exit_code == 0, outcome.output
+    lines = outcome.output.splitlines()
+    assert lines[:2] == ["hello", "a.txt"]  # the real echo, globbing as usual
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "hook.sh"]
+    seen = {line.split("=", 1)[0] for line in lines if "=" in line}
+    assert {name for name in hostile if name in seen} == set()
+    assert "HARMLESS_SETTING" in seen and "PATH" in seen

@@ -29,6 +29,7 @@ from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.harness.workspace import display_path, resolve_workspace_path
 from clawharness.redaction.env import is_secret_variable
 from clawharness.tools.builtin._common import ToolInputError, require_str, text_result
+from clawharness.tools.exec_env_names import is_inherited_startup_variable
 from clawharness.tools.sandbox.runner import AgentSandbox, Launch, PreparedExec
 
 __all__ = [
@@ -125,9 +126,12 @@ def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a model-run command gets: the host's, minus anything that looks
     like a credential by its name or its value (`clawharness.redaction.env`: provider
     keys, `DATABASE_URL` with a password, `*_PAT`, OTLP headers must never reach a command
-    the model chose, and from its output the transcript)."""
+    the model chose, and from its output the transcript), and minus what makes bash or
+    the loader run code first (`exec_env_names.is_inherited_startup_variable`: exported
+    functions `BASH_FUNC_*%%`, `BASH_ENV`, `PROMPT_COMMAND`, `IFS`, `LD_PRELOAD`, ...)."""
     source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if not is_secret_variable(k, v)}
+    return {k: v for k, v in source.items()
+            if not is_inherited_startup_variable(k) and not is_secret_variable(k, v)}
 
 
 async def run_command(
