@@ -123,3 +123,24 @@ def test_doctor_rich_output(app: typer.Typer, tmp_path: Path) -> None:
     clean = write_config(tmp_path, "{}")
     result = CliRunner().invoke(app, ["doctor", "--config", str(clean)])
     assert "no problems found" in result.stdout
+
+
+def test_doctor_reports_a_corrupt_store_and_fix_leaves_it_alone(
+    app: typer.Typer, tmp_path: Path,
+) -> None:
+    # issue 31: a corrupt SQLite store gave "no problems found"
+    store = tmp_path / "state" / "clawharness.db"
+    store.parent.mkdir()
+    store.write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 64)
+    before = store.read_bytes()
+    path = write_config(tmp_path, LEGACY_CONFIG)
+    result = CliRunner().invoke(app, ["doctor", "--config", str(path)])
+    assert result.exit_code == 1
+    assert "store-corrupt" in result.stdout and "no problems" not in result.stdout
+    fixed = CliRunner().invoke(app, ["doctor", "--config", str(path), "--fix", "--json"])
+    data = json.loads(fixed.stdout)
+    assert data["fixed"] is True  # the config's legacy refs, not the store
+    [finding] = [f for f in data["findings"] if f["code"] == "store-corrupt"]
+    assert finding["fixable"] is False and str(store) in finding["message"]
+    assert store.read_bytes() == before
+    assert sorted(p.name for p in store.parent.iterdir()) == ["clawharness.db"]

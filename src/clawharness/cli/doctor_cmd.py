@@ -16,6 +16,7 @@ from clawharness.config.source import read_config_file
 from clawharness.doctor import (
     Finding,
     apply_fixes,
+    check_store,
     diagnose,
     findings_to_json,
     write_fixed_config,
@@ -76,6 +77,13 @@ def _sandbox(config: ClawConfig | None, path: Path | None) -> list[Finding]:
                     f.message) for f in sandbox_findings(service, known_agent_ids(config))]
 
 
+def _store(config: ClawConfig | None) -> list[Finding]:
+    """The session store the host would open: corrupt, unreadable or unreachable (never
+    changed here; `--fix` leaves a damaged store as it is and says what to do)."""
+    url = (config.store.url if config is not None else None) or str(state_dir() / "clawharness.db")
+    return check_store(url)
+
+
 def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     """Diagnose (and with `fix`, repair and re-diagnose) one config file."""
     path = resolve_config_path(config_path)
@@ -87,7 +95,9 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
         raw = decoded.raw
     config = validate_config(raw).config
     registry, off, plugin_problems = _plugins(config)
-    findings = diagnose(raw, registry, plugins_off=off) + plugin_problems + _sandbox(config, path)
+    store = _store(config)
+    findings = (diagnose(raw, registry, plugins_off=off) + plugin_problems
+                + _sandbox(config, path) + store)
     if not fix or not any(f.fixable for f in findings):
         return DoctorOutcome(findings, False, None, path)
     if path is None:
@@ -96,7 +106,7 @@ def run_doctor(config_path: str | None, *, fix: bool) -> DoctorOutcome:
     # the repair may have turned a plugin on (a legacy codex ref): load plugins again
     registry, off, plugin_problems = _plugins(written.loaded.config)
     remaining = (diagnose(written.loaded.raw, registry, plugins_off=off) + plugin_problems
-                 + _sandbox(written.loaded.config, path))
+                 + _sandbox(written.loaded.config, path) + store)
     applied = tuple(f for f in findings if f.fixable)
     return DoctorOutcome(remaining, True, written.backup, path, applied)
 

@@ -6,6 +6,7 @@ safe (legacy model refs and runtimes, plaintext official endpoints) through the 
 writer. See docs/status-and-doctor.md.
 
     diagnosis.py   diagnose, apply_fixes, write_fixed_config (pure but the write)
+    store_check.py check_store: a corrupt, unreadable or unreachable store (read only)
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from clawharness.doctor.diagnosis import (
     findings_to_json,
     write_fixed_config,
 )
+from clawharness.doctor.store_check import check_store
 
 __all__ = [
     "DOCTOR_JSON_VERSION",
     "Finding",
     "FixWriteResult",
     "apply_fixes",
+    "check_store",
     "diagnose",
     "findings_to_json",
     "write_fixed_config",
