@@ -69,4 +69,4 @@ def test_a_store_path_that_cannot_be_read_says_so(tmp_path: Path) -> None:
     path = tmp_path / "clawharness.db"
     path.mkdir()  # root reads any file, so a directory stands in for an unreadable one
     [finding] = check_store(str(path))
-    assert finding.code == "store-unreadable" and "cannot read" in finding.message
+    assert finding.code == "store-unusable" and "cannot read" in finding.message

@@ -100,6 +100,7 @@ __all__ = [
     "TranscriptStore",
     "TurnRecordStore",
     "open_store",
+    "verify_sqlite_store",
     "waiter_ttl",
 ]
 
@@ -120,3 +121,12 @@ def open_store(url_or_path: str | Path) -> Store:
     from clawharness.store.sqlite import SqliteStore
 
     return SqliteStore(target)
+
+
+def verify_sqlite_store(path: str | Path) -> None:
+    """Check an existing SQLite store file without writing to it (`doctor`): damage is
+    StoreCorruptError (with what to do), an unreadable or too-new file StoreError."""
+    from clawharness.store._sqlite_file import verify_file
+    from clawharness.store.sqlite import _MIGRATIONS, SCHEMA_VERSION
+
+    verify_file(Path(path), SCHEMA_VERSION, _MIGRATIONS)

@@ -17,7 +17,10 @@ from pathlib import Path
 from clawharness.errors import StoreCorruptError, StoreError
 
 __all__ = ["CORRUPT_HINT", "HEADER", "check_header", "check_tables", "create_if_absent",
-           "migrate"]
+           "migrate", "verify_file"]
+
+#: `quick_check` lines quoted in the error (a badly damaged file reports thousands)
+_SHOWN_PROBLEMS = 3
 
 HEADER = b"SQLite format 3\x00"
 #: what to do about a corrupt store file (it is never changed or replaced by clawharness)
@@ -127,3 +130,41 @@ def check_tables(conn: sqlite3.Connection, path: Path, target: int,
             f"{', '.join(missing)})")
         error.hint = CORRUPT_HINT
         raise error
+
+
+def _corrupt(message: str) -> StoreCorruptError:
+    error = StoreCorruptError(message)
+    error.hint = CORRUPT_HINT
+    return error
+
+
+def verify_file(path: Path, target: int, migrations: Mapping[int, tuple[str, ...]]) -> None:
+    """Check an existing store file without writing to it: its header, SQLite's
+    `PRAGMA quick_check` on a read-only connection, its schema version and the tables that
+    version has. StoreCorruptError for damage, StoreError when it cannot be read or is
+    newer than `target`."""
+    check_header(path)
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                               isolation_level=None, timeout=5.0)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open the store file: {exc}") from exc
+    try:
+        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+        if rows != ["ok"]:
+            more = len(rows) - _SHOWN_PROBLEMS
+            raise _corrupt(f"{path} failed SQLite's integrity check: "
+                           f"{'; '.join(rows[:_SHOWN_PROBLEMS])}"
+                           + (f" (and {more} more)" if more > 0 else ""))
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > target:
+            raise StoreError(f"{path}: store schema version {version} is newer than this "
+                             f"clawharness supports ({target}); upgrade clawharness to open it")
+        if version == target:
+            check_tables(conn, path, target, migrations)
+    except sqlite3.OperationalError as exc:  # locked, unreadable -wal/-shm
+        raise StoreError(f"{path}: cannot read the store file: {exc}") from exc
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "disk image is malformed"
+        raise _corrupt(f"{path}: SQLite cannot read it: {exc}") from exc
+    finally:
+        conn.close()
