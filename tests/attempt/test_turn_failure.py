@@ -50,3 +50,17 @@ def test_a_failure_without_text_still_says_where() -> None:
     aborted = describe_failure(AttemptTerminal("aborted", error="aborted"), model=MODEL,
                                url=None, runtime="openclaw", builtin=True, timeout_seconds=None)
     assert aborted is not None and aborted.type == "aborted"
+
+
+def test_a_timeout_while_a_tool_runs_names_the_tool_not_the_provider() -> None:
+    terminal = AttemptTerminal("timeout", source="runtime", phase="tool_execution",
+                               details={"tool": "exec"})
+    failure = describe_failure(terminal, model=MODEL, url=URL, runtime="openclaw",
+                               builtin=True, timeout_seconds=30)
+    assert failure is not None and failure.type == "timeout"
+    assert failure.message.startswith('the turn timed out after 30 s while tool "exec" was running')
+    assert "provider" not in failure.message and "model server" not in failure.details["hint"]
+    assert failure.details["phase"] == "tool_execution" and failure.details["tool"] == "exec"
+    plugin = describe_failure(AttemptTerminal("timeout", phase="tool_execution"), model=MODEL,
+                              url=None, runtime="codex", builtin=False, timeout_seconds=None)
+    assert plugin is not None and plugin.message.startswith("the turn timed out while a tool")

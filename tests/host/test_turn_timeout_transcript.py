@@ -18,6 +18,7 @@ async def test_a_timed_out_model_request_stores_the_prompt_once(scripted_host: A
         {"match": "next", "text": "on time"}]})
     result = await host.run_turn("t", "slow question", timeout=1)
     assert result.terminal == "timeout"
+    assert result.error is not None and "waiting for provider" in result.error
     assert prompts(await host.history("t"), "slow question") == 1
     after = await host.run_turn("t", "next question")
     assert after.text == "on time"
@@ -37,6 +38,10 @@ async def test_a_tool_cut_off_by_the_deadline_gets_its_result(scripted_host: Any
     started = time.monotonic()
     result = await host.run_turn("u", "run it", timeout=1)
     assert result.terminal == "timeout" and time.monotonic() - started < 10
+    # worded for the tool that was running, not for a provider that had answered
+    assert result.error is not None and 'while tool "exec" was running' in result.error
+    assert "provider" not in result.error
+    assert result.error_details is not None and result.error_details["tool"] == "exec"
     entries = await host.history("u")
     assert prompts(entries, "run it") == 1
     assert [e.role for e in entries] == ["user", "assistant", "toolResult"]

@@ -4,7 +4,9 @@ A harness reports a failure as `AttemptTerminal.error` (text) and, when it knows
 `AttemptTerminal.details` (a `type` code, `provider`, `url`, `hint`, ...). The turn adds
 what the host knows about the attempt — the model, its provider and endpoint, the runtime,
 the turn's time budget — so that "timeout" becomes "the turn timed out after 30 s waiting
-for provider "local" at http://127.0.0.1:8123/v1" with what to do under it. Pure.
+for provider "local" at http://127.0.0.1:8123/v1" with what to do under it, or, when the
+deadline passed while a tool ran (`phase` "tool_execution", the tool in `details["tool"]`),
+"the turn timed out after 30 s while tool "exec" was running". Pure.
 """
 
 from __future__ import annotations
@@ -51,7 +53,15 @@ def describe_failure(
     if terminal.kind == "timeout":
         details.setdefault("type", "timeout")
         budget = f" after {timeout_seconds:g} s" if timeout_seconds else ""
-        if builtin:
+        if terminal.phase == "tool_execution":
+            tool = details.get("tool")
+            running = f'tool "{tool}"' if isinstance(tool, str) and tool else "a tool"
+            details.setdefault("phase", "tool_execution")
+            message = (f"the turn timed out{budget} while {running} was running "
+                       f"(model {ref}); the call was stopped and its result says so")
+            details.setdefault("hint", "the tool needed longer than the turn had: give the "
+                                       f"command its own shorter timeout, or {_TIMEOUT_HINT}")
+        elif builtin:
             where = f" at {details['url']}" if details.get("url") else ""
             message = (f'the turn timed out{budget} waiting for provider "{model.provider}"'
                        f"{where} (model {model.model_id})")

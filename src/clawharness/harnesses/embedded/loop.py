@@ -152,9 +152,15 @@ class EmbeddedAttempt:
                     watcher = group.create_task(self.watch_abort())
                     body.add_done_callback(lambda _: watcher.cancel())
         except TimeoutError:
-            phase = "tool_execution" if self.phase == "tool_execution" else "prompt"
-            return AttemptTerminal("timeout", source="runtime", phase=phase,
-                                   error="the attempt deadline passed")
+            if self.phase != "tool_execution":
+                return AttemptTerminal("timeout", source="runtime", phase="prompt",
+                                       error="the attempt deadline passed")
+            # the call that was running: the first of the round without its result
+            running = next((c["name"] for c in self.pending
+                            if c["id"] not in self.tool_calls.settled), None)
+            return AttemptTerminal("timeout", source="runtime", phase="tool_execution",
+                                   error="the attempt deadline passed",
+                                   details={"tool": running} if running else None)
         except BaseExceptionGroup as group_error:
             if group_error.subgroup(_Aborted) is not None:
                 return AttemptTerminal("aborted", source="external", error="aborted")
