@@ -6,6 +6,7 @@
     ├── ExtraMissingError                a feature whose optional dependencies are not installed
     ├── InputLimitError                  a parsed input over its size or nesting limit
     ├── ModelRefError                    a model ref that names no configured model
+    ├── BudgetExceededError              a budget has no room for the turn (not started)
     ├── ClusterError                     the Temporal cluster could not take the work
     │   ├── ClusterUnreachableError      no cluster answers at the configured URL
     │   ├── ClusterNoWorkersError        no worker polls the cluster's task queue
@@ -72,6 +73,7 @@ __all__ = [
     "AgentHarnessSessionSupersededError",
     "AgentHarnessUnsupportedError",
     "AttemptSettledError",
+    "BudgetExceededError",
     "ClawHarnessError",
     "ClientToolError",
     "ClientToolsUnsupportedError",
@@ -169,6 +171,24 @@ class ConfirmationRequiredError(ClawHarnessError):
 
     def __init__(self, message: str, *, hint: str | None = None):
         super().__init__(message)
+        self.hint = hint
+
+
+class BudgetExceededError(ClawHarnessError):
+    """A budget (`budgets` in config) has no room for the turn, which is not started.
+
+    `budget` is the ledger key (`day:2026-12-01`, `agent:main:total`, ...), `measure`
+    what ran out (usd, tokens, turns, seconds), `key_path` the config key that sets the
+    limit; the message names them and the hint says how to raise it (docs/budgets.md)."""
+
+    code = "budget_exceeded"
+
+    def __init__(self, message: str, *, budget: str, measure: str, key_path: str,
+                 hint: str | None = None) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.measure = measure
+        self.key_path = key_path
         self.hint = hint
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from clawharness._ids import new_id
+from clawharness.attempt.budget_step import SpendLedger, TurnSpend
 from clawharness.attempt.caller_tools import (
     caller_result_messages,
     check_caller_tools,
@@ -139,6 +140,8 @@ class TurnOptions:
     #: the caller's results of the calls the session's last turn ended with: stored as
     #: tool results before this turn's attempt (its message may then be empty)
     caller_results: tuple[CallerToolResult, ...] = ()
+    #: who started the turn over the HTTP API (its `budgets.perCaller` budgets apply)
+    caller: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +243,7 @@ class TurnRunner:
         self._store = store
         self._background: set[asyncio.Task[Any]] = set()
         self._records = TurnRecordKeeper(store)
+        self._spend = SpendLedger(context.config, store)
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
         self._workspaces: dict[str, str] = {}
 
@@ -247,6 +251,7 @@ class TurnRunner:
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         await self._records.drain()
+        await self._spend.drain()
 
     # resolution ----------------------------------------------------------------------
 
@@ -329,8 +334,17 @@ class TurnRunner:
         with turn_span(key.agent_id, session_key, run_id) as span:
             content_attribute(span, "gen_ai.input.messages", [
                 {"role": "user", "parts": [{"type": "text", "content": message}]}])
+            # the turn's budgets: reserved before its first dispatch, settled here
+            spend = self._spend.turn(run_id, key.agent_id, session_key, caller=opts.caller,
+                                     approvals=opts.approvals)
             try:
-                result = await self._run(key, session_key, message, opts, run_id, started)
+                try:
+                    result = await self._run(key, session_key, message, opts, run_id,
+                                             started, spend)
+                except BaseException:
+                    await spend.release()
+                    raise
+                result = await spend.settle(result)
             except Exception as exc:
                 end_turn(span, runtime="none", selected_reason="none", terminal="error",
                          session_id="", usage=None, duration=time.perf_counter() - started,
@@ -346,7 +360,7 @@ class TurnRunner:
             return result
 
     async def _run(self, key: Any, session_key: str, message: str, opts: TurnOptions,
-                   run_id: str, started: float) -> TurnResult:
+                   run_id: str, started: float, spend: TurnSpend) -> TurnResult:
         plugins = self._context.plugins
         async with self._context.writers.hold(session_key, timeout=opts.busy_timeout,
                                            purpose=f"turn {run_id}") as slot:
@@ -412,7 +426,7 @@ class TurnRunner:
                     attempt = await self._attempt(
                         index, key.agent_id, session_key, record, ref, route, decision,
                         message, opts, run_id, abort, deadline, fresh=created and index == 0,
-                        after=creating, fence=slot.fence, recorder=recorder)
+                        after=creating, fence=slot.fence, recorder=recorder, spend=spend)
                 finally:
                     if creating is not None:
                         record = await creating  # raises when the row could not be made
@@ -437,7 +451,8 @@ class TurnRunner:
                        deadline: float | None, *, fresh: bool = False,
                        after: Awaitable[Any] | None = None,
                        fence: SessionLease | None = None,
-                       recorder: TurnRecorder | None = None) -> _Attempt:
+                       recorder: TurnRecorder | None = None,
+                       spend: TurnSpend | None = None) -> _Attempt:
         """Prepare and run one candidate's attempt; failures come back as results.
 
         `fresh`: the session row was created by this turn, so it has no history to read.
@@ -527,6 +542,8 @@ class TurnRunner:
             if opts.durable_tools else None,
             tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
         )
+        if spend is not None:  # the reserve step: the turn is not started without room
+            await spend.reserve(params, deadline=deadline)
         gate = plugins.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
         with attempt_span(decision.selected_harness_id, decision.selected_reason,

@@ -105,6 +105,9 @@ class BudgetsConfig(_Node):
     per_caller: BudgetWindows | None = Field(default=None, alias="perCaller")
     callers: dict[str, BudgetWindows] = Field(default_factory=dict)
     reservation: BudgetReservationConfig = Field(default_factory=BudgetReservationConfig)
+    #: what an approver (the chat's user, a gateway operator) is asked to add to a
+    #: budget that has no room for a turn ("extend by $2?"); unset: nobody is asked
+    extend_by: BudgetLimits | None = Field(default=None, alias="extendBy")
 
     @property
     def configured(self) -> bool:

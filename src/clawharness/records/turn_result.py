@@ -10,14 +10,14 @@ speak other protocols' shapes and build those from the typed fields.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal, TypeAlias, TypeGuard, get_args
 
 from clawharness._json import JsonValue
 from clawharness.delivery.reply_content import ReplyPayload
 from clawharness.errors import ClawHarnessError
 from clawharness.records.tool_calls import ToolCallMeta
-from clawharness.records.usage import Usage, normalize_usage
+from clawharness.records.usage import Usage, UsageCost, normalize_usage
 
 __all__ = [
     "ClusterPlacement",
@@ -124,6 +124,13 @@ class TurnResult:
     client_tool_calls: tuple[Mapping[str, JsonValue], ...] = ()
 
     @property
+    def cost_usd(self) -> float | None:
+        """What the turn cost in USD (its usage's cost: priced by the host, or as the
+        runtime reported it); None when its model is unpriced (docs/budgets.md)."""
+        cost = None if self.usage is None else self.usage.cost
+        return None if cost is None else cost.total
+
+    @property
     def error_type(self) -> str | None:
         """The failure's stable code (`provider_unreachable`, `timeout`, ...)."""
         if self.error is None:
@@ -165,6 +172,9 @@ def turn_result_to_wire(result: TurnResult) -> dict[str, JsonValue]:
         "usage": None if result.usage is None else result.usage.to_wire(),
         "durationMs": round(result.duration_ms, 3),
     }
+    cost = result.cost_usd
+    if cost is not None:
+        out["costUsd"] = cost
     if result.silent:
         out["silent"] = True
     if result.warnings:
@@ -215,6 +225,14 @@ def _objects(wire: Mapping[str, JsonValue], key: str) -> Sequence[Mapping[str, J
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise TurnResultWireError(f"turn result: {key!r} must be a list of objects")
     return [item for item in value if isinstance(item, dict)]
+
+
+def _usage_from_wire(wire: Mapping[str, JsonValue]) -> Usage | None:
+    usage = normalize_usage(wire.get("usage"))
+    cost = wire.get("costUsd")
+    if usage is None or isinstance(cost, bool) or not isinstance(cost, int | float):
+        return usage
+    return replace(usage, cost=UsageCost(total=float(cost)))
 
 
 def _tool_call_from_wire(value: Mapping[str, JsonValue]) -> ToolCallMeta:
@@ -277,7 +295,7 @@ def turn_result_from_wire(wire: Mapping[str, JsonValue]) -> TurnResult:
         terminal=terminal,
         text=_text(wire, "text"), silent=wire.get("silent") is True,
         tool_calls=tuple(_tool_call_from_wire(call) for call in _objects(wire, "toolCalls")),
-        usage=normalize_usage(wire.get("usage")), error=error, duration_ms=float(duration),
+        usage=_usage_from_wire(wire), error=error, duration_ms=float(duration),
         warnings=tuple(str(w) for w in warnings), error_details=details,
         pinned_harness_id=_optional_text(wire, "pinnedHarnessId"),
         model=_optional_text(wire, "model"),

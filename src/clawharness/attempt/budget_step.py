@@ -1,0 +1,243 @@
+"""A turn's spend: its budgets reserved before dispatch, its cost, its settlement after.
+
+The rules are `clawharness.spend.budgets` (which budgets, what to reserve, the words);
+this runs them against the store's ledger (`BudgetLedgerStore`) for one turn:
+
+- `reserve(params)`, once, just before the first attempt is dispatched: the estimate
+  from the prompt's size and the model's most output is held on every budget the turn
+  falls under, or the turn is not started (`BudgetExceededError`, naming the budget and
+  the config key that raises it). An approver (`TurnOptions.approvals`: the chat's
+  user, the gateway's operators, the cluster's relay) is asked first to extend the
+  budget by `budgets.extendBy` ("extend by $2.00?"); a yes is a grant in the ledger.
+- `settle(turn, ...)`: the turn's usage priced (a runtime's reported cost wins, else the
+  config and the price table), put on its result, and stored as its spend row with the
+  holds released and the real amount counted, in one transaction. With no budget set the
+  spend row is written off the turn's path (what `clawharness usage` sums).
+- `release()`: a turn that raised gives its holds back (its spend is unknown: zero).
+
+Every runtime's turn passes here (the built-in loop, Codex, Claude Code, ACP agents):
+native usage enters the same ledger. Runtimes without prices spend no dollars and are
+held by token, turn and time budgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
+
+from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
+from clawharness.records.usage import Usage, UsageCost
+from clawharness.spend import (
+    DEFAULT_OUTPUT_TOKENS,
+    PriceTable,
+    TurnBudget,
+    estimate,
+    extension,
+    format_amount,
+    prompt_chars,
+    refusal_error,
+    spent,
+    turn_budgets,
+    warnings,
+)
+from clawharness.store import Amount, BudgetGrant, BudgetRefusal, SpendRecord
+
+if TYPE_CHECKING:
+    from clawharness.config.schema import ClawConfig
+    from clawharness.harness.types import AttemptParams
+    from clawharness.records.turn_result import TurnResult
+    from clawharness.store import Store
+
+__all__ = ["EXTEND_TOOL", "SpendLedger", "TurnSpend", "priced_usage"]
+
+log = logging.getLogger("clawharness.spend")
+
+#: the name an extension question carries to an approver (as a tool call's would)
+EXTEND_TOOL: Final = "budget.extend"
+#: a hold outlives the turn's own time limit by this much before it may be reclaimed
+_TTL_GRACE_SECONDS: Final = 60.0
+
+
+def priced_usage(prices: PriceTable, provider: str, model: str,
+                 usage: Usage | None) -> Usage | None:
+    """`usage` with its cost: as the runtime reported it, else priced from the config and
+    the price table; unchanged when the model is unpriced."""
+    if usage is None or usage.cost is not None:
+        return usage
+    cost = prices.cost(provider, model, usage)
+    if cost is None:
+        return usage
+    return replace(usage, cost=UsageCost(total=cost.total, input=cost.input,
+                                         output=cost.output, cache_read=cost.cache_read,
+                                         cache_write=cost.cache_write))
+
+
+def _provider_model(ref: str | None) -> tuple[str, str]:
+    """A turn's `provider/model` ref in two ("-" when no attempt ran)."""
+    if not ref:
+        return "-", "-"
+    provider, _, model = ref.partition("/")
+    return provider, model or "-"
+
+
+def _tokens(usage: Usage | None) -> int:
+    if usage is None:
+        return 0
+    return ((usage.input or 0) + (usage.output or 0) + (usage.cache_read or 0)
+            + (usage.cache_write or 0))
+
+
+class SpendLedger:
+    """The host's side of spend: prices, and the turns' budgets against the store."""
+
+    def __init__(self, config: ClawConfig, store: Store) -> None:
+        self._config = config
+        self._store = store
+        self.prices = PriceTable.from_config(config)
+        self._writes: set[asyncio.Task[None]] = set()
+
+    def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
+             approvals: ApprovalGate | None) -> TurnSpend:
+        now = time.time()
+        day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        budgets = self._config.budgets
+        claims = turn_budgets(budgets, agent_id=agent_id, session_key=session_key, day=day,
+                              caller=caller) if budgets.configured else ()
+        return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
+                         claims)
+
+    def write_later(self, record: SpendRecord) -> None:
+        task = asyncio.ensure_future(self._write(record))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, record: SpendRecord) -> None:
+        try:
+            await self._store.settle_budget(record, (), Amount())
+        except Exception as exc:  # the ledger must never fail a turn
+            log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
+
+    async def drain(self) -> None:
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+
+
+class TurnSpend:
+    """One turn's reservation and settlement (`SpendLedger.turn`)."""
+
+    def __init__(self, ledger: SpendLedger, run_id: str, agent_id: str, session_key: str,
+                 caller: str | None, approvals: ApprovalGate | None, started_at: float,
+                 day: str, budgets: Sequence[TurnBudget]) -> None:
+        self._ledger = ledger
+        self.run_id = run_id
+        self._agent_id = agent_id
+        self._session_key = session_key
+        self._caller = caller
+        self._approvals = approvals
+        self._started_at = started_at
+        self._day = day
+        self.budgets = tuple(budgets)
+        #: what the turn holds (None: nothing reserved yet, or no budget applies)
+        self.held: Amount | None = None
+        self._warnings: tuple[str, ...] = ()
+
+    async def reserve(self, params: AttemptParams, *, deadline: float | None) -> None:
+        """Hold the turn's estimate on every budget it falls under (once per turn), or
+        raise `BudgetExceededError`. `deadline`: the turn's, on the loop's clock."""
+        if not self.budgets or self.held is not None:
+            return
+        config = self._ledger._config.budgets.reservation
+        output = config.output_tokens or params.model.max_tokens or DEFAULT_OUTPUT_TOKENS
+        limit = config.seconds if deadline is None else max(
+            0.0, deadline - asyncio.get_running_loop().time())
+        chars = (prompt_chars(params.system_prompt) + prompt_chars(params.history)
+                 + len(params.prompt))
+        amount = estimate(self._ledger.prices.rates(params.provider, params.model_id),
+                          prompt_chars=chars, output_tokens=output, seconds=limit)
+        ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
+        claims = [b.claim for b in self.budgets]
+        store = self._ledger._store
+        asked: set[str] = set()
+        while True:
+            outcome = await store.reserve_budget(self.run_id, claims, amount, ttl=ttl)
+            if isinstance(outcome, BudgetGrant):
+                self.held = amount
+                self._warnings = warnings(self.budgets, outcome.states)
+                return
+            more = extension(self._ledger._config.budgets.extend_by, outcome)
+            if (more is None or outcome.key in asked
+                    or not await self._extended(outcome, more, params.workspace_dir)):
+                raise refusal_error(self.budgets, outcome)
+            asked.add(outcome.key)
+            await store.grant_budget(outcome.key, more)
+
+    async def _extended(self, refusal: BudgetRefusal, more: Amount, cwd: str) -> bool:
+        """Whether an approver extends the refused budget by `more`."""
+        if self._approvals is None:
+            return False
+        label = next((b.label for b in self.budgets if b.claim.key == refusal.key),
+                     refusal.key)
+        by = format_amount(refusal.measure, more.get(refusal.measure))
+        reason = (f"{label} ({refusal.key}) has no room for this turn "
+                  f"({format_amount(refusal.measure, refusal.spent)} of "
+                  f"{format_amount(refusal.measure, refusal.limit)} used): extend it by {by}?")
+        try:
+            decision = await self._approvals.decide(ApprovalRequest(
+                run_id=self.run_id, session_key=self._session_key, tool_name=EXTEND_TOOL,
+                arguments={"budget": refusal.key, "measure": refusal.measure, "by": by},
+                reason=reason, cwd=cwd))
+        except Exception as exc:  # an approver that fails is a no
+            log.warning("run %s: the budget extension could not be asked: %s",
+                        self.run_id, exc)
+            return False
+        return decision in ("allow-once", "allow-always")
+
+    def _record(self, turn: TurnResult | None) -> SpendRecord:
+        usage = None if turn is None else turn.usage
+        cost = None if turn is None else turn.cost_usd
+        provider, model = _provider_model(None if turn is None else turn.model)
+        runtime = "none" if turn is None else turn.runtime
+        return SpendRecord(
+            run_id=self.run_id, day=self._day, at=self._started_at, agent_id=self._agent_id,
+            session_key=self._session_key, provider=provider, model=model, runtime=runtime,
+            terminal="error" if turn is None else turn.terminal,
+            input_tokens=0 if usage is None else usage.input or 0,
+            output_tokens=0 if usage is None else usage.output or 0,
+            cache_read_tokens=0 if usage is None else usage.cache_read or 0,
+            cache_write_tokens=0 if usage is None else usage.cache_write or 0,
+            reasoning_tokens=0 if usage is None else usage.reasoning_tokens or 0,
+            nano_usd=None if cost is None else spent(cost_usd=cost, tokens=0, ms=0).nano_usd,
+            ms=0 if turn is None else round(turn.duration_ms), caller=self._caller)
+
+    async def settle(self, turn: TurnResult) -> TurnResult:
+        """The turn's result with its cost and budget warnings; its spend counted."""
+        provider, model = _provider_model(turn.model)
+        usage = priced_usage(self._ledger.prices, provider, model, turn.usage)
+        if usage is not turn.usage or self._warnings:
+            turn = replace(turn, usage=usage, warnings=(*turn.warnings, *self._warnings))
+        record = self._record(turn)
+        if self.held is None:
+            self._ledger.write_later(record)
+            return turn
+        amount = spent(cost_usd=turn.cost_usd, tokens=_tokens(usage), ms=turn.duration_ms)
+        await self._ledger._store.settle_budget(
+            record, [b.claim.key for b in self.budgets], amount)
+        self.held = None
+        return turn
+
+    async def release(self) -> None:
+        """A turn that raised after its reservation: its holds go back, nothing spent."""
+        if self.held is None:
+            return
+        self.held = None
+        try:
+            await self._ledger._store.settle_budget(
+                self._record(None),
+                [b.claim.key for b in self.budgets], Amount(turns=1))
+        except Exception as exc:
+            log.warning("run %s: its budget holds could not be released (they expire): %s",
+                        self.run_id, exc)

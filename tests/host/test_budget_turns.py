@@ -1,0 +1,183 @@
+"""Turns under budgets: priced, reserved before dispatch, settled after, refused when a
+budget has no room (naming it and how to raise it), extended by an approver."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawharness.attempt.budget_step import EXTEND_TOOL
+from clawharness.errors import BudgetExceededError
+from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
+from clawharness.host import Host
+from clawharness.records.turn_result import turn_result_from_wire, turn_result_to_wire
+from clawharness.store import Amount
+from clawharness.testing import ScriptedModelServer
+
+#: every call: 1,000 tokens in, 500 out; at $1 / $2 per million, $0.002
+ANSWER = {"responses": [
+    {"match": ".*", "repeat": True, "text": "done",
+     "usage": {"input_tokens": 1000, "output_tokens": 500}},
+]}
+PRICE = {"input": 1.0, "output": 2.0}
+
+
+@pytest.fixture
+async def budget_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    """`await make(budgets=..., cost=...)` -> (host, server) on a priced scripted model."""
+    opened: list[Any] = []
+
+    async def make(*, budgets: dict[str, Any] | None = None,
+                   cost: dict[str, float] | None = PRICE) -> tuple[Host, ScriptedModelServer]:
+        server = ScriptedModelServer(ANSWER)
+        await server.start()
+        opened.append(server)
+        provider: dict[str, Any] = {"baseUrl": server.base_url_openai,
+                                    "api": "openai-responses", "apiKey": "test-key",
+                                    "models": [{"id": "m1", "maxTokens": 1000}]}
+        if cost is not None:
+            provider["cost"] = cost
+        path = tmp_path / "config.json5"
+        path.write_text(json.dumps({
+            "models": {"providers": {"scripted": provider}},
+            "agents": {"defaults": {"model": "scripted/m1",
+                                    "workspace": str(tmp_path / "workspace")}},
+            "budgets": budgets or {}}))
+        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)})
+        await host.start()
+        opened.append(host)
+        return host, server
+
+    yield make
+    for thing in reversed(opened):
+        if isinstance(thing, Host):
+            await thing.close()
+        else:
+            await thing.stop()
+
+
+async def spend_written(host: Host) -> None:
+    """Wait for the spend rows written off the turns' path."""
+    executor = host._executor
+    assert executor is not None
+    await executor.close()
+
+
+def today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+class Approver:
+    """An approver that answers every question with `answer`, and keeps them."""
+
+    def __init__(self, answer: ApprovalDecision | None) -> None:
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        self.asked.append(request)
+        return self.answer
+
+
+async def test_every_turn_result_carries_its_cost_priced_from_the_config(
+        budget_host: Any) -> None:
+    host, _ = await budget_host()
+    result = await host.run_turn("cost1", "hello")
+    assert result.cost_usd == pytest.approx(0.002)
+    wire = turn_result_to_wire(result)
+    assert wire["costUsd"] == pytest.approx(0.002)
+    assert turn_result_from_wire(wire).cost_usd == pytest.approx(0.002)
+    # with no budget set the spend row is still written, off the turn's path
+    await spend_written(host)
+    (row,) = await host.store.summarize_spend(since=0, by="model")
+    assert (row.group, row.turns, row.input_tokens, row.output_tokens) == (
+        "scripted/m1", 1, 1000, 500)
+    assert row.nano_usd == 2_000_000
+
+
+async def test_an_unpriced_model_costs_nothing_known(budget_host: Any) -> None:
+    host, _ = await budget_host(cost=None)
+    result = await host.run_turn("free1", "hello")
+    assert result.cost_usd is None
+    assert "costUsd" not in turn_result_to_wire(result)
+
+
+async def test_a_spent_daily_budget_refuses_the_turn_before_the_model_is_asked(
+        budget_host: Any) -> None:
+    # each turn reserves about $0.002 (1,000 output tokens at $2/M plus the prompt) and
+    # spends $0.002: the third does not fit in $0.005
+    host, server = await budget_host(budgets={"daily": {"usd": 0.005}})
+    for n in range(2):
+        assert (await host.run_turn(f"d{n}", "hello")).terminal == "ok"
+    asked = len(server.requests)
+    with pytest.raises(BudgetExceededError) as caught:
+        await host.run_turn("d2", "hello")
+    error = caught.value
+    assert error.code == "budget_exceeded"
+    assert error.budget == f"day:{today()}"
+    assert error.key_path == "budgets.daily.usd"
+    assert "the daily budget" in str(error) and "$0.00 of $0.01" not in str(error)
+    assert "raise budgets.daily.usd" in (error.hint or "")
+    assert len(server.requests) == asked
+    (state,) = await host.store.budget_states([f"day:{today()}"])
+    assert state.spent.nano_usd == 4_000_000 and state.reserved == Amount()
+
+
+async def test_an_unpriced_runtime_is_held_by_its_turn_budget(budget_host: Any) -> None:
+    host, _ = await budget_host(cost=None, budgets={"perSession": {"turns": 2}})
+    await host.run_turn("s1", "one")
+    await host.run_turn("s1", "two")
+    with pytest.raises(BudgetExceededError) as caught:
+        await host.run_turn("s1", "three")
+    assert caught.value.key_path == "budgets.perSession.turns"
+    assert "session agent:main:s1" in str(caught.value)
+    # another session has its own
+    assert (await host.run_turn("s2", "one")).terminal == "ok"
+
+
+async def test_an_approver_extends_a_budget_and_the_turn_runs(budget_host: Any) -> None:
+    host, _ = await budget_host(budgets={"daily": {"turns": 1}, "extendBy": {"turns": 5}})
+    await host.run_turn("e1", "one")
+    no = Approver("deny")
+    with pytest.raises(BudgetExceededError):
+        await host.run_turn("e1", "two", approvals=no)
+    assert [r.tool_name for r in no.asked] == [EXTEND_TOOL]
+    assert "extend it by 5 turns?" in no.asked[0].reason
+    yes = Approver("allow-once")
+    assert (await host.run_turn("e1", "two", approvals=yes)).terminal == "ok"
+    (state,) = await host.store.budget_states([f"day:{today()}"])
+    assert state.granted.turns == 5 and state.spent.turns == 2
+    # the grant holds for the next turns: nobody is asked again
+    again = Approver("deny")
+    assert (await host.run_turn("e1", "three", approvals=again)).terminal == "ok"
+    assert again.asked == []
+
+
+async def test_a_budget_past_its_warning_level_warns_on_the_result(budget_host: Any) -> None:
+    host, _ = await budget_host(budgets={"perAgent": {"daily": {"turns": 4, "warnAt": 0.5}}})
+    first = await host.run_turn("w1", "one")
+    assert first.warnings == ()
+    second = await host.run_turn("w1", "two")
+    assert any("agent main's daily budget is 50% used" in w for w in second.warnings)
+
+
+async def test_a_caller_has_its_own_budget(budget_host: Any) -> None:
+    host, _ = await budget_host(budgets={"perCaller": {"total": {"turns": 1}},
+                                         "callers": {"ci": {"total": {"turns": 3}}}})
+    await host.run_turn("c1", "one", caller="alice")
+    with pytest.raises(BudgetExceededError) as caught:
+        await host.run_turn("c1", "two", caller="alice")
+    assert caught.value.key_path == "budgets.perCaller.total.turns"
+    for n in range(3):
+        await host.run_turn("c2", f"{n}", caller="ci")
+    # a turn without a caller falls under no caller's budget
+    assert (await host.run_turn("c3", "one")).terminal == "ok"
+    await spend_written(host)
+    groups = {row.group: row.turns for row in
+              await host.store.summarize_spend(since=0, by="caller")}
+    assert groups == {"alice": 1, "ci": 3, "-": 1}
