@@ -26,7 +26,6 @@ from clawharness._ids import new_id
 from clawharness._json import JsonValue
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
-from clawharness.attempt.turn import TurnContext, TurnOptions, TurnRunner
 from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
@@ -90,6 +89,7 @@ from clawharness.tools import agent_workspace_dir
 from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
 
 if TYPE_CHECKING:
+    from clawharness.attempt.turn import TurnOptions, TurnRunner
     from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
 
@@ -181,11 +181,16 @@ class Host:
         return self
 
     async def _local_executor(self, store: Store) -> TurnExecutor:
-        """Turns run here, by the turn runner."""
-        return LocalTurnExecutor(TurnRunner(TurnContext(
-            config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-            state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
-            store))
+        """Turns run here, by the turn runner (imported and made at the first turn: a
+        host that runs none, as `clawharness sessions list` does, never loads it)."""
+        def make_runner() -> TurnRunner:
+            from clawharness.attempt.turn import TurnContext, TurnRunner
+
+            return TurnRunner(TurnContext(
+                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
+                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
+                store)
+        return LocalTurnExecutor(make_runner)
 
     async def _cluster_executor(self, _store: Store) -> TurnExecutor:
         """Turns run on the cluster's workers: the shared store and the URL are checked
@@ -297,7 +302,11 @@ class Host:
         if self._executor is None:
             await self.start()
         assert self._executor is not None
-        opts = options or TurnOptions(**kwargs)
+        if options is None:
+            from clawharness.attempt.turn import TurnOptions
+
+            options = TurnOptions(**kwargs)
+        opts = options
         token = use_telemetry(self.telemetry)
         try:
             return await self._executor.run_turn(self.session_key(session_key), message, opts)
@@ -528,7 +537,10 @@ class Host:
     def preload_model_transports(self) -> tuple[str, ...]:
         """Import the model transports (and SDKs) of the providers this config names, and
         of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
-        start, so its first turn does not wait on an import. Returns the modules."""
+        start, so its first turn does not wait on an import; the turn runner too, when
+        the host is started and its turns run here. Returns the modules."""
+        if isinstance(self._executor, LocalTurnExecutor):
+            _ = self._executor.runner
         providers = self.config.models.providers
         names = set(providers)
         agents = self.config.agents

@@ -6,11 +6,14 @@ importing a command module, reads exactly as when every module is imported."""
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -83,13 +86,12 @@ HEAVY = ("mcp", "temporalio", "opentelemetry.sdk", "openai", "anthropic", "starl
          "uvicorn", "psycopg", "prompt_toolkit")
 
 
-def _imported_after(code: str) -> set[str]:
+def _imported_after(code: str, env_extra: dict[str, str] | None = None) -> set[str]:
     probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COV")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV", "CLAWHARNESS_"))}
+    env.update(env_extra or {})
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          env=env, check=True, timeout=120)
-    import json
-
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -121,3 +123,29 @@ def test_the_version_is_answered_before_the_command_line_is_imported() -> None:
         "import sys\nsys.argv = ['clawharness', '--version']\n"
         "from clawharness.cli.entry import main\nmain()")
     assert "typer" not in modules and "rich" not in modules
+
+
+#: what a command that runs no turn must not import either: the turn runner (and what
+#: it brings) is imported by the first turn
+TURN_RUNNER = "clawharness.attempt.turn"
+
+
+@pytest.mark.parametrize("argv", [["config", "validate"], ["sessions", "list"], ["status"]],
+                         ids=["config validate", "sessions list", "status"])
+def test_a_command_that_runs_no_turn_imports_no_sdk_and_no_turn_runner(
+        tmp_path: Path, argv: list[str]) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "models": {"providers": {"scripted": {
+            "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-responses",
+            "apiKey": "offline", "models": [{"id": "m"}]}}},
+        "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
+        "store": {"url": str(tmp_path / "state.db")},
+    }))
+    modules = _imported_after(
+        f"import sys\nsys.argv = ['clawharness', *{argv!r}]\n"
+        "from clawharness.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n",
+        {"CLAWHARNESS_CONFIG": str(config), "HOME": str(tmp_path)})
+    assert _heavy_in(modules) == []
+    assert TURN_RUNNER not in modules

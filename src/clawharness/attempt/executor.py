@@ -7,11 +7,14 @@ turns run on its workers). The host asks it for every turn the same way.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
-from clawharness.attempt.turn import TurnOptions, TurnRunner
 from clawharness.observability.spans import continued_trace
 from clawharness.records import TurnResult
+
+if TYPE_CHECKING:
+    from clawharness.attempt.turn import TurnOptions, TurnRunner
 
 __all__ = ["LocalTurnExecutor", "TurnExecutor"]
 
@@ -32,10 +35,20 @@ class TurnExecutor(Protocol):
 class LocalTurnExecutor:
     """Turns run in this process by the turn runner. A caller in another process (a
     cluster front, through its worker) passes its trace context; the turn's spans
-    continue that trace."""
+    continue that trace.
 
-    def __init__(self, runner: TurnRunner) -> None:
-        self.runner = runner
+    The runner is made by `make_runner` when it is first needed: a host that runs no
+    turn (`clawharness sessions list`, `status`) never imports the turn runner."""
+
+    def __init__(self, make_runner: Callable[[], TurnRunner]) -> None:
+        self._make_runner = make_runner
+        self._runner: TurnRunner | None = None
+
+    @property
+    def runner(self) -> TurnRunner:
+        if self._runner is None:
+            self._runner = self._make_runner()
+        return self._runner
 
     async def run_turn(self, session_key: str, message: str,
                        options: TurnOptions) -> TurnResult:
@@ -43,4 +56,5 @@ class LocalTurnExecutor:
             return await self.runner.run(session_key, message, options)
 
     async def close(self) -> None:
-        await self.runner.drain()
+        if self._runner is not None:
+            await self._runner.drain()

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.members import check_shared_store, new_worker_id
 from clawharness.config.schema import ClawConfig, ClusterConfig
 from clawharness.errors import ClawHarnessError, ClientToolsUnsupportedError
@@ -25,6 +24,7 @@ from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
 
 if TYPE_CHECKING:
+    from clawharness.attempt.turn import TurnOptions
     from clawharness.cluster.client import ClusterClient
     from clawharness.cluster.events import TurnEventRelay
     from clawharness.cluster.status import ClusterStatus

@@ -9,7 +9,7 @@ name of the field it sits under; a container that contains itself becomes `[Circ
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from clawharness._json import JsonValue
 from clawharness.redaction._matching import replace_matches
@@ -87,17 +87,19 @@ def is_sensitive_field_key(key: str) -> bool:
     return bool(_SECRET_FIELD_RE.search(key) or _SECRET_ENV_FIELD_RE.search(key))
 
 
-def _redact_sensitive_text(text: str, patterns: Sequence[SecretPattern]) -> str:
+def _redact_sensitive_text(text: str, patterns: Callable[[], Sequence[SecretPattern]]) -> str:
+    """`text` redacted with `patterns()` (compiled on first use: most texts pass the
+    prefilter and need none)."""
     if not text:
         return text
     if not could_match_default_patterns(text):
         return text
-    return redact_text(text, patterns)
+    return redact_text(text, patterns())
 
 
 def redact_tool_payload_text(text: str) -> str:
     """Redact secrets from tool-call text (arguments, details) with every pattern."""
-    return _redact_sensitive_text(text, default_patterns())
+    return _redact_sensitive_text(text, default_patterns)
 
 
 def redact_tool_detail(detail: str) -> str:
@@ -107,7 +109,7 @@ def redact_tool_detail(detail: str) -> str:
 
 def redact_model_visible_tool_payload_text(text: str) -> str:
     """Redact tool output headed back to the model (ambiguous assignments kept)."""
-    return _redact_sensitive_text(text, tool_payload_patterns())
+    return _redact_sensitive_text(text, tool_payload_patterns)
 
 
 def _is_known_transport_code(value: str) -> bool:

@@ -7,7 +7,8 @@ decoding, so `api%5Fkey=` or `to\u200bken=` are recognized like `api_key=`/`toke
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Callable, Iterator
 from functools import cache
 
 from clawharness._text import trim
@@ -17,6 +18,8 @@ from clawharness.redaction.mask import mask_token, split_for_mask
 
 __all__ = [
     "form_key_obfuscation_regex",
+    "has_obfuscation",
+    "is_obfuscation_char",
     "is_sensitive_url_query_param",
     "redact_assignments",
     "redact_form_body",
@@ -24,33 +27,51 @@ __all__ = [
 ]
 
 _FLAGS = re.ASCII
+#: the non-C characters `invisible_members` adds (Unicode spaces, Hangul fillers)
+_INVISIBLE_EXTRA = frozenset(
+    "\u00A0\u1680\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0"
+    + "".join(chr(code) for code in range(0x2000, 0x200B)))
 _VALUE = f"[^&{BLANK_MEMBERS}<>]*"
 _URL_VALUE = f"[^&#{BLANK_MEMBERS}<>]*"
 
 
-@cache
-def _form_regexes() -> dict[str, re.Pattern[str]]:
-    # Built on first use: the invisible-character class spans the whole of Unicode.
+def _key() -> str:
     invisible = invisible_members()
-    key = (
+    return (
         rf"[{invisible}+]*(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})"
         rf"(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|[{invisible}+])*"
     )
-    pair = f"{key}={_VALUE}"
-    separators = f"{category_members('C')}{category_members('Z')}\\u115F\\u1160\\u3164\\uFFA0+"
-    return {
-        "obfuscation": re.compile(f"[{invisible}+]", _FLAGS),
-        "separator": re.compile(f"[{separators}]", _FLAGS),
-        "body": re.compile(rf"^{pair}(?:&{pair})+\Z", _FLAGS),
-        "substring": re.compile(rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`])({pair}(?:&{pair})+)", _FLAGS),
-        "encoded": re.compile(rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`&])({key})=({_VALUE})", _FLAGS),
-        "context": re.compile(
-            rf"(\b(?:body|form(?:[-_{BLANK_MEMBERS}]?body)?){BLANK}*[:=]{BLANK}*([\"'\x60]?))"
-            rf"({key})=({_VALUE})([\"'\x60]?)",
-            _FLAGS | re.IGNORECASE,
-        ),
-        "url": re.compile(rf"([?&])({key})=({_URL_VALUE})", _FLAGS),
-    }
+
+
+def _pair() -> str:
+    return f"{_key()}={_VALUE}"
+
+
+def _separators() -> str:
+    return f"{category_members('C')}{category_members('Z')}\\u115F\\u1160\\u3164\\uFFA0+"
+
+
+#: each form regex's source and flags, built when the regex is first used: the
+#: invisible-character class spans the whole of Unicode, so each costs milliseconds to
+#: compile and a text needs few of them (a host's start-up none)
+_FORM_SOURCES: dict[str, tuple[Callable[[], str], int]] = {
+    "obfuscation": (lambda: f"[{invisible_members()}+]", _FLAGS),
+    "separator": (lambda: f"[{_separators()}]", _FLAGS),
+    "body": (lambda: rf"^{_pair()}(?:&{_pair()})+\Z", _FLAGS),
+    "substring": (lambda: rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`])({_pair()}(?:&{_pair()})+)",
+                  _FLAGS),
+    "encoded": (lambda: rf"(^|[{BLANK_MEMBERS}:({{\[,=\"'`&])({_key()})=({_VALUE})", _FLAGS),
+    "context": (lambda: rf"(\b(?:body|form(?:[-_{BLANK_MEMBERS}]?body)?){BLANK}*[:=]{BLANK}*"
+                        rf"([\"'\x60]?))({_key()})=({_VALUE})([\"'\x60]?)",
+                _FLAGS | re.IGNORECASE),
+    "url": (lambda: rf"([?&])({_key()})=({_URL_VALUE})", _FLAGS),
+}
+
+
+@cache
+def _form_regex(name: str) -> re.Pattern[str]:
+    source, flags = _FORM_SOURCES[name]
+    return re.compile(source(), flags)
 
 
 _BODY_SECRET_KEYS = frozenset(
@@ -156,7 +177,7 @@ def strict_percent_decode(value: str) -> str:
 
 
 def _url_param_name(name: str) -> tuple[str, bool]:
-    separator = _form_regexes()["separator"]
+    separator = _form_regex("separator")
     current = separator.sub("", name)
     for _ in range(9):
         try:
@@ -176,7 +197,7 @@ def is_sensitive_url_query_param(name: str) -> bool:
 
 
 def _normalize_key_name(value: str) -> str:
-    separator = _form_regexes()["separator"]
+    separator = _form_regex("separator")
     stripped = separator.sub("", value)
     try:
         decoded = separator.sub("", strict_percent_decode(stripped))
@@ -190,15 +211,14 @@ def _is_sensitive_body_key(key: str) -> bool:
 
 
 def _has_encoded_or_invisible_key(key: str) -> bool:
-    return bool(_PERCENT_RE.search(key)) or _form_regexes()["obfuscation"].sub("", key) != key
+    return bool(_PERCENT_RE.search(key)) or has_obfuscation(key)
 
 
 def _visit_assignments(text: str, kind: str) -> Iterator[tuple[int, int, str]]:
     """Yield (start, end, maskable) for each sensitive `key=value` of the given kind."""
     if not text or (kind == "url" and "?" not in text):
         return
-    regexes = _form_regexes()
-    if kind == "encoded" and "%" not in text and regexes["obfuscation"].sub("", text) == text:
+    if kind == "encoded" and "%" not in text and not has_obfuscation(text):
         return
     if kind == "context" and "=" not in text and ":" not in text:
         return
@@ -219,7 +239,7 @@ def _visit_assignments(text: str, kind: str) -> Iterator[tuple[int, int, str]]:
                 yield from visit(pair[:equals], pair[equals + 1 :], cursor + equals + 1)
             cursor += len(pair) + 1
         return
-    pattern = regexes[kind]
+    pattern = _form_regex(kind)
     key_index = 3 if kind == "context" else 2
     for match in find_matches(pattern, text):
         prefix = match.group(1) or ""
@@ -245,8 +265,7 @@ def _redact_form_line(text: str) -> str:
     redacted = redact_assignments(redact_assignments(text, "encoded"), "context")
     if "&" not in redacted:
         return redacted
-    regexes = _form_regexes()
-    if regexes["body"].search(redacted):
+    if _form_regex("body").search(redacted):
         return redact_assignments(redacted, "form")
 
     def replace(match: re.Match[str]) -> str:
@@ -256,7 +275,7 @@ def _redact_form_line(text: str) -> str:
 
     parts: list[str] = []
     cursor = 0
-    for match in find_matches(regexes["substring"], redacted):
+    for match in find_matches(_form_regex("substring"), redacted):
         parts.append(redacted[cursor : match.start()])
         parts.append(replace(match))
         cursor = match.end()
@@ -282,4 +301,18 @@ def redact_form_body(text: str) -> str:
 
 def form_key_obfuscation_regex() -> re.Pattern[str]:
     """Characters used to obfuscate form keys: invisibles and `+`."""
-    return _form_regexes()["obfuscation"]
+    return _form_regex("obfuscation")
+
+
+def is_obfuscation_char(char: str) -> bool:
+    """Whether `char` is one `form_key_obfuscation_regex` matches, without compiling it:
+    `+`, a code point of general category C, a Unicode space or a Hangul filler."""
+    return char == "+" or (not char.isascii() and char in _INVISIBLE_EXTRA) or (
+        unicodedata.category(char)[0] == "C")
+
+
+def has_obfuscation(text: str) -> bool:
+    """Whether `text` holds a character `is_obfuscation_char` names."""
+    if text.isascii() and text.isprintable():
+        return "+" in text
+    return any(is_obfuscation_char(char) for char in text)

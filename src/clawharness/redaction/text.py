@@ -20,7 +20,7 @@ from clawharness.redaction._literals import required_literal
 from clawharness.redaction._matching import find_matches
 from clawharness.redaction.auth_headers import redact_structured_auth_headers
 from clawharness.redaction.forms import (
-    form_key_obfuscation_regex,
+    is_obfuscation_char,
     redact_assignments,
     redact_form_body,
 )
@@ -61,12 +61,17 @@ _SCANNERS: Final[dict[str, Callable[[str], Iterator[RedactMatch]]]] = {
 }
 
 
+@cache
+def _compiled(source: str, flags: int) -> re.Pattern[str]:
+    return re.compile(source, flags)
+
+
 @dataclass(frozen=True, slots=True)
 class SecretPattern:
-    """One secret shape ready to apply: its spec and its compiled pattern or scanner."""
+    """One secret shape ready to apply: its spec and its pattern (compiled on first use:
+    a text whose literal test rules a shape out never needs it) or scanner."""
 
     spec: SecretPatternSpec
-    regex: re.Pattern[str] | None = None
     scanner: Callable[[str], Iterator[RedactMatch]] | None = None
     #: lower-cased text every match starts with (`_literals`), None when there is none
     literal: str | None = None
@@ -75,15 +80,21 @@ class SecretPattern:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """The compiled pattern (None for a scanner's shape)."""
+        source = self.spec.pattern
+        if source is None:
+            return None
+        return _compiled(source, re.ASCII | (re.IGNORECASE if self.spec.ignore_case else 0))
+
 
 def _compile(spec: SecretPatternSpec) -> SecretPattern:
     if spec.pattern is None:
         return SecretPattern(spec, scanner=_SCANNERS[spec.name])
-    flags = re.ASCII | (re.IGNORECASE if spec.ignore_case else 0)
     literal = required_literal(spec.pattern)
-    return SecretPattern(spec, regex=re.compile(spec.pattern, flags),
-                         literal=None if literal is None else (
-                             literal.lower() if spec.ignore_case else literal))
+    return SecretPattern(spec, literal=None if literal is None else (
+        literal.lower() if spec.ignore_case else literal))
 
 
 @cache
@@ -263,10 +274,15 @@ _PREFILTER_PARTS: Final = (
 
 @cache
 def _prefilter() -> re.Pattern[str]:
-    # Built on first use: the invisible-character class spans the whole of Unicode.
-    obfuscated_key = r"%[0-9A-Fa-f]{2}[" + invisible_members() + r"+A-Za-z0-9_%.-]*="
-    source = "(?:" + "|".join((*_PREFILTER_PARTS, obfuscated_key)) + ")"
-    return re.compile(source, re.ASCII | re.IGNORECASE)
+    return re.compile("(?:" + "|".join(_PREFILTER_PARTS) + ")", re.ASCII | re.IGNORECASE)
+
+
+@cache
+def _obfuscated_key_prefilter() -> re.Pattern[str]:
+    # Built on first use, and only for a text with a `%`: the invisible-character class
+    # spans the whole of Unicode
+    return re.compile(r"%[0-9A-Fa-f]{2}[" + invisible_members() + r"+A-Za-z0-9_%.-]*=",
+                      re.ASCII | re.IGNORECASE)
 
 
 def _is_key_char(char: str) -> bool:
@@ -275,7 +291,6 @@ def _is_key_char(char: str) -> bool:
 
 def _obfuscated_key_before_equals(text: str) -> bool:
     """An `=` after a key name obfuscated with `+` or invisible characters."""
-    obfuscation = form_key_obfuscation_regex()
     for index, char in enumerate(text):
         if char != "=":
             continue
@@ -285,7 +300,7 @@ def _obfuscated_key_before_equals(text: str) -> bool:
         in_trailing = True
         while cursor > 0:
             previous = text[cursor - 1]
-            if obfuscation.fullmatch(previous):
+            if is_obfuscation_char(previous):
                 if in_trailing:
                     trailing_obfuscation += 1
                 elif seen_key_after_obfuscation:
@@ -305,6 +320,7 @@ def could_match_default_patterns(text: str) -> bool:
     """Cheap test: could any built-in pattern match? (False means nothing to redact.)"""
     return (
         _prefilter().search(text) is not None
+        or ("%" in text and _obfuscated_key_prefilter().search(text) is not None)
         or _obfuscated_key_before_equals(text)
         or could_match_aws_secret_access_key(text)
     )
