@@ -270,3 +270,24 @@ async def test_a_keyed_retry_to_another_gateway_of_the_same_store_gets_the_first
             assert len(model.requests) == 1
     finally:
         drop_schema(schema)
+
+
+async def test_a_spent_budget_is_a_429_no_client_retries(serve: ServeFactory) -> None:
+    script = {"responses": [{"match": ".*", "repeat": True, "text": "ok"}]}
+    async with serve(script, budgets={"perCaller": {"daily": {"turns": 1}}}) as served:
+        client = sdk(served)
+        await client.chat.completions.create(model="openclaw", messages=USER, user="ann")
+        with pytest.raises(openai.RateLimitError) as refused:
+            await client.chat.completions.create(model="openclaw", messages=USER, user="ann")
+        assert refused.value.status_code == 429
+        assert refused.value.response.headers["x-should-retry"] == "false"
+        body = refused.value.body
+        assert isinstance(body, dict)
+        assert (body["type"], body["code"]) == ("insufficient_quota", "budget_exceeded")
+        assert "caller ann's daily budget" in body["message"]
+        assert "raise budgets.perCaller.daily.turns" in body["message"]
+        # the SDK did not retry it, and no model was asked for it
+        assert model_calls(served) == 1
+        # another caller has its own budget (the Responses API names it as well)
+        answer = await client.responses.create(model="openclaw", input="hi", user="bob")
+        assert answer.output_text == "ok"

@@ -62,7 +62,8 @@ def test_a_refusal_names_the_budget_what_ran_out_and_the_key_that_raises_it() ->
     assert error.key_path == "budgets.agents.main.total.usd"
     assert str(error) == ("agent main's total budget (agent:main:total) has no room for "
                           "this turn: $0.99 of $1.00 used, $0.005 held by running turns, and "
-                          "the turn needs up to $0.02; the turn was not started")
+                          "the turn needs up to $0.02; the turn was not started (raise "
+                          "budgets.agents.main.total.usd to let it run)")
     assert "raise budgets.agents.main.total.usd" in (error.hint or "")
     assert "next UTC day" not in (error.hint or "")
 

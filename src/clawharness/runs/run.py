@@ -63,6 +63,8 @@ class RunOptions:
     #: (`TurnOptions.caller_tools` / `caller_results`: the OpenAI HTTP API's client tools)
     caller_tools: tuple[ToolSpec, ...] = ()
     caller_results: tuple[CallerToolResult, ...] = ()
+    #: the HTTP API caller whose budgets the turn falls under (`TurnOptions.caller`)
+    caller: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,7 +181,8 @@ def refusal_error(budgets: Sequence[TurnBudget], refusal: BudgetRefusal) -> Budg
             if refusal.reserved else "")
     message = (f"{budget.label} ({budget.claim.key}) has no room for this turn: "
                f"{used} of {format_amount(measure, refusal.limit)} used{held}, and the turn "
-               f"needs up to {format_amount(measure, refusal.asked)}; the turn was not started")
+               f"needs up to {format_amount(measure, refusal.asked)}; the turn was not "
+               f"started (raise {key_path} to let it run)")
     wait = " or wait for the next UTC day" if ":day:" in budget.claim.key or (
         budget.claim.key.startswith("day:")) else ""
     hint = (f"raise {key_path} in the config{wait}; an approver can extend it "

@@ -103,7 +103,8 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
     show_host_calls = request.headers.get(HOST_TOOLS_HEADER, "").strip().lower() == "include"
     source = await begin_turn(api.runs, api.keeper(), TurnRequest(
         "chatcmpl", session_key, agent_id, message, client_tools=tools, results=results,
-        host_calls=show_host_calls, caller=caller), identity=identity)
+        host_calls=show_host_calls, caller=caller,
+        budget_caller=api.budget_caller(request, body)), identity=identity)
     headers = source.headers()
     if not stream:
         answer = await source.answer()

@@ -7,6 +7,7 @@ The server composes it; nothing here reaches the WebSocket server object.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,18 @@ class HttpApi:
     def caller(self, request: Request) -> str:
         """The credential a request presented (what its records are kept under)."""
         return bearer_token(request.headers) or ""
+
+    def budget_caller(self, request: Request, body: dict[str, Any]) -> str | None:
+        """Whose budgets (`budgets.perCaller`, `budgets.callers.<name>`) a request's turn
+        falls under: the request's `user` when it names one, else its credential (as
+        `token:` and the start of its SHA-256); None without either."""
+        user = body.get("user")
+        if isinstance(user, str) and user.strip():
+            return user.strip()[:128]
+        token = bearer_token(request.headers)
+        if not token:
+            return None
+        return "token:" + hashlib.sha256(token.encode()).hexdigest()[:12]
 
     def identity(self, request: Request, body: dict[str, Any]) -> RequestIdentity | None:
         """The request's Idempotency-Key identity (None without the header): scoped to

@@ -70,6 +70,9 @@ def classify(answer: TurnAnswer, *, idempotent: bool) -> Failure:
         retry = idempotent and retry_safe(answer)
         return Failure(503, "server_error", code, retry=retry,
                        retry_after=RETRY_AFTER_SECONDS["provider_outage"] if retry else None)
+    if code == "budget_exceeded":  # a budget has no room: the turn was not started, and a
+        # retry would meet the same budget (OpenAI's answer when a quota is spent)
+        return Failure(429, "insufficient_quota", code, retry=False)
     if code in CLIENT_TOOL_ERRORS:  # the request's tools or tool results: nothing ran
         return Failure(400, "invalid_request_error", code, retry=False)
     if code == "context_overflow":

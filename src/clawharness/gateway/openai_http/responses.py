@@ -192,7 +192,8 @@ async def responses(api: HttpApi, request: Request) -> Response:
     show_host_calls = request.headers.get(HOST_TOOLS_HEADER, "").strip().lower() == "include"
     source = await begin_turn(api.runs, api.keeper(), TurnRequest(
         "resp", session_key, agent_id, message, client_tools=tools, results=results,
-        host_calls=show_host_calls, caller=caller), identity=identity)
+        host_calls=show_host_calls, caller=caller,
+        budget_caller=api.budget_caller(request, body)), identity=identity)
     await api.keeper().memory.remember("response", source.run_id, source.session_key)
     shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)
     headers = source.headers()

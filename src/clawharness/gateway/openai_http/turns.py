@@ -88,6 +88,8 @@ class TurnRequest:
     results: tuple[CallerToolResult, ...] = ()
     host_calls: bool = False
     caller: str = ""
+    #: whose budgets the turn falls under (`HttpApi.budget_caller`)
+    budget_caller: str | None = None
 
 
 class TurnSource:
@@ -229,7 +231,8 @@ def _start(runs: RunService, keeper: RunKeeper, turn: TurnRequest, run_id: str, 
            record: RequestRecord | None = None) -> RunHandle:
     run = runs.start(turn.session_key, turn.message, RunOptions(
         agent_id=turn.agent_id, kind="agent", idempotency_key=run_id, run_id=run_id,
-        caller_tools=turn.client_tools, caller_results=turn.results))
+        caller_tools=turn.client_tools, caller_results=turn.results,
+        caller=turn.budget_caller))
     keeper.keep(run, turn, identity=identity, record=record)
     return run
 
