@@ -52,6 +52,7 @@ from clawharness.harness.types import (
     AttemptTerminal,
     Message,
     Mirror,
+    TakeSteering,
 )
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models.routes import known_provider_ids, resolve_route
@@ -67,7 +68,7 @@ from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
 from clawharness.records.agent_end import AgentEnd, AgentEndContext, AgentEndEvent
 from clawharness.records.tool_calls import ToolCallMeta
-from clawharness.records.turn_result import ModelFallback, TurnResult
+from clawharness.records.turn_result import ModelFallback, QueueDelivery, TurnResult
 from clawharness.redaction.outbound import (
     redact_secrets,
     redact_secrets_in,
@@ -75,6 +76,12 @@ from clawharness.redaction.outbound import (
 )
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
+from clawharness.sessions.queue import (
+    SessionQueues,
+    Steering,
+    parse_queue_mode,
+    resolve_queue_mode,
+)
 from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
 from clawharness.store import SessionLease, SessionRecord, Store
 from clawharness.tools.backends import ToolBackends
@@ -142,6 +149,11 @@ class TurnOptions:
     caller_results: tuple[CallerToolResult, ...] = ()
     #: who started the turn over the HTTP API (its `budgets.perCaller` budgets apply)
     caller: str | None = None
+    #: how to handle this message if a turn of its session is running (`steer`,
+    #: `followup`, `collect`, `interrupt`; None: the agent's `queue.mode`)
+    queue_mode: str | None = None
+    #: the steered messages the running turn may take (set by the session queue)
+    take_steering: TakeSteering | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +258,11 @@ class TurnRunner:
         self._spend = SpendLedger(context.config, store)
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
         self._workspaces: dict[str, str] = {}
+        self._queues: SessionQueues[TurnResult] = SessionQueues()
+
+    def queued(self, session_key: str) -> int:
+        """Messages for the session waiting in this process behind its running turn."""
+        return self._queues.waiting(session_key)
 
     async def drain(self) -> None:
         if self._background:
@@ -325,6 +342,26 @@ class TurnRunner:
         return setting.primary if setting is not None else None
 
     async def run(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
+        """Run the turn of `message`, or hand it to the session's running turn by its
+        queue mode (`clawharness.sessions.queue`)."""
+        agent_id = parse_session_key(session_key).agent_id
+        mode = resolve_queue_mode(self._context.config, agent_id,
+                                  parse_queue_mode(opts.queue_mode))
+
+        def turn(text: str, steering: Steering) -> Awaitable[TurnResult]:
+            return self._run_turn(session_key, text, replace(
+                opts, abort=steering.abort, take_steering=steering.take))
+
+        wait = (self._context.writers.timings.wait if opts.busy_timeout is None
+                else opts.busy_timeout)
+        queued = await self._queues.submit(session_key, message, mode, turn,
+                                           abort=opts.abort, wait=wait)
+        if queued.mode is None:
+            return queued.result
+        return replace(queued.result, queue=QueueDelivery(queued.mode, queued.carried))
+
+    async def _run_turn(self, session_key: str, message: str,
+                        opts: TurnOptions) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
         require_known_agent(self._context.config, key.agent_id, session_key=session_key)
@@ -541,6 +578,7 @@ class TurnRunner:
             tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
             if opts.durable_tools else None,
             tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
+            take_steering=opts.take_steering,
         )
         if spend is not None:  # the reserve step: the turn is not started without room
             await spend.reserve(params, deadline=deadline)

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         PluginsConfig,
         ProviderConfig,
         ProviderModel,
+        QueueMode,
         ToolsConfig,
     )
     from clawharness.config.source import read_config_file
@@ -81,6 +82,7 @@ __all__ = [
     "PluginsConfig",
     "ProviderConfig",
     "ProviderModel",
+    "QueueMode",
     "SandboxConfig",
     "ToolsConfig",
     "WriteResult",
@@ -122,6 +124,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "PluginsConfig": "clawharness.config.schema",
     "ProviderConfig": "clawharness.config.schema",
     "ProviderModel": "clawharness.config.schema",
+    "QueueMode": "clawharness.config.schema",
     "SandboxConfig": "clawharness.config.sandbox",
     "ToolsConfig": "clawharness.config.schema",
     "WriteResult": "clawharness.config.writer",

@@ -47,6 +47,8 @@ __all__ = [
     "PluginsConfig",
     "ProviderConfig",
     "ProviderModel",
+    "QueueConfig",
+    "QueueMode",
     "RuntimePolicyConfig",
     "SessionsConfig",
     "StoreConfig",
@@ -134,6 +136,19 @@ def _coerce_model_setting(value: Any) -> Any:
     return value
 
 
+#: what happens to a message for a session whose turn is running (OpenClaw's
+#: `queue.mode`; docs/steering.md): `steer` it into the running turn at its next tool
+#: boundary (the default), run it as the next turn (`followup`), make the queued
+#: messages one next turn (`collect`), or abort the running turn and run it (`interrupt`)
+QueueMode = Literal["steer", "followup", "collect", "interrupt"]
+
+
+class QueueConfig(_Node):
+    """`agents.defaults.queue` / `agents.entries.<id>.queue`."""
+
+    mode: QueueMode | None = None
+
+
 class AgentDefaults(_Node):
     model: ModelRefSetting | None = None
     models: dict[str, AgentModelEntry] = Field(default_factory=dict)
@@ -144,6 +159,7 @@ class AgentDefaults(_Node):
     timeout_seconds: PositiveSeconds | None = Field(default=None, alias="timeoutSeconds")
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
     sandbox: SandboxConfig | None = None
+    queue: QueueConfig | None = None
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 
@@ -158,6 +174,7 @@ class AgentEntry(_Node):
     tools: ToolsConfig | None = None
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
     sandbox: SandboxConfig | None = None
+    queue: QueueConfig | None = None
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 

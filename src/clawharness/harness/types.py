@@ -66,6 +66,7 @@ __all__ = [
     "SupportContext",
     "SupportResult",
     "Supported",
+    "TakeSteering",
     "TerminalKind",
     "ToolCallContext",
     "ToolCallMeta",
@@ -206,6 +207,9 @@ RequestUserInput = Callable[[Sequence[Mapping[str, Any]], Any], Awaitable[Mappin
 Mirror = Callable[[Sequence[Message]], Awaitable[object]]
 #: wait until every mirrored message is stored (raises if one could not be)
 MirrorBarrier = Callable[[], Awaitable[None]]
+#: `take_steering()`: the user messages steered into the running turn since the last
+#: call, in arrival order (each taken once: the harness then owns it)
+TakeSteering = Callable[[], Sequence[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +275,12 @@ class AttemptParams:
     #: the attempt's tool-loop detection (`clawharness.harness.tool_loops`), fed every
     #: settled call by the SDK's tool-call routine; None when it is off
     tool_loops: ToolLoopGuard | None = None
+    #: messages the user sent while this turn runs, to steer it (docs/steering.md): a
+    #: harness that can take them calls it at each tool boundary (after a round of tool
+    #: results, before the next model call) and appends and mirrors every message it
+    #: returns as a user message; what it never takes runs as the next turn. None when
+    #: nothing can steer the turn
+    take_steering: TakeSteering | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from clawharness.records.turn_result import (
         ClusterPlacement,
         ModelFallback,
+        QueueDelivery,
         TerminalKind,
         TurnResult,
         TurnResultWireError,
@@ -46,6 +47,7 @@ __all__ = [
     "ContextUsage",
     "ForkOrigin",
     "ModelFallback",
+    "QueueDelivery",
     "SessionMeta",
     "TerminalKind",
     "ToolCallMeta",
@@ -67,6 +69,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ContextUsage": "clawharness.records.usage",
     "ForkOrigin": "clawharness.records.fork_origin",
     "ModelFallback": "clawharness.records.turn_result",
+    "QueueDelivery": "clawharness.records.turn_result",
     "SessionMeta": "clawharness.records.session_meta",
     "TerminalKind": "clawharness.records.turn_result",
     "ToolCallMeta": "clawharness.records.tool_calls",

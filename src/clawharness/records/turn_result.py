@@ -22,6 +22,7 @@ from clawharness.records.usage import Usage, UsageCost, normalize_usage
 __all__ = [
     "ClusterPlacement",
     "ModelFallback",
+    "QueueDelivery",
     "TerminalKind",
     "TurnResult",
     "TurnResultWireError",
@@ -84,6 +85,34 @@ class ClusterPlacement:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueDelivery:
+    """How a message that arrived while its session's turn was running was handled
+    (`clawharness.sessions.queue`): its queue `mode`, and `carried` when another turn
+    took it ("steered" into the running turn, "collected" into one turn with others):
+    the result is then that turn's (its `run_id`)."""
+
+    mode: str
+    carried: Literal["steered", "collected"] | None = None
+
+    def to_wire(self) -> dict[str, JsonValue]:
+        out: dict[str, JsonValue] = {"mode": self.mode}
+        if self.carried is not None:
+            out["carried"] = self.carried
+        return out
+
+
+def _queue_from_wire(value: JsonValue) -> QueueDelivery | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("mode"), str):
+        raise TurnResultWireError("turn result: 'queue' must be an object with a mode")
+    mode, carried = value["mode"], value.get("carried")
+    assert isinstance(mode, str)
+    return QueueDelivery(mode, "steered" if carried == "steered"
+                         else "collected" if carried == "collected" else None)
+
+
+@dataclass(frozen=True, slots=True)
 class TurnResult:
     """What one turn produced."""
 
@@ -122,6 +151,8 @@ class TurnResult:
     #: with the next turn (`TurnOptions.caller_results`): `{"id", "name", "arguments"}`,
     #: the caller's own wire shape
     client_tool_calls: tuple[Mapping[str, JsonValue], ...] = ()
+    #: the message arrived while a turn of its session ran: how it was handled
+    queue: QueueDelivery | None = None
 
     @property
     def cost_usd(self) -> float | None:
@@ -191,6 +222,8 @@ def turn_result_to_wire(result: TurnResult) -> dict[str, JsonValue]:
         out["resumedRun"] = True
     if result.cluster is not None:
         out["cluster"] = result.cluster.to_wire()
+    if result.queue is not None:
+        out["queue"] = result.queue.to_wire()
     if result.error is not None:
         details = {k: v for k, v in (result.error_details or {}).items() if k != "type"}
         out["error"] = {"type": result.error_type, "message": result.error, **details}
@@ -304,4 +337,5 @@ def turn_result_from_wire(wire: Mapping[str, JsonValue]) -> TurnResult:
         resumed_run=wire.get("resumedRun") is True,
         cluster=_cluster_from_wire(wire.get("cluster")),
         client_tool_calls=tuple(_objects(wire, "clientToolCalls")),
+        queue=_queue_from_wire(wire.get("queue")),
     )

@@ -66,6 +66,14 @@ if TYPE_CHECKING:
         handoff_native,
         plan_adoption,
     )
+    from clawharness.sessions.queue import (
+        DEFAULT_QUEUE_MODE,
+        QUEUE_MODES,
+        SessionQueues,
+        Steering,
+        parse_queue_mode,
+        resolve_queue_mode,
+    )
     from clawharness.sessions.subagent import is_subagent_session_key
     from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
     from clawharness.sessions.user_turn import (
@@ -75,8 +83,10 @@ if TYPE_CHECKING:
     from clawharness.sessions.writers import SessionWriters, WriterTimings
 
 __all__ = [
+    "DEFAULT_QUEUE_MODE",
     "FORKED_FROM",
     "HANDOFFS",
+    "QUEUE_MODES",
     "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
@@ -98,7 +108,9 @@ __all__ = [
     "SessionHookParams",
     "SessionLifecycle",
     "SessionParticipant",
+    "SessionQueues",
     "SessionWriters",
+    "Steering",
     "TranscriptMirror",
     "WriterTimings",
     "adopt_into",
@@ -117,9 +129,11 @@ __all__ = [
     "normalize_input_provenance",
     "normalize_session_key",
     "parse_fork_point",
+    "parse_queue_mode",
     "parse_session_key",
     "plan_adoption",
     "require_known_agent",
+    "resolve_queue_mode",
     "resolve_state_dir",
     "restore_prepared_user_turn_operational_meta_for_runtime",
     "transcript_context",
@@ -176,4 +190,10 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "resolve_state_dir": "clawharness.sessions.bindings.state_dir",
     "restore_prepared_user_turn_operational_meta_for_runtime": "clawharness.sessions.user_turn",
     "transcript_context": "clawharness.sessions.bindings.bootstrap",
+    "DEFAULT_QUEUE_MODE": "clawharness.sessions.queue",
+    "QUEUE_MODES": "clawharness.sessions.queue",
+    "SessionQueues": "clawharness.sessions.queue",
+    "Steering": "clawharness.sessions.queue",
+    "parse_queue_mode": "clawharness.sessions.queue",
+    "resolve_queue_mode": "clawharness.sessions.queue",
 })

@@ -219,6 +219,7 @@ class EmbeddedAttempt:
                         {"id": c["id"], "name": c["name"], "arguments": c["arguments"]}
                         for c in calls if c["name"] in self.caller_tools]
                     return AttemptTerminal.ok()
+                await self.take_steering()
         except _Aborted:
             raise
         except Exception as exc:
@@ -300,6 +301,19 @@ class EmbeddedAttempt:
         if builder.text:
             self.assistant_texts.append(builder.text)
         return message
+
+    async def take_steering(self) -> None:
+        """At a tool boundary (the round's results settled, the next model call not yet
+        made): the messages steered into the turn since, as user messages, in order."""
+        take = self.p.take_steering
+        if take is None:
+            return
+        messages = take()
+        if not messages:
+            return
+        for text in messages:
+            await self.settle(user_message(text))
+        await self.emit("steer", {"messages": len(messages)})
 
     # --- tools ----------------------------------------------------------------------
 
