@@ -20,7 +20,10 @@ def _width(char: str) -> int:
 
 def utf16_len(text: str) -> int:
     """How many UTF-16 code units `text` takes."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    # the codec counts in C: 2 bytes a unit ("surrogatepass": a lone surrogate is one)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _clamp(offset: int, length: int) -> int:

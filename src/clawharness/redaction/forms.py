@@ -27,6 +27,8 @@ __all__ = [
 ]
 
 _FLAGS = re.ASCII
+#: what the `context` pattern cannot match without (a plain search is C-speed)
+_CONTEXT_WORDS = re.compile(r"body|form", re.ASCII | re.IGNORECASE)
 #: the non-C characters `invisible_members` adds (Unicode spaces, Hangul fillers)
 _INVISIBLE_EXTRA = frozenset(
     "\u00A0\u1680\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0"
@@ -220,8 +222,9 @@ def _visit_assignments(text: str, kind: str) -> Iterator[tuple[int, int, str]]:
         return
     if kind == "encoded" and "%" not in text and not has_obfuscation(text):
         return
-    if kind == "context" and "=" not in text and ":" not in text:
-        return
+    if kind == "context" and (("=" not in text and ":" not in text)
+                              or _CONTEXT_WORDS.search(text) is None):
+        return  # the context pattern starts with `body` or `form`, in any case
 
     def visit(key: str, token: str, offset: int) -> Iterator[tuple[int, int, str]]:
         if kind == "encoded" and not _has_encoded_or_invisible_key(key):
