@@ -1,110 +1,64 @@
-"""Seed 004 preflight-error scope in the model fallback chain (digest scenario 52)."""
+"""Seed 004 preflight-error scope in the model fallback chain (digest scenario 52): the
+pure decision the turn runner asks after each attempt (`harness.fallback.decide_fallback`).
+The chain walked end to end through a host is in `tests/host/test_turn_model_fallback.py`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import pytest
-
-from clawharness.errors import (
-    AgentHarnessPreflightError,
-    ProviderRateLimitError,
-    ToolPolicyRejectedError,
-)
-from clawharness.harness.fallback import (
-    mark_turn_claimed,
-    record_attempt_selection,
-    run_with_model_fallback,
-)
+from clawharness.errors import AgentHarnessPreflightError
+from clawharness.harness.fallback import FallbackAction, FallbackDecision, decide_fallback
+from clawharness.harness.types import AttemptResult, AttemptTerminal
+from clawharness.records.tool_calls import ToolCallMeta
 
 
-@dataclass(frozen=True)
-class Candidate:
-    model: str
-    harness_id: str | None
+def failed(**fields: object) -> AttemptResult:
+    result = AttemptResult(AttemptTerminal("failed", source="prompt", error="boom"), "s1")
+    for name, value in fields.items():
+        setattr(result, name, value)
+    return result
 
 
-CHAIN = [Candidate("m1", "codex"), Candidate("m2", "codex"), Candidate("m3", "openclaw")]
+def test_an_attempt_that_did_not_fail_ends_the_turn() -> None:
+    for kind in ("ok", "timeout", "aborted"):
+        result = AttemptResult(AttemptTerminal(kind, source="prompt"), "s1")  # type: ignore[arg-type]
+        decision = decide_fallback(result, builtin=True, last=False)
+        assert decision.action is FallbackAction.END
+        assert not decision.records_fallback and not decision.tries_next
 
 
-def runner(failures: dict[str, BaseException], ran: list[str], *, claim: bool = True):  # type: ignore[no-untyped-def]
-    async def run_one(candidate: Candidate) -> str:
-        ran.append(candidate.model)
-        record_attempt_selection(candidate.harness_id or "openclaw",
-                                 builtin=candidate.harness_id == "openclaw")
-        if claim and candidate.harness_id != "openclaw":
-            mark_turn_claimed()
-        error = failures.get(candidate.model)
-        if error is not None:
-            raise error
-        return f"ok:{candidate.model}"
-
-    return run_one
+def test_the_last_candidate_ends_the_turn_whatever_failed() -> None:
+    preflight = AgentHarnessPreflightError("missing", scope="harness")
+    decision = decide_fallback(failed(), builtin=True, last=True, preflight=preflight)
+    assert decision.action is FallbackAction.END
 
 
-async def test_scenario_52_harness_scope_skips_only_same_harness_candidates() -> None:
-    ran: list[str] = []
-    error = AgentHarnessPreflightError("codex binary missing", scope="harness")
-    outcome = await run_with_model_fallback(CHAIN, runner({"m1": error}, ran))
-    assert ran == ["m1", "m3"]
-    assert outcome.result == "ok:m3"
-    assert [o.status for o in outcome.outcomes] == ["failed", "skipped", "ok"]
+def test_scenario_52_harness_scope_skips_only_candidates_on_that_harness() -> None:
+    decision = decide_fallback(failed(), builtin=False, last=False,
+                               preflight=AgentHarnessPreflightError("codex missing",
+                                                                    scope="harness"))
+    assert decision.action is FallbackAction.SKIP_HARNESS
+    assert decision.skip_harness and decision.tries_next and decision.records_fallback
 
 
-async def test_scenario_52_default_preflight_error_stops_the_whole_chain() -> None:
-    ran: list[str] = []
-    with pytest.raises(AgentHarnessPreflightError, match="bad config"):
-        await run_with_model_fallback(CHAIN, runner({"m1": AgentHarnessPreflightError("bad config")},
-                                                    ran))
-    assert ran == ["m1"]
+def test_scenario_52_default_preflight_error_stops_the_whole_chain() -> None:
+    decision = decide_fallback(failed(), builtin=False, last=False,
+                               preflight=AgentHarnessPreflightError("bad config"))
+    assert decision.action is FallbackAction.STOP
+    assert decision.records_fallback and not decision.tries_next and not decision.skip_harness
 
 
-async def test_candidates_not_proven_to_use_the_harness_still_run() -> None:
-    ran: list[str] = []
-    chain = [Candidate("m1", "codex"), Candidate("m2", None), Candidate("m3", "codex")]
-    outcome = await run_with_model_fallback(
-        chain, runner({"m1": AgentHarnessPreflightError("x", scope="harness")}, ran))
-    assert ran == ["m1", "m2"] and outcome.result == "ok:m2"
+def test_a_builtin_failure_before_any_output_falls_back_to_the_next_model() -> None:
+    decision = decide_fallback(failed(), builtin=True, last=False)
+    assert decision == FallbackDecision(FallbackAction.NEXT, decision.reason)
+    assert decision.tries_next and not decision.skip_harness
 
 
-async def test_failure_after_a_plugin_claimed_the_turn_is_never_replayed() -> None:
-    ran: list[str] = []
-    with pytest.raises(ProviderRateLimitError):
-        await run_with_model_fallback(CHAIN, runner({"m1": ProviderRateLimitError("429")}, ran))
-    assert ran == ["m1"]
+def test_a_builtin_failure_after_output_is_the_turns() -> None:
+    said = failed(assistant_texts=["partial"])
+    called = failed(tool_metas=[ToolCallMeta(tool_name="read")])
+    for result in (said, called):
+        assert decide_fallback(result, builtin=True, last=False).action is FallbackAction.END
 
 
-async def test_builtin_provider_failures_may_fall_back_to_the_next_model() -> None:
-    ran: list[str] = []
-    chain = [Candidate("m1", "openclaw"), Candidate("m2", "openclaw")]
-    outcome = await run_with_model_fallback(chain, runner({"m1": ProviderRateLimitError("429")}, ran))
-    assert ran == ["m1", "m2"] and outcome.result == "ok:m2"
-
-
-async def test_non_retryable_builtin_failure_propagates() -> None:
-    ran: list[str] = []
-    chain = [Candidate("m1", "openclaw"), Candidate("m2", "openclaw")]
-    with pytest.raises(ValueError):
-        await run_with_model_fallback(chain, runner({"m1": ValueError("bug")}, ran))
-    assert ran == ["m1"]
-
-
-async def test_tool_policy_rejection_is_local_to_the_harness() -> None:
-    ran: list[str] = []
-    outcome = await run_with_model_fallback(
-        CHAIN, runner({"m1": ToolPolicyRejectedError("cannot enforce")}, ran, claim=False))
-    assert ran == ["m1", "m3"] and outcome.result == "ok:m3"
-
-
-async def test_every_candidate_skipped_raises_the_last_harness_error() -> None:
-    ran: list[str] = []
-    chain = [Candidate("m1", "codex"), Candidate("m2", "codex")]
-    with pytest.raises(AgentHarnessPreflightError, match="missing"):
-        await run_with_model_fallback(
-            chain, runner({"m1": AgentHarnessPreflightError("missing", scope="harness")}, ran))
-    assert ran == ["m1"]
-
-
-async def test_empty_chain_is_a_caller_error() -> None:
-    with pytest.raises(ValueError):
-        await run_with_model_fallback([], runner({}, []))
+def test_a_failure_after_a_plugin_claimed_the_turn_is_never_replayed() -> None:
+    decision = decide_fallback(failed(), builtin=False, last=False)
+    assert decision.action is FallbackAction.END and "claimed" in decision.reason

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
         set_attempt_terminal_failure,
     )
     from clawharness.attempt.transcript_contract import check_transcript_contract
-    from clawharness.attempt.turn import TurnContext, TurnOptions, TurnRunner
+    from clawharness.attempt.turn import TurnRunner
+    from clawharness.attempt.turn_options import TurnContext, TurnOptions
     from clawharness.attempt.validate import validate_attempt_result
 
 __all__ = [
@@ -109,9 +110,9 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "Terminal": "clawharness.attempt.terminal",
     "TerminalFailure": "clawharness.attempt.terminal",
     "ToolTerminalObserver": "clawharness.attempt.outcomes",
-    "TurnContext": "clawharness.attempt.turn",
+    "TurnContext": "clawharness.attempt.turn_options",
     "TurnExecutor": "clawharness.attempt.executor",
-    "TurnOptions": "clawharness.attempt.turn",
+    "TurnOptions": "clawharness.attempt.turn_options",
     "TurnRunner": "clawharness.attempt.turn",
     "check_delegate": "clawharness.attempt.delegation",
     "check_transcript_contract": "clawharness.attempt.transcript_contract",

@@ -4,7 +4,8 @@ The contract (what a harness gets and gives back): `types` (`AttemptParams`,
 `AttemptResult`, `AgentHarness`, `SupportContext`, ...), `tool_spec` (`ToolSpec`,
 `ToolOutcomes`), `capabilities` (`HostCapabilities`, approvals), `messages`,
 `mcp_servers`, `user_input`, `workspace`, `runtime_ids`. The choice: `registry`,
-`policy`, `support`, `selection`, pre-run `gates`, `dispatch`, the operator's `status`
+`policy`, `support`, `selection`, pre-run `gates`, `dispatch`, the model `fallback`
+decision, the operator's `status`
 and `explain`, tool-terminal reporting and user-input delivery.
 """
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     )
     from clawharness.harness.dispatch import run_selected_attempt
     from clawharness.harness.explain import UnpinnedSelection, explain_selection
+    from clawharness.harness.fallback import FallbackAction, FallbackDecision, decide_fallback
     from clawharness.harness.gates import ToolPolicyGate, ToolPolicyLayer, evaluate_tool_policy_gate
     from clawharness.harness.mcp_servers import (
         McpServerLaunch,
@@ -147,6 +149,8 @@ __all__ = [
     "CallerToolResult",
     "ContentBlock",
     "EventSink",
+    "FallbackAction",
+    "FallbackDecision",
     "HandoffRequest",
     "HarnessRegistry",
     "HostCapabilities",
@@ -202,6 +206,7 @@ __all__ = [
     "claude_mcp_config",
     "codex_mcp_servers",
     "coerce_support_result",
+    "decide_fallback",
     "default_agent_id",
     "deliver_user_input_request",
     "display_path",
@@ -322,6 +327,9 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "report_tool_terminal": "clawharness.harness.tool_terminal",
     "resolve_workspace_path": "clawharness.harness.workspace",
     "run_selected_attempt": "clawharness.harness.dispatch",
+    "FallbackAction": "clawharness.harness.fallback",
+    "FallbackDecision": "clawharness.harness.fallback",
+    "decide_fallback": "clawharness.harness.fallback",
     "runtime_for_ref": "clawharness.harness.status",
     "select_harness": "clawharness.harness.selection",
     "tool_observation": "clawharness.harness.tool_terminal",

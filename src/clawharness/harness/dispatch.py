@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 from clawharness.errors import HarnessError
-from clawharness.harness.fallback import mark_turn_claimed, record_attempt_selection
 from clawharness.harness.gates import (
     ToolPolicyGate,
     apply_tool_policy_gate,
@@ -58,9 +57,6 @@ async def run_selected_attempt(
     check_runtime_artifact_request(None if decision.builtin else harness, params)
     if params.agent_harness_id != decision.selected_harness_id:
         params = replace(params, agent_harness_id=decision.selected_harness_id)
-    record_attempt_selection(decision.selected_harness_id, builtin=decision.builtin)
-    if not decision.builtin:
-        mark_turn_claimed()
     try:
         result = await harness.run_attempt(params)
     except Exception as exc:

@@ -1,163 +1,90 @@
-"""The model fallback chain and `AgentHarnessPreflightError` scope.
+"""The model fallback decision: after one candidate's attempt, what the chain does next.
 
-`run_with_model_fallback(candidates, run_one)` tries candidates in order:
+The turn runner (`clawharness.attempt.turn`) walks its candidates (the turn's model, then
+the configured fallbacks) and asks `decide_fallback` after each attempt. The decision is
+pure and synchronous; the rules (seed 004, "Selection policy"):
 
-- success stops the chain;
-- `AgentHarnessPreflightError` without scope is terminal for the whole chain;
-- with `scope="harness"` (and `ToolPolicyRejectedError`, which is local to the harness by
-  nature) only later candidates *proven* to select the same harness are skipped; anything
-  else still runs through its normal runtime and policy checks;
-- once a plugin harness claimed the turn (its `run_attempt` was entered), any other
-  failure propagates: the turn is never replayed through another runtime;
-- before a plugin claims the turn, `is_retryable(error)` decides whether the next
-  candidate is tried (by default: provider failures of the built-in runtime).
-
-The host reports the attempt boundary through `record_attempt_selection` (the harness
-actually selected for this candidate) and `mark_turn_claimed` (a plugin harness started).
-Both write to the current chain's boundary through a context variable, so the host code
-that runs a candidate needs no extra parameter.
+- an attempt that did not fail, or the last candidate's, ends the turn;
+- `AgentHarnessPreflightError` without scope is terminal for the whole chain (the turn
+  ends with that failure, recorded as a fallback);
+- with `scope="harness"` the chain goes on, skipping only later candidates that select
+  the same harness (the runner checks each candidate's selection against
+  `skip_harness`); anything else still runs through its normal runtime and policy checks;
+- otherwise only a built-in attempt that failed before producing anything (no tool call,
+  no assistant text) falls back: once a plugin harness claimed the turn, its failure is
+  the turn's, never replayed through another runtime.
 """
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from enum import Enum
 
-from clawharness.errors import AgentHarnessPreflightError, ProviderError, ToolPolicyRejectedError
+from clawharness.errors import AgentHarnessPreflightError
+from clawharness.harness.types import AttemptResult
 
-__all__ = [
-    "AttemptBoundary",
-    "CandidateOutcome",
-    "FallbackRun",
-    "current_attempt_boundary",
-    "mark_turn_claimed",
-    "record_attempt_selection",
-    "run_with_model_fallback",
-]
-
-C = TypeVar("C")
-T = TypeVar("T")
+__all__ = ["FallbackAction", "FallbackDecision", "decide_fallback"]
 
 
-@dataclass(slots=True)
-class AttemptBoundary:
-    """What the host learned about one candidate's attempt before it failed or finished."""
+class FallbackAction(Enum):
+    """What the chain does after an attempt."""
 
-    selected_harness_id: str | None = None
-    builtin: bool | None = None
-    claimed: bool = False
-
-
-_BOUNDARY: contextvars.ContextVar[AttemptBoundary | None] = contextvars.ContextVar(
-    "clawharness_attempt_boundary", default=None
-)
-
-
-def current_attempt_boundary() -> AttemptBoundary | None:
-    """The boundary of the candidate being run, or None outside a fallback chain."""
-    return _BOUNDARY.get()
-
-
-def record_attempt_selection(harness_id: str, *, builtin: bool) -> None:
-    """Host: the harness selection made for the current candidate."""
-    boundary = _BOUNDARY.get()
-    if boundary is not None:
-        boundary.selected_harness_id = harness_id
-        boundary.builtin = builtin
-
-
-def mark_turn_claimed() -> None:
-    """Host: a plugin harness is about to run; from here failures are never replayed."""
-    boundary = _BOUNDARY.get()
-    if boundary is not None and boundary.builtin is not True:
-        boundary.claimed = True
+    #: the turn ends with this attempt (it did not fail, or nothing may follow it)
+    END = "end"
+    #: try the next candidate
+    NEXT = "next"
+    #: try the next candidate that does not select this attempt's harness
+    SKIP_HARNESS = "skip-harness"
+    #: the turn ends with this failure, which no other candidate may replace
+    STOP = "stop"
 
 
 @dataclass(frozen=True, slots=True)
-class CandidateOutcome(Generic[C]):
-    """What happened to one candidate."""
+class FallbackDecision:
+    """The chain's next move after one attempt, and why."""
 
-    candidate: C
-    status: Literal["ok", "failed", "skipped"]
-    harness_id: str | None = None
-    error: BaseException | None = None
-    reason: str | None = None
+    action: FallbackAction
+    reason: str
 
+    @property
+    def tries_next(self) -> bool:
+        """The chain goes on to a later candidate."""
+        return self.action in (FallbackAction.NEXT, FallbackAction.SKIP_HARNESS)
 
-@dataclass(frozen=True, slots=True)
-class FallbackRun(Generic[C, T]):
-    """The successful result and the chain's history."""
+    @property
+    def records_fallback(self) -> bool:
+        """This attempt's model goes into the turn's fallbacks (it failed, and the chain
+        moved past it or stopped on a chain-wide failure)."""
+        return self.action is not FallbackAction.END
 
-    result: T
-    candidate: C
-    outcomes: tuple[CandidateOutcome[C], ...]
-
-
-def _default_harness_id(candidate: object) -> str | None:
-    value = getattr(candidate, "harness_id", None)
-    return value if isinstance(value, str) else None
-
-
-def _default_retryable(error: BaseException) -> bool:
-    return isinstance(error, ProviderError)
+    @property
+    def skip_harness(self) -> bool:
+        """Later candidates on this attempt's harness are skipped."""
+        return self.action is FallbackAction.SKIP_HARNESS
 
 
-def _harness_scoped(error: BaseException) -> bool:
-    if isinstance(error, ToolPolicyRejectedError):
-        return True
-    return isinstance(error, AgentHarnessPreflightError) and error.scope == "harness"
+_ENDS = FallbackDecision(FallbackAction.END, "the attempt did not fail")
+_LAST = FallbackDecision(FallbackAction.END, "the last candidate")
+_CLAIMED = FallbackDecision(FallbackAction.END,
+                            "the harness claimed the turn: never replayed elsewhere")
+_NEXT = FallbackDecision(FallbackAction.NEXT, "the built-in runtime failed before any output")
+_SKIP = FallbackDecision(FallbackAction.SKIP_HARNESS, "harness-scoped preflight failure")
+_STOP = FallbackDecision(FallbackAction.STOP, "preflight failure: terminal for the chain")
 
 
-async def run_with_model_fallback(
-    candidates: Sequence[C],
-    run_one: Callable[[C], Awaitable[T]],
-    *,
-    resolve_harness_id: Callable[[C], str | None] = _default_harness_id,
-    is_retryable: Callable[[BaseException], bool] = _default_retryable,
-) -> FallbackRun[C, T]:
-    """Run candidates in order under the preflight-scope rules (module docstring).
+def decide_fallback(result: AttemptResult, *, builtin: bool, last: bool,
+                    preflight: AgentHarnessPreflightError | None = None) -> FallbackDecision:
+    """The chain's move after an attempt that ended with `result` (module docstring).
 
-    `resolve_harness_id(candidate)` proves which harness a later candidate would select
-    (None: not proven, so it is never skipped).
+    `builtin`: the attempt ran on the built-in runtime. `last`: no candidate follows it.
+    `preflight`: the harness refused the attempt before any model work.
     """
-    if not candidates:
-        raise ValueError("run_with_model_fallback needs at least one candidate")
-    outcomes: list[CandidateOutcome[C]] = []
-    skipped_harnesses: set[str] = set()
-    last_error: BaseException | None = None
-    for candidate in candidates:
-        proven = resolve_harness_id(candidate)
-        if proven is not None and proven in skipped_harnesses:
-            outcomes.append(CandidateOutcome(candidate, "skipped", proven,
-                                             reason="harness-scoped preflight failure"))
-            continue
-        boundary = AttemptBoundary()
-        token = _BOUNDARY.set(boundary)
-        try:
-            result = await run_one(candidate)
-        except BaseException as error:
-            harness_id = boundary.selected_harness_id or proven
-            outcomes.append(CandidateOutcome(candidate, "failed", harness_id, error))
-            if not isinstance(error, Exception):
-                raise
-            if isinstance(error, AgentHarnessPreflightError) and error.scope != "harness":
-                raise
-            if _harness_scoped(error):
-                if harness_id is None:
-                    # the failing harness is unknown, so no candidate can be proven equal
-                    raise
-                skipped_harnesses.add(harness_id)
-                last_error = error
-                continue
-            if boundary.claimed or not is_retryable(error):
-                raise
-            last_error = error
-            continue
-        finally:
-            _BOUNDARY.reset(token)
-        outcomes.append(CandidateOutcome(candidate, "ok", boundary.selected_harness_id or proven))
-        return FallbackRun(result=result, candidate=candidate, outcomes=tuple(outcomes))
-    assert last_error is not None
-    raise last_error
+    if result.terminal.kind != "failed":
+        return _ENDS
+    if last:
+        return _LAST
+    if preflight is not None:
+        return _SKIP if preflight.scope == "harness" else _STOP
+    if builtin and not (result.tool_metas or result.assistant_texts):
+        return _NEXT
+    return _CLAIMED

@@ -1,0 +1,313 @@
+"""Run one candidate's attempt. Build the attempt's parameters (history window, tools,
+capabilities, runtime plan), reserve the turn's budgets (`TurnSpend.reserve`), run it on
+the selected harness, and store what it said; every failure comes back as a result (`AttemptOutcome`), for the
+fallback decision (`clawharness.harness.fallback`) to weigh."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, cast
+
+from clawharness.attempt.caller_tools import (
+    caller_result_messages,
+    check_caller_tools,
+    pending_calls,
+)
+from clawharness.attempt.outcomes import ToolTerminalObserver
+from clawharness.attempt.prepare import PreparedTurn
+from clawharness.attempt.tool_loops import ended_by_tool_loop, tool_loop_guard
+from clawharness.attempt.tool_previews import ToolResultPreviews
+from clawharness.attempt.turn_options import TurnContext, TurnOptions
+from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
+from clawharness.harness.capabilities import HostCapabilities, tool_spellings
+from clawharness.harness.dispatch import run_selected_attempt
+from clawharness.harness.selection import SelectionDecision
+from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
+from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, Message, Mirror
+from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
+from clawharness.models.routes import Route
+from clawharness.names.model_refs import ModelRef
+from clawharness.observability.spans import attempt_span, end_attempt
+from clawharness.redaction.outbound import redact_transcript_message
+from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
+from clawharness.store import SessionLease, SessionRecord, Store
+from clawharness.tools.builtin.delegated import delegate_tools
+from clawharness.tools.outcomes import ToolOutcomeLedger
+from clawharness.tools.redacting import redacting_tool
+from clawharness.tools.restriction import restricted_policy
+
+__all__ = ["DEFAULT_HISTORY_LIMIT", "AttemptOutcome", "AttemptRunner", "Candidate"]
+
+log = logging.getLogger("clawharness.turn")
+
+#: how many newest transcript entries a turn carries as context
+DEFAULT_HISTORY_LIMIT = 200
+#: how long after a turn's deadline its harness may take to settle what was in flight
+#: (an interrupted tool call's result, the messages so far) before it is cancelled
+SETTLE_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One model of the turn's chain, routed and with its harness selected."""
+
+    index: int
+    ref: ModelRef
+    route: Route
+    decision: SelectionDecision
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptOutcome:
+    """One candidate's attempt and what the rest of the turn needs of it."""
+
+    candidate: Candidate
+    params: AttemptParams
+    result: AttemptResult
+    mirror: TranscriptMirror
+    observer: ToolTerminalObserver
+    #: the harness refused the attempt before any model work
+    preflight: AgentHarnessPreflightError | None = None
+    #: this run id ran before and was lost; this attempt continued it
+    resumed: bool = False
+
+    @property
+    def ref(self) -> ModelRef:
+        return self.candidate.ref
+
+    @property
+    def decision(self) -> SelectionDecision:
+        return self.candidate.decision
+
+
+def _user_input_requester(channel: UserInputChannel | None, run_id: str,
+                          session_key: str) -> Any:
+    """Bind the turn's user-input channel for the harness (formatting and parsing are the
+    shared helpers', so every front presents questions alike)."""
+
+    async def request(questions: Sequence[Any],
+                      timeout_seconds: Any = None) -> Mapping[str, Any]:
+        delivery = await deliver_user_input_request(
+            channel, questions, timeout_seconds=timeout_seconds, run_id=run_id,
+            session_key=session_key)
+        return delivery.answers.to_wire()
+
+    return request
+
+
+class AttemptRunner:
+    """Runs the attempts of one host's turns; holds the transcript windows between them."""
+
+    def __init__(self, context: TurnContext, store: Store) -> None:
+        self._context = context
+        self._store = store
+        self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
+
+    async def run(self, turn: PreparedTurn, candidate: Candidate, record: SessionRecord, *,
+                  fresh: bool = False, after: Awaitable[Any] | None = None) -> AttemptOutcome:
+        """Prepare and run one candidate's attempt; failures come back as results.
+
+        `fresh`: the session row was created by this turn, so it has no history to read.
+        `after`: the session row's creation, which the transcript's first append awaits.
+        """
+        plugins = self._context.plugins
+        opts, run_id, session_key = turn.opts, turn.run_id, turn.session_key
+        message, agent_id, fence = turn.message, turn.agent_id, turn.fence
+        index, route, decision = candidate.index, candidate.route, candidate.decision
+        recorder, abort, deadline = turn.recorder, turn.abort, turn.deadline
+        window: list[dict[str, Any]] | None
+        fence_no = None if fence is None else fence.fence
+        resumed = opts.resumes_run and not fresh
+        newest: list[Any] = []
+        if not fresh and not resumed:
+            newest = await self._store.read_entries(record.session_id, last=1)
+            # the transcript ends with this very run: it ran before and was lost (its
+            # worker died before anyone could say it was a retry)
+            resumed = (opts.durable_tools and index == 0 and bool(newest)
+                       and newest[-1].metadata.get("runId") == run_id)
+        if fresh:
+            newest_seq = 0
+            window = self._history.put(record.session_id, [], fence_no)
+        elif resumed:
+            entries = await self._store.read_entries(record.session_id,
+                                                     last=DEFAULT_HISTORY_LIMIT)
+            newest_seq = entries[-1].seq if entries else 0
+            self._history.invalidate(record.session_id)
+            window = [entry_to_message(e) for e in entries
+                      if e.metadata.get("runId") != run_id]
+        else:
+            newest_seq = newest[-1].seq if newest else 0
+            window = self._history.get(record.session_id, newest_seq, fence_no)
+        if window is None:
+            window = self._history.put(record.session_id, await self._store.read_entries(
+                record.session_id, last=DEFAULT_HISTORY_LIMIT), fence_no)
+        start = 0
+        while start < len(window) and window[start].get("role") == "toolResult":
+            start += 1
+        history = window[start:] if start else window
+        if index and history and history[-1].get("role") == "user" and (
+                history[-1].get("content") == [{"type": "text", "text": message}]):
+            history = history[:-1]  # this turn's prompt, mirrored by the failed candidate
+        # a native runtime's own tools' results are masked here; the host's own tools'
+        # were masked where they were made (`redacting_tool`)
+        mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
+                                  attempt=index, after=after, fence=fence,
+                                  scrub=partial(redact_transcript_message,
+                                                tool_results=not decision.builtin))
+        workspace = turn.workspace
+        tools = await self._tools(agent_id, decision, opts)
+        if opts.caller_tools:
+            tools = (*tools, *check_caller_tools(opts.caller_tools, tools))
+        capabilities = HostCapabilities(
+            run_id=run_id, session_key=session_key, workspace_dir=workspace,
+            policy=restricted_policy(plugins.tool_policy(agent_id), opts.tool_restriction),
+            approvals=recorder.gate(opts.approvals),
+            spellings=self._tool_spellings(tools),
+        )
+        observer = plugins.new_tool_observer(run_id)
+        observe: Callable[..., Any] = observer
+        on_event = opts.on_agent_event
+        if on_event is not None:
+            previews = ToolResultPreviews(on_event)
+            observe, on_event = previews.observing(observer), previews.sink
+        on_event = recorder.chain(on_event)
+        params = AttemptParams(
+            run_id=run_id, session_key=session_key, session_id=record.session_id,
+            agent_id=agent_id, prompt=message, provider=route.model.provider,
+            model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
+            host_capabilities=capabilities,
+            runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
+            system_prompt=plugins.system_prompt(agent_id),
+            # stored rows are transcript messages of the wire shape
+            tools=tools,
+            mcp_servers=() if decision.builtin or self._context.mcp is None
+            else self._context.mcp.launches(),
+            history=cast("list[Message]", history),
+            auth=route.auth, abort=abort, deadline=deadline,
+            max_steps=opts.max_steps or self._context.config.agents.defaults.max_steps or 24,
+            on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
+            observe_tool_terminal=observe,
+            agent_harness_id=decision.selected_harness_id,
+            plugin_config=plugins.plugin_config(decision.owner_plugin_id),
+            state_dir=str(self._context.state_dir), mirror=cast(Mirror, mirror),
+            mirror_barrier=mirror.flush,
+            transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
+            request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
+            tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
+            if opts.durable_tools else None,
+            tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
+            take_steering=opts.take_steering,
+        )
+        # reserve: the turn is not started without room on its budgets (the estimate
+        # reads the attempt's prompt and model, so it is made here, before dispatch)
+        await turn.spend.reserve(params, deadline=deadline)
+        gate = plugins.tool_policy_gate(decision, agent_id, opts.tool_restriction)
+        preflight: AgentHarnessPreflightError | None = None
+        with attempt_span(decision.selected_harness_id, decision.selected_reason,
+                          provider=route.model.provider, model=route.model.model_id,
+                          session_id=record.session_id, attempt=index) as span:
+            try:
+                if deadline is not None:
+                    # the harness stops at `deadline` itself (params.deadline) and settles
+                    # what was in flight; this is the backstop for one that does not
+                    async with asyncio.timeout_at(deadline + SETTLE_GRACE_SECONDS):
+                        result = await run_selected_attempt(decision, params, gate=gate)
+                else:
+                    result = await run_selected_attempt(decision, params, gate=gate)
+            except TimeoutError:
+                abort.set()
+                result = AttemptResult(AttemptTerminal("timeout", source="run_budget"),
+                                       record.session_id)
+            except AgentHarnessPreflightError as exc:
+                preflight = exc
+                result = AttemptResult(AttemptTerminal("failed", source="precheck", error=str(exc)),
+                                       record.session_id)
+            except ClawHarnessError as exc:
+                result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                       record.session_id)
+            except Exception as exc:  # a harness bug must not take the host down
+                log.exception("harness %s failed", decision.selected_harness_id)
+                result = AttemptResult(
+                    AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}"),
+                    record.session_id)
+            finally:
+                capabilities.settle()
+            end_attempt(span, terminal=result.terminal.kind, error=result.terminal.error)
+        result = ended_by_tool_loop(params.tool_loops, result)
+        result = await self._stored(mirror, result)
+        self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
+        if result.last_tool_error is None and observer.last_tool_error is not None:
+            result.last_tool_error = observer.last_tool_error
+        try:
+            result = plugins.validate_result(result)
+        except ClawHarnessError as exc:
+            result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
+                                   record.session_id, messages_snapshot=result.messages_snapshot,
+                                   transcript_mirrored=result.transcript_mirrored)
+        if not result.transcript_mirrored:
+            # the prompt under its own key: a harness cut off after it mirrored the prompt
+            # (a timeout) must not get it stored twice
+            prompt = {"role": "user", "content": [{"type": "text", "text": message}],
+                      "__meta": {"idempotencyKey": f"{run_id}:prompt"}}
+            await mirror([prompt, *map(dict, result.messages_snapshot)])
+            await mirror.flush()
+        return AttemptOutcome(candidate, params, result, mirror, observer, preflight,
+                              resumed=resumed)
+
+    async def store_caller_results(self, turn: PreparedTurn, record: SessionRecord,
+                                   results: Sequence[CallerToolResult],
+                                   fence: SessionLease | None) -> None:
+        """The caller's tool results, checked against the calls the transcript left
+        pending, stored as the turn's first entries (`attempt.caller_tools`)."""
+        tail = await self._store.read_entries(record.session_id, last=DEFAULT_HISTORY_LIMIT)
+        messages = caller_result_messages(results, pending_calls(tail), run_id=turn.run_id)
+        mirror = TranscriptMirror(self._store, turn.session_key, record.session_id,
+                                  turn.run_id, fence=fence, scrub=redact_transcript_message)
+        await mirror(messages)
+        await mirror.flush()
+
+    async def _tools(self, agent_id: str, decision: SelectionDecision,
+                     opts: TurnOptions) -> tuple[ToolSpec, ...]:
+        """The host tools, and for the built-in runtime the configured MCP servers' tools
+        the agent's policy allows (native runtimes get the servers projected instead);
+        the turn's restriction narrows them, its backends take over the file and exec
+        tools they offer."""
+        plugins = self._context.plugins
+        tools = plugins.tool_specs(agent_id)
+        if decision.builtin and self._context.mcp is not None:
+            tools += await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+        restriction = opts.tool_restriction
+        if restriction is not None:
+            tools = tuple(t for t in tools if restriction.allows(tool_spellings(t)))
+        backends = opts.tool_backends
+        if backends is not None and not backends.empty:
+            tools = delegate_tools(tools, backends, plugins.sandbox.for_agent(agent_id),
+                                   self._context.config.tools)
+        # what a tool prints or a server returns is masked before any runtime sees it
+        return tuple(redacting_tool(t) for t in tools)
+
+    def _tool_spellings(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+        """Tool policy names of the MCP tools known to this host, offered or left out."""
+        mcp = self._context.mcp
+        spellings = {} if mcp is None else mcp.policy_spellings()
+        spellings.update((t.name, tool_spellings(t)) for t in tools if t.policy_names)
+        return spellings
+
+    @staticmethod
+    async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:
+        """The attempt's result once its mirrored messages are stored; a failed store
+        fails the attempt (what was stored stays, in order, with no gap)."""
+        try:
+            await mirror.flush()
+        except Exception as exc:
+            log.warning("run %s: the transcript could not be stored: %s", mirror.run_id, exc)
+            return AttemptResult(
+                AttemptTerminal("failed", source="prompt",
+                                error=f"the transcript could not be stored: {exc}"),
+                result.session_id_used, messages_snapshot=result.messages_snapshot,
+                transcript_mirrored=True, warnings=result.warnings)
+        return result
