@@ -13,9 +13,10 @@ PROBE = """
 import json, sys
 from clawharness.host import Host
 host = Host.from_config(sys.argv[1])
-before = sorted(m for m in ("anthropic", "openai") if m in sys.modules)
+SDKS = ("anthropic", "httpx", "openai")
+before = sorted(m for m in SDKS if m in sys.modules)
 loaded = host.preload_model_transports()
-after = sorted(m for m in ("anthropic", "openai") if m in sys.modules)
+after = sorted(m for m in SDKS if m in sys.modules)
 print(json.dumps({"before": before, "loaded": list(loaded), "after": after}))
 """
 
@@ -43,7 +44,8 @@ def test_the_sdks_of_configured_providers_and_agent_models_load_at_once(tmp_path
     assert seen["before"] == []
     assert seen["loaded"] == ["clawharness.providers.anthropic_messages",
                               "clawharness.providers.openai_responses"]
-    assert seen["after"] == ["anthropic", "openai"]
+    # the Responses API is spoken over httpx alone (`providers.http_stream`): no openai SDK
+    assert seen["after"] == ["anthropic", "httpx"]
 
 
 def test_a_scripted_model_loads_no_sdk(tmp_path: Path) -> None:

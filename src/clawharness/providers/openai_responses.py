@@ -1,16 +1,18 @@
-"""OpenAI Responses API transport (`api: openai-responses`), streaming, via `AsyncOpenAI`.
+"""OpenAI Responses API transport (`api: openai-responses`), streaming.
 
 Any server speaking the Responses API works through `base_url`. Requests are stateless
-(the whole context is sent as `input`); reasoning is not replayed.
+(the whole context is sent as `input`); reasoning is not replayed. The stream's events
+are read as the JSON objects they are (`clawharness.providers.http_stream`), without the
+`openai` SDK: importing it and building its stream-event models cost a command-line turn
+about a second.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
-
-from openai import AsyncOpenAI
 
 from clawharness.errors import ProviderError, ProviderServerError
 from clawharness.providers.base import (
@@ -28,8 +30,8 @@ from clawharness.providers.base import (
     map_provider_error,
     message_text,
     parse_tool_arguments,
-    route_sdk_options,
 )
+from clawharness.providers.http_stream import JsonStreamClient
 
 __all__ = ["OpenAIResponsesTransport", "to_responses_input"]
 
@@ -114,7 +116,7 @@ class OpenAIResponsesTransport:
 
     api = "openai-responses"
 
-    def __init__(self, client: AsyncOpenAI, *, owns_client: bool = False) -> None:
+    def __init__(self, client: JsonStreamClient, *, owns_client: bool = False) -> None:
         self._client = client
         self._owns_client = owns_client
         # message dict id -> (message, converted items); the message is kept so ids stay unique
@@ -145,49 +147,47 @@ class OpenAIResponsesTransport:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one Responses API call."""
-        create = self._client.responses.create
-        kwargs: dict[str, Any] = request_options(request.params)
+        body: dict[str, Any] = {"model": request.model_id,
+                                "input": self._input(request.messages), "stream": True}
+        options = request_options(request.params)
+        extra = options.pop("extra_body", None)
         if request.system_prompt:
-            kwargs["instructions"] = request.system_prompt
+            body["instructions"] = request.system_prompt
         if request.tools:
-            kwargs["tools"] = self._tool_params(request.tools)
+            body["tools"] = self._tool_params(request.tools)
         if request.max_tokens:
-            kwargs["max_output_tokens"] = request.max_tokens
-        try:
-            stream: Any = await create(
-                model=request.model_id, input=self._input(request.messages),  # type: ignore[arg-type]
-                stream=True,
-                **route_sdk_options(create, kwargs),
-            )
-        except Exception as exc:
-            raise map_provider_error(exc) from exc
+            body["max_output_tokens"] = request.max_tokens
+        body.update(options)
+        if extra:
+            body.update(extra)
         saw_call = False
         try:
-            async with stream:
-                async for event in stream:
-                    kind = event.type
+            async with aclosing(self._client.stream("/responses", body)) as events:
+                async for event in events:
+                    kind = event.get("type")
                     if kind == "response.output_text.delta":
-                        yield TextDelta(event.delta)
+                        yield TextDelta(event.get("delta") or "")
                     elif kind in ("response.reasoning_summary_text.delta",
                                   "response.reasoning_text.delta"):
-                        yield ThinkingDelta(event.delta)
+                        yield ThinkingDelta(event.get("delta") or "")
                     elif kind == "response.output_item.done":
-                        call = _tool_call(event.item)
+                        call = _tool_call(event.get("item"))
                         if call is not None:
                             saw_call = True
                             yield call
                     elif kind == "response.completed":
-                        yield Done("toolUse" if saw_call else "stop", _usage(event.response))
+                        yield Done("toolUse" if saw_call else "stop", _usage(event.get("response")))
                         return
                     elif kind == "response.incomplete":
-                        yield Done("length", _usage(event.response))
+                        yield Done("length", _usage(event.get("response")))
                         return
                     elif kind == "response.failed":
-                        raise _failed(getattr(event.response, "error", None))
+                        response = event.get("response")
+                        raise _failed(response.get("error") if isinstance(response, dict) else None)
                     elif kind == "error":
                         raise error_for_status(
-                            None, getattr(event, "message", None) or "model stream error",
-                            error_type=getattr(event, "code", None),
+                            None, _text(event.get("message")) or "model stream error",
+                            error_type=_text(event.get("code")),
                         )
         except ProviderError:
             raise
@@ -201,25 +201,34 @@ class OpenAIResponsesTransport:
             await self._client.close()
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def _tool_call(item: Any) -> ToolCall | None:
-    kind = getattr(item, "type", None)
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
     if kind == "function_call":
-        args, error = parse_tool_arguments(item.arguments)
-        return ToolCall(item.call_id, item.name, args, error)
+        args, error = parse_tool_arguments(item.get("arguments"))
+        return ToolCall(item.get("call_id") or "", item.get("name") or "", args, error)
     if kind == "custom_tool_call":
-        return ToolCall(item.call_id, item.name, {"input": item.input})
+        return ToolCall(item.get("call_id") or "", item.get("name") or "",
+                        {"input": item.get("input")})
     return None
 
 
 def _usage(response: Any) -> Usage:
-    usage = getattr(response, "usage", None)
-    if usage is None:
+    usage = response.get("usage") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
         return Usage.counted()
-    details = getattr(usage, "input_tokens_details", None)
-    cached = getattr(details, "cached_tokens", 0) or 0
-    return Usage.counted(usage.input_tokens or 0, usage.output_tokens or 0, cached)
+    details = usage.get("input_tokens_details")
+    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
+    return Usage.counted(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
+                         cached)
 
 
 def _failed(error: Any) -> ProviderError:
-    message = getattr(error, "message", None) or "the model response failed"
-    return error_for_status(None, message, error_type=getattr(error, "code", None))
+    fields = error if isinstance(error, dict) else {}
+    message = _text(fields.get("message")) or "the model response failed"
+    return error_for_status(None, message, error_type=_text(fields.get("code")))

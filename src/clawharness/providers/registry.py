@@ -1,7 +1,8 @@
 """Choose the model transport for a resolved model, by its `api`.
 
-SDK clients are expensive to build (TLS context, connection pool), so they are shared per
-event loop and per (api, base URL, key, headers); transports themselves are cheap and made
+Clients (an SDK's, or `http_stream.JsonStreamClient` for the Responses API) are
+expensive to build (TLS context, connection pool), so they are shared per event loop
+and per (api, base URL, key, headers); transports themselves are cheap and made
 per attempt. Scripted transports are shared per script, so consecutive turns walk one
 script instead of replaying its start.
 """
@@ -75,7 +76,13 @@ def _shared_client(api: str, model: ResolvedModel, api_key: str | None) -> Any:
     if client is not None:
         return client
     headers = dict(model.headers) or None
-    if api == "anthropic-messages":
+    if api == "openai-responses":
+        from clawharness.providers.http_stream import JsonStreamClient
+
+        # no SDK: the stream's events are read as JSON (retries are the host's failover's)
+        client = JsonStreamClient(api_key=api_key or _PLACEHOLDER_KEY,
+                                  base_url=model.base_url, headers=headers)
+    elif api == "anthropic-messages":
         from anthropic import AsyncAnthropic
 
         client = AsyncAnthropic(
@@ -172,7 +179,7 @@ def transport_for(model: ResolvedModel, api_key: str | None) -> ModelTransport:
 
 
 async def close_shared_clients() -> None:
-    """Close the SDK clients shared on the running loop (call at shutdown)."""
+    """Close the clients shared on the running loop (call at shutdown)."""
     loop = asyncio.get_running_loop()
     clients = _clients.pop(loop, {})
     for client in clients.values():
