@@ -276,6 +276,13 @@ class SessionBusyError(SessionError):
     code = "session_busy"
 
 
+class MessageWithdrawnError(SessionError):
+    """A message waiting behind its session's running turn was aborted before it ran
+    (`clawharness.sessions.queue`): it was never run and is not in the transcript."""
+
+    code = "message_withdrawn"
+
+
 class UnknownAgentError(SessionError):
     """A session key names an agent the config does not define (`agent:ghost:x`): its
     turn would otherwise run under `agents.defaults` and escape the agent's own policy."""

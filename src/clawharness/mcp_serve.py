@@ -36,6 +36,7 @@ from clawharness.errors import ClawHarnessError
 from clawharness.host import Host
 from clawharness.runs import RunOptions, RunService
 from clawharness.sessions.keys import parse_session_key
+from clawharness.sessions.queue import parse_queue_mode
 
 __all__ = ["MAX_FRAME_BYTES", "build_server", "capped_stdin", "serve_stdio"]
 
@@ -87,11 +88,17 @@ def build_server(host: Host, runs: RunService | None = None) -> MCPServer:
 
     @server.tool(name="message_send", description="Send a message to a session (created on "
                                                  "first use): runs one agent turn and returns "
-                                                 "its reply.")
-    async def message_send(message: str, session_key: str = "main") -> dict[str, Any]:
+                                                 "its reply. While a turn of the session runs, "
+                                                 "queue_mode says what the message does: steer "
+                                                 "(into the running turn), followup, collect "
+                                                 "or interrupt (default: the agent's).")
+    async def message_send(message: str, session_key: str = "main",
+                           queue_mode: str | None = None) -> dict[str, Any]:
         with _told():
             key = host.session_key(session_key)
-            run = turns.start(key, message, RunOptions(agent_id=parse_session_key(key).agent_id))
+            run = turns.start(key, message, RunOptions(
+                agent_id=parse_session_key(key).agent_id,
+                queue_mode=parse_queue_mode(queue_mode)))
             try:
                 ended = await run.wait()
             except asyncio.CancelledError:  # the client cancelled the call: stop the turn
@@ -105,6 +112,8 @@ def build_server(host: Host, runs: RunService | None = None) -> MCPServer:
                                  "terminal": result.terminal, "runtime": result.runtime}
         if result.error:
             reply["error"] = result.error
+        if result.queue is not None:
+            reply["queue"] = result.queue.to_wire()
         return reply
 
     return server

@@ -14,7 +14,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from clawharness.errors import InvalidSessionKeyError, SessionNotFoundError
+from clawharness.errors import ConfigError, InvalidSessionKeyError, SessionNotFoundError
 from clawharness.gateway.host_port import default_model
 from clawharness.gateway.protocol import GatewayError, format_validation_error
 from clawharness.gateway.request import NO_RESPONSE, GatewayPort, Handler, RequestContext
@@ -22,6 +22,7 @@ from clawharness.gateway.runs import accepted_payload, wait_outcome
 from clawharness.runs import RunOptions
 from clawharness.sessions.agents import known_agent_ids
 from clawharness.sessions.keys import parse_session_key
+from clawharness.sessions.queue import parse_queue_mode
 from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["METHODS"]
@@ -71,6 +72,8 @@ class AgentParams(_Closed):
     prompt_mode: str | None = Field(default=None, alias="promptMode")
     label: str | None = None
     input_provenance: Any = Field(default=None, alias="inputProvenance")
+    #: what to do if a turn of the session is running (docs/steering.md)
+    queue_mode: str | None = Field(default=None, alias="queueMode")
 
 
 class ChatSendParams(_Closed):
@@ -89,6 +92,14 @@ class ChatSendParams(_Closed):
     originating_channel: str | None = Field(default=None, alias="originatingChannel")
     originating_to: str | None = Field(default=None, alias="originatingTo")
     expected_leaf_entry_id: Any = Field(default=None, alias="expectedLeafEntryId")
+
+
+def _queue_mode(ctx: RequestContext, value: str | None) -> str | None:
+    """The message's queue mode, checked (`steer`, `followup`, `collect`, `interrupt`)."""
+    try:
+        return parse_queue_mode(value)
+    except ConfigError as exc:
+        raise GatewayError("INVALID_REQUEST", f"invalid {ctx.method} params: {exc}") from None
 
 
 def _params(ctx: RequestContext, model: type[M]) -> M:
@@ -225,7 +236,8 @@ async def _agent(ctx: RequestContext) -> Any:
         message = rest
     run = server.runs.start(key, message, RunOptions(
         agent_id=agent_id, kind="agent", idempotency_key=params.idempotency_key,
-        origin=ctx.conn.conn_id, timeout=float(params.timeout) if params.timeout else None))
+        origin=ctx.conn.conn_id, timeout=float(params.timeout) if params.timeout else None,
+        queue_mode=_queue_mode(ctx, params.queue_mode)))
     if not run.done:
         ctx.respond(True, accepted_payload(run), final=False)
     outcome = await wait_outcome(run)
@@ -274,7 +286,8 @@ async def _chat_send(ctx: RequestContext) -> Any:
     run = server.runs.start(key, message, RunOptions(
         agent_id=agent_id, kind="chat", idempotency_key=params.idempotency_key,
         origin=ctx.conn.conn_id,
-        timeout=params.timeout_ms / 1000 if params.timeout_ms else None))
+        timeout=params.timeout_ms / 1000 if params.timeout_ms else None,
+        queue_mode=_queue_mode(ctx, params.queue_mode)))
     return {"runId": run.run_id, "status": "started"}
 
 

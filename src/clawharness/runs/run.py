@@ -65,6 +65,9 @@ class RunOptions:
     caller_results: tuple[CallerToolResult, ...] = ()
     #: the HTTP API caller whose budgets the turn falls under (`TurnOptions.caller`)
     caller: str | None = None
+    #: what to do with the message if a turn of its session is running: `steer`,
+    #: `followup`, `collect`, `interrupt` (None: the agent's `queue.mode`; docs/steering.md)
+    queue_mode: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

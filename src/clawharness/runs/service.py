@@ -174,6 +174,7 @@ class RunService:
             timeout=asked.timeout, run_id=run.run_id, workspace=asked.workspace,
             tool_backends=asked.tool_backends, tool_restriction=asked.tool_restriction,
             caller_tools=asked.caller_tools, caller_results=asked.caller_results,
+            queue_mode=asked.queue_mode,
             caller=asked.caller,
         )
         try:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar, get_args
 
 from clawharness.config.schema import QueueMode
-from clawharness.errors import ConfigError, SessionBusyError
+from clawharness.errors import ConfigError, MessageWithdrawnError, SessionBusyError
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
@@ -223,18 +223,28 @@ class SessionQueues(Generic[R]):
 
     async def _admission(self, session_key: str, lane: _Lane[R], ticket: _Ticket[R],
                          wait: float | None) -> _Admission[R]:
-        if wait is None:
-            return await ticket.admitted
+        """The ticket's admission; it leaves the queue unrun when its own abort is set
+        or `wait` passes first (a steered message already taken waits for its turn)."""
+        aborted = None if ticket.abort is None else asyncio.ensure_future(ticket.abort.wait())
         try:
-            return await asyncio.wait_for(asyncio.shield(ticket.admitted), wait)
-        except TimeoutError:
-            if ticket not in lane.inbox and ticket not in lane.waiting:
-                return await ticket.admitted  # taken or admitted meanwhile: it is running
-            self._withdraw(session_key, lane, ticket)
-            raise SessionBusyError(
-                f"session {session_key} is busy with another turn in this process; the "
-                f"message waited {wait:g}s in its queue and was dropped. Retry when the "
-                "turn has finished, or raise sessions.writerWaitSeconds") from None
+            waits: set[asyncio.Future[object]] = {ticket.admitted}  # type: ignore[arg-type]
+            if aborted is not None:
+                waits.add(aborted)  # type: ignore[arg-type]
+            await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if aborted is not None:
+                aborted.cancel()
+        if ticket.admitted.done() or (ticket not in lane.inbox and ticket not in lane.waiting):
+            return await ticket.admitted  # admitted, or taken by the running turn
+        self._withdraw(session_key, lane, ticket)
+        if ticket.abort is not None and ticket.abort.is_set():
+            raise MessageWithdrawnError(
+                f"the message for session {session_key} was aborted while it waited for "
+                "the running turn; it was not run")
+        raise SessionBusyError(
+            f"session {session_key} is busy with another turn in this process; the "
+            f"message waited {wait:g}s in its queue and was dropped. Retry when the "
+            "turn has finished, or raise sessions.writerWaitSeconds")
 
     async def _drive(self, session_key: str, lane: _Lane[R], batch: tuple[_Ticket[R], ...],
                      mode: QueueMode | None) -> Queued[R]:

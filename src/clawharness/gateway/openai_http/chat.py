@@ -36,10 +36,12 @@ from clawharness.gateway.openai_http.routing import (
     refuse_unsupported,
 )
 from clawharness.gateway.openai_http.turns import (
+    QUEUE_HEADER,
     TurnRequest,
     TurnSource,
     TurnStream,
     begin_turn,
+    header_queue_mode,
 )
 
 __all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
@@ -104,7 +106,8 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
     source = await begin_turn(api.runs, api.keeper(), TurnRequest(
         "chatcmpl", session_key, agent_id, message, client_tools=tools, results=results,
         host_calls=show_host_calls, caller=caller,
-        budget_caller=api.budget_caller(request, body)), identity=identity)
+        budget_caller=api.budget_caller(request, body),
+        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER))), identity=identity)
     headers = source.headers()
     if not stream:
         answer = await source.answer()

@@ -40,10 +40,12 @@ from clawharness.gateway.openai_http.routing import (
     refuse_unsupported,
 )
 from clawharness.gateway.openai_http.turns import (
+    QUEUE_HEADER,
     TurnRequest,
     TurnSource,
     TurnStream,
     begin_turn,
+    header_queue_mode,
 )
 
 __all__ = ["UNSUPPORTED_RESPONSES_PARAMETERS", "input_messages", "responses"]
@@ -193,7 +195,8 @@ async def responses(api: HttpApi, request: Request) -> Response:
     source = await begin_turn(api.runs, api.keeper(), TurnRequest(
         "resp", session_key, agent_id, message, client_tools=tools, results=results,
         host_calls=show_host_calls, caller=caller,
-        budget_caller=api.budget_caller(request, body)), identity=identity)
+        budget_caller=api.budget_caller(request, body),
+        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER))), identity=identity)
     await api.keeper().memory.remember("response", source.run_id, source.session_key)
     shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)
     headers = source.headers()

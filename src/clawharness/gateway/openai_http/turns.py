@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Final
 
+from clawharness.errors import ConfigError
 from clawharness.gateway.openai_http.answers import (
     HostCall,
     TurnAnswer,
@@ -51,10 +52,11 @@ from clawharness.runs import (
     RunResult,
     RunService,
 )
+from clawharness.sessions.queue import parse_queue_mode
 from clawharness.store import TranscriptEntry
 
-__all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "RunKeeper", "TurnRequest", "TurnSource",
-           "TurnStream", "begin_turn"]
+__all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "QUEUE_HEADER", "RunKeeper",
+           "TurnRequest", "TurnSource", "TurnStream", "begin_turn", "header_queue_mode"]
 
 log = logging.getLogger("clawharness.gateway")
 
@@ -90,6 +92,20 @@ class TurnRequest:
     caller: str = ""
     #: whose budgets the turn falls under (`HttpApi.budget_caller`)
     budget_caller: str | None = None
+    #: what to do if a turn of the session is running (`QUEUE_HEADER`; docs/steering.md)
+    queue_mode: str | None = None
+
+
+#: the request's queue mode: `steer`, `followup`, `collect` or `interrupt`
+QUEUE_HEADER: Final = "x-openclaw-queue-mode"
+
+
+def header_queue_mode(value: str | None) -> str | None:
+    """The `QUEUE_HEADER` value, checked (a 400 naming the header when unknown)."""
+    try:
+        return parse_queue_mode(value.strip().lower() if value else None)
+    except ConfigError as exc:
+        raise OpenAiHttpError(400, f"{QUEUE_HEADER}: {exc}", param=QUEUE_HEADER) from None
 
 
 class TurnSource:
@@ -232,7 +248,7 @@ def _start(runs: RunService, keeper: RunKeeper, turn: TurnRequest, run_id: str, 
     run = runs.start(turn.session_key, turn.message, RunOptions(
         agent_id=turn.agent_id, kind="agent", idempotency_key=run_id, run_id=run_id,
         caller_tools=turn.client_tools, caller_results=turn.results,
-        caller=turn.budget_caller))
+        caller=turn.budget_caller, queue_mode=turn.queue_mode))
     keeper.keep(run, turn, identity=identity, record=record)
     return run
 

@@ -1,0 +1,102 @@
+"""A message sent over the gateway while its session's turn runs steers that turn
+(docs/steering.md): the real host, the built-in runtime, a scripted model; the turn is
+held in its tool call by an approval."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gateway_support import TOKEN, next_event
+
+from clawharness.attempt.executor import LocalTurnExecutor
+from clawharness.gateway.client import GatewayClient, GatewayRequestError
+from clawharness.gateway.server import GatewayServer
+from clawharness.gateway.settings import resolve_settings
+from clawharness.host import Host
+from clawharness.testing import ScriptedModelServer
+
+SCRIPT = {"responses": [
+    {"match": "run the build", "tool_calls": [
+        {"name": "exec", "arguments": {"command": "echo built"}, "id": "call_1"}]},
+    {"match": "in French", "text": "C'est construit."},
+]}
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer, Host]]:
+    async with ScriptedModelServer(SCRIPT) as model:
+        config = {
+            "models": {"providers": {"scripted": {
+                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
+                "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "scripted/m"}},
+            "tools": {"exec": {"ask": "always"}},
+            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
+        }
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(config))
+        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
+        async with Host.from_config(path, env=env) as host:
+            server = GatewayServer(host, resolve_settings(host.config, env))
+            async with server.running():
+                yield f"ws://127.0.0.1:{server.port}", model, host
+
+
+async def until_queued(host: Host, key: str, count: int) -> None:
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    async with asyncio.timeout(5):
+        while executor.runner.queued(key) < count:
+            await asyncio.sleep(0.001)
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    return ["".join(b.get("text", "") for b in item["content"])
+            for item in body["input"] if item.get("role") == "user"]
+
+
+async def test_chat_send_while_a_turn_runs_steers_it(
+        served: tuple[str, ScriptedModelServer, Host]) -> None:
+    url, model, host = served
+    key = "agent:main:main"
+    client = await GatewayClient.connect(url, token=TOKEN, client_id="openclaw-tui", mode="ui",
+                                         caps=["tool-events", "plugin-approvals"])
+    async with client:
+        events = client.events()
+        await client.request("chat.send", {"sessionKey": key, "message": "run the build",
+                                           "idempotencyKey": "t1"})
+        asked = await next_event(events, lambda f: f["event"] == "plugin.approval.requested",
+                                 timeout=20)
+        ack = await client.request("chat.send", {"sessionKey": key, "message": "answer in French",
+                                                 "idempotencyKey": "t2", "queueMode": "steer"})
+        assert ack == {"runId": "t2", "status": "started"}
+        await until_queued(host, key, 1)
+        await client.request("plugin.approval.resolve",
+                             {"id": asked["payload"]["id"], "decision": "allow-once"})
+        final = await next_event(events, lambda f: f["event"] == "chat" and f["payload"].get(
+            "runId") == "t1" and f["payload"]["state"] in ("final", "error"), timeout=20)
+        assert final["payload"]["message"]["content"][0]["text"] == "C'est construit."
+        steered = await client.request("agent.wait", {"runId": "t2", "timeoutMs": 10_000})
+        assert steered["status"] == "ok"
+    calls = [r for r in model.requests if r.path.endswith("/responses")]
+    assert len(calls) == 2
+    assert user_texts(calls[1].body) == ["run the build", "answer in French"]
+    texts = [e.text for e in await host.history(key) if e.role == "user"]
+    assert texts == ["run the build", "answer in French"]
+
+
+async def test_an_unknown_queue_mode_is_an_invalid_request(
+        served: tuple[str, ScriptedModelServer, Host]) -> None:
+    url, _model, _host = served
+    client = await GatewayClient.connect(url, token=TOKEN)
+    async with client:
+        with pytest.raises(GatewayRequestError) as refused:
+            await client.request("chat.send", {"sessionKey": "agent:main:main",
+                                               "message": "hi", "idempotencyKey": "t3",
+                                               "queueMode": "steer-backlog"})
+    assert "unknown queue mode" in str(refused.value)
