@@ -92,6 +92,7 @@ __all__ = [
     "McpConnectError",
     "McpError",
     "McpServerNotFoundError",
+    "MessageWithdrawnError",
     "MissingAgentHarnessError",
     "ModelRefError",
     "NativeSessionBoundError",
