@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -84,7 +84,17 @@ from clawharness.sessions.agents import (
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
 from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
-from clawharness.store import SearchHit, SessionRecord, Store, TranscriptEntry, open_store
+from clawharness.store import (
+    Amount,
+    BudgetState,
+    SearchHit,
+    SessionRecord,
+    SpendGrouping,
+    SpendSummary,
+    Store,
+    TranscriptEntry,
+    open_store,
+)
 from clawharness.tools import agent_workspace_dir
 from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
 
@@ -316,6 +326,22 @@ class Host:
     def metrics_text(self) -> bytes:
         """The host's metrics as Prometheus text (the gateway's `/metrics`)."""
         return self.telemetry.prometheus_text()
+
+    # spend ----------------------------------------------------------------------------
+
+    async def usage(self, *, by: SpendGrouping = "day",
+                    since: float = 0.0) -> list[SpendSummary]:
+        """Spend of the turns run on this store (every process) from `since` (epoch
+        seconds), summed per `by` (`clawharness usage`; docs/budgets.md)."""
+        return await self.store.summarize_spend(since=since, by=by)
+
+    async def budget_states(self, keys: Sequence[str]) -> list[BudgetState]:
+        """The ledger's counters of these budget keys (zero for one never used)."""
+        return await self.store.budget_states(keys)
+
+    async def extend_budget(self, key: str, amount: Amount) -> BudgetState:
+        """Raise one budget by `amount` (an operator's grant); its new state."""
+        return await self.store.grant_budget(key, amount)
 
     # sessions -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from clawharness.attempt.budget_step import EXTEND_TOOL
+from clawharness.attempt.executor import LocalTurnExecutor
 from clawharness.errors import BudgetExceededError
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.host import Host
@@ -33,7 +34,8 @@ async def budget_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     opened: list[Any] = []
 
     async def make(*, budgets: dict[str, Any] | None = None,
-                   cost: dict[str, float] | None = PRICE) -> tuple[Host, ScriptedModelServer]:
+                   cost: dict[str, float] | None = PRICE,
+                   serving: bool = False) -> tuple[Host, ScriptedModelServer]:
         server = ScriptedModelServer(ANSWER)
         await server.start()
         opened.append(server)
@@ -48,7 +50,8 @@ async def budget_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             "agents": {"defaults": {"model": "scripted/m1",
                                     "workspace": str(tmp_path / "workspace")}},
             "budgets": budgets or {}}))
-        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)})
+        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)},
+                                serving=serving)
         await host.start()
         opened.append(host)
         return host, server
@@ -62,10 +65,10 @@ async def budget_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 
 
 async def spend_written(host: Host) -> None:
-    """Wait for the spend rows written off the turns' path."""
-    executor = host._executor
-    assert executor is not None
-    await executor.close()
+    """Wait for the spend rows (and turn records) written off the turns' path."""
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    await executor.runner.drain()
 
 
 def today() -> str:
@@ -98,6 +101,10 @@ async def test_every_turn_result_carries_its_cost_priced_from_the_config(
     assert (row.group, row.turns, row.input_tokens, row.output_tokens) == (
         "scripted/m1", 1, 1000, 500)
     assert row.nano_usd == 2_000_000
+    # and the inspector's record of the turn has it
+    record = await host.store.get_turn_record(result.run_id)
+    assert record is not None
+    assert record["usage"]["cost"]["total"] == pytest.approx(0.002)
 
 
 async def test_an_unpriced_model_costs_nothing_known(budget_host: Any) -> None:
@@ -181,3 +188,13 @@ async def test_a_caller_has_its_own_budget(budget_host: Any) -> None:
     groups = {row.group: row.turns for row in
               await host.store.summarize_spend(since=0, by="caller")}
     assert groups == {"alice": 1, "ci": 3, "-": 1}
+
+
+async def test_the_cost_is_counted_in_the_metrics(budget_host: Any) -> None:
+    host, _ = await budget_host(serving=True)
+    await host.run_turn("m1", "one")
+    await host.run_turn("m2", "two")
+    text = host.metrics_text().decode()
+    (line,) = [x for x in text.splitlines() if x.startswith("clawharness_cost_usd_total{")]
+    assert 'model="scripted/m1"' in line and 'runtime="openclaw"' in line
+    assert float(line.rsplit(" ", 1)[1]) == pytest.approx(0.004)

@@ -145,6 +145,10 @@ class TurnSpend:
         self.held: Amount | None = None
         self._warnings: tuple[str, ...] = ()
 
+    def priced(self, usage: Usage | None, params: AttemptParams) -> Usage | None:
+        """`usage` with its cost (`priced_usage`) on the attempt's model."""
+        return priced_usage(self._ledger.prices, params.provider, params.model_id, usage)
+
     async def reserve(self, params: AttemptParams, *, deadline: float | None) -> None:
         """Hold the turn's estimate on every budget it falls under (once per turn), or
         raise `BudgetExceededError`. `deadline`: the turn's, on the loop's clock."""

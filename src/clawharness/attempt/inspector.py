@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from clawharness._json import JsonValue
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, ApprovalRequest
 from clawharness.harness.types import AgentEvent, AttemptResult
 from clawharness.records.turn_result import ModelFallback, TurnResult
@@ -135,8 +136,19 @@ class TurnRecord:
             "native": dict(self.native), "delivery": dict(self.delivery),
             "finalization": self.finalization,
             "fallbacks": [f.to_wire() for f in self.fallbacks],
-            "usage": None if self.usage is None else self.usage.to_wire(),
+            "usage": _usage_wire(self.usage),
         }
+
+
+def _usage_wire(usage: Usage | None) -> dict[str, JsonValue] | None:
+    """The turn's usage in the transcript's spelling, with its cost (`cost.total`, USD)
+    when it has one."""
+    if usage is None:
+        return None
+    out = usage.to_wire()
+    if usage.cost is not None:
+        out["cost"] = {"total": usage.cost.total}
+    return out
 
 
 class _RecordingGate:

@@ -127,7 +127,7 @@ class TurnRunner:
             end_turn(span, runtime=result.runtime, selected_reason=result.selected_reason,
                      terminal=result.terminal, session_id=result.session_id, usage=result.usage,
                      duration=result.duration_ms / 1000, error=result.error,
-                     error_type=result.error_type)
+                     error_type=result.error_type, model=result.model)
             if result.text:
                 content_attribute(span, "gen_ai.output.messages", [
                     {"role": "assistant", "parts": [{"type": "text", "content": result.text}]}])

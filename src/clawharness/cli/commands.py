@@ -78,6 +78,9 @@ COMMANDS = (
                 "offline."),
     LazyCommand("worker", "clawharness.cli.worker_cmd",
                 "Run turns for the cluster until SIGTERM or Ctrl-C. Needs the PostgreSQL store."),
+    LazyCommand("usage", "clawharness.cli.usage_cmd",
+                "Show what turns spent (tokens, USD, time) by day, agent, session, model,\n"
+                "runtime or caller."),
     LazyCommand("config", "clawharness.cli.config_cmd",
                 "Inspect, check and edit the config file."),
     LazyCommand("sessions", "clawharness.cli.sessions_cmd",

@@ -41,6 +41,8 @@ OPERATION_DURATION = Instrument("gen_ai.client.operation.duration", "histogram",
 TURNS = Instrument("clawharness.turns", "counter", "{turn}", "Turns run, by runtime and outcome")
 TURN_DURATION = Instrument("clawharness.turn.duration", "histogram", "s", "Duration of turns",
                            buckets=DURATION_BUCKETS)
+COST = Instrument("clawharness.cost.usd", "counter", "[USD]",
+                  "USD spent by priced turns, by runtime and model (docs/budgets.md)")
 TOOL_CALLS = Instrument("clawharness.tool.calls", "counter", "{call}", "Tool calls, by outcome")
 LEASE_WAIT = Instrument("clawharness.session.lease.wait", "histogram", "s",
                         "Time a turn waited for its session's writer", labelled=False,
@@ -56,6 +58,6 @@ NATIVE_PROCESSES = Instrument("clawharness.native.processes", "gauge", "{process
                               "Native runtime processes alive")
 
 INSTRUMENTS: tuple[Instrument, ...] = (
-    TOKEN_USAGE, OPERATION_DURATION, TURNS, TURN_DURATION, TOOL_CALLS, LEASE_WAIT,
+    TOKEN_USAGE, OPERATION_DURATION, TURNS, TURN_DURATION, COST, TOOL_CALLS, LEASE_WAIT,
     STORE_APPEND, NATIVE_PROCESS_STARTS, QUEUE_DEPTH, NATIVE_PROCESSES,
 )

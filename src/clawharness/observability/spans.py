@@ -196,12 +196,17 @@ def lease_wait_span(session_key: str, where: str) -> AbstractContextManager[Span
 
 def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
              session_id: str, usage: Usage | None, duration: float,
-             error: str | None = None, error_type: str | None = None) -> None:
-    """What the turn came to, on its span and in the turn metrics."""
+             error: str | None = None, error_type: str | None = None,
+             model: str | None = None) -> None:
+    """What the turn came to, on its span and in the turn metrics (its cost, when its
+    usage carries one: `clawharness_cost_usd_total`)."""
     telemetry = current_telemetry()
     outcome = {"runtime": runtime, "outcome": terminal}
     telemetry.turns.add(1, outcome)
     telemetry.turn_duration.record(duration, outcome)
+    cost = None if usage is None else usage.cost
+    if cost is not None and cost.total > 0:
+        telemetry.cost.add(cost.total, {"runtime": runtime, "model": model or "-"})
     if not span.is_recording():
         return
     attributes: dict[str, Any] = {RUNTIME: runtime, SELECTED_REASON: selected_reason,

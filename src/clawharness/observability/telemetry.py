@@ -23,6 +23,7 @@ from opentelemetry.metrics import CallbackOptions, Observation
 
 from clawharness.extras import requires_extra
 from clawharness.observability.instruments import (
+    COST,
     LEASE_WAIT,
     NATIVE_PROCESS_STARTS,
     NATIVE_PROCESSES,
@@ -148,6 +149,7 @@ class Telemetry:
         self.operation_duration = histogram(OPERATION_DURATION)
         self.turns = counter(TURNS)
         self.turn_duration = histogram(TURN_DURATION)
+        self.cost = counter(COST)
         self.tool_calls = counter(TOOL_CALLS)
         self.lease_wait = histogram(LEASE_WAIT)
         self.store_append = histogram(STORE_APPEND)
