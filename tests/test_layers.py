@@ -47,7 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the harness contract: the runtime plan and its rules, then the contract and selection",
      ("runtime_plan", "harness")),
     ("the parts a turn is made of",
-     ("tools", "sessions", "tool_display", "providers", "models", "mcp", "spend")),
+     ("tools", "sessions", "tool_display", "providers", "models", "mcp", "spend", "context")),
     ("the turn: attempt rules and runner, the plugin runtime",
      ("attempt", "plugins")),
     ("the SDK, the harnesses built on it, and the test kit (it re-exports the SDK's "

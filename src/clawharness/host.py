@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
+from clawharness.attempt.compaction_session import compact_session
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
@@ -64,7 +65,7 @@ from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
-from clawharness.records import SessionMeta, TurnResult
+from clawharness.records import CompactionResult, SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_transcript_message
 from clawharness.sessions import (
@@ -395,6 +396,16 @@ class Host:
     async def rewind_session(self, key: str, *, to_seq: int) -> int:
         """Drop transcript entries after `to_seq`; native bindings are invalidated."""
         return await (await self._sessions()).rewind(self.session_key(key), to_seq=to_seq)
+
+    async def compact_session(self, key: str, *, focus: str | None = None) -> CompactionResult:
+        """`/compact [focus]`: summarise the session's oldest history now, through the
+        model's isolated completion; the summary is a transcript entry of its own kind
+        and the originals stay (docs/compaction.md)."""
+        record = await self.get_session(key)
+        await self.start()
+        return await compact_session(record, store=self.store, writers=self.writers,
+                                     config=self.config, plugins=self.plugins, env=self.env,
+                                     focus=focus)
 
     # portable sessions (docs/portable-sessions.md) ------------------------------------
 

@@ -2,7 +2,7 @@
 run (`executor`: `TurnExecutor`, `LocalTurnExecutor`), and what the host applies to a
 harness's attempt: terminal outcomes (`terminal`, `outcomes`), result validation and the
 transcript contract (`validate`, `transcript_contract`), settled-turn finalization
-(`finalize*`), isolated completion (`isolated`), delegated execution (`delegation`),
+(`finalize*`), isolated completion (`isolated`), compaction (`compaction`, `compaction_session`), delegated execution (`delegation`),
 tool mutation facts (`mutation`), tool previews, tools the caller runs (`caller_tools`),
 agent_end side effects
 (`side_effects`) and the turn inspector's records (`inspector`).
@@ -16,6 +16,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.attempt.caller_tools import pending_calls
+    from clawharness.attempt.compaction_session import compact_session
     from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
     from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
     from clawharness.attempt.finalize_projection import (
@@ -79,6 +80,7 @@ __all__ = [
     "TurnRunner",
     "check_delegate",
     "check_transcript_contract",
+    "compact_session",
     "complete_isolated",
     "merge_attempt_terminal",
     "normalize_attempt_terminal",
@@ -116,6 +118,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "TurnRunner": "clawharness.attempt.turn",
     "check_delegate": "clawharness.attempt.delegation",
     "check_transcript_contract": "clawharness.attempt.transcript_contract",
+    "compact_session": "clawharness.attempt.compaction_session",
     "complete_isolated": "clawharness.attempt.isolated",
     "merge_attempt_terminal": "clawharness.attempt.terminal",
     "normalize_attempt_terminal": "clawharness.attempt.terminal",

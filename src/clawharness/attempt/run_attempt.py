@@ -17,11 +17,13 @@ from clawharness.attempt.caller_tools import (
     check_caller_tools,
     pending_calls,
 )
+from clawharness.attempt.compaction import attempt_prompt_context
 from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.prepare import PreparedTurn
 from clawharness.attempt.tool_loops import ended_by_tool_loop, tool_loop_guard
 from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
+from clawharness.context import PruningRules, prompt_view
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
 from clawharness.harness.capabilities import HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
@@ -106,6 +108,7 @@ class AttemptRunner:
         self._context = context
         self._store = store
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
+        self._pruning = PruningRules.from_config(context.config.agents.defaults.context_pruning)
 
     async def run(self, turn: PreparedTurn, candidate: Candidate, record: SessionRecord, *,
                   fresh: bool = False, after: Awaitable[Any] | None = None) -> AttemptOutcome:
@@ -168,6 +171,15 @@ class AttemptRunner:
             approvals=recorder.gate(opts.approvals),
             spellings=self._tool_spellings(tools),
         )
+        system_prompt = plugins.system_prompt(agent_id)
+        # the prompt's budget, pruning and compaction (docs/compaction.md)
+        prompt_context = None if not decision.builtin else attempt_prompt_context(
+            history, compaction=self._context.config.agents.defaults.compaction,
+            rules=self._pruning, model=route.model, auth=route.auth,
+            harness=decision.harness, agent_id=agent_id, session_key=session_key,
+            run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror)
+        history = (prompt_view(history)[0] if prompt_context is None
+                   else cast("list[dict[str, Any]]", prompt_context.history))
         observer = plugins.new_tool_observer(run_id)
         observe: Callable[..., Any] = observer
         on_event = opts.on_agent_event
@@ -181,7 +193,7 @@ class AttemptRunner:
             model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
             host_capabilities=capabilities,
             runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
-            system_prompt=plugins.system_prompt(agent_id),
+            system_prompt=system_prompt,
             # stored rows are transcript messages of the wire shape
             tools=tools,
             mcp_servers=() if decision.builtin or self._context.mcp is None
@@ -201,6 +213,7 @@ class AttemptRunner:
             if opts.durable_tools else None,
             tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
             take_steering=opts.take_steering,
+            prompt_context=prompt_context,
         )
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)

@@ -30,7 +30,7 @@ from clawharness.cli.chat_commands import (
     parse_chat_line,
 )
 from clawharness.cli.chat_input import ChatApprovalGate, ChatQuestions, LineReader, open_line_reader
-from clawharness.cli.chat_render import TurnView
+from clawharness.cli.chat_render import TurnView, compaction_line
 from clawharness.cli.common import ConfigOption, console, run_async
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.host import Host
@@ -143,6 +143,8 @@ class ChatLoop:
         try:
             if command.name in ("new", "reset"):
                 await self._reset(command.name)
+            elif command.name == "compact":
+                await self._compact(command.argument)
             elif command.name == "status":
                 await self._status()
             elif command.name == "model":
@@ -162,6 +164,14 @@ class ChatLoop:
         self.last = None
         self._say(f"[green]fresh session[/] {escape(record.key)} "
                        f"[dim](id {escape(record.session_id)}; the old transcript is kept)[/]")
+
+    async def _compact(self, focus: str | None) -> None:
+        if await self._record() is None:
+            self._say(f"[dim]nothing to compact yet: {escape(self.session_key)} has no turn[/]")
+            return
+        self._say("[dim]summarising the oldest history...[/]")
+        self._say(compaction_line(await self.host.compact_session(self.session_key,
+                                                                  focus=focus)))
 
     async def _record(self) -> SessionRecord | None:
         try:

@@ -19,12 +19,13 @@ __all__ = [
     "parse_chat_line",
 ]
 
-CommandName = Literal["new", "reset", "status", "model", "help", "exit"]
+CommandName = Literal["new", "reset", "compact", "status", "model", "help", "exit"]
 
 #: (usage, what it does), in the order `/help` lists them
 COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
     ("/new", "start a fresh session under the same key (the old transcript is kept)"),
     ("/reset", "the same as /new"),
+    ("/compact [focus]", "summarise the oldest history now (the transcript keeps it all)"),
     ("/status", "session, model, runtime and why that runtime was selected"),
     ("/model [ref]", "show the model, or use `ref` (provider/model) for the next turns"),
     ("/help", "this list"),
@@ -34,6 +35,7 @@ COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
 _NAMES: Final[dict[str, CommandName]] = {
     "new": "new",
     "reset": "reset",
+    "compact": "compact",
     "status": "status",
     "model": "model",
     "help": "help",

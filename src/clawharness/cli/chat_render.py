@@ -18,11 +18,12 @@ from rich.markup import escape
 
 from clawharness._text import terminal_safe, terminal_safe_prefix
 from clawharness.harness.types import AgentEvent
+from clawharness.records.compaction import CompactionResult
 from clawharness.records.turn_result import TurnResult
 from clawharness.redaction import redact_tool_detail
 from clawharness.tool_display import infer_tool_meta_from_args
 
-__all__ = ["TurnView", "tool_call_summary"]
+__all__ = ["TurnView", "compaction_line", "tool_call_summary"]
 
 _SUMMARY_CHARS = 100
 
@@ -150,3 +151,12 @@ class TurnView:
         """The turn raised before it produced a result (bad model ref, busy session)."""
         kind = getattr(exc, "code", None) or type(exc).__name__
         self._line(f"[bold red]error[/] [dim]({escape(str(kind))})[/]: {_quoted(str(exc))}")
+
+
+def compaction_line(result: CompactionResult) -> str:
+    """One line saying what a compaction did (the CLI and chat)."""
+    if not result.compacted:
+        return f"[yellow]not compacted[/] {result.session_key}: {escape(result.reason or '')}"
+    return (f"[green]compacted[/] {result.session_key}: {result.summarised_entries} entries "
+            f"summarised, {result.kept_entries} kept; prompt about {result.tokens_before} -> "
+            f"{result.tokens_after} tokens ({result.duration_ms / 1000:.1f} s)")

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from clawharness._text import terminal_safe
+from clawharness.cli.chat_render import compaction_line
 from clawharness.cli.common import (
     ConfigOption,
     JsonOption,
@@ -21,6 +22,7 @@ from clawharness.cli.common import (
 from clawharness.cli.portable_cmd import register_portable
 from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
+from clawharness.records import CompactionResult
 from clawharness.store import SessionRecord, TranscriptEntry
 
 __all__ = ["register"]
@@ -54,7 +56,7 @@ def entry_json(entry: TranscriptEntry) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    sessions = typer.Typer(help="List, show, reset, delete, fork, adopt and hand off sessions.",
+    sessions = typer.Typer(help="List, show, reset, compact, delete, fork, adopt and hand off sessions.",
                            no_args_is_help=True)
     transcript = typer.Typer(help="Search transcripts.", no_args_is_help=True)
 
@@ -104,6 +106,23 @@ def register(app: typer.Typer) -> None:
             print_json(session_json(record))
         else:
             console.print(f"[green]reset[/] {record.key} -> new session id {record.session_id}", highlight=False)
+
+    @sessions.command("compact")
+    def compact_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False,
+                    focus: Annotated[str | None, typer.Option(
+                        "--focus", help="What the summary should keep above all.")] = None,
+                    ) -> None:
+        """Summarise the session's oldest history now (like /compact); the originals stay."""
+        async def go() -> CompactionResult:
+            async with Host.from_config(config) as host:
+                return await host.compact_session(key, focus=focus)
+        result = run_async(go, as_json=as_json)
+        if as_json:
+            print_json(result.to_wire())
+            return
+        console.print(compaction_line(result), highlight=False)
+        if result.compacted and result.summary:
+            console.print(escape(terminal_safe(result.summary)), highlight=False)
 
     @sessions.command("delete")
     def delete_cmd(key: str, config: ConfigOption = None, as_json: JsonOption = False,
@@ -164,7 +183,8 @@ def register(app: typer.Typer) -> None:
 
 
 def render_transcript(entries: list[TranscriptEntry]) -> None:
-    colors = {"user": "cyan", "assistant": "green", "toolResult": "magenta"}
+    colors = {"user": "cyan", "assistant": "green", "toolResult": "magenta",
+              "compactionSummary": "yellow"}
     for e in entries:
         color = colors.get(e.role, "white")
         text = escape(terminal_safe(e.text or "").strip()) or "(no text)"

@@ -22,6 +22,7 @@ from clawharness.config.checks import (
     check_tool_profile,
     is_loopback_host,
 )
+from clawharness.config.context import CompactionConfig, ContextPruningConfig
 from clawharness.config.sandbox import SandboxConfig
 from clawharness.config.spend import BudgetsConfig, LoopDetectionConfig, ModelCost
 
@@ -160,6 +161,11 @@ class AgentDefaults(_Node):
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
     sandbox: SandboxConfig | None = None
     queue: QueueConfig | None = None
+    #: summarising the oldest history before the prompt overflows (docs/compaction.md)
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    #: shortening old tool results in the prompt, never in the store
+    context_pruning: ContextPruningConfig = Field(default_factory=ContextPruningConfig,
+                                                  alias="contextPruning")
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 

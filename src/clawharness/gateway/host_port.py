@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.harness import NativeHandoff
+from clawharness.records.compaction import CompactionResult
 from clawharness.records.turn_result import TurnResult
 from clawharness.sessions import AdoptionResult, ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
@@ -54,6 +55,8 @@ class GatewayHost(Protocol):
     async def fork_session(self, key: str, *, at: str | None = None,
                            new_key: str | None = None, model: str | None = None,
                            runtime: str | None = None, settled: bool = True) -> ForkResult: ...
+    async def compact_session(self, key: str, *,
+                              focus: str | None = None) -> CompactionResult: ...
 
 
 def default_model(host: GatewayHost, agent_id: str | None = None) -> str | None:

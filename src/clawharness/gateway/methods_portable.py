@@ -13,6 +13,12 @@ machine the gateway runs on (a session file by path, a runtime's home); fork
     sessions.fork    {key, agentId?, at?, newKey?, model?, runtime?}
                   -> {ok, key, entry, fork: {sessionKey, sessionId, from, copied, model,
                       runtime}}
+    sessions.compact {key, agentId?, focus?}
+                  -> {ok, key, compacted, reason?, summary?, summarisedEntries,
+                      keptEntries, tokensBefore, tokensAfter, seq?, durationMs}
+
+`sessions.compact` (`operator.write`) summarises the session's oldest history now, as
+`/compact` does (docs/compaction.md).
 
 A refused adoption or handoff is `INVALID_REQUEST` with `details.code` the error's code
 (`native_session_format`, `native_session_not_found`, `native_session_bound`,
@@ -45,6 +51,7 @@ _REFUSALS: Final = (NativeSessionError, AgentHarnessNotRegisteredError, HarnessE
                     SessionNotFoundError, InvalidSessionKeyError, UnknownAgentError,
                     SessionForkError, ModelRefError)
 _FORK_FIELDS: Final = frozenset({"key", "agentId", "at", "newKey", "model", "runtime"})
+_COMPACT_FIELDS: Final = frozenset({"key", "agentId", "focus"})
 
 
 def _text(ctx: RequestContext, name: str, *, required: bool = False) -> str | None:
@@ -128,8 +135,29 @@ async def _sessions_fork(ctx: RequestContext) -> Any:
             "fork": fork.to_json()}
 
 
+async def _sessions_compact(ctx: RequestContext) -> Any:
+    unknown = sorted(set(ctx.params) - _COMPACT_FIELDS)
+    if unknown:
+        raise GatewayError("INVALID_REQUEST", f"invalid sessions.compact params: unknown "
+                           f"field(s) {', '.join(unknown)} (allowed: "
+                           f"{', '.join(sorted(_COMPACT_FIELDS))})")
+    server = ctx.server
+    key, _agent = resolve_session(server, _text(ctx, "key", required=True),
+                                  _text(ctx, "agentId"))
+    try:
+        result = await server.host.compact_session(key, focus=_text(ctx, "focus"))
+    except _REFUSALS as exc:  # a refused summary is a HarnessError
+        raise _refused(ctx, exc) from None
+    if result.compacted:
+        server.session_changed(key, "compact")
+    wire = result.to_wire()
+    wire.pop("sessionKey", None)
+    return {"ok": True, "key": key, **wire}
+
+
 METHODS: Final[dict[str, Handler]] = {
     "sessions.adopt": _sessions_adopt,
+    "sessions.compact": _sessions_compact,
     "sessions.handoff": _sessions_handoff,
     "sessions.fork": _sessions_fork,
 }

@@ -78,6 +78,7 @@ METHOD_SCOPES: Final[Mapping[str, str]] = {
     "sessions.adopt": ADMIN,
     "sessions.handoff": ADMIN,
     "sessions.fork": WRITE,
+    "sessions.compact": WRITE,
     "agents.list": READ,
     "commands.list": READ,
     "models.list": READ,
@@ -97,7 +98,7 @@ _SESSION_READ_METHODS: Final = frozenset({
 })
 _SESSION_WRITE_METHODS: Final = frozenset({
     "question.list", "chat.send", "chat.abort", "sessions.delete", "sessions.abort",
-    "sessions.fork",
+    "sessions.fork", "sessions.compact",
 })
 _RESET_COMMAND: Final = re.compile(r"^/(new|reset)(?:\s+[\s\S]*)?$", re.IGNORECASE)
 _DELETE_WRITE_FIELDS: Final = frozenset(

@@ -212,6 +212,27 @@ MirrorBarrier = Callable[[], Awaitable[None]]
 TakeSteering = Callable[[], Sequence[str]]
 
 
+class PromptContext(Protocol):
+    """The host's hold on what a built-in attempt sends the model: its token budget,
+    pruning and compaction (`clawharness.attempt.compaction`, docs/compaction.md)."""
+
+    def shape(self, context: Sequence[Message]) -> list[Message]:
+        """The messages of the next model call: old tool results pruned, the whole
+        within the budget (a new list; the context itself is not changed)."""
+        ...
+
+    def wants_compaction(self, context: Sequence[Message]) -> bool:
+        """Whether the next model call would exceed the budget before any trimming."""
+        ...
+
+    async def compact(self, context: Sequence[Message], settled: Sequence[Message], *,
+                      overflow: bool = False) -> list[Message] | None:
+        """The context with its oldest span summarised by the model (the summary is
+        stored); None when nothing could be compacted. `settled`: the messages this
+        attempt has mirrored so far, in order."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class AttemptParams:
     """One prepared attempt (`AgentHarnessAttemptParamsV2`). Host-owned and frozen; a
@@ -281,6 +302,8 @@ class AttemptParams:
     #: returns as a user message; what it never takes runs as the next turn. None when
     #: nothing can steer the turn
     take_steering: TakeSteering | None = None
+    #: the prompt's budget, pruning and compaction (None: the history is sent as it is)
+    prompt_context: PromptContext | None = None
 
 
 @dataclass(frozen=True, slots=True)

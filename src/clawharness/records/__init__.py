@@ -10,6 +10,7 @@ meta) or by this project's CLI (`agent --json`) has exactly one serialiser, besi
 - `turn_result`: `TurnResult`, `ModelFallback`, `ClusterPlacement`,
   `turn_result_to_wire`/`turn_result_from_wire`;
 - `session_meta`: `SessionMeta`, converted at the store's edge;
+- `compaction`: `CompactionResult`, what one compaction did;
 - `fork_origin`: `ForkOrigin`, where a forked session and its copied entries came from;
 - `agent_end`: `AgentEnd` (`AgentEndEvent`, `AgentEndContext`), converted where the
   plugin hooks are called.
@@ -23,6 +24,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.records.agent_end import AgentEnd, AgentEndContext, AgentEndEvent
+    from clawharness.records.compaction import CompactionResult
     from clawharness.records.fork_origin import ForkOrigin
     from clawharness.records.session_meta import SessionMeta
     from clawharness.records.tool_calls import ToolCallMeta
@@ -44,6 +46,7 @@ __all__ = [
     "AgentEndContext",
     "AgentEndEvent",
     "ClusterPlacement",
+    "CompactionResult",
     "ContextUsage",
     "ForkOrigin",
     "ModelFallback",
@@ -66,6 +69,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "AgentEndContext": "clawharness.records.agent_end",
     "AgentEndEvent": "clawharness.records.agent_end",
     "ClusterPlacement": "clawharness.records.turn_result",
+    "CompactionResult": "clawharness.records.compaction",
     "ContextUsage": "clawharness.records.usage",
     "ForkOrigin": "clawharness.records.fork_origin",
     "ModelFallback": "clawharness.records.turn_result",

@@ -70,3 +70,15 @@ def test_a_tiny_budget_still_keeps_the_end_of_the_newest_message() -> None:
     recap = transcript_context([user("old"), user("the newest words")], max_chars=420)
     assert recap is not None and "User: old" not in recap
     assert "newest words" in recap
+
+
+def test_a_compacted_history_tells_its_summary_first_whatever_the_budget() -> None:
+    from clawharness.context import summary_prompt_message
+    history = [summary_prompt_message("the user is Ada; the code word is w3x"),
+               *[user(f"message {n} " + "x" * 500) for n in range(40)]]
+    recap = transcript_context(history, max_chars=4_000)
+    assert recap is not None and len(recap) <= 4_200
+    body = recap.split("\n\n")
+    assert "the code word is w3x" in body[1]
+    assert "older message(s) left out" in body[2]
+    assert "message 39" in recap

@@ -87,6 +87,8 @@ class EmbeddedAttempt:
         #: them the attempt ended with, pending (`AttemptResult.client_tool_calls`)
         self.caller_tools = frozenset(t.name for t in params.tools if t.executed_by_caller)
         self.client_calls: list[dict[str, Any]] = []
+        #: a provider's context-overflow error compacts and retries once per attempt
+        self.overflow_retried = False
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -181,9 +183,19 @@ class EmbeddedAttempt:
             while True:
                 steps += 1
                 self.phase = "prompt"
+                context = self.p.prompt_context
+                if context is not None and context.wants_compaction(self.context):
+                    await self.compact_context(overflow=False)
                 try:
                     assistant = await self.model_turn()
                 except ProviderError as raw:
+                    if (getattr(raw, "code", None) == "context_overflow"
+                            and not self.overflow_retried and context is not None):
+                        self.overflow_retried = True
+                        self.builder = None
+                        if await self.compact_context(overflow=True):
+                            steps -= 1
+                            continue
                     exc = locate_provider_error(raw, self.p.model, self.transport.api)
                     builder = self.builder or self.new_builder()
                     self.builder = None
@@ -227,6 +239,19 @@ class EmbeddedAttempt:
             _log.exception("embedded attempt %s failed", self.p.run_id)
             return AttemptTerminal("failed", source="prompt", error=f"{type(exc).__name__}: {exc}")
 
+    async def compact_context(self, *, overflow: bool) -> bool:
+        """Have the host summarise the oldest span of the context (stored as a summary
+        entry); the shorter context replaces it. False when nothing was compacted."""
+        context = self.p.prompt_context
+        assert context is not None
+        shorter = await context.compact(self.context, self.new_messages, overflow=overflow)
+        if shorter is None:
+            return False
+        self.context = shorter
+        await self.emit("compaction", {"phase": "end", "overflow": overflow,
+                                       "messages": len(shorter)})
+        return True
+
     def new_builder(self) -> AssistantBuilder:
         """An empty assistant message for the next model call."""
         model = self.p.model
@@ -256,7 +281,9 @@ class EmbeddedAttempt:
         """Stream one model call into an assistant message."""
         p = self.p
         model = p.model
-        request = ModelRequest(model.model_id, p.system_prompt, self.context, self.schemas,
+        context = p.prompt_context
+        messages = self.context if context is None else context.shape(self.context)
+        request = ModelRequest(model.model_id, p.system_prompt, messages, self.schemas,
                                model.max_tokens, model.params)
         builder = self.builder = self.new_builder()
         partial = p.on_partial_reply

@@ -8,7 +8,9 @@ prompt of the fresh native session carries a recap of it.
 
 The recap is bounded: every message is cut to `MESSAGE_CHARS`, and when the whole does
 not fit `max_chars` the oldest turns are left out (and counted), because the newest turns
-are what the next reply depends on. Failed and aborted assistant replies are left out as
+are what the next reply depends on. A compacted session's history starts with the
+latest compaction summary (`clawharness.context`): the recap always tells it, first,
+before the newest turns that fit. Failed and aborted assistant replies are left out as
 the built-in runtime leaves them out of its model context: they were never an answer.
 
 Pure and synchronous: messages in, text out.
@@ -41,16 +43,24 @@ _HEADER: Final = (
 _FOOTER: Final = "[End of the earlier conversation. The current message follows.]"
 _OMITTED: Final = "[{count} older message(s) left out to keep this recap short.]"
 _UNANSWERED: Final = frozenset({"error", "aborted"})
+#: the key marking a compaction summary as a prompt carries it
+#: (`clawharness.context.window.summary_prompt_message`)
+_SUMMARY_MARK: Final = "compactionSummary"
 
 
 def transcript_context(history: Sequence[Mapping[str, Any]], *,
                        max_chars: int = DEFAULT_CONTEXT_CHARS) -> str | None:
     """The recap of `history` for a fresh native session; None when there is nothing to
     tell (no history, or nothing in it a model could read)."""
+    summary: str | None = None
+    if history and isinstance(history[0], Mapping) and history[0].get(_SUMMARY_MARK) is True:
+        # a compacted session's history starts with its summary: always told, first
+        summary = _cut(_text(history[0].get("content")), max_chars // 2)
+        history = history[1:]
     rendered = [line for line in map(_render, history) if line]
-    if not rendered:
+    if not rendered and not summary:
         return None
-    frame = len(_HEADER) + len(_FOOTER) + len(_OMITTED) + 16
+    frame = len(_HEADER) + len(_FOOTER) + len(_OMITTED) + 16 + len(summary or "")
     budget = max(0, max_chars - frame)
     kept: list[str] = []
     used = 0
@@ -60,11 +70,13 @@ def transcript_context(history: Sequence[Mapping[str, Any]], *,
             break
         kept.append(line)
         used += cost
-    if not kept:  # not even the newest message fits whole: keep its end
+    if not kept and rendered:  # not even the newest message fits whole: keep its end
         kept.append("…" + rendered[-1][-max(1, budget - 1):])
     kept.reverse()
     omitted = len(rendered) - len(kept)
     parts = [_HEADER]
+    if summary:
+        parts.append(summary)
     if omitted:
         parts.append(_OMITTED.format(count=omitted))
     parts.extend(kept)

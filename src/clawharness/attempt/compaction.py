@@ -1,0 +1,292 @@
+"""Compaction for the built-in runtime: the budget of each model call, and the summary.
+
+`TurnPromptContext` is the `PromptContext` a built-in attempt gets
+(`AttemptParams.prompt_context`): before each model call the loop asks
+`wants_compaction`; when the call would exceed the budget, `compact` has the model
+summarise the oldest span through the host's isolated completion (`summariser`), stores
+the summary as a transcript entry of its own (`clawharness.context.window`) behind the
+attempt's own messages, and hands back the shorter context. `shape` prunes old tool
+results and keeps each call within the budget whatever happened. A provider's
+context-overflow error compacts once more and retries the call (the loop's part).
+
+`compact_window` is the same compaction outside a turn (`/compact`, `sessions compact`,
+`sessions.compact`), under the session's writer lease.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from clawharness.attempt.isolated import (
+    HostAuthorization,
+    IsolatedCompletionRequest,
+    complete_isolated,
+)
+from clawharness.config.context import CompactionConfig
+from clawharness.context import (
+    CHARS_PER_TOKEN,
+    ContextBudget,
+    PruningRules,
+    TokenCounter,
+    fit_to_budget,
+    prompt_view,
+    prune_tool_results,
+    render_span,
+    reply_reserve,
+    select_cut,
+    summary_entry,
+    summary_prompt_message,
+    summary_request,
+)
+from clawharness.harness.types import Message, PreparedAuth, ResolvedModel
+from clawharness.records.compaction import CompactionResult
+
+__all__ = [
+    "CompactionPlan",
+    "Summarise",
+    "TurnPromptContext",
+    "attempt_prompt_context",
+    "compact_window",
+    "isolated_summariser",
+    "turn_budget",
+]
+
+log = logging.getLogger("clawharness.compaction")
+
+#: a span smaller than this (estimated tokens) is not worth a summary
+MIN_SPAN_TOKENS = 64
+
+#: `(system prompt, prompt, max reply tokens)` -> the summary the model wrote
+Summarise = Callable[[str, str, int], Awaitable[str]]
+#: stores a compaction's summary entry (the attempt's mirror, or a fenced append)
+AppendSummary = Callable[["Raw"], Awaitable[int | None]]
+#: a stored or prompt message as the pure rules (`clawharness.context`) take it
+Raw = dict[str, Any]
+
+
+def _raw(messages: Sequence[Message]) -> Sequence[Raw]:
+    return cast("Sequence[Raw]", messages)
+
+
+def _typed(messages: list[Raw]) -> list[Message]:
+    return cast("list[Message]", messages)
+
+
+def turn_budget(model: ResolvedModel, settings: CompactionConfig, *,
+                system_prompt: str | None, tools: Sequence[Any]) -> ContextBudget | None:
+    """The budget of a call to `model`, None when its context window is not configured."""
+    window = model.context_window
+    if not window:
+        return None
+    reserve = reply_reserve(window, reserve_tokens=settings.reserve_tokens,
+                            reserve_floor=settings.reserve_tokens_floor,
+                            max_tokens=model.max_tokens)
+    return ContextBudget(window, reserve, ContextBudget.fixed_tokens(system_prompt, tools))
+
+
+def isolated_summariser(harness: Any, model: ResolvedModel, auth: PreparedAuth, *,
+                        agent_id: str, timeout: float) -> Summarise:
+    """Summaries by `model` through the isolated completion of `harness` (the built-in
+    runtime): no tools, no thread, the host's exact model and credential."""
+
+    async def summarise(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        request = IsolatedCompletionRequest(
+            provider=model.provider, model_id=model.model_id, system_prompt=system_prompt,
+            prompt=prompt, agent_id=agent_id, max_tokens=max_tokens)
+        result = await complete_isolated(harness, request,
+                                          auth_attempts=[HostAuthorization(model, auth)],
+                                          deadline=time.monotonic() + timeout)
+        return result.text
+
+    return summarise
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """What one compaction needs besides the messages. Without a budget (no configured
+    context window) only an overflow or `/compact` compacts, sized on the context."""
+
+    budget: ContextBudget | None
+    settings: CompactionConfig
+    rules: PruningRules
+    summarise: Summarise
+
+    def keep_tokens(self, total: int) -> int:
+        """The newest history kept verbatim: `keepRecentTokens`, at most half the budget
+        (without one, half of the `total` tokens of the context)."""
+        half = (self.budget.history if self.budget is not None else total) // 2
+        return max(1, min(self.settings.keep_recent_tokens, half))
+
+    def summary_tokens(self, total: int) -> int:
+        """The summary's reply cap: a quarter of the budget, between 256 and 2,048."""
+        room = self.budget.history if self.budget is not None else total
+        return max(256, min(2_048, room // 4))
+
+    def span_chars(self, total: int) -> int:
+        """Characters of conversation the summarising call may carry."""
+        window = self.budget.context_window if self.budget is not None else total
+        room = window - self.summary_tokens(total) - 512
+        return max(2_000, room * CHARS_PER_TOKEN * 9 // 10)
+
+
+@dataclass(frozen=True, slots=True)
+class _Summarised:
+    context: list[Raw]
+    summary: str
+    cut: int
+    tokens_before: int
+    tokens_after: int
+
+
+async def _summarise(plan: CompactionPlan, context: Sequence[Raw], counter: TokenCounter,
+                     focus: str | None, keep_tokens: int) -> _Summarised | None:
+    """Summarise the oldest span of `context`; None when there is none to summarise."""
+    cut = select_cut(context, keep_tokens, counter)
+    if cut is None or counter.messages(context[:cut]) < MIN_SPAN_TOKENS:
+        return None
+    before = counter.messages(context)
+    system_prompt, prompt = summary_request(render_span(context[:cut], plan.span_chars(before)),
+                                            focus)
+    summary = (await plan.summarise(system_prompt, prompt, plan.summary_tokens(before))).strip()
+    if not summary:
+        return None
+    shorter = [summary_prompt_message(summary), *context[cut:]]
+    after = counter.messages(shorter)
+    if after >= before:
+        log.info("a summary of %d tokens saved nothing; not stored", after - before)
+        return None
+    return _Summarised(shorter, summary, cut, before, after)
+
+
+class TurnPromptContext:
+    """The `PromptContext` of one built-in attempt (see the module docstring)."""
+
+    def __init__(self, window: Sequence[Message], *, budget: ContextBudget | None,
+                 rules: PruningRules, plan: CompactionPlan | None, append: AppendSummary,
+                 on_compacted: Callable[[CompactionResult], object] | None = None,
+                 session_key: str = "") -> None:
+        """`window`: the stored messages the attempt's history was made of, oldest first."""
+        history, origins = prompt_view(_raw(window))
+        #: the history the attempt starts from (a summary, the entries it kept, the rest)
+        self.history = _typed(history)
+        self._window_len = len(window)
+        #: id of a history message -> its index in the window
+        self._origin = {id(m): i for m, i in zip(self.history, origins, strict=True) if i >= 0}
+        self._budget = budget
+        self._rules = rules
+        self._plan = plan
+        self._append = append
+        self._on_compacted = on_compacted
+        self._session_key = session_key
+        self._counter = TokenCounter()
+        #: the compactions of this attempt
+        self.results: list[CompactionResult] = []
+
+    def shape(self, context: Sequence[Message]) -> list[Message]:
+        if self._budget is None:
+            return _typed(prune_tool_results(_raw(context), self._rules))
+        return _typed(fit_to_budget(_raw(context), self._budget.history, self._counter,
+                                    self._rules))
+
+    def wants_compaction(self, context: Sequence[Message]) -> bool:
+        if self._plan is None or not self._plan.settings.enabled or self._budget is None:
+            return False
+        pruned = prune_tool_results(_raw(context), self._rules)
+        return self._counter.messages(pruned) > self._budget.history
+
+    def _kept_entries(self, first_kept: Raw, settled: Sequence[Message]) -> int | None:
+        """Stored entries from `first_kept` up to now (None: it was never stored)."""
+        for index in range(len(settled) - 1, -1, -1):
+            if settled[index] is first_kept:
+                return len(settled) - index
+        origin = self._origin.get(id(first_kept))
+        if origin is None:
+            return None
+        return self._window_len - origin + len(settled)
+
+    async def compact(self, context: Sequence[Message], settled: Sequence[Message], *,
+                      overflow: bool = False, focus: str | None = None,
+                      manual: bool = False) -> list[Message] | None:
+        """`manual`: asked for (`/compact`): keeps at most a quarter of the context, and
+        a failure of the summarising call is raised rather than logged."""
+        plan = self._plan
+        if plan is None or (not plan.settings.enabled and not (overflow or manual)):
+            return None
+        started = time.perf_counter()
+        total = self._counter.messages(context)
+        keep = plan.keep_tokens(total)
+        if manual:
+            keep = max(1, min(keep, total // 4))
+        try:
+            done = await _summarise(plan, _raw(context), self._counter, focus, keep)
+        except Exception as exc:  # the budget still holds: `shape` trims what is left
+            if manual:
+                raise
+            log.warning("compaction of %s failed: %s", self._session_key, exc)
+            return None
+        if done is None:
+            return None
+        kept = self._kept_entries(_raw(context)[done.cut], settled)
+        if kept is None:
+            return None
+        seq = await self._append(summary_entry(done.summary, kept_entries=kept,
+                                               tokens_before=done.tokens_before, focus=focus))
+        result = CompactionResult(
+            self._session_key, True,
+            reason="manual" if manual else "overflow" if overflow else "threshold",
+            summary=done.summary, summarised_entries=self._window_len + len(settled) - kept,
+            kept_entries=kept, tokens_before=done.tokens_before, tokens_after=done.tokens_after,
+            seq=seq, duration_ms=(time.perf_counter() - started) * 1000)
+        self.results.append(result)
+        if self._on_compacted is not None:
+            self._on_compacted(result)
+        return _typed(done.context)
+
+
+async def compact_window(window: Sequence[Raw], plan: CompactionPlan, append: AppendSummary,
+                         *, session_key: str, focus: str | None = None) -> CompactionResult:
+    """Compact a session outside a turn (`/compact`): its stored window's oldest span
+    summarised, whatever the budget says."""
+    started = time.perf_counter()
+    context = TurnPromptContext(cast("Sequence[Message]", window), budget=plan.budget, rules=plan.rules, plan=plan,
+                                append=append, session_key=session_key)
+    if not context.history:
+        return CompactionResult(session_key, False, reason="the session has no history")
+    shorter = await context.compact(context.history, (), focus=focus, manual=True)
+    if shorter is None or not context.results:
+        return CompactionResult(session_key, False,
+                                reason="nothing worth summarising: the history is too short "
+                                       "(or the summary was no shorter)",
+                                duration_ms=(time.perf_counter() - started) * 1000)
+    return context.results[-1]
+
+
+def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfig,
+                           rules: PruningRules, model: ResolvedModel, auth: PreparedAuth,
+                           harness: Any, agent_id: str, session_key: str, run_id: str,
+                           system_prompt: str | None, tools: Sequence[Any],
+                           mirror: Any) -> TurnPromptContext:
+    """The prompt context of one built-in attempt: its summaries are stored through the
+    attempt's own `mirror` (a `TranscriptMirror`), behind the messages already queued."""
+    budget = turn_budget(model, compaction, system_prompt=system_prompt, tools=tools)
+    plan = CompactionPlan(
+        budget, compaction, rules,
+        isolated_summariser(harness, model, auth, agent_id=agent_id,
+                            timeout=compaction.timeout_seconds))
+    count = 0
+
+    async def append(message: Raw) -> int | None:
+        nonlocal count
+        count += 1
+        await mirror([{**message, "__meta": {"idempotencyKey": f"{run_id}:compaction:{count}"}}])
+        await mirror.flush()
+        appended = mirror.appended
+        return appended[-1].entry.seq if appended else None
+
+    return TurnPromptContext(cast("Sequence[Message]", window), budget=budget, rules=rules,
+                             plan=plan, append=append,
+                             session_key=session_key)

@@ -1,0 +1,86 @@
+"""`/compact` outside a turn: a session's oldest history summarised now, on request.
+
+Under the session's writer lease (no turn runs meanwhile), its newest stored window is
+read, the oldest span summarised by the session's model (or `compaction.model`) through
+the built-in runtime's isolated completion, and the summary stored as a transcript entry
+of its own kind; the next turn's prompt starts from it (`clawharness.attempt.compaction`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from clawharness._ids import new_id
+from clawharness.attempt.compaction import (
+    CompactionPlan,
+    compact_window,
+    isolated_summariser,
+    turn_budget,
+)
+from clawharness.context import PruningRules
+from clawharness.errors import ConfigError
+from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.names.model_refs import parse_model_ref
+from clawharness.records.compaction import CompactionResult
+from clawharness.redaction.outbound import redact_transcript_message
+from clawharness.sessions.transcript import TranscriptMirror, entry_to_message
+from clawharness.store import SessionRecord, Store
+
+if TYPE_CHECKING:
+    from clawharness.config.schema import ClawConfig
+    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.sessions.writers import SessionWriters
+
+__all__ = ["HISTORY_LIMIT", "compact_session"]
+
+#: the newest stored entries a compaction reads (a turn's own window)
+HISTORY_LIMIT = 200
+
+
+def _model_text(config: ClawConfig, record: SessionRecord) -> str:
+    settings = config.agents.defaults.compaction
+    if settings.model:
+        return settings.model
+    if record.model_ref:
+        return record.model_ref
+    entry = config.agents.entries.get(record.agent_id)
+    if entry is not None and entry.model is not None and entry.model.primary:
+        return entry.model.primary
+    model = config.agents.defaults.model
+    if model is not None and model.primary:
+        return model.primary
+    raise ConfigError("no model to summarise with: set agents.defaults.model",
+                      key_path="agents.defaults.model")
+
+
+async def compact_session(record: SessionRecord, *, store: Store, writers: SessionWriters,
+                          config: ClawConfig, plugins: PluginRuntime, env: Mapping[str, str],
+                          focus: str | None = None) -> CompactionResult:
+    """Compact session `record` now (see the module docstring)."""
+    ref = parse_model_ref(_model_text(config, record), known_providers=known_provider_ids(
+        config, plugins.providers), models_by_provider={
+            p: [m.id for m in c.models] for p, c in config.models.providers.items()})
+    route = resolve_route(config, ref, env=env, extra_providers=plugins.providers)
+    defaults = config.agents.defaults
+    settings = defaults.compaction
+    rules = PruningRules.from_config(defaults.context_pruning)
+    plan = CompactionPlan(
+        turn_budget(route.model, settings, system_prompt=plugins.system_prompt(record.agent_id),
+                    tools=plugins.tool_specs(record.agent_id)),
+        settings, rules,
+        isolated_summariser(plugins.builtin, route.model, route.auth,
+                            agent_id=record.agent_id, timeout=settings.timeout_seconds))
+    async with writers.hold(record.key, purpose="compact") as slot:
+        entries = await store.read_entries(record.session_id, last=HISTORY_LIMIT)
+        run_id = new_id()
+        mirror = TranscriptMirror(store, record.key, record.session_id, run_id,
+                                  fence=slot.fence, scrub=redact_transcript_message)
+
+        async def append(message: dict[str, Any]) -> int | None:
+            await mirror([{**message, "__meta": {"idempotencyKey": f"{run_id}:compaction"}}])
+            await mirror.flush()
+            return mirror.appended[-1].entry.seq if mirror.appended else None
+
+        return await compact_window([entry_to_message(e) for e in entries], plan, append,
+                                    session_key=record.key, focus=focus)
