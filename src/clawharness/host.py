@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
-from clawharness.attempt.compaction_session import compact_session
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
@@ -403,9 +402,14 @@ class Host:
         and the originals stay (docs/compaction.md)."""
         record = await self.get_session(key)
         await self.start()
-        return await compact_session(record, store=self.store, writers=self.writers,
-                                     config=self.config, plugins=self.plugins, env=self.env,
-                                     focus=focus)
+        from clawharness.attempt.compaction_session import compact_session
+
+        plugins = self.plugins
+        return await compact_session(
+            record, store=self.store, writers=self.writers, config=self.config, env=self.env,
+            builtin=plugins.builtin, providers=plugins.providers,
+            system_prompt=plugins.system_prompt(record.agent_id),
+            tools=plugins.tool_specs(record.agent_id), focus=focus)
 
     # portable sessions (docs/portable-sessions.md) ------------------------------------
 

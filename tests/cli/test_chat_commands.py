@@ -21,6 +21,8 @@ from clawharness.cli.chat_commands import (
     ("/STATUS", ChatCommand("status")),
     ("/model", ChatCommand("model")),
     ("/model  openai/gpt-5.5 ", ChatCommand("model", "openai/gpt-5.5")),
+    ("/compact", ChatCommand("compact")),
+    ("/compact the deploy ids ", ChatCommand("compact", "the deploy ids")),
     ("/help", ChatCommand("help")),
     ("/?", ChatCommand("help")),
     ("/exit", ChatCommand("exit")),
@@ -47,4 +49,5 @@ def test_a_command_that_takes_no_argument_refuses_one() -> None:
 
 def test_help_lists_every_command() -> None:
     listed = {usage.split()[0] for usage, _ in COMMAND_HELP}
-    assert listed == {"/new", "/reset", "/status", "/model", "/help", "/exit"}
+    assert listed == {"/new", "/reset", "/compact", "/status", "/model", "/help",
+                      "/exit"}

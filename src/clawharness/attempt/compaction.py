@@ -33,6 +33,7 @@ from clawharness.context import (
     PruningRules,
     TokenCounter,
     fit_to_budget,
+    keyed,
     prompt_view,
     prune_tool_results,
     render_span,
@@ -282,7 +283,7 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
     async def append(message: Raw) -> int | None:
         nonlocal count
         count += 1
-        await mirror([{**message, "__meta": {"idempotencyKey": f"{run_id}:compaction:{count}"}}])
+        await mirror([keyed(message, f"{run_id}:compaction:{count}")])
         await mirror.flush()
         appended = mirror.appended
         return appended[-1].entry.seq if appended else None

@@ -8,7 +8,7 @@ of its own kind; the next turn's prompt starts from it (`clawharness.attempt.com
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from clawharness._ids import new_id
@@ -18,7 +18,7 @@ from clawharness.attempt.compaction import (
     isolated_summariser,
     turn_budget,
 )
-from clawharness.context import PruningRules
+from clawharness.context import PruningRules, keyed
 from clawharness.errors import ConfigError
 from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.names.model_refs import parse_model_ref
@@ -29,7 +29,6 @@ from clawharness.store import SessionRecord, Store
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
-    from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions.writers import SessionWriters
 
 __all__ = ["HISTORY_LIMIT", "compact_session"]
@@ -55,21 +54,23 @@ def _model_text(config: ClawConfig, record: SessionRecord) -> str:
 
 
 async def compact_session(record: SessionRecord, *, store: Store, writers: SessionWriters,
-                          config: ClawConfig, plugins: PluginRuntime, env: Mapping[str, str],
-                          focus: str | None = None) -> CompactionResult:
-    """Compact session `record` now (see the module docstring)."""
+                          config: ClawConfig, env: Mapping[str, str], builtin: Any,
+                          providers: Mapping[str, Any], system_prompt: str | None,
+                          tools: Sequence[Any], focus: str | None = None) -> CompactionResult:
+    """Compact session `record` now (see the module docstring). `builtin`: the built-in
+    runtime (its isolated completion summarises); `providers`: the plugins' providers;
+    `system_prompt` and `tools`: the agent's, which a turn's budget leaves room for."""
     ref = parse_model_ref(_model_text(config, record), known_providers=known_provider_ids(
-        config, plugins.providers), models_by_provider={
+        config, providers), models_by_provider={
             p: [m.id for m in c.models] for p, c in config.models.providers.items()})
-    route = resolve_route(config, ref, env=env, extra_providers=plugins.providers)
+    route = resolve_route(config, ref, env=env, extra_providers=providers)
     defaults = config.agents.defaults
     settings = defaults.compaction
     rules = PruningRules.from_config(defaults.context_pruning)
     plan = CompactionPlan(
-        turn_budget(route.model, settings, system_prompt=plugins.system_prompt(record.agent_id),
-                    tools=plugins.tool_specs(record.agent_id)),
+        turn_budget(route.model, settings, system_prompt=system_prompt, tools=tools),
         settings, rules,
-        isolated_summariser(plugins.builtin, route.model, route.auth,
+        isolated_summariser(builtin, route.model, route.auth,
                             agent_id=record.agent_id, timeout=settings.timeout_seconds))
     async with writers.hold(record.key, purpose="compact") as slot:
         entries = await store.read_entries(record.session_id, last=HISTORY_LIMIT)
@@ -78,7 +79,7 @@ async def compact_session(record: SessionRecord, *, store: Store, writers: Sessi
                                   fence=slot.fence, scrub=redact_transcript_message)
 
         async def append(message: dict[str, Any]) -> int | None:
-            await mirror([{**message, "__meta": {"idempotencyKey": f"{run_id}:compaction"}}])
+            await mirror([keyed(message, f"{run_id}:compaction")])
             await mirror.flush()
             return mirror.appended[-1].entry.seq if mirror.appended else None
 

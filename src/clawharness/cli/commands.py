@@ -84,7 +84,7 @@ COMMANDS = (
     LazyCommand("config", "clawharness.cli.config_cmd",
                 "Inspect, check and edit the config file."),
     LazyCommand("sessions", "clawharness.cli.sessions_cmd",
-                "List, show, reset, delete, fork, adopt and hand off sessions."),
+                "List, show, reset, compact, delete, fork, adopt and hand off sessions."),
     LazyCommand("transcript", "clawharness.cli.sessions_cmd", "Search transcripts."),
     LazyCommand("models", "clawharness.cli.models_cmd", "List the configured models."),
     LazyCommand("conformance", "clawharness.cli.conformance_cmd",

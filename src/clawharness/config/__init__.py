@@ -17,6 +17,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.config.checks import bind_host, is_loopback_host
+    from clawharness.config.context import CompactionConfig, ContextPruningConfig
     from clawharness.config.editing import (
         ConfigEditRefused,
         describe_value_for_cli,
@@ -72,7 +73,9 @@ __all__ = [
     "BudgetsConfig",
     "ClawConfig",
     "ClusterConfig",
+    "CompactionConfig",
     "ConfigEditRefused",
+    "ContextPruningConfig",
     "DiagnosticsConfig",
     "LoadedConfig",
     "LoopDetectionConfig",
@@ -126,6 +129,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ProviderModel": "clawharness.config.schema",
     "QueueMode": "clawharness.config.schema",
     "SandboxConfig": "clawharness.config.sandbox",
+    "CompactionConfig": "clawharness.config.context",
+    "ContextPruningConfig": "clawharness.config.context",
     "ToolsConfig": "clawharness.config.schema",
     "WriteResult": "clawharness.config.writer",
     "bind_host": "clawharness.config.checks",

@@ -20,9 +20,11 @@ from clawharness.context.budget import (
 from clawharness.context.pruning import PruningRules, clear_old_tool_results, prune_tool_results
 from clawharness.context.summarise import SUMMARY_SYSTEM_PROMPT, render_span, summary_request
 from clawharness.context.window import (
+    SUMMARY_MARK,
     SUMMARY_ROLE,
     fit_to_budget,
     is_summary_message,
+    keyed,
     prompt_view,
     select_cut,
     summary_entry,
@@ -31,6 +33,7 @@ from clawharness.context.window import (
 
 __all__ = [
     "CHARS_PER_TOKEN",
+    "SUMMARY_MARK",
     "SUMMARY_ROLE",
     "SUMMARY_SYSTEM_PROMPT",
     "ContextBudget",
@@ -41,6 +44,7 @@ __all__ = [
     "estimate_text_tokens",
     "fit_to_budget",
     "is_summary_message",
+    "keyed",
     "prompt_view",
     "prune_tool_results",
     "render_span",

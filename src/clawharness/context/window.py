@@ -26,9 +26,11 @@ from clawharness.context.budget import TokenCounter
 from clawharness.context.pruning import PruningRules, clear_old_tool_results, prune_tool_results
 
 __all__ = [
+    "SUMMARY_MARK",
     "SUMMARY_ROLE",
     "fit_to_budget",
     "is_summary_message",
+    "keyed",
     "prompt_view",
     "select_cut",
     "summary_entry",
@@ -39,8 +41,9 @@ Message = dict[str, Any]
 
 #: the role of a compaction summary's transcript entry
 SUMMARY_ROLE = "compactionSummary"
-#: the key marking the user message a summary is sent as
-_SUMMARY_MARK = "compactionSummary"
+#: the key marking the user message a summary is sent as (a host-internal key, as
+#: `__meta` is: no provider transport sends it)
+SUMMARY_MARK = "__summary"
 _CUT_ROLES = frozenset({"user", "assistant"})
 
 
@@ -56,17 +59,22 @@ def summary_entry(summary: str, *, kept_entries: int, tokens_before: int,
     return message
 
 
+def keyed(message: Message, idempotency_key: str) -> Message:
+    """`message` with the idempotency key the transcript mirror stores it under."""
+    return {**message, "__meta": {"idempotencyKey": idempotency_key}}
+
+
 def summary_prompt_message(summary: str) -> Message:
     """A summary as the model is sent it: a user message before the kept history."""
     text = ("The earlier part of this conversation was compacted into this summary:\n"
             f"<summary>\n{summary}\n</summary>")
     return {"role": "user", "content": [{"type": "text", "text": text}],
-            _SUMMARY_MARK: True}
+            SUMMARY_MARK: True}
 
 
 def is_summary_message(message: Mapping[str, Any]) -> bool:
     """A summary as stored, or as sent (`summary_prompt_message`)."""
-    return message.get("role") == SUMMARY_ROLE or message.get(_SUMMARY_MARK) is True
+    return message.get("role") == SUMMARY_ROLE or message.get(SUMMARY_MARK) is True
 
 
 def _summary_text(message: Mapping[str, Any]) -> str:

@@ -44,8 +44,8 @@ _FOOTER: Final = "[End of the earlier conversation. The current message follows.
 _OMITTED: Final = "[{count} older message(s) left out to keep this recap short.]"
 _UNANSWERED: Final = frozenset({"error", "aborted"})
 #: the key marking a compaction summary as a prompt carries it
-#: (`clawharness.context.window.summary_prompt_message`)
-_SUMMARY_MARK: Final = "compactionSummary"
+#: (`clawharness.context.window.SUMMARY_MARK`)
+_SUMMARY_MARK: Final = "__summary"
 
 
 def transcript_context(history: Sequence[Mapping[str, Any]], *,
