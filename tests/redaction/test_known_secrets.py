@@ -35,6 +35,18 @@ def test_a_registered_value_is_masked_exactly_until_unregistered() -> None:
     assert known_secret_count() == before
 
 
+def test_a_remembered_redaction_of_a_short_text_follows_the_known_values() -> None:
+    text = f"bad key {KEY}"
+    assert redact_secrets(text) == text  # remembered: nothing known, no shape
+    token = register_known_secrets([KEY])
+    try:
+        assert redact_secrets(text) == "bad key plain-…e-42"
+        assert redact_secrets_in({"detail": [text]}) == {"detail": ["bad key plain-…e-42"]}
+    finally:
+        unregister_known_secrets(token)
+    assert redact_secrets(text) == text
+
+
 def test_held_secrets_come_from_secret_keys_and_the_environment() -> None:
     raw = {"models": {"providers": {"p": {"apiKey": "${P_KEY}", "baseUrl": "http://x/v1",
                                           "headers": {"X-Custom": "header-value-1234"}}}},

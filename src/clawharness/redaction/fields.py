@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from clawharness._json import JsonValue
 from clawharness.redaction._matching import replace_matches
@@ -82,8 +83,10 @@ _TRANSPORT_CODE_RES = tuple(
 )
 
 
+@lru_cache(maxsize=4096)
 def is_sensitive_field_key(key: str) -> bool:
-    """Field names whose string value is a secret (`apiKey`, `DB_PASSWORD`, …)."""
+    """Field names whose string value is a secret (`apiKey`, `DB_PASSWORD`, …); remembered
+    (a structure's keys recur)."""
     return bool(_SECRET_FIELD_RE.search(key) or _SECRET_ENV_FIELD_RE.search(key))
 
 

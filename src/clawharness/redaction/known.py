@@ -21,8 +21,8 @@ from typing import Final
 
 from clawharness.redaction.mask import mask_token
 
-__all__ = ["MIN_KNOWN_SECRET_CHARS", "known_secret_count", "mask_known_secrets",
-           "register_known_secrets", "unregister_known_secrets"]
+__all__ = ["MIN_KNOWN_SECRET_CHARS", "known_generation", "known_secret_count",
+           "mask_known_secrets", "register_known_secrets", "unregister_known_secrets"]
 
 #: shorter values are left to the shape patterns (see the module docstring)
 MIN_KNOWN_SECRET_CHARS: Final = 12
@@ -32,12 +32,21 @@ _tokens = itertools.count(1)
 _registered: dict[int, frozenset[str]] = {}
 #: one alternation over every registered value, longest first; None when there are none
 _pattern: re.Pattern[str] | None = None
+#: bumped after every change of `_pattern` (so a reader that sees the new generation
+#: masks with the new pattern): what a cache of masked texts is keyed by
+_generation = 0
 
 
 def _rebuild() -> None:
-    global _pattern
+    global _pattern, _generation
     values = sorted({v for group in _registered.values() for v in group}, key=len, reverse=True)
     _pattern = re.compile("|".join(map(re.escape, values))) if values else None
+    _generation += 1
+
+
+def known_generation() -> int:
+    """Which set of known values masks now: it changes whenever the set does."""
+    return _generation
 
 
 def register_known_secrets(values: Iterable[str | None]) -> int:

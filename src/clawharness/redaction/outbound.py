@@ -18,6 +18,7 @@ string under a secret-named field, `apiKey`, `DB_PASSWORD`, whatever it looks li
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from clawharness.redaction.fields import (
@@ -25,7 +26,7 @@ from clawharness.redaction.fields import (
     redact_sensitive_field_value,
     redact_tool_payload_text,
 )
-from clawharness.redaction.known import mask_known_secrets
+from clawharness.redaction.known import known_generation, mask_known_secrets
 
 __all__ = ["redact_secrets", "redact_secrets_in", "redact_tool_result",
            "redact_transcript_message"]
@@ -38,17 +39,32 @@ def redact_secrets(text: str) -> str:
     """Known values, then every secret shape, masked (see the module docstring)."""
     if not text:
         return text
+    if len(text) <= _REMEMBERED_CHARS:
+        return _redact_short(text, known_generation())
+    return redact_tool_payload_text(mask_known_secrets(text))
+
+
+#: short texts recur (a turn record's event names, tool names, outcomes, paths): their
+#: redaction is remembered, per set of known values (`known_generation`)
+_REMEMBERED_CHARS: Final = 256
+
+
+@lru_cache(maxsize=4096)
+def _redact_short(text: str, _generation: int) -> str:
     return redact_tool_payload_text(mask_known_secrets(text))
 
 
 def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
     """A copy of a JSON-like value with every string redacted as `redact_secrets` does,
     and strings under secret-named keys masked whatever they look like."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str or isinstance(value, str):
         return redact_secrets(value)
     if _depth >= _MAX_DEPTH:
         return "[too deep]"
-    if isinstance(value, Mapping):
+    if kind in _SCALARS:
+        return value
+    if kind is dict or isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for key, item in value.items():
             if isinstance(item, str) and isinstance(key, str) and is_sensitive_field_key(key):
@@ -59,6 +75,11 @@ def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return [redact_secrets_in(item, _depth=_depth + 1) for item in value]
     return value
+
+
+#: what a JSON-like value holds that has nothing to redact (checked by exact type, before
+#: the slower `Mapping` test)
+_SCALARS: Final = frozenset({int, float, bool, type(None)})
 
 
 def _redact_block(block: Any) -> Any:
