@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,10 +24,11 @@ TOOL_SCRIPT = {"responses": [
 ]}
 
 
-@pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer]]:
+@contextlib.asynccontextmanager
+async def serve(tmp_path: Path, script_items: dict[str, Any],
+                ) -> AsyncIterator[tuple[str, ScriptedModelServer]]:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps(TOOL_SCRIPT))
+    script.write_text(json.dumps(script_items))
     async with ScriptedModelServer(script) as model:
         config = {
             "models": {"providers": {"scripted": {
@@ -43,6 +45,12 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer
             server = GatewayServer(host, resolve_settings(host.config, env))
             async with server.running():
                 yield f"ws://127.0.0.1:{server.port}", model
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer]]:
+    async with serve(tmp_path, TOOL_SCRIPT) as running:
+        yield running
 
 
 async def test_a_tool_turn_through_chat_send_streams_tool_events_and_asks_approval(
@@ -91,3 +99,16 @@ async def test_a_tool_turn_through_chat_send_streams_tool_events_and_asks_approv
         assert history["messages"][2]["content"][0]["text"].strip() == "approved-run"
     assert len(model.requests) == 2
 
+
+
+async def test_a_thinking_level_on_agent_reaches_the_provider_request(tmp_path: Path) -> None:
+    async with serve(tmp_path, {"responses": [{"text": "ok"}]}) as (url, model), \
+            await GatewayClient.connect(url, token=TOKEN) as client:
+        done = await client.request("agent", {"sessionKey": "agent:main:think", "message": "hi",
+                                              "idempotencyKey": "k1", "thinking": "extra high"},
+                                    expect_final=True)
+        assert done["status"] == "ok"
+        assert model.requests[-1].to_json()["body"]["reasoning"] == {"effort": "high"}
+        with pytest.raises(Exception, match="invalid thinking"):
+            await client.request("agent", {"sessionKey": "agent:main:think", "message": "hi",
+                                           "idempotencyKey": "k2", "thinking": "big"})

@@ -31,6 +31,7 @@ from clawharness.harness.selection import SelectionDecision
 from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
 from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, Message, Mirror
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
+from clawharness.models import apply_thinking, plan_turn_thinking
 from clawharness.models.routes import Route
 from clawharness.names.model_refs import ModelRef
 from clawharness.observability.spans import attempt_span, end_attempt
@@ -187,10 +188,13 @@ class AttemptRunner:
             previews = ToolResultPreviews(on_event)
             observe, on_event = previews.observing(observer), previews.sink
         on_event = recorder.chain(on_event)
+        thinking = plan_turn_thinking(self._context.config, agent_id, route,
+                                      message=opts.thinking, session=record.meta.thinking_level)
         params = AttemptParams(
             run_id=run_id, session_key=session_key, session_id=record.session_id,
             agent_id=agent_id, prompt=message, provider=route.model.provider,
-            model_id=route.model.model_id, model=route.model, workspace_dir=workspace,
+            model_id=route.model.model_id, model=apply_thinking(route.model, thinking),
+            thinking_level=thinking.level, workspace_dir=workspace,
             host_capabilities=capabilities,
             runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
             system_prompt=system_prompt,
@@ -255,6 +259,8 @@ class AttemptRunner:
         self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:
             result.last_tool_error = observer.last_tool_error
+        if thinking.note and thinking.note not in result.warnings:
+            result.warnings.append(thinking.note)  # a level clamped to what the model takes
         try:
             result = plugins.validate_result(result)
         except ClawHarnessError as exc:

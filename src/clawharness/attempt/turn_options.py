@@ -30,6 +30,9 @@ class TurnOptions:
     """Per-turn knobs a front passes to `Host.run_turn`."""
 
     model: str | None = None
+    #: this message's thinking level (`off`..`xhigh`), over the session's and the
+    #: agent's (`clawharness.models.thinking`)
+    thinking: str | None = None
     on_partial_reply: Callable[[str], Awaitable[None] | None] | None = None
     on_agent_event: Callable[[AgentEvent], Awaitable[None] | None] | None = None
     abort: asyncio.Event | None = None

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         ProviderConfig,
         ProviderModel,
         QueueMode,
+        ThinkingLevel,
         ToolsConfig,
     )
     from clawharness.config.source import read_config_file
@@ -87,6 +88,7 @@ __all__ = [
     "ProviderModel",
     "QueueMode",
     "SandboxConfig",
+    "ThinkingLevel",
     "ToolsConfig",
     "WriteResult",
     "bind_host",
@@ -128,6 +130,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ProviderConfig": "clawharness.config.schema",
     "ProviderModel": "clawharness.config.schema",
     "QueueMode": "clawharness.config.schema",
+    "ThinkingLevel": "clawharness.config.schema",
     "SandboxConfig": "clawharness.config.sandbox",
     "CompactionConfig": "clawharness.config.context",
     "ContextPruningConfig": "clawharness.config.context",

@@ -53,6 +53,7 @@ __all__ = [
     "RuntimePolicyConfig",
     "SessionsConfig",
     "StoreConfig",
+    "ThinkingLevel",
     "ToolsConfig",
 ]
 
@@ -95,6 +96,8 @@ class ProviderModel(_Node):
     max_tokens: PositiveInt | None = Field(default=None, alias="maxTokens")
     params: dict[str, Any] | None = None
     headers: dict[str, str] | None = None
+    #: whether the model reasons (OpenClaw's catalog flag): false takes only thinking `off`
+    reasoning: bool | None = None
     #: USD per million tokens (OpenClaw's shape); overrides the price table
     cost: ModelCost | None = None
 
@@ -150,6 +153,11 @@ class QueueConfig(_Node):
     mode: QueueMode | None = None
 
 
+#: how hard a reasoning model thinks (OpenClaw's levels; `clawharness.models.thinking`
+#: maps them per provider and model, docs/thinking.md)
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+
+
 class AgentDefaults(_Node):
     model: ModelRefSetting | None = None
     models: dict[str, AgentModelEntry] = Field(default_factory=dict)
@@ -166,6 +174,7 @@ class AgentDefaults(_Node):
     #: shortening old tool results in the prompt, never in the store
     context_pruning: ContextPruningConfig = Field(default_factory=ContextPruningConfig,
                                                   alias="contextPruning")
+    thinking_default: ThinkingLevel | None = Field(default=None, alias="thinkingDefault")
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 
@@ -181,6 +190,7 @@ class AgentEntry(_Node):
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
     sandbox: SandboxConfig | None = None
     queue: QueueConfig | None = None
+    thinking_default: ThinkingLevel | None = Field(default=None, alias="thinkingDefault")
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 

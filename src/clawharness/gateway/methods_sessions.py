@@ -94,6 +94,18 @@ class ChatSendParams(_Closed):
     expected_leaf_entry_id: Any = Field(default=None, alias="expectedLeafEntryId")
 
 
+def _thinking(raw: str | None) -> str | None:
+    """A request's `thinking` level (aliases as `/think` takes them), or INVALID_REQUEST."""
+    if raw is None or not raw.strip():
+        return None
+    from clawharness.models import ThinkingLevelError, parse_thinking_level
+
+    try:
+        return parse_thinking_level(raw)
+    except ThinkingLevelError as exc:
+        raise GatewayError("INVALID_REQUEST", f"invalid thinking: {exc}") from None
+
+
 def _queue_mode(ctx: RequestContext, value: str | None) -> str | None:
     """The message's queue mode, checked (`steer`, `followup`, `collect`, `interrupt`)."""
     try:
@@ -237,7 +249,7 @@ async def _agent(ctx: RequestContext) -> Any:
     run = server.runs.start(key, message, RunOptions(
         agent_id=agent_id, kind="agent", idempotency_key=params.idempotency_key,
         origin=ctx.conn.conn_id, timeout=float(params.timeout) if params.timeout else None,
-        queue_mode=_queue_mode(ctx, params.queue_mode)))
+        queue_mode=_queue_mode(ctx, params.queue_mode), thinking=_thinking(params.thinking)))
     if not run.done:
         ctx.respond(True, accepted_payload(run), final=False)
     outcome = await wait_outcome(run)
@@ -287,7 +299,7 @@ async def _chat_send(ctx: RequestContext) -> Any:
         agent_id=agent_id, kind="chat", idempotency_key=params.idempotency_key,
         origin=ctx.conn.conn_id,
         timeout=params.timeout_ms / 1000 if params.timeout_ms else None,
-        queue_mode=_queue_mode(ctx, params.queue_mode)))
+        queue_mode=_queue_mode(ctx, params.queue_mode), thinking=_thinking(params.thinking)))
     return {"runId": run.run_id, "status": "started"}
 
 

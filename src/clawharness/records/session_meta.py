@@ -2,7 +2,7 @@
 
 Stored as a JSON object in the session row's `meta` column, under the original's
 camelCase keys (`modelSelectionLocked`, `agentHarnessRuntimeOverride`,
-`previousSessionId`, `resetAt`, `label`): the store converts at its edge
+`previousSessionId`, `resetAt`, `label`, `thinkingLevel`): the store converts at its edge
 (`from_stored` on read, `to_stored` on write), so the core reads typed fields. Rows
 written by older versions or by other tools load as they are: a known key of the wrong
 type counts as absent, and keys this version does not know are kept in `extra` and
@@ -25,7 +25,10 @@ _OVERRIDE: Final = "agentHarnessRuntimeOverride"
 _PREVIOUS: Final = "previousSessionId"
 _RESET_AT: Final = "resetAt"
 _LABEL: Final = "label"
-_KNOWN: Final = frozenset({_LOCKED, _OVERRIDE, _PREVIOUS, _RESET_AT, _LABEL})
+_THINKING: Final = "thinkingLevel"
+_KNOWN: Final = frozenset({_LOCKED, _OVERRIDE, _PREVIOUS, _RESET_AT, _LABEL, _THINKING})
+#: the thinking levels a session may hold (`config.schema.ThinkingLevel`)
+_THINKING_LEVELS: Final = frozenset({"off", "minimal", "low", "medium", "high", "xhigh"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,9 @@ class SessionMeta:
     reset_at: float | None = None
     #: the name an operator gave the session (the gateway's `label`)
     label: str | None = None
+    #: the session's thinking level (`/think <level>`; docs/thinking.md), one of
+    #: `off minimal low medium high xhigh`
+    thinking_level: str | None = None
     #: stored keys this version does not know, kept as they were
     extra: Mapping[str, JsonValue] = field(default_factory=dict)
 
@@ -58,6 +64,8 @@ class SessionMeta:
             out[_RESET_AT] = self.reset_at
         if self.label is not None:
             out[_LABEL] = self.label
+        if self.thinking_level is not None:
+            out[_THINKING] = self.thinking_level
         return out
 
     def merged(self, facts: Mapping[str, JsonValue]) -> SessionMeta:
@@ -76,6 +84,7 @@ class SessionMeta:
             return _EMPTY
         override, previous = stored.get(_OVERRIDE), stored.get(_PREVIOUS)
         reset_at, label = stored.get(_RESET_AT), stored.get(_LABEL)
+        thinking = stored.get(_THINKING)
         return cls(
             model_selection_locked=stored.get(_LOCKED) is True,
             agent_harness_runtime_override=override if isinstance(override, str) and override
@@ -84,6 +93,8 @@ class SessionMeta:
             reset_at=float(reset_at) if isinstance(reset_at, int | float)
             and not isinstance(reset_at, bool) and math.isfinite(reset_at) else None,
             label=label if isinstance(label, str) else None,
+            thinking_level=thinking if isinstance(thinking, str)
+            and thinking in _THINKING_LEVELS else None,
             extra={k: v for k, v in stored.items() if k not in _KNOWN},
         )
 

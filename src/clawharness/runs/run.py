@@ -68,6 +68,8 @@ class RunOptions:
     #: what to do with the message if a turn of its session is running: `steer`,
     #: `followup`, `collect`, `interrupt` (None: the agent's `queue.mode`; docs/steering.md)
     queue_mode: str | None = None
+    #: this message's thinking level (`TurnOptions.thinking`), already checked
+    thinking: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

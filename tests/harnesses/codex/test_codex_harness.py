@@ -267,3 +267,18 @@ async def test_a_failing_host_callback_ends_the_attempt_as_failed(
     assert result.terminal.error == "RuntimeError: transcript store is down"
     (proc,) = harness.pool.processes() or (None,)
     assert proc is None or proc.doomed  # it may still run the turn: no new turn goes there
+
+
+async def test_the_thinking_level_is_the_turns_effort(tmp_path: Path,
+                                                      make_harness: MakeHarness) -> None:
+    import json
+
+    log = tmp_path / "log.jsonl"
+    harness = make_harness(fake_config(log))
+    for level in ("high", "off", None):
+        result = await harness.run_attempt(
+            replace(attempt_params(tmp_path, "hi"), thinking_level=level))
+        assert result.terminal.kind == "ok"
+    starts = [json.loads(line)["params"] for line in log.read_text().splitlines()
+              if json.loads(line).get("method") == "turn/start"]
+    assert [s.get("effort") for s in starts] == ["high", "minimal", None]

@@ -62,6 +62,16 @@ def _content_items(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     return items or [{"type": "inputText", "text": ""}]
 
 
+#: the host's thinking levels as Codex's reasoning efforts (docs/thinking.md): Codex has
+#: no "off", so the least it takes stands for it
+_EFFORTS: dict[str, str] = {"off": "minimal", "minimal": "minimal", "low": "low",
+                            "medium": "medium", "high": "high", "xhigh": "xhigh"}
+
+
+def _effort(level: str | None) -> str | None:
+    return None if level is None else _EFFORTS.get(level)
+
+
 class CodexTurn:
     """Runs one turn; implements the client's `ThreadListener` for its thread."""
 
@@ -220,8 +230,11 @@ class CodexTurn:
 
     async def _drive(self) -> AttemptTerminal:
         try:
-            started = await self.client.request(
-                "turn/start", {"threadId": self.thread_id, "input": self._input()})
+            start: dict[str, Any] = {"threadId": self.thread_id, "input": self._input()}
+            effort = _effort(self.p.thinking_level)
+            if effort is not None:
+                start["effort"] = effort
+            started = await self.client.request("turn/start", start)
         except CodexAppServerError as exc:
             if isinstance(exc, CodexProcessExitedError):
                 self.process_failure = exc
