@@ -109,3 +109,29 @@ async def test_a_waiting_caller_that_goes_away_leaves_no_message_behind() -> Non
     release.set()
     assert (await first).result == "one" and (await kept).result == "three"
     assert not queues.running("k") and queues.waiting("k") == 0
+
+
+async def test_a_steer_the_runtime_refused_runs_as_the_next_turn() -> None:
+    queues: SessionQueues[str] = SessionQueues()
+    boundary = asyncio.Event()
+    ran: list[str] = []
+
+    async def turn(text: str, steering: Steering) -> str:
+        ran.append(text)
+        if text == "first":
+            await boundary.wait()
+            taken = steering.take()
+            assert list(taken) == ["steer me"]
+            steering.untake(taken)  # the runtime said no
+        return f"done {text}"
+
+    first = asyncio.create_task(queues.submit("k", "first", "steer", turn))
+    await asyncio.sleep(0)
+    steered = asyncio.create_task(queues.submit("k", "steer me", "steer", turn))
+    async with asyncio.timeout(5):
+        while queues.waiting("k") < 1:
+            await asyncio.sleep(0)
+    boundary.set()
+    done, later = await asyncio.gather(first, steered)
+    assert ran == ["first", "steer me"]
+    assert later.result == "done steer me" and later.carried is None and later.mode == "steer"

@@ -216,8 +216,8 @@ class AttemptRunner:
             tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
             if opts.durable_tools else None,
             tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
-            take_steering=opts.take_steering,
             prompt_context=prompt_context,
+            take_steering=opts.take_steering, return_steering=opts.return_steering,
         )
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)

@@ -87,7 +87,8 @@ class TurnRunner:
 
         def turn(text: str, steering: Steering) -> Awaitable[TurnResult]:
             return self._run_turn(session_key, text, replace(
-                opts, abort=steering.abort, take_steering=steering.take))
+                opts, abort=steering.abort, take_steering=steering.take,
+                return_steering=steering.untake))
 
         wait = (self._context.writers.timings.wait if opts.busy_timeout is None
                 else opts.busy_timeout)

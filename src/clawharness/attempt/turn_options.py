@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from clawharness.harness.capabilities import ApprovalGate
 from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
-from clawharness.harness.types import AgentEvent, TakeSteering
+from clawharness.harness.types import AgentEvent, ReturnSteering, TakeSteering
 from clawharness.harness.user_input_delivery import UserInputChannel
 from clawharness.tools.backends import ToolBackends
 from clawharness.tools.restriction import ToolRestriction
@@ -75,6 +75,8 @@ class TurnOptions:
     queue_mode: str | None = None
     #: the steered messages the running turn may take (set by the session queue)
     take_steering: TakeSteering | None = None
+    #: hand back steered messages the runtime refused (set by the session queue)
+    return_steering: ReturnSteering | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,7 @@ __all__ = [
     "PreparedAuth",
     "RequestUserInput",
     "ResolvedModel",
+    "ReturnSteering",
     "RuntimeArtifact",
     "RuntimePolicyFact",
     "SupportContext",
@@ -210,6 +211,9 @@ MirrorBarrier = Callable[[], Awaitable[None]]
 #: `take_steering()`: the user messages steered into the running turn since the last
 #: call, in arrival order (each taken once: the harness then owns it)
 TakeSteering = Callable[[], Sequence[str]]
+#: `return_steering(messages)`: the last messages `take_steering` gave, which the harness
+#: could not deliver (its runtime refused them): they run as the next turn instead
+ReturnSteering = Callable[[Sequence[str]], None]
 
 
 class PromptContext(Protocol):
@@ -304,6 +308,8 @@ class AttemptParams:
     take_steering: TakeSteering | None = None
     #: the prompt's budget, pruning and compaction (None: the history is sent as it is)
     prompt_context: PromptContext | None = None
+    #: hand back taken messages the runtime refused (see `ReturnSteering`)
+    return_steering: ReturnSteering | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,6 +121,9 @@ class Steering:
 
     abort: asyncio.Event
     take: Callable[[], Sequence[str]]
+    #: give back the last messages `take` gave (the runtime refused them): they wait
+    #: again in their arrival place (`AttemptParams.return_steering`)
+    untake: Callable[[Sequence[str]], None]
 
 
 #: run the turn of `message`; the queue admitted it with `steering`
@@ -262,9 +265,20 @@ class SessionQueues(Generic[R]):
             taken.extend(steered)
             return tuple(t.message for t in steered)
 
+        def untake(messages: Sequence[str]) -> None:
+            count = min(len(messages), len(taken))
+            if count == 0:
+                return
+            back = taken[-count:]
+            del taken[-count:]
+            if open_:
+                lane.inbox[:0] = back
+            else:
+                lane.waiting = sorted((*lane.waiting, *back), key=lambda t: t.seq)
+
         try:
             result = await head.run(collected_message([t.message for t in batch]),
-                                    Steering(abort, take))
+                                    Steering(abort, take, untake))
         except BaseException as exc:
             open_ = False
             for ticket in (*batch[1:], *taken):

@@ -44,6 +44,8 @@ INTERRUPT_GRACE_SECONDS = 10.0
 
 _ABORT = object()
 _DEADLINE = object()
+#: items whose completion is a tool boundary: the turn's steered messages go in then
+_TOOL_ITEMS = frozenset({"commandExecution", "fileChange", "mcpToolCall", "dynamicToolCall"})
 
 
 def _content_items(result: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -104,6 +106,10 @@ class CodexTurn:
         self.process_failure: CodexProcessExitedError | None = None
         #: an interrupt Codex never confirmed; the harness retires the process
         self.unconfirmed_interrupt = False
+        #: the turn's prompt is mirrored (later `userMessage` items are steered input,
+        #: mirrored when Codex took it)
+        self.prompt_mirrored = False
+        self.steered = 0
 
     # --- ThreadListener ---------------------------------------------------------------------
 
@@ -356,7 +362,9 @@ class CodexTurn:
         self.mirrored_items.add(item_id)
         kind = item.get("type")
         if kind == "userMessage":
-            await self._mirror([user_message(self.p.prompt, self.thread_id, item_id)])
+            if not self.prompt_mirrored:
+                self.prompt_mirrored = True
+                await self._mirror([user_message(self.p.prompt, self.thread_id, item_id)])
             return
         await self._mirror(item_messages(item, self.thread_id, model=self.p.model_id,
                                          provider=self.p.provider))
@@ -369,6 +377,37 @@ class CodexTurn:
                 error=settled.error, execution_started=settled.execution_started,
                 arguments_reported=True, failure=settled.failure,
                 native_mutation=settled.native_mutation)
+        if kind in _TOOL_ITEMS:
+            await self._steer()
+
+    async def _steer(self) -> None:
+        """At a tool boundary: the messages steered into the host's turn since go to
+        Codex's running turn (`turn/steer`, one request, in arrival order) and into the
+        transcript; ones Codex refuses (its turn ended, or cannot be steered) are handed
+        back to run as the next turn."""
+        take = self.p.take_steering
+        if take is None or self.turn_id is None or self.interrupt_reason is not None:
+            return
+        messages = list(take())
+        if not messages:
+            return
+        try:
+            await self.client.request("turn/steer", {
+                "threadId": self.thread_id, "expectedTurnId": self.turn_id,
+                "input": [{"type": "text", "text": text, "text_elements": []}
+                          for text in messages]})
+        except (CodexAppServerError, TimeoutError) as exc:
+            log.info("codex turn %s refused steering (%s): it runs as the next turn",
+                     self.turn_id, exc)
+            give_back = self.p.return_steering
+            if give_back is not None:
+                give_back(messages)
+            return
+        first = self.steered
+        self.steered += len(messages)
+        await self._mirror([user_message(text, self.thread_id, f"{self.turn_id}:steer:{n}")
+                            for n, text in enumerate(messages, start=first)])
+        await self._emit("steer", {"messages": len(messages)})
 
     def _terminal(self, turn: Mapping[str, Any]) -> AttemptTerminal:
         status = turn.get("status")
