@@ -133,5 +133,5 @@ async def test_a_steer_the_runtime_refused_runs_as_the_next_turn() -> None:
             await asyncio.sleep(0)
     boundary.set()
     done, later = await asyncio.gather(first, steered)
-    assert ran == ["first", "steer me"]
+    assert ran == ["first", "steer me"] and done.result == "done first"
     assert later.result == "done steer me" and later.carried is None and later.mode == "steer"
