@@ -64,16 +64,24 @@ def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
         return "[too deep]"
     if kind in _SCALARS:
         return value
+    below = _depth + 1
     if kind is dict or isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            if isinstance(item, str) and isinstance(key, str) and is_sensitive_field_key(key):
-                out[key] = redact_sensitive_field_value(key, mask_known_secrets(item))
+            # the leaves are handled here, not by a call each (a turn record has ~130)
+            if isinstance(item, str):
+                out[key] = (redact_sensitive_field_value(key, mask_known_secrets(item))
+                            if isinstance(key, str) and is_sensitive_field_key(key)
+                            else redact_secrets(item))
+            elif type(item) in _SCALARS and below < _MAX_DEPTH:
+                out[key] = item
             else:
-                out[key] = redact_secrets_in(item, _depth=_depth + 1)
+                out[key] = redact_secrets_in(item, _depth=below)
         return out
     if isinstance(value, list | tuple):
-        return [redact_secrets_in(item, _depth=_depth + 1) for item in value]
+        return [redact_secrets(item) if isinstance(item, str)
+                else item if type(item) in _SCALARS and below < _MAX_DEPTH
+                else redact_secrets_in(item, _depth=below) for item in value]
     return value
 
 
