@@ -83,6 +83,11 @@ async def test_chat_send_while_a_turn_runs_steers_it(
         assert final["payload"]["message"]["content"][0]["text"] == "C'est construit."
         steered = await client.request("agent.wait", {"runId": "t2", "timeoutMs": 10_000})
         assert steered["status"] == "ok"
+        # the steered run ends without repeating the reply: it names the run that gave it
+        ended = await next_event(events, lambda f: f["event"] == "chat" and f["payload"].get(
+            "runId") == "t2" and f["payload"]["state"] == "final", timeout=10)
+        assert ended["payload"]["carriedBy"] == "t1" and "message" not in ended["payload"]
+        assert ended["payload"]["carried"] == "steered"
     calls = [r for r in model.requests if r.path.endswith("/responses")]
     assert len(calls) == 2
     assert user_texts(calls[1].body) == ["run the build", "answer in French"]

@@ -147,7 +147,13 @@ class GatewayRunEvents:
                          "error": result.error or "failed"}
         self._agent(run, "lifecycle", lifecycle)
         chat: dict[str, Any]
-        if result.terminal == "ok":
+        carried = result.queue.carried if result.queue is not None else None
+        if carried is not None and result.run_id != run.run_id:
+            # steered into (or collected with) another run: the reply is that run's, so
+            # this one ends without repeating it (docs/steering.md)
+            chat = {"state": "final", "stopReason": "stop", "carried": carried,
+                    "carriedBy": result.run_id}
+        elif result.terminal == "ok":
             chat = {"state": "final", "stopReason": "stop"}
             if result.text:
                 chat["message"] = _assistant_message(result.text)
