@@ -120,6 +120,7 @@ __all__ = [
     "StoreCorruptError",
     "StoreError",
     "SubagentError",
+    "SubagentForbiddenError",
     "ToolApprovalRefusedError",
     "ToolError",
     "ToolPolicyDeniedError",
@@ -312,6 +313,13 @@ class SubagentError(SessionError):
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class SubagentForbiddenError(SubagentError):
+    """A spawn a limit or the policy refuses: the depth limit, too many active children,
+    an agent the parent may not spawn (`sessions_spawn` answers `status: "forbidden"`)."""
+
+    code = "subagent_forbidden"
 
 
 class NativeSessionError(SessionError):

@@ -95,6 +95,7 @@ from clawharness.store import (
     TranscriptEntry,
     open_store,
 )
+from clawharness.subagents import SubagentManager
 from clawharness.tools import agent_workspace_dir
 from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
 
@@ -152,6 +153,10 @@ class Host:
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
         self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
+        #: the child sessions `sessions_spawn` starts: list, kill, wait
+        self.subagents = SubagentManager(
+            self, policy=self.plugins.tool_policy,
+            tool_names=lambda agent: tuple(s.name for s in self.plugins.tool_specs(agent)))
 
     # construction -------------------------------------------------------------------
 
@@ -198,8 +203,8 @@ class Host:
 
             return TurnRunner(TurnContext(
                 config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None),
-                store)
+                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None,
+                host_tools=(self.subagents.tool(),)), store)
         return LocalTurnExecutor(make_runner)
 
     async def _cluster_executor(self, _store: Store) -> TurnExecutor:
@@ -226,6 +231,7 @@ class Host:
         return cluster_transport(self.config.cluster, env=self.env, base_dir=base_dir)
 
     async def close(self) -> None:
+        await self.subagents.close()
         if self._executor is not None:
             await self._executor.close()
             self._executor = None
@@ -535,6 +541,15 @@ class Host:
                     hint="choose a model that runtime runs (--model), or another runtime"
                 ) from exc
         return ref_text, harness
+
+    def spawn_route(self, parent: SessionRecord, agent_id: str, model: str | None,
+                    runtime: str | None) -> tuple[str | None, str | None]:
+        """(model ref, runtime override) of a sub-agent of `parent` running as
+        `agent_id`, checked as a fork's are (its own agent's child defaults to the
+        parent's model, another agent's to that agent's own)."""
+        source = parent if agent_id == parent.agent_id else dataclasses.replace(
+            parent, agent_id=agent_id, model_ref=None)
+        return self._fork_route(source, model, runtime)
 
     def _known_ref(self, ref: str | None) -> str | None:
         """`ref` when this config can run it, else None (the agent's own model)."""

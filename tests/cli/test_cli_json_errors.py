@@ -56,6 +56,7 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
     (("sessions", "handoff", "nope", "--to", "codex", "--config", "{config}"),
      "session_not_found"),
     (("sessions", "fork", "nope", "--config", "{config}"), "session_not_found"),
+    (("sessions", "kill", "agent:main:nobody", "--config", "{config}"), "subagent_error"),
     (("transcript", "search", "x", "--config", "{missing}"), "config_invalid"),
     (("status", "--config", "{missing}"), "config_invalid"),
     (("doctor", "--config", "{missing}"), "config_invalid"),

@@ -13,6 +13,7 @@ from clawharness.store import (
     SessionLeaseStore,
     SessionStore,
     Store,
+    SubagentRegistryStore,
     SyncPluginStateView,
     ToolOutcomeStore,
     TranscriptSearch,
@@ -24,7 +25,7 @@ from clawharness.store.sqlite import SqliteStore
 
 CONCERNS = (SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
             SyncPluginStateView, SessionLeaseStore, ToolOutcomeStore, TurnRecordStore,
-            BudgetLedgerStore)
+            BudgetLedgerStore, SubagentRegistryStore)
 
 
 def _members(protocol: type) -> set[str]:

@@ -297,6 +297,9 @@ class AttemptRunner:
         tools they offer."""
         plugins = self._context.plugins
         tools = plugins.tool_specs(agent_id)
+        if self._context.host_tools:
+            policy = plugins.tool_policy(agent_id)
+            tools += tuple(t for t in self._context.host_tools if policy.check(t.name) is None)
         if decision.builtin and self._context.mcp is not None:
             tools += await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
         restriction = opts.tool_restriction

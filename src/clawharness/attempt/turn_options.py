@@ -90,3 +90,5 @@ class TurnContext:
     state_dir: Path
     #: the configured MCP servers (`host.mcp`), None when there are none
     mcp: McpManager | None = None
+    #: tools the host itself adds (`sessions_spawn`), offered where the policy allows
+    host_tools: tuple[ToolSpec, ...] = ()

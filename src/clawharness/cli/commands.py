@@ -84,7 +84,8 @@ COMMANDS = (
     LazyCommand("config", "clawharness.cli.config_cmd",
                 "Inspect, check and edit the config file."),
     LazyCommand("sessions", "clawharness.cli.sessions_cmd",
-                "List, show, reset, compact, delete, fork, adopt and hand off sessions."),
+                "List, show, reset, compact, delete, fork, adopt and hand off sessions; "
+                "list and kill sub-agents."),
     LazyCommand("transcript", "clawharness.cli.sessions_cmd", "Search transcripts."),
     LazyCommand("models", "clawharness.cli.models_cmd", "List the configured models."),
     LazyCommand("conformance", "clawharness.cli.conformance_cmd",

@@ -20,6 +20,7 @@ from clawharness.cli.common import (
     run_async,
 )
 from clawharness.cli.portable_cmd import register_portable
+from clawharness.cli.subagents_cmd import list_children, register_subagents
 from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
 from clawharness.records import CompactionResult
@@ -56,15 +57,24 @@ def entry_json(entry: TranscriptEntry) -> dict[str, Any]:
 
 
 def register(app: typer.Typer) -> None:
-    sessions = typer.Typer(help="List, show, reset, compact, delete, fork, adopt and hand off sessions.",
+    sessions = typer.Typer(help="List, show, reset, compact, delete, fork, adopt and hand off "
+                                "sessions; list and kill sub-agents.",
                            no_args_is_help=True)
     transcript = typer.Typer(help="Search transcripts.", no_args_is_help=True)
 
     @sessions.command("list")
-    def list_cmd(config: ConfigOption = None, as_json: JsonOption = False,
+    def list_cmd(key: Annotated[str | None, typer.Argument(
+                     help="With --children: only this session's children.")] = None,
+                 config: ConfigOption = None, as_json: JsonOption = False,
                  agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
-                 limit: Annotated[int | None, typer.Option(help="At most N sessions.")] = None) -> None:
-        """Sessions, most recently used first."""
+                 limit: Annotated[int | None, typer.Option(help="At most N sessions.")] = None,
+                 children: Annotated[bool, typer.Option(
+                     "--children", help="The sub-agents sessions_spawn started (of KEY, "
+                     "or all) instead.")] = False) -> None:
+        """Sessions, most recently used first; with --children, the sub-agents."""
+        if children or key is not None:
+            list_children(key, config, as_json)
+            return
         async def go() -> list[SessionRecord]:
             async with Host.from_config(config) as host:
                 return await host.list_sessions(agent_id=agent, limit=limit)
@@ -178,6 +188,7 @@ def register(app: typer.Typer) -> None:
         console.print(table)
 
     register_portable(sessions)
+    register_subagents(sessions)
     app.add_typer(sessions, name="sessions")
     app.add_typer(transcript, name="transcript")
 

@@ -53,6 +53,7 @@ __all__ = [
     "RuntimePolicyConfig",
     "SessionsConfig",
     "StoreConfig",
+    "SubagentsConfig",
     "ThinkingLevel",
     "ToolsConfig",
 ]
@@ -158,6 +159,25 @@ class QueueConfig(_Node):
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
 
+class SubagentsConfig(_Node):
+    """`agents.defaults.subagents`: the limits on child sessions `sessions_spawn` starts
+    (OpenClaw's names and defaults; docs/portable-sessions.md, "Sub-agents")."""
+
+    #: how deep children may nest: a session at this depth cannot spawn (1: only
+    #: top-level sessions spawn; the original allows 1..5, default 5)
+    max_spawn_depth: int = Field(default=5, ge=1, le=5, alias="maxSpawnDepth")
+    #: active (queued or running) children of one session at once
+    max_children_per_agent: int = Field(default=5, ge=1, le=20, alias="maxChildrenPerAgent")
+    #: child turns running at once in one host; the rest wait, queued
+    max_concurrent: PositiveInt = Field(default=8, alias="maxConcurrent")
+    #: a child's turn timeout when the spawn names none (0: none)
+    run_timeout_seconds: int = Field(default=0, ge=0, alias="runTimeoutSeconds")
+    #: other agents a session may spawn children of (`*`: any); its own always
+    allow_agents: list[str] = Field(default_factory=list, alias="allowAgents")
+    #: the model children run on when the spawn names none (default: the parent's)
+    model: str | None = None
+
+
 class AgentDefaults(_Node):
     model: ModelRefSetting | None = None
     models: dict[str, AgentModelEntry] = Field(default_factory=dict)
@@ -175,6 +195,7 @@ class AgentDefaults(_Node):
     context_pruning: ContextPruningConfig = Field(default_factory=ContextPruningConfig,
                                                   alias="contextPruning")
     thinking_default: ThinkingLevel | None = Field(default=None, alias="thinkingDefault")
+    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 

@@ -1,5 +1,5 @@
 """Persistent state: sessions, transcript entries, search, plugin state, writer leases,
-tool outcomes, the turn inspector's records, and the budget ledger.
+tool outcomes, the turn inspector's records, the budget ledger and the sub-agent registry.
 
 `open_store(url_or_path)` picks the implementation; call `await store.open()` next. The
 protocols are cut by concern (`protocols`); a consumer asks for the one it uses, and
@@ -12,6 +12,7 @@ protocols are cut by concern (`protocols`); a consumer asks for the one it uses,
     tool_outcomes.py  tool calls exactly once: their records
     turn_records.py   the turn inspector's records and their tables
     budgets.py        budget counters, holds and spend rows: records and rules
+    subagents.py      the sub-agent registry: one row per spawned child session
     search_query.py   free search text as safe terms
     sqlite.py         the embedded default (and its `_sqlite_*` parts)
     postgres.py       PostgreSQL (and its `_postgres_*` parts)
@@ -48,6 +49,7 @@ from clawharness.store.protocols import (
     SessionLeaseStore,
     SessionStore,
     Store,
+    SubagentRegistryStore,
     SyncPluginStateView,
     ToolOutcomeStore,
     TranscriptSearch,
@@ -62,6 +64,7 @@ from clawharness.store.records import (
     SessionRecord,
     TranscriptEntry,
 )
+from clawharness.store.subagents import SubagentRecord, SubagentStatus
 from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
 from clawharness.store.turn_records import StoredTurnRecord
 
@@ -90,6 +93,9 @@ __all__ = [
     "SpendSummary",
     "Store",
     "StoredTurnRecord",
+    "SubagentRecord",
+    "SubagentRegistryStore",
+    "SubagentStatus",
     "SyncPluginStateView",
     "ToolCallClaim",
     "ToolCallKey",

@@ -37,6 +37,7 @@ from clawharness.errors import (
 from clawharness.store import _postgres_budgets as budgets
 from clawharness.store import _postgres_leases as leases
 from clawharness.store import _postgres_sql as q
+from clawharness.store import _postgres_subagents as subagents
 from clawharness.store import _postgres_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
 from clawharness.store.leases import SessionLease, lease_lost
@@ -57,14 +58,15 @@ from clawharness.store.turn_records import StoredTurnRecord
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
 #: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V2,
                                            3: turn_records.POSTGRES_MIGRATION_V3,
                                            4: tool_outcomes.MIGRATION_V4, 5: q.MIGRATION_V5,
-                                           6: budgets.MIGRATION_V6}
+                                           6: budgets.MIGRATION_V6,
+                                           7: subagents.MIGRATION_V7}
 
 
 def _redact(url: str) -> str:
@@ -94,7 +96,7 @@ def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
 
 
 class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
-                    budgets.BudgetLedgerMethods):
+                    budgets.BudgetLedgerMethods, subagents.SubagentMethods):
     """The `Store` protocol over PostgreSQL (see the module docstring).
 
     `schema` puts every table in that schema (created if missing), via `search_path`.

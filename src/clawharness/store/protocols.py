@@ -46,6 +46,7 @@ from clawharness.store.records import (
     SessionRecord,
     TranscriptEntry,
 )
+from clawharness.store.subagents import SubagentRecord, SubagentStatus
 from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCallRecord
 from clawharness.store.turn_records import StoredTurnRecord
 
@@ -55,6 +56,7 @@ __all__ = [
     "SessionLeaseStore",
     "SessionStore",
     "Store",
+    "SubagentRegistryStore",
     "SyncPluginStateView",
     "ToolOutcomeStore",
     "TranscriptSearch",
@@ -286,8 +288,38 @@ class BudgetLedgerStore(Protocol):
 
 
 @runtime_checkable
+@runtime_checkable
+class SubagentRegistryStore(Protocol):
+    """The child sessions `sessions_spawn` started (see `clawharness.store.subagents`)."""
+
+    async def register_subagent(self, record: SubagentRecord) -> None:
+        """Insert a child's row; `ConditionalWriteConflict` when its key has one."""
+
+    async def mark_subagent(self, child_key: str, status: SubagentStatus, *,
+                            when: Sequence[SubagentStatus], result: str | None = None,
+                            error: str | None = None) -> SubagentRecord | None:
+        """Set the child's status (and result or error; its end time when terminal) if
+        its status is one of `when`; the changed row, or None when it was not."""
+
+    async def note_subagent_announced(self, child_key: str) -> None:
+        """Record that the parent was told of the child's ending."""
+
+    async def beat_subagents(self, owner: str,
+                             child_keys: Sequence[str]) -> list[SubagentRecord]:
+        """`owner` still runs these children (their active rows it owns get a fresh
+        heartbeat); the rows as they are now, so the owner sees a kill."""
+
+    async def get_subagent(self, child_key: str) -> SubagentRecord | None: ...
+
+    async def list_subagents(self, parent_key: str | None = None, *, active: bool = False,
+                             limit: int = 500) -> list[SubagentRecord]:
+        """The children of `parent_key` (every child when None), oldest first; `active`:
+        only those queued or running."""
+
+
 class Store(SessionStore, TranscriptStore, TranscriptSearch, PluginStateStore,
-            SessionLeaseStore, ToolOutcomeStore, TurnRecordStore, BudgetLedgerStore, Protocol):
+            SessionLeaseStore, ToolOutcomeStore, TurnRecordStore, BudgetLedgerStore,
+            SubagentRegistryStore, Protocol):
     """Persistent state of one host (or a cluster of hosts, on PostgreSQL): every concern
     above, and the connection's life."""
 

@@ -38,6 +38,7 @@ from clawharness.errors import (
 from clawharness.store import _sqlite_budgets as budgets
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
+from clawharness.store import _sqlite_subagents as subagents
 from clawharness.store import _sqlite_tool_outcomes as tool_outcomes
 from clawharness.store import turn_records
 from clawharness.store._sqlite_file import (
@@ -84,9 +85,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
                                            3: leases.MIGRATION_V3,
                                            4: turn_records.SQLITE_MIGRATION_V4,
                                            5: tool_outcomes.MIGRATION_V5,
-                                           6: budgets.MIGRATION_V6}
+                                           6: budgets.MIGRATION_V6,
+                                           7: subagents.MIGRATION_V7}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
@@ -118,7 +120,7 @@ def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
 
 
 class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
-                  budgets.BudgetLedgerMethods):
+                  budgets.BudgetLedgerMethods, subagents.SubagentMethods):
     """The `Store` protocol over one SQLite file (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, readers: int = 4, search_window: int = 2000,
