@@ -160,3 +160,17 @@ async def test_a_version_5_sqlite_file_gains_the_ledger(tmp_path: object) -> Non
         await store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+async def test_a_release_gives_the_holds_back_and_leaves_the_run_to_be_counted(
+        store: Store) -> None:
+    await store.reserve_budget("r1", [DAY, AGENT], Amount(600, 100, 1, 0), ttl=60)
+    await store.release_budget("r1", [DAY.key, AGENT.key])
+    day_state, agent_state = await store.budget_states([DAY.key, AGENT.key])
+    assert day_state.reserved == agent_state.reserved == Amount()
+    assert day_state.spent == Amount()
+    # the run's retry (a cluster worker's) reserves and settles as if new
+    await store.reserve_budget("r1", [DAY], Amount(600, 0, 1, 0), ttl=60)
+    assert await store.settle_budget(spend("r1"), [DAY.key], Amount(250, 10, 1, 5)) is True
+    (state,) = await store.budget_states([DAY.key])
+    assert state.spent == Amount(250, 10, 1, 5) and state.reserved == Amount()

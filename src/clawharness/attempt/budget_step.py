@@ -13,7 +13,8 @@ this runs them against the store's ledger (`BudgetLedgerStore`) for one turn:
   config and the price table), put on its result, and stored as its spend row with the
   holds released and the real amount counted, in one transaction. With no budget set the
   spend row is written off the turn's path (what `clawharness usage` sums).
-- `release()`: a turn that raised gives its holds back (its spend is unknown: zero).
+- `release()`: a turn that raised gives its holds back and counts nothing (no spend
+  row), so a cluster's retry of the same run is counted when it settles.
 
 Every runtime's turn passes here (the built-in loop, Codex, Claude Code, ACP agents):
 native usage enters the same ledger. Runtimes without prices spend no dollars and are
@@ -143,6 +144,8 @@ class TurnSpend:
         self.budgets = tuple(budgets)
         #: what the turn holds (None: nothing reserved yet, or no budget applies)
         self.held: Amount | None = None
+        #: a reservation was asked for: a cancelled turn may hold one it never heard of
+        self._asked = False
         self._warnings: tuple[str, ...] = ()
 
     def priced(self, usage: Usage | None, params: AttemptParams) -> Usage | None:
@@ -166,6 +169,7 @@ class TurnSpend:
         claims = [b.claim for b in self.budgets]
         store = self._ledger._store
         asked: set[str] = set()
+        self._asked = True
         while True:
             outcome = await store.reserve_budget(self.run_id, claims, amount, ttl=ttl)
             if isinstance(outcome, BudgetGrant):
@@ -200,22 +204,19 @@ class TurnSpend:
             return False
         return decision in ("allow-once", "allow-always")
 
-    def _record(self, turn: TurnResult | None) -> SpendRecord:
-        usage = None if turn is None else turn.usage
-        cost = None if turn is None else turn.cost_usd
-        provider, model = _provider_model(None if turn is None else turn.model)
-        runtime = "none" if turn is None else turn.runtime
+    def _record(self, turn: TurnResult) -> SpendRecord:
+        usage = turn.usage or Usage()
+        cost = turn.cost_usd
+        provider, model = _provider_model(turn.model)
         return SpendRecord(
             run_id=self.run_id, day=self._day, at=self._started_at, agent_id=self._agent_id,
-            session_key=self._session_key, provider=provider, model=model, runtime=runtime,
-            terminal="error" if turn is None else turn.terminal,
-            input_tokens=0 if usage is None else usage.input or 0,
-            output_tokens=0 if usage is None else usage.output or 0,
-            cache_read_tokens=0 if usage is None else usage.cache_read or 0,
-            cache_write_tokens=0 if usage is None else usage.cache_write or 0,
-            reasoning_tokens=0 if usage is None else usage.reasoning_tokens or 0,
+            session_key=self._session_key, provider=provider, model=model,
+            runtime=turn.runtime, terminal=turn.terminal,
+            input_tokens=usage.input or 0, output_tokens=usage.output or 0,
+            cache_read_tokens=usage.cache_read or 0, cache_write_tokens=usage.cache_write or 0,
+            reasoning_tokens=usage.reasoning_tokens or 0,
             nano_usd=None if cost is None else spent(cost_usd=cost, tokens=0, ms=0).nano_usd,
-            ms=0 if turn is None else round(turn.duration_ms), caller=self._caller)
+            ms=round(turn.duration_ms), caller=self._caller)
 
     async def settle(self, turn: TurnResult) -> TurnResult:
         """The turn's result with its cost and budget warnings; its spend counted."""
@@ -231,17 +232,20 @@ class TurnSpend:
         await self._ledger._store.settle_budget(
             record, [b.claim.key for b in self.budgets], amount)
         self.held = None
+        self._asked = False
         return turn
 
     async def release(self) -> None:
-        """A turn that raised after its reservation: its holds go back, nothing spent."""
-        if self.held is None:
+        """A turn that raised after its reservation (cancelled, a store failure): its
+        holds go back and nothing is counted, so a retry of the run (a cluster worker's)
+        is counted when it settles."""
+        if self.held is None and not self._asked:
             return
         self.held = None
+        self._asked = False
         try:
-            await self._ledger._store.settle_budget(
-                self._record(None),
-                [b.claim.key for b in self.budgets], Amount(turns=1))
+            await self._ledger._store.release_budget(
+                self.run_id, [b.claim.key for b in self.budgets])
         except Exception as exc:
             log.warning("run %s: its budget holds could not be released (they expire): %s",
                         self.run_id, exc)

@@ -174,6 +174,17 @@ class BudgetLedgerMethods:
         counted: bool = await self._run("settle a budget", fn)
         return counted
 
+    async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
+        ordered = sorted(set(keys))
+
+        async def fn(conn: Conn) -> None:
+            if ordered:  # the counters locked in key order, as a reservation locks them
+                await conn.execute(_ENSURE, (ordered,))
+                await conn.execute(_LOCK, (ordered,))
+            await conn.execute(_RELEASE, (run_id,))
+
+        await self._run("release a budget", fn)
+
     async def grant_budget(self, key: str, amount: Amount) -> BudgetState:
         async def fn(conn: Conn) -> BudgetState:
             await conn.execute(_ENSURE, ([key],))

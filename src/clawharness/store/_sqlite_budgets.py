@@ -124,12 +124,7 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
             spent: Amount) -> bool:
     """Release the run's holds; unless the run was settled before, record its spend row
     and add `spent` to every key. True when this call counted it."""
-    run_id = record.run_id
-    held = conn.execute(f"SELECT budget_key, {_HOLD} FROM budget_holds WHERE run_id = ?",
-                        (run_id,)).fetchall()
-    for key, *amount in held:
-        _add_reserved(conn, key, Amount(*amount), -1)
-    conn.execute("DELETE FROM budget_holds WHERE run_id = ?", (run_id,))
+    _release(conn, record.run_id)
     row = _spend_row(record)
     marks = ", ".join("?" * len(row))
     if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
@@ -142,6 +137,15 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
                      "spent_ms = spent_ms + ? WHERE budget_key = ?",
                      [(*spent.fields, key) for key in keys])
     return True
+
+
+def _release(conn: sqlite3.Connection, run_id: str) -> None:
+    """Give back every hold of the run."""
+    held = conn.execute(f"SELECT budget_key, {_HOLD} FROM budget_holds WHERE run_id = ?",
+                        (run_id,)).fetchall()
+    for key, *amount in held:
+        _add_reserved(conn, key, Amount(*amount), -1)
+    conn.execute("DELETE FROM budget_holds WHERE run_id = ?", (run_id,))
 
 
 def _spend_row(r: SpendRecord) -> tuple[Any, ...]:
@@ -172,6 +176,9 @@ class BudgetLedgerMethods:
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
                             spent: Amount) -> bool:
         return await self._write_small(lambda conn: _settle(conn, record, keys, spent))
+
+    async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
+        await self._write_small(lambda conn: _release(conn, run_id))
 
     async def grant_budget(self, key: str, amount: Amount) -> BudgetState:
         def fn(conn: sqlite3.Connection) -> BudgetState:

@@ -277,6 +277,10 @@ class BudgetLedgerStore(Protocol):
         already, store it and add `spent` to every key, in one transaction. True when
         this call counted the spend (False: a retried turn, counted before)."""
 
+    async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
+        """Give back the run's holds on `keys` and count nothing (a turn that raised
+        after it reserved): no spend row, so a retry of the run is still counted."""
+
     async def grant_budget(self, key: str, amount: Amount) -> BudgetState:
         """Raise one budget by `amount` (an approver's extension); its new state."""
 
