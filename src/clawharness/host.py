@@ -635,6 +635,7 @@ class Host:
                 session_key=full, agent_id=record.agent_id if record else None,
                 agent_harness_id=record.agent_harness_id if record else None,
                 model_ref=model or (record.model_ref if record else None),
+                thinking_level=record.meta.thinking_level if record else None,
             ))
             agents = [full.split(":", 2)[1]]
         plugin_providers = self.plugins.providers

@@ -211,3 +211,22 @@ def test_a_harness_question_is_asked_and_answered_inline(tmp_path: Path) -> None
         assert term.wait_exit() == 0
     finally:
         term.close()
+
+
+async def test_think_sets_the_sessions_level_and_status_shows_it(chat_config: Path,
+                                                                 tmp_path: Path) -> None:
+    done = _piped(chat_config, tmp_path / "state",
+                  "/think\n/think extra high\n/status\nhello\n/think big\n/think\n",
+                  "--session", "thinker")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "thinking not set" in out
+    assert "thinking level xhigh for this session's turns" in out
+    assert "xhigh (this session (/think))" in out  # /status and /think both say so
+    assert "unknown thinking level 'big'" in out
+    async with _host(chat_config, tmp_path / "state") as host:
+        record = await host.get_session("thinker")
+        assert record.meta.thinking_level == "xhigh"  # the bad level changed nothing
+    cleared = _piped(chat_config, tmp_path / "state", "/think default\n/status\n",
+                     "--session", "thinker")
+    assert "back to the agent's: not set" in cleared.stdout

@@ -144,3 +144,18 @@ def test_doctor_reports_a_corrupt_store_and_fix_leaves_it_alone(
     assert finding["fixable"] is False and str(store) in finding["message"]
     assert store.read_bytes() == before
     assert sorted(p.name for p in store.parent.iterdir()) == ["clawharness.db"]
+
+
+def test_status_shows_each_agents_thinking_level(app: typer.Typer, tmp_path: Path) -> None:
+    path = write_config(tmp_path, '{agents: {defaults: {model: "anthropic/claude-opus-5", '
+                                  'thinkingDefault: "low"}, entries: {main: {default: true}, '
+                                  'deep: {thinkingDefault: "high"}}}}')
+    result = CliRunner().invoke(app, ["status", "--config", str(path), "--json",
+                                      "--session", "agent:deep:x"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert [(a["agentId"], a["thinking"]) for a in data["agents"]] == [
+        ("deep", {"level": "high", "source": "agent"})]
+    assert data["sessions"][0]["thinking"] == {"level": "high", "source": "agent"}
+    table = CliRunner().invoke(app, ["status", "--config", str(path)])
+    assert "Thinking: main low (default), deep high (agent)" in table.stdout

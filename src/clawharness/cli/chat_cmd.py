@@ -34,6 +34,7 @@ from clawharness.cli.chat_render import TurnView, compaction_line
 from clawharness.cli.common import ConfigOption, console, run_async
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.host import Host
+from clawharness.models import parse_thinking_level, resolve_agent_thinking
 from clawharness.records.turn_result import TurnResult
 from clawharness.store import SessionRecord
 
@@ -149,6 +150,8 @@ class ChatLoop:
                 await self._status()
             elif command.name == "model":
                 await self._model(command.argument)
+            elif command.name == "think":
+                await self._think(command.argument)
             elif command.name == "help":
                 self._help()
         except ClawHarnessError as exc:
@@ -202,6 +205,7 @@ class ChatLoop:
                 grid.add_row("runtime", f"{escape(row.runtime_label or '-')} "
                                         f"[dim]({escape(row.runtime or '-')})[/]")
                 grid.add_row("selected", escape(row.reason or "-"))
+        grid.add_row("thinking", await self._thinking())
         if record is not None and record.agent_harness_id:
             grid.add_row("pinned", f"{escape(record.agent_harness_id)} [dim](a session keeps the "
                                    "runtime it started on; /new starts a fresh one)[/]")
@@ -234,6 +238,31 @@ class ChatLoop:
         runtime = f" on {row.runtime} ({row.reason})" if row is not None and row.runtime else ""
         self._say(f"[green]model[/] {escape(canonical)}[dim]{escape(runtime)} "
                        "for the next turns[/]")
+
+    async def _thinking(self) -> str:
+        """The session's level for its next turn, and where it is set, in words."""
+        record = await self._record()
+        agent_id = record.agent_id if record is not None else self.session_key.split(":")[1]
+        resolved = resolve_agent_thinking(
+            self.host.config, agent_id,
+            session=record.meta.thinking_level if record is not None else None)
+        if resolved.level is None:
+            return "not set [dim](the provider's default; /think LEVEL sets one)[/]"
+        where = {"session": "this session (/think)", "agent": "the agent's thinkingDefault",
+                 "default": "agents.defaults.thinkingDefault"}[resolved.source or "default"]
+        return f"[bold]{resolved.level}[/] [dim]({where})[/]"
+
+    async def _think(self, argument: str | None) -> None:
+        if argument is None:
+            self._say("thinking " + await self._thinking())
+            return
+        clear = argument.strip().lower() in ("default", "inherit", "clear", "reset")
+        level = None if clear else parse_thinking_level(argument)
+        await self.host.ensure_session(self.session_key, meta={"thinkingLevel": level})
+        if level is None:
+            self._say("[green]thinking[/] back to the agent's: " + await self._thinking())
+        else:
+            self._say(f"[green]thinking level[/] {level} [dim]for this session's turns[/]")
 
     def _help(self) -> None:
         grid = Table.grid(padding=(0, 2))

@@ -19,7 +19,7 @@ __all__ = [
     "parse_chat_line",
 ]
 
-CommandName = Literal["new", "reset", "compact", "status", "model", "help", "exit"]
+CommandName = Literal["new", "reset", "compact", "status", "model", "think", "help", "exit"]
 
 #: (usage, what it does), in the order `/help` lists them
 COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
@@ -28,6 +28,8 @@ COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
     ("/compact [focus]", "summarise the oldest history now (the transcript keeps it all)"),
     ("/status", "session, model, runtime and why that runtime was selected"),
     ("/model [ref]", "show the model, or use `ref` (provider/model) for the next turns"),
+    ("/think [level]", "show the thinking level, or set this session's: off, minimal, low, "
+                       "medium, high, xhigh (default: back to the agent's)"),
     ("/help", "this list"),
     ("/exit", "leave the chat (also /quit or Ctrl-D)"),
 )
@@ -38,6 +40,9 @@ _NAMES: Final[dict[str, CommandName]] = {
     "compact": "compact",
     "status": "status",
     "model": "model",
+    "think": "think",
+    "thinking": "think",
+    "t": "think",
     "help": "help",
     "?": "help",
     "exit": "exit",

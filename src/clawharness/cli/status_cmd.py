@@ -62,11 +62,17 @@ def _render(report: StatusReport) -> None:
             table.add_row(name, model.ref + (" [yellow](legacy)[/]" if model.legacy_ref else ""),
                           model.role, runtime, model.reason or "-", policy)
     console.print(table)
+    thinking = [f"{a.agent_id} {a.thinking.level} [dim]({a.thinking.source})[/]"
+                for a in report.agents if a.thinking is not None]
+    if thinking:
+        console.print("Thinking: " + ", ".join(thinking), highlight=False)
     for session in report.sessions:
         row = session.model
         what = (f"[red]error[/]: {row.error}" if row and row.error else
                 f"{row.runtime_label} ({row.reason})" if row else "no model")
-        console.print(f"Session {session.session_key}: Runtime: {what}", highlight=False)
+        think = (f"; Thinking: {session.thinking.level} ({session.thinking.source})"
+                 if session.thinking is not None else "")
+        console.print(f"Session {session.session_key}: Runtime: {what}{think}", highlight=False)
         why = session_explanation(session) if session.pinned_harness_id else None
         if why:
             console.print(f"  [dim]{why}[/]", highlight=False)

@@ -52,6 +52,8 @@ class SessionPin:
     runtime_override: str | None = None
     #: the session's model ref when it differs from the agent's primary
     model_ref: str | None = None
+    #: the session's own thinking level (`/think`), when it has one
+    thinking_level: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +99,36 @@ class AgentStatus:
     agent_id: str
     default: bool
     models: tuple[ModelStatus, ...]
+    #: the agent's thinking level (`thinkingDefault`, its own or the default) and where
+    #: it is set (`agent`, `default`); None: not set, the provider decides
+    thinking: Thinking | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"agentId": self.agent_id, "default": self.default,
-                "models": [m.as_dict() for m in self.models]}
+                "models": [m.as_dict() for m in self.models],
+                "thinking": self.thinking.as_dict() if self.thinking else None}
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    """A thinking level and where it is set (`session`, `agent`, `default`)."""
+
+    level: str
+    source: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "source": self.source}
+
+
+def _thinking(config: ClawConfig, agent_id: str, session: str | None = None) -> Thinking | None:
+    """Session > agent > default, as a turn without a message level resolves it."""
+    entry = config.agents.entries.get(agent_id)
+    for level, source in ((session, "session"),
+                          (entry.thinking_default if entry is not None else None, "agent"),
+                          (config.agents.defaults.thinking_default, "default")):
+        if level is not None:
+            return Thinking(level, source)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +140,16 @@ class SessionStatus:
     model: ModelStatus | None
     #: the same model's selection from the config alone, when a pin decides `model`
     without_pin: ModelStatus | None = None
+    #: the level the session's next turn thinks at (without a message level)
+    thinking: Thinking | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"sessionKey": self.session_key, "agentId": self.agent_id,
                 "pinnedHarnessId": self.pinned_harness_id,
                 "runtimeOverride": self.runtime_override,
                 "model": self.model.as_dict() if self.model else None,
-                "withoutPin": self.without_pin.as_dict() if self.without_pin else None}
+                "withoutPin": self.without_pin.as_dict() if self.without_pin else None,
+                "thinking": self.thinking.as_dict() if self.thinking else None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +314,8 @@ def build_status(
                           known_providers=known_providers)
             for ref, role in _agent_refs(config, agent_id)
         )
-        agent_rows.append(AgentStatus(agent_id, is_default, models))
+        agent_rows.append(AgentStatus(agent_id, is_default, models,
+                                      _thinking(config, agent_id)))
     session_rows: list[SessionStatus] = []
     for pin in sessions:
         agent_id = pin.agent_id or _agent_of(pin.session_key) or default_agent_id(config) or "main"
@@ -295,7 +327,8 @@ def build_status(
                                      provider_routes, known_providers=known_providers)
                        if ref and not _pin_free(pin) else None)
         session_rows.append(SessionStatus(pin.session_key, agent_id, pin.agent_harness_id,
-                                          pin.runtime_override, model, without_pin))
+                                          pin.runtime_override, model, without_pin,
+                                          _thinking(config, agent_id, pin.thinking_level)))
     harnesses = tuple(HarnessInfo(e.harness.id, e.harness.label,
                                   e.owner_plugin_id or CORE_OWNER_ID) for e in registry.list())
     warnings: list[str] = []
