@@ -98,8 +98,9 @@ def test_status_json_shape() -> None:
     }
     session = data["sessions"][0]
     assert set(session) == {"sessionKey", "agentId", "pinnedHarnessId", "runtimeOverride", "model",
-                            "withoutPin"}
+                            "withoutPin", "thinking"}
     assert session["withoutPin"] is None  # no pin, so nothing differs from `model`
+    assert session["thinking"] is None and data["agents"][0]["thinking"] is None  # none set
 
 
 def test_agents_filter_and_unparseable_refs() -> None:
