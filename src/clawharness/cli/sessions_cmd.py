@@ -10,7 +10,6 @@ import typer
 from rich.markup import escape
 
 from clawharness._text import terminal_safe
-from clawharness.cli.chat_render import compaction_line
 from clawharness.cli.common import (
     ConfigOption,
     JsonOption,
@@ -130,6 +129,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(result.to_wire())
             return
+        # the chat's renderer (and the tool display it imports) only for this command
+        from clawharness.cli.chat_render import compaction_line
+
         console.print(compaction_line(result), highlight=False)
         if result.compacted and result.summary:
             console.print(escape(terminal_safe(result.summary)), highlight=False)
