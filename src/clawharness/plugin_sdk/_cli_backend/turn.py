@@ -115,6 +115,10 @@ class CliTurn(NativeTurn):
         self.live: LiveProcess | None = None
         self.gone: NativeSessionMissing | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
+        #: messages steered into the running turn, written to the CLI as one user line
+        #: per batch, that it has not answered yet (it takes each as its next turn)
+        self.steer_batches: list[list[str]] = []
+        self.steered = 0
 
     # --- callbacks ---------------------------------------------------------------------
 
@@ -278,7 +282,10 @@ class CliTurn(NativeTurn):
         live = self.live
         assert live is not None
         done = self.finished
-        if done is None or not live.child.alive:
+        unanswered = bool(self.steer_batches)
+        if unanswered:
+            self.unanswered_steering()
+        if done is None or not live.child.alive or unanswered:
             # the process is gone or unusable: reap it and whatever it left behind
             await self.h.processes.close(self.key)
         else:
@@ -372,6 +379,7 @@ class CliTurn(NativeTurn):
         elif isinstance(event, ToolResult):
             await self.flush_assistant(terminal_error=None)
             await self.on_tool_result(event)
+            await self.steer_in()
         elif isinstance(event, PermissionRequest):
             await self.on_permission(event)
         elif isinstance(event, UnknownControlRequest):
@@ -394,8 +402,37 @@ class CliTurn(NativeTurn):
                 self.session_id = event.session_id
             self.finished = event
             self.add_usage(event.usage)
+            if self.steer_batches and not event.is_error and not self.p.abort.is_set():
+                # the CLI takes a line sent mid-turn as its next turn: this attempt goes
+                # on until it has answered every steered line, which starts here
+                for text in self.steer_batches.pop(0):
+                    await self.settle(user_message(text, ()),
+                                      self.message_key(f"steer:{self.steered}"))
+                    self.steered += 1
+                return False
             return True
         return False
+
+    async def steer_in(self) -> None:
+        """At a tool boundary: the messages steered into the host's turn since, as user
+        lines on the CLI's input (streamed input), and into the transcript."""
+        take = self.p.take_steering
+        if take is None or self.live is None or self.p.abort.is_set():
+            return
+        messages = list(take())
+        if not messages:
+            return
+        self.steer_batches.append(messages)
+        await self.write(self.spec.control.user_turn("\n\n".join(messages), ()))
+        await self.emit("steer", {"messages": len(messages)})
+
+    def unanswered_steering(self) -> None:
+        """The turn ended before the CLI answered steered lines: they go back to the
+        host to run as the next turn (the process, which still holds them, is closed)."""
+        batches, self.steer_batches = self.steer_batches, []
+        give_back = self.p.return_steering
+        if give_back is not None and batches:
+            give_back([text for batch in batches for text in batch])
 
     def add_usage(self, usage: Mapping[str, Any] | None) -> None:
         if usage:
