@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -233,12 +234,15 @@ class SubagentManager:
     def _start(self, record: SubagentRecord, request: SpawnRequest) -> None:
         child = _Child(record)
         self._children[record.child_key] = child
+        # a context of its own: nothing of the spawning turn (its writer slot, its native
+        # binding lease, its spans) is the child's, nor the announcement's later
         child.task = asyncio.get_running_loop().create_task(
-            self._run(child, request), name=f"subagent {record.child_key}")
+            self._run(child, request), name=f"subagent {record.child_key}",
+            context=contextvars.Context())
         if self._beater is None or self._beater.done():
             self._wake = asyncio.Event()
             self._beater = asyncio.get_running_loop().create_task(
-                self._beat(), name="subagent heartbeat")
+                self._beat(), name="subagent heartbeat", context=contextvars.Context())
 
     async def _run(self, child: _Child, request: SpawnRequest) -> SubagentRecord:
         record, store = child.record, self._host.store
@@ -292,8 +296,12 @@ class SubagentManager:
         try:
             if await store.get_session(record.parent_key) is None:
                 return
-            await self._host.run_turn(record.parent_key, announcement(record), TurnOptions(
-                busy_timeout=ANNOUNCE_WAIT_SECONDS))
+            told = await self._host.run_turn(record.parent_key, announcement(record),
+                                             TurnOptions(busy_timeout=ANNOUNCE_WAIT_SECONDS))
+            if told.terminal != "ok":
+                log.warning("announcing sub-agent %s to %s: the parent's turn ended %s: %s",
+                            record.child_key, record.parent_key, told.terminal, told.error)
+                return
             await store.note_subagent_announced(record.child_key)
         except asyncio.CancelledError:
             raise
