@@ -112,3 +112,22 @@ async def test_a_thinking_level_on_agent_reaches_the_provider_request(tmp_path: 
         with pytest.raises(Exception, match="invalid thinking"):
             await client.request("agent", {"sessionKey": "agent:main:think", "message": "hi",
                                            "idempotencyKey": "k2", "thinking": "big"})
+
+
+async def test_sessions_patch_sets_the_sessions_thinking_level(tmp_path: Path) -> None:
+    async with serve(tmp_path, {"responses": [{"text": "ok", "repeat": True,
+                                               "match": "[\\s\\S]"}]}) as (url, model), \
+            await GatewayClient.connect(url, token=TOKEN) as client:
+        key = "agent:main:patched"
+        patched = await client.request("sessions.patch", {"key": key, "thinkingLevel": "low"})
+        assert patched["entry"]["thinkingLevel"] == "low"
+        await client.request("agent", {"sessionKey": key, "message": "hi",
+                                       "idempotencyKey": "p1"}, expect_final=True)
+        assert model.requests[-1].to_json()["body"]["reasoning"] == {"effort": "low"}
+        cleared = await client.request("sessions.patch", {"key": key, "thinkingLevel": None})
+        assert "thinkingLevel" not in cleared["entry"]
+        await client.request("agent", {"sessionKey": key, "message": "hi",
+                                       "idempotencyKey": "p2"}, expect_final=True)
+        assert "reasoning" not in model.requests[-1].to_json()["body"]
+        with pytest.raises(Exception, match="invalid thinking"):
+            await client.request("sessions.patch", {"key": key, "thinkingLevel": "lots"})

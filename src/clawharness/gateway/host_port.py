@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from clawharness._json import JsonValue
 from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.harness import NativeHandoff
@@ -39,6 +40,9 @@ class GatewayHost(Protocol):
                             limit: int | None = None) -> list[SessionRecord]: ...
 
     async def get_session(self, key: str) -> SessionRecord: ...
+
+    async def ensure_session(self, key: str, *,
+                             meta: Mapping[str, JsonValue] | None = None) -> SessionRecord: ...
 
     async def history(self, key: str, *, last: int | None = None) -> list[TranscriptEntry]: ...
 

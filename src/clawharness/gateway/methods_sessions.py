@@ -194,6 +194,8 @@ def session_row(server: GatewayPort, record: SessionRecord) -> dict[str, Any]:
     label = record.meta.label
     if label:
         row["label"] = label
+    if record.meta.thinking_level:
+        row["thinkingLevel"] = record.meta.thinking_level
     if record.agent_harness_id:
         row["agentRuntime"] = {"id": record.agent_harness_id}
     return row
@@ -436,6 +438,24 @@ async def _sessions_reset(ctx: RequestContext) -> Any:
     return {"ok": True, "key": key, "entry": entry}
 
 
+async def _sessions_patch(ctx: RequestContext) -> Any:
+    """`sessions.patch {key, thinkingLevel}`: the session's own thinking level (a level, or
+    null to go back to the agent's); docs/thinking.md."""
+    server = ctx.server
+    key, _agent = resolve_session(server, _str(ctx, "key", required=True), _str(ctx, "agentId"))
+    if "thinkingLevel" not in ctx.params:
+        raise GatewayError("INVALID_REQUEST",
+                           "invalid sessions.patch params: thinkingLevel required")
+    raw = ctx.params["thinkingLevel"]
+    if raw is not None and not isinstance(raw, str):
+        raise GatewayError("INVALID_REQUEST",
+                           "invalid sessions.patch params: thinkingLevel must be a string or null")
+    level = _thinking(raw)
+    record = await server.host.ensure_session(key, meta={"thinkingLevel": level})
+    server.session_changed(key, "patch")
+    return {"ok": True, "key": key, "entry": session_row(server, record)}
+
+
 async def _sessions_delete(ctx: RequestContext) -> Any:
     server = ctx.server
     key, agent_id = resolve_session(server, _str(ctx, "key", required=True),
@@ -465,5 +485,6 @@ METHODS: Final[dict[str, Handler]] = {
     "sessions.describe": _sessions_describe,
     "sessions.reset": _sessions_reset,
     "sessions.delete": _sessions_delete,
+    "sessions.patch": _sessions_patch,
     "sessions.abort": _chat_abort,
 }

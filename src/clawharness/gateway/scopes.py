@@ -79,6 +79,7 @@ METHOD_SCOPES: Final[Mapping[str, str]] = {
     "sessions.handoff": ADMIN,
     "sessions.fork": WRITE,
     "sessions.compact": WRITE,
+    "sessions.patch": WRITE,
     "agents.list": READ,
     "commands.list": READ,
     "models.list": READ,
@@ -98,7 +99,7 @@ _SESSION_READ_METHODS: Final = frozenset({
 })
 _SESSION_WRITE_METHODS: Final = frozenset({
     "question.list", "chat.send", "chat.abort", "sessions.delete", "sessions.abort",
-    "sessions.fork", "sessions.compact",
+    "sessions.fork", "sessions.compact", "sessions.patch",
 })
 _RESET_COMMAND: Final = re.compile(r"^/(new|reset)(?:\s+[\s\S]*)?$", re.IGNORECASE)
 _DELETE_WRITE_FIELDS: Final = frozenset(
