@@ -62,11 +62,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 #: (importer, imported) edges that still break a rule -> the work that removes them
-PENDING: Mapping[tuple[str, str], str] = {
-    ("clawharness.attempt.turn_options", "clawharness.plugins.runtime"):
-        "the turn runner reads the whole plugin runtime (TurnContext.plugins); it goes when "
-        "the runner asks for the plugin runtime's services (issue 32, step 2)",
-}
+PENDING: Mapping[tuple[str, str], str] = {}
 
 
 def _is_type_checking(test: ast.expr) -> bool:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
+from clawharness.attempt.agent_setup import AgentSetup
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
 from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
@@ -97,7 +98,13 @@ from clawharness.store import (
 )
 from clawharness.subagents import SubagentManager
 from clawharness.tools import agent_workspace_dir
-from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
+from clawharness.tools.agent_tools import AgentTools
+from clawharness.tools.sandbox import (
+    SandboxExplanation,
+    SandboxService,
+    explain_sandbox,
+    status_lines,
+)
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnRunner
@@ -139,8 +146,14 @@ class Host:
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
         self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
-                                     builtin=OpenClawHarness(), store_url=self._store_url,
-                                     config_path=loaded.path)
+                                     builtin=OpenClawHarness())
+        #: the agents' tool policy and host tools; its sandbox is where exec runs
+        #: (agents.*.sandbox), and never shows the store or the config file
+        self.agent_tools = AgentTools(self.config, SandboxService(
+            self.config, state_dir=self.state_dir, store_url=self._store_url,
+            config_path=loaded.path))
+        #: the agents' system prompts, runtime plans and plugin config
+        self.agent_setup = AgentSetup(self.config)
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         #: the registration of this host's secret values with the redactor (`start`)
@@ -151,12 +164,13 @@ class Host:
         #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
         self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins, env=self.env,
+        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins.selector,
+                                     builtin=self.plugins.builtin, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
         #: the child sessions `sessions_spawn` starts: list, kill, wait
         self.subagents = SubagentManager(
-            self, policy=self.plugins.tool_policy,
-            tool_names=lambda agent: tuple(s.name for s in self.plugins.tool_specs(agent)))
+            self, policy=self.agent_tools.tool_policy,
+            tool_names=lambda agent: tuple(s.name for s in self.agent_tools.tool_specs(agent)))
 
     # construction -------------------------------------------------------------------
 
@@ -202,8 +216,10 @@ class Host:
             from clawharness.attempt.turn import TurnContext, TurnRunner
 
             return TurnRunner(TurnContext(
-                config=self.config, plugins=self.plugins, writers=self.writers, env=self.env,
-                state_dir=self.state_dir, mcp=self.mcp if self.config.mcp.servers else None,
+                config=self.config, harnesses=self.plugins.selector, tools=self.agent_tools,
+                agents=self.agent_setup, hooks=self.plugins.hooks, writers=self.writers,
+                env=self.env, state_dir=self.state_dir,
+                mcp=self.mcp if self.config.mcp.servers else None,
                 host_tools=(self.subagents.tool(),)), store)
         return LocalTurnExecutor(make_runner)
 
@@ -307,7 +323,7 @@ class Host:
         among the configured providers' models); `ModelRefError` when a turn could not."""
         providers = self.config.models.providers
         return str(parse_model_ref(
-            text, known_providers=known_provider_ids(self.config, self.plugins.providers),
+            text, known_providers=known_provider_ids(self.config, self.plugins.selector.providers),
             models_by_provider={pid: [m.id for m in p.models] for pid, p in providers.items()},
         ))
 
@@ -413,9 +429,9 @@ class Host:
         plugins = self.plugins
         return await compact_session(
             record, store=self.store, writers=self.writers, config=self.config, env=self.env,
-            builtin=plugins.builtin, providers=plugins.providers,
-            system_prompt=plugins.system_prompt(record.agent_id),
-            tools=plugins.tool_specs(record.agent_id), focus=focus)
+            builtin=plugins.builtin, providers=plugins.selector.providers,
+            system_prompt=self.agent_setup.system_prompt(record.agent_id),
+            tools=self.agent_tools.tool_specs(record.agent_id), focus=focus)
 
     # portable sessions (docs/portable-sessions.md) ------------------------------------
 
@@ -531,9 +547,9 @@ class Host:
                 raise SessionForkError(f"--runtime {runtime} needs a model to check it "
                                        "against: pass --model", hint="e.g. --model openai/gpt-5")
             route = resolve_route(self.config, parsed, env=self.env,
-                                  extra_providers=self.plugins.providers)
+                                  extra_providers=self.plugins.selector.providers)
             try:
-                self.plugins.select(agent_id=source.agent_id, route=route, pinned=None,
+                self.plugins.selector.select(agent_id=source.agent_id, route=route, pinned=None,
                                     session_key=source.key, override=harness)
             except (AgentHarnessUnsupportedError, AgentHarnessNotRegisteredError) as exc:
                 raise SessionForkError(
@@ -638,7 +654,7 @@ class Host:
                 thinking_level=record.meta.thinking_level if record else None,
             ))
             agents = [full.split(":", 2)[1]]
-        plugin_providers = self.plugins.providers
+        plugin_providers = self.plugins.selector.providers
         report = build_status(self.config, self.plugins.registry, pins, env=self.env,
                               provider_routes=self.plugins.registrations.provider_routes(),
                               agents=agents,
@@ -649,7 +665,7 @@ class Host:
                           for p in unknown_provider_problems(self.config, plugin_providers))
         # where exec runs: said when no sandbox works here (or a required one cannot run)
         sandbox = tuple(await asyncio.to_thread(
-            status_lines, self.plugins.sandbox, agents or list(known_agent_ids(self.config))))
+            status_lines, self.agent_tools.sandbox, agents or list(known_agent_ids(self.config))))
         return StatusReport(report.agents, report.sessions, report.harnesses,
                             report.warnings + problems + sandbox + self._config_warnings())
 
@@ -680,7 +696,7 @@ class Host:
             agent_id = agent_id or self.default_agent_id()
             key = f"agent:{agent_id}:main"
         require_known_agent(self.config, agent_id, session_key=key if session_key else None)
-        return await asyncio.to_thread(explain_sandbox, self.plugins.sandbox, agent_id, key)
+        return await asyncio.to_thread(explain_sandbox, self.agent_tools.sandbox, agent_id, key)
 
     async def model_catalog(self, agent_id: str | None = None) -> ModelCatalog:
         """The configured models as `agent_id` (else the default agent) sees them, each
@@ -688,7 +704,7 @@ class Host:
         return build_model_catalog(
             self.config, self.plugins.registry, agent_id=agent_id or self.default_agent_id(),
             env=self.env, provider_routes=self.plugins.registrations.provider_routes(),
-            extra_providers=tuple(self.plugins.providers))
+            extra_providers=tuple(self.plugins.selector.providers))
 
     async def session_pins(self) -> list[SessionPin]:
         """Every session's persisted runtime ownership (for doctor's stale-pin check)."""

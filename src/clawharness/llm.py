@@ -24,8 +24,9 @@ from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.names.model_refs import parse_model_ref
 
 if TYPE_CHECKING:
+    from clawharness.attempt.services import HarnessChoice
     from clawharness.config.schema import ClawConfig
-    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.harness.types import AgentHarness
 
 __all__ = ["LlmApi", "LlmContext"]
 
@@ -38,7 +39,10 @@ class LlmContext:
     """
 
     config: ClawConfig
-    plugins: PluginRuntime
+    #: harness selection (the plugin runtime's `selector`)
+    plugins: HarnessChoice
+    #: the built-in harness, for a completion that is not isolated
+    builtin: AgentHarness
     env: Mapping[str, str]
     default_agent_id: Callable[[], str]
     start: Callable[[], Awaitable[object]]
@@ -79,7 +83,7 @@ class LlmApi:
                                                session_key=f"agent:{agent}:llm")
             harness: Any = decision.harness
         else:
-            harness = context.plugins.builtin
+            harness = context.builtin
         owns_auth = getattr(harness, "auth_bootstrap", None) == "harness"
         authorization = (HarnessAuthorization(plan={"provider": route.model.provider},
                                               auth_profile_store={}, profile_id=None)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
+    from clawharness.attempt.agent_setup import AgentSetup
     from clawharness.attempt.caller_tools import pending_calls
     from clawharness.attempt.compaction_session import compact_session
     from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         complete_isolated,
     )
     from clawharness.attempt.outcomes import ToolTerminalObserver
+    from clawharness.attempt.services import HarnessChoice, TurnHooks
     from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
     from clawharness.attempt.terminal import (
         LegacyTerminalFlags,
@@ -56,11 +58,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentEndHooks",
+    "AgentSetup",
     "DelegateRequest",
     "EmptySettledTurnFinalizationError",
     "FinalizationAttemptFacts",
     "FinalizationToolMeta",
     "HarnessAuthorization",
+    "HarnessChoice",
     "HostAuthorization",
     "IsolatedCompletionRequest",
     "IsolatedCompletionResult",
@@ -76,6 +80,7 @@ __all__ = [
     "ToolTerminalObserver",
     "TurnContext",
     "TurnExecutor",
+    "TurnHooks",
     "TurnOptions",
     "TurnRunner",
     "check_delegate",
@@ -93,6 +98,9 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "HarnessChoice": "clawharness.attempt.services",
+    "TurnHooks": "clawharness.attempt.services",
+    "AgentSetup": "clawharness.attempt.agent_setup",
     "AgentEndHooks": "clawharness.attempt.side_effects",
     "DelegateRequest": "clawharness.attempt.delegation",
     "EmptySettledTurnFinalizationError": "clawharness.attempt.finalize_result",

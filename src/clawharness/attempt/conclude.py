@@ -20,6 +20,8 @@ from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.prepare import PreparedTurn
 from clawharness.attempt.run_attempt import AttemptOutcome
 from clawharness.attempt.turn_options import TurnContext
+from clawharness.delivery.reply_content import ReplyPayload
+from clawharness.delivery.silent import is_silent_payload
 from clawharness.harness.types import AgentHarness, AttemptParams, AttemptResult
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
@@ -67,7 +69,6 @@ class TurnConcluder:
                        record: SessionRecord, fallbacks: Sequence[ModelFallback]) -> TurnResult:
         """Pin, finalize when needed, start side effects, and shape the turn's result
         (`attempt` is the one the turn ends with; its spend is settled by the caller)."""
-        plugins = self._context.plugins
         decision, result, ref = attempt.decision, attempt.result, attempt.ref
         session_key, agent_id, fence = turn.session_key, turn.agent_id, turn.fence
         recorder = turn.recorder
@@ -83,11 +84,11 @@ class TurnConcluder:
             text, warning = await self._finalize(decision.harness, attempt.params, result,
                                                  attempt.observer, attempt.mirror)
             recorder.finalized("incomplete-warning" if warning else "finalized")
-        silent = plugins.is_silent(text)
+        silent = bool(text) and is_silent_payload(ReplyPayload(text=text))
         # what every front shows of a failed call: a tool echoing a key is masked
         tool_calls = tuple(_redacted_call(m) for m in result.tool_metas)
         run_id = attempt.params.run_id
-        plugins.after_turn(AgentEnd(
+        self._context.hooks.after_turn(AgentEnd(
             AgentEndEvent(run_id=run_id, session_key=session_key,
                           terminal=result.terminal.kind, text=text, tool_metas=tool_calls,
                           usage=result.usage),

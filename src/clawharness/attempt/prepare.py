@@ -119,7 +119,7 @@ class TurnPreparer:
                               for p, cfg in config.models.providers.items()}
         return parse_model_ref(
             text,
-            known_providers=known_provider_ids(config, self._context.plugins.providers),
+            known_providers=known_provider_ids(config, self._context.harnesses.providers),
             models_by_provider=models_by_provider,
         )
 

@@ -22,7 +22,9 @@ from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.prepare import PreparedTurn
 from clawharness.attempt.tool_loops import ended_by_tool_loop, tool_loop_guard
 from clawharness.attempt.tool_previews import ToolResultPreviews
+from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
+from clawharness.attempt.validate import validate_attempt_result
 from clawharness.context import PruningRules, prompt_view
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
 from clawharness.harness.capabilities import HostCapabilities, tool_spellings
@@ -118,7 +120,8 @@ class AttemptRunner:
         `fresh`: the session row was created by this turn, so it has no history to read.
         `after`: the session row's creation, which the transcript's first append awaits.
         """
-        plugins = self._context.plugins
+        context = self._context
+        agent_tools, agents = context.tools, context.agents
         opts, run_id, session_key = turn.opts, turn.run_id, turn.session_key
         message, agent_id, fence = turn.message, turn.agent_id, turn.fence
         index, route, decision = candidate.index, candidate.route, candidate.decision
@@ -168,11 +171,11 @@ class AttemptRunner:
             tools = (*tools, *check_caller_tools(opts.caller_tools, tools))
         capabilities = HostCapabilities(
             run_id=run_id, session_key=session_key, workspace_dir=workspace,
-            policy=restricted_policy(plugins.tool_policy(agent_id), opts.tool_restriction),
+            policy=restricted_policy(agent_tools.tool_policy(agent_id), opts.tool_restriction),
             approvals=recorder.gate(opts.approvals),
             spellings=self._tool_spellings(tools),
         )
-        system_prompt = plugins.system_prompt(agent_id)
+        system_prompt = agents.system_prompt(agent_id)
         # the prompt's budget, pruning and compaction (docs/compaction.md)
         prompt_context = None if not decision.builtin else attempt_prompt_context(
             history, compaction=self._context.config.agents.defaults.compaction,
@@ -181,7 +184,7 @@ class AttemptRunner:
             run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror)
         history = (prompt_view(history)[0] if prompt_context is None
                    else cast("list[dict[str, Any]]", prompt_context.history))
-        observer = plugins.new_tool_observer(run_id)
+        observer = ToolTerminalObserver(run_id)
         observe: Callable[..., Any] = observer
         on_event = opts.on_agent_event
         if on_event is not None:
@@ -196,7 +199,7 @@ class AttemptRunner:
             model_id=route.model.model_id, model=apply_thinking(route.model, thinking),
             thinking_level=thinking.level, workspace_dir=workspace,
             host_capabilities=capabilities,
-            runtime_plan=plugins.runtime_plan(route, decision.selected_harness_id, agent_id),
+            runtime_plan=agents.runtime_plan(route, decision.selected_harness_id, agent_id),
             system_prompt=system_prompt,
             # stored rows are transcript messages of the wire shape
             tools=tools,
@@ -208,10 +211,11 @@ class AttemptRunner:
             on_partial_reply=opts.on_partial_reply, on_agent_event=on_event,
             observe_tool_terminal=observe,
             agent_harness_id=decision.selected_harness_id,
-            plugin_config=plugins.plugin_config(decision.owner_plugin_id),
+            plugin_config=agents.plugin_config(decision.owner_plugin_id),
             state_dir=str(self._context.state_dir), mirror=cast(Mirror, mirror),
             mirror_barrier=mirror.flush,
-            transform_tool_result=plugins.tool_result_transform(decision.selected_harness_id),
+            transform_tool_result=context.hooks.tool_result_transform(
+                decision.selected_harness_id),
             request_user_input=_user_input_requester(opts.user_input, run_id, session_key),
             tool_outcomes=ToolOutcomeLedger(self._store, record.session_id, run_id)
             if opts.durable_tools else None,
@@ -222,7 +226,7 @@ class AttemptRunner:
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)
         await turn.spend.reserve(params, deadline=deadline)
-        gate = plugins.tool_policy_gate(decision, agent_id, opts.tool_restriction)
+        gate = agent_tools.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
         with attempt_span(decision.selected_harness_id, decision.selected_reason,
                           provider=route.model.provider, model=route.model.model_id,
@@ -262,7 +266,11 @@ class AttemptRunner:
         if thinking.note and thinking.note not in result.warnings:
             result.warnings.append(thinking.note)  # a level clamped to what the model takes
         try:
-            result = plugins.validate_result(result)
+            # the attempt-result rules, then the transcript contract (a finished
+            # attempt's reply must be in its transcript messages)
+            checked = validate_attempt_result(result)
+            check_transcript_contract(checked)
+            result = checked
         except ClawHarnessError as exc:
             result = AttemptResult(AttemptTerminal("failed", source="prompt", error=str(exc)),
                                    record.session_id, messages_snapshot=result.messages_snapshot,
@@ -295,19 +303,19 @@ class AttemptRunner:
         the agent's policy allows (native runtimes get the servers projected instead);
         the turn's restriction narrows them, its backends take over the file and exec
         tools they offer."""
-        plugins = self._context.plugins
-        tools = plugins.tool_specs(agent_id)
+        surface = self._context.tools
+        tools = surface.tool_specs(agent_id)
         if self._context.host_tools:
-            policy = plugins.tool_policy(agent_id)
+            policy = surface.tool_policy(agent_id)
             tools += tuple(t for t in self._context.host_tools if policy.check(t.name) is None)
         if decision.builtin and self._context.mcp is not None:
-            tools += await self._context.mcp.tool_specs(plugins.tool_policy(agent_id))
+            tools += await self._context.mcp.tool_specs(surface.tool_policy(agent_id))
         restriction = opts.tool_restriction
         if restriction is not None:
             tools = tuple(t for t in tools if restriction.allows(tool_spellings(t)))
         backends = opts.tool_backends
         if backends is not None and not backends.empty:
-            tools = delegate_tools(tools, backends, plugins.sandbox.for_agent(agent_id),
+            tools = delegate_tools(tools, backends, surface.sandbox.for_agent(agent_id),
                                    self._context.config.tools)
         # what a tool prints or a server returns is masked before any runtime sees it
         return tuple(redacting_tool(t) for t in tools)

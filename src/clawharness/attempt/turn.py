@@ -146,10 +146,10 @@ class TurnRunner:
 
     def _candidate(self, turn: PreparedTurn, index: int, ref: ModelRef) -> Candidate:
         """The candidate's route and the harness selected for it."""
-        plugins = self._context.plugins
+        harnesses = self._context.harnesses
         route = resolve_route(self._context.config, ref, env=self._context.env,
-                              extra_providers=plugins.providers)
-        decision = plugins.select(agent_id=turn.agent_id, route=route, pinned=turn.pinned,
+                              extra_providers=harnesses.providers)
+        decision = harnesses.select(agent_id=turn.agent_id, route=route, pinned=turn.pinned,
                                   session_key=turn.session_key, override=turn.override)
         return Candidate(index, ref, route, decision)
 

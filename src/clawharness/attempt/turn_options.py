@@ -17,10 +17,12 @@ from clawharness.tools.backends import ToolBackends
 from clawharness.tools.restriction import ToolRestriction
 
 if TYPE_CHECKING:
+    from clawharness.attempt.agent_setup import AgentSetup
+    from clawharness.attempt.services import HarnessChoice, TurnHooks
     from clawharness.config.schema import ClawConfig
     from clawharness.mcp.manager import McpManager
-    from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions.writers import SessionWriters
+    from clawharness.tools.agent_tools import AgentTools
 
 __all__ = ["TurnContext", "TurnOptions"]
 
@@ -84,7 +86,14 @@ class TurnContext:
     """What a turn reads from its host, and nothing more (the host builds it)."""
 
     config: ClawConfig
-    plugins: PluginRuntime
+    #: which harness runs a route (the plugin runtime's `selector`)
+    harnesses: HarnessChoice
+    #: the agents' tool policy, host tools and policy gates
+    tools: AgentTools
+    #: the agents' system prompts, runtime plans and plugin config
+    agents: AgentSetup
+    #: what plugins do to a turn's tool results and after it (the runtime's `hooks`)
+    hooks: TurnHooks
     writers: SessionWriters
     env: Mapping[str, str]
     state_dir: Path

@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
         """A server's tools as the model sees them, and whether the tool policy offers each."""
         async def go() -> tuple[list[dict[str, Any]], tuple[str, ...]]:
             host = Host.from_config(config)
-            policy = host.plugins.tool_policy(agent or host.default_agent_id())
+            policy = host.agent_tools.tool_policy(agent or host.default_agent_id())
             try:
                 entries, warnings = await host.mcp.server_catalog(name)
             finally:

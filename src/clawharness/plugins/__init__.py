@@ -19,12 +19,16 @@ if TYPE_CHECKING:
         ToolResultMiddlewareRegistration,
         define_plugin_entry,
     )
+    from clawharness.plugins.hooks import PluginHooks
     from clawharness.plugins.loader import load_plugins
     from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.plugins.selector import HarnessSelector
 
 __all__ = [
+    "HarnessSelector",
     "PluginApi",
     "PluginEntry",
+    "PluginHooks",
     "PluginRegistrations",
     "PluginRuntime",
     "ProviderRegistration",
@@ -35,6 +39,8 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "PluginHooks": "clawharness.plugins.hooks",
+    "HarnessSelector": "clawharness.plugins.selector",
     "PluginApi": "clawharness.plugins.entry",
     "PluginEntry": "clawharness.plugins.entry",
     "PluginRegistrations": "clawharness.plugins.entry",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
+    from clawharness.tools.agent_tools import AgentTools
     from clawharness.tools.approvals import (
         TerminalApprovalGate,
         approval_answer,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TOOL_PROFILES",
     "TOOL_PROGRESS_OUTPUT_MAX_CHARS",
+    "AgentTools",
     "CommandOutcome",
     "CommandRunner",
     "EffectiveToolPolicy",
@@ -130,6 +132,7 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "AgentTools": "clawharness.tools.agent_tools",
     "EffectiveToolPolicy": "clawharness.tools.policy",
     "SandboxExplanation": "clawharness.tools.sandbox",
     "SandboxService": "clawharness.tools.sandbox",

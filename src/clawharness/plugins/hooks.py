@@ -1,0 +1,53 @@
+"""The plugins' hooks on a turn (`attempt.services.TurnHooks`): tool-result middleware
+bound per runtime, and the agent_end side effects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
+from clawharness.harness.types import TransformToolResult
+from clawharness.plugins.entry import PluginRegistrations
+from clawharness.records.agent_end import AgentEnd
+from clawharness.tools.middleware import apply_tool_result_middleware
+
+__all__ = ["PluginHooks"]
+
+
+class PluginHooks:
+    """Tool-result middleware and agent_end hooks the plugins registered."""
+
+    def __init__(self) -> None:
+        #: what the plugins registered (`PluginRuntime.load` replaces it)
+        self.registrations = PluginRegistrations()
+
+    def tool_result_transform(self, runtime_id: str) -> TransformToolResult | None:
+        """Bind tool-result middleware for one runtime; None when none applies to it."""
+        registrations = [m for m in self.registrations.middlewares
+                         if runtime_id in m.runtimes]
+        if not registrations:
+            return None
+        declared = self.middleware_runtimes()
+
+        async def transform(tool: str, call_id: str, args: dict[str, Any],
+                            result: dict[str, Any], is_error: bool) -> dict[str, Any]:
+            outcome = await apply_tool_result_middleware(
+                registrations, runtime_id, tool, result, declared_runtimes=declared,
+                tool_call_id=call_id, args=args, is_error=is_error)
+            return outcome.result
+
+        return transform
+
+    def middleware_runtimes(self) -> dict[str, tuple[str, ...]]:
+        """Each plugin's middleware runtimes. `PluginApi` admitted a registration only for
+        runtimes its manifest declares, so the registrations are the declared set."""
+        declared: dict[str, list[str]] = {}
+        for m in self.registrations.middlewares:
+            declared.setdefault(m.owner_plugin_id, []).extend(m.runtimes)
+        return {plugin: tuple(dict.fromkeys(ids)) for plugin, ids in declared.items()}
+
+    def after_turn(self, payload: AgentEnd) -> None:
+        """Start the agent_end side effects (never awaited by the reply path)."""
+        hooks = self.registrations.agent_end_hooks
+        if hooks:
+            run_agent_end_side_effects(payload, AgentEndHooks(agent_end=tuple(hooks)))
