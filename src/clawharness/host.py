@@ -164,7 +164,7 @@ class Host:
         #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
         self.telemetry = Telemetry.off()
         #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(LlmContext(config=self.config, plugins=self.plugins.selector,
+        self.llm = LlmApi(LlmContext(config=self.config, harnesses=self.plugins.selector,
                                      builtin=self.plugins.builtin, env=self.env,
                                      default_agent_id=self.default_agent_id, start=self.start))
         #: the child sessions `sessions_spawn` starts: list, kill, wait

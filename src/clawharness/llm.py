@@ -40,7 +40,7 @@ class LlmContext:
 
     config: ClawConfig
     #: harness selection (the plugin runtime's `selector`)
-    plugins: HarnessChoice
+    harnesses: HarnessChoice
     #: the built-in harness, for a completion that is not isolated
     builtin: AgentHarness
     env: Mapping[str, str]
@@ -75,11 +75,11 @@ class LlmApi:
                          else None)
         models_by_provider = {p: [m.id for m in c.models] for p, c in config.models.providers.items()}
         ref = parse_model_ref(text or "", known_providers=known_provider_ids(
-            config, context.plugins.providers), models_by_provider=models_by_provider)
-        route = resolve_route(config, ref, env=context.env, extra_providers=context.plugins.providers)
+            config, context.harnesses.providers), models_by_provider=models_by_provider)
+        route = resolve_route(config, ref, env=context.env, extra_providers=context.harnesses.providers)
         isolated = (execution or {}).get("mode") == "isolated-agent-runtime"
         if isolated:
-            decision = context.plugins.select(agent_id=agent, route=route, pinned=None,
+            decision = context.harnesses.select(agent_id=agent, route=route, pinned=None,
                                                session_key=f"agent:{agent}:llm")
             harness: Any = decision.harness
         else:

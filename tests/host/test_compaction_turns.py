@@ -62,8 +62,8 @@ async def test_a_500_turn_session_stays_within_budget_and_loses_no_entry(
     assert summaries, "the session never compacted"
     # every turn's prompt within the budget (the estimate: three characters a token)
     budget = turn_budget(model_route(host), host.config.agents.defaults.compaction,
-                         system_prompt=host.plugins.system_prompt("main"),
-                         tools=host.plugins.tool_specs("main"))
+                         system_prompt=host.agent_setup.system_prompt("main"),
+                         tools=host.agent_tools.tool_specs("main"))
     assert budget is not None and budget.reserve == 300
     widest = max(_text_chars(b.get("input")) for b in turn_requests)
     assert widest <= budget.history * CHARS_PER_TOKEN, (widest, budget.history)
