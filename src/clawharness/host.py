@@ -421,12 +421,19 @@ class Host:
     async def compact_session(self, key: str, *, focus: str | None = None) -> CompactionResult:
         """`/compact [focus]`: summarise the session's oldest history now, through the
         model's isolated completion; the summary is a transcript entry of its own kind
-        and the originals stay (docs/compaction.md)."""
+        and the originals stay (docs/compaction.md). A session a plugin harness runs is
+        compacted by its runtime (`harness.compact`), or refused when it cannot."""
         record = await self.get_session(key)
         await self.start()
-        from clawharness.attempt.compaction_session import compact_session
+        from clawharness.attempt.compaction_session import (
+            compact_native_session,
+            compact_session,
+        )
 
         plugins = self.plugins
+        native = plugins.registry.get(record.agent_harness_id)
+        if native is not None:  # a plugin harness runs it: its runtime owns the context
+            return await compact_native_session(record, native.harness, focus=focus)
         return await compact_session(
             record, store=self.store, writers=self.writers, config=self.config, env=self.env,
             builtin=plugins.builtin, providers=plugins.selector.providers,

@@ -176,3 +176,36 @@ def _register_owner(api: Any) -> None:
 
 owner_entry = define_plugin_entry(id="owner-fakes", name="Owner fakes",
                                   description="test plugin", register=_register_owner)
+
+
+class RecapHarness:
+    """Chosen explicitly (`runtime="recap"`): remembers the history each attempt got, and
+    compacts its (imaginary) native session when asked."""
+
+    id = "recap"
+    label = "Recap test harness"
+    histories: list[list[Any]] = []
+    compactions: list[Any] = []
+
+    def supports(self, ctx: SupportContext) -> Supported | Unsupported:
+        return Supported() if ctx.requested_runtime == self.id else Unsupported("explicit")
+
+    async def run_attempt(self, params: AttemptParams) -> AttemptResult:
+        RecapHarness.histories.append(list(params.history))
+        message = {"role": "assistant", "content": [{"type": "text", "text": "recapped"}],
+                   "stopReason": "stop"}
+        return AttemptResult(AttemptTerminal.ok(), params.session_id, messages_snapshot=[message],
+                             assistant_texts=["recapped"], last_assistant=message)
+
+    async def compact(self, params: Any) -> dict[str, Any]:
+        RecapHarness.compactions.append(params)
+        return {"ok": True, "compacted": True}
+
+
+def _register_recap(api: Any) -> None:
+    api.register_agent_harness(RecapHarness())
+    api.register_agent_harness(OwnerHarness())
+
+
+recap_entry = define_plugin_entry(id="recap-fakes", name="Recap fakes",
+                                  description="test plugin", register=_register_recap)

@@ -150,3 +150,40 @@ async def test_a_second_overflow_in_the_same_attempt_fails_the_turn(scripted_hos
     assert result.terminal == "failed"
     assert result.error_details is not None
     assert result.error_details.get("type") == "context_overflow"
+
+
+async def test_a_switch_to_a_native_runtime_carries_the_summary_and_compact_goes_native(
+        scripted_host: Any) -> None:
+    from host_fake_plugins import RecapHarness
+    host, _server = await scripted_host(_SCRIPT, plugins={"load": ["host_fake_plugins:recap_entry"]})
+    for n in range(5):
+        await host.run_turn("main", f"turn {n}: the code word is w{n}x")
+    assert (await host.compact_session("main")).compacted
+    fork = await host.fork_session("main", new_key="native", runtime="recap")
+    RecapHarness.histories.clear()
+    result = await host.run_turn(fork.session_key, "go on")
+    assert result.runtime == "recap"
+    (history,) = RecapHarness.histories
+    assert SUMMARY in history[0]["content"][0]["text"]  # the summary comes first
+    assert all(m.get("role") != SUMMARY_ROLE for m in history)
+    assert "w0x" not in json.dumps(history)  # summarised, not resent
+    # /compact on that session is the runtime's own compaction, not a host summary
+    RecapHarness.compactions.clear()
+    native = await host.compact_session(fork.session_key, focus="code words")
+    assert native.compacted and native.reason == "native (recap)"
+    (params,) = RecapHarness.compactions
+    assert params.session_key == fork.session_key and params.focus == "code words"
+    entries = await host.history(fork.session_key)
+    assert [e.role for e in entries].count(SUMMARY_ROLE) == 1  # the copied one, no new one
+
+
+async def test_compact_on_a_runtime_without_compaction_says_so(scripted_host: Any) -> None:
+    host, server = await scripted_host(_SCRIPT, plugins={"load": ["host_fake_plugins:recap_entry"]})
+    await host.run_turn("main", "turn 0: hello")
+    fork = await host.fork_session("main", new_key="owned", runtime="owner")
+    await host.run_turn(fork.session_key, "go on")
+    requests = len(server.requests)
+    result = await host.compact_session(fork.session_key)
+    assert not result.compacted
+    assert result.reason == 'Agent harness "owner" does not support compaction.'
+    assert len(server.requests) == requests

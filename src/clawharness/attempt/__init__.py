@@ -17,7 +17,7 @@ from clawharness._faces import lazy_face
 if TYPE_CHECKING:
     from clawharness.attempt.agent_setup import AgentSetup
     from clawharness.attempt.caller_tools import pending_calls
-    from clawharness.attempt.compaction_session import compact_session
+    from clawharness.attempt.compaction_session import compact_native_session, compact_session
     from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
     from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
     from clawharness.attempt.finalize_projection import (
@@ -85,6 +85,7 @@ __all__ = [
     "TurnRunner",
     "check_delegate",
     "check_transcript_contract",
+    "compact_native_session",
     "compact_session",
     "complete_isolated",
     "merge_attempt_terminal",
@@ -126,6 +127,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "TurnRunner": "clawharness.attempt.turn",
     "check_delegate": "clawharness.attempt.delegation",
     "check_transcript_contract": "clawharness.attempt.transcript_contract",
+    "compact_native_session": "clawharness.attempt.compaction_session",
     "compact_session": "clawharness.attempt.compaction_session",
     "complete_isolated": "clawharness.attempt.isolated",
     "merge_attempt_terminal": "clawharness.attempt.terminal",

@@ -8,6 +8,8 @@ of its own kind; the next turn's prompt starts from it (`clawharness.attempt.com
 
 from __future__ import annotations
 
+import inspect
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,7 @@ from clawharness.attempt.compaction import (
 )
 from clawharness.context import PruningRules, keyed
 from clawharness.errors import ConfigError
+from clawharness.harness.types import CompactParams
 from clawharness.models.routes import known_provider_ids, resolve_route
 from clawharness.names.model_refs import parse_model_ref
 from clawharness.records.compaction import CompactionResult
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
     from clawharness.sessions.writers import SessionWriters
 
-__all__ = ["HISTORY_LIMIT", "compact_session"]
+__all__ = ["HISTORY_LIMIT", "compact_native_session", "compact_session"]
 
 #: the newest stored entries a compaction reads (a turn's own window)
 HISTORY_LIMIT = 200
@@ -85,3 +88,29 @@ async def compact_session(record: SessionRecord, *, store: Store, writers: Sessi
 
         return await compact_window([entry_to_message(e) for e in entries], plan, append,
                                     session_key=record.key, focus=focus)
+
+
+async def compact_native_session(record: SessionRecord, harness: Any, *,
+                                 focus: str | None = None) -> CompactionResult:
+    """`/compact` on a session a plugin harness runs: its runtime's own compaction
+    (`harness.compact(CompactParams)`), or a refusal saying it has none; never a host
+    summary of a native context the host does not own."""
+    started = time.perf_counter()
+    compact = getattr(harness, "compact", None)
+    harness_id = str(getattr(harness, "id", "?"))
+    if not callable(compact):
+        return CompactionResult(record.key, False,
+                                reason=f'Agent harness "{harness_id}" does not support '
+                                       "compaction.")
+    outcome = compact(CompactParams(agent_id=record.agent_id, session_key=record.key,
+                                    session_id=record.session_id, focus=focus))
+    if inspect.isawaitable(outcome):
+        outcome = await outcome
+    answer: Mapping[str, Any] = outcome if isinstance(outcome, Mapping) else {}
+    compacted = bool(answer.get("compacted"))
+    reason = answer.get("reason")
+    return CompactionResult(
+        record.key, compacted,
+        reason=str(reason) if reason else (f"native ({harness_id})" if compacted else
+                                           f'Agent harness "{harness_id}" did not compact.'),
+        duration_ms=(time.perf_counter() - started) * 1000)

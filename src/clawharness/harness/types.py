@@ -51,6 +51,7 @@ __all__ = [
     "AttemptResult",
     "AttemptTerminal",
     "AuthFacts",
+    "CompactParams",
     "EventSink",
     "Message",
     "Mirror",
@@ -59,6 +60,7 @@ __all__ = [
     "ObserveToolTerminal",
     "PartialReply",
     "PreparedAuth",
+    "PromptContext",
     "RequestUserInput",
     "ResolvedModel",
     "ReturnSteering",
@@ -214,6 +216,19 @@ TakeSteering = Callable[[], Sequence[str]]
 #: `return_steering(messages)`: the last messages `take_steering` gave, which the harness
 #: could not deliver (its runtime refused them): they run as the next turn instead
 ReturnSteering = Callable[[Sequence[str]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactParams:
+    """What a harness's optional `compact(params)` receives: compact the native session
+    bound to this host session now (`/compact [focus]`); it answers `{ok, compacted,
+    reason?, failure?}` (docs/compaction.md)."""
+
+    agent_id: str
+    session_key: str
+    session_id: str
+    #: what the summary should keep above all (`/compact FOCUS`), None when not said
+    focus: str | None = None
 
 
 class PromptContext(Protocol):
