@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
@@ -184,8 +184,8 @@ class RecapHarness:
 
     id = "recap"
     label = "Recap test harness"
-    histories: list[list[Any]] = []
-    compactions: list[Any] = []
+    histories: ClassVar[list[list[Any]]] = []
+    compactions: ClassVar[list[Any]] = []
 
     def supports(self, ctx: SupportContext) -> Supported | Unsupported:
         return Supported() if ctx.requested_runtime == self.id else Unsupported("explicit")
