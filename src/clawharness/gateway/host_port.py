@@ -18,6 +18,7 @@ from clawharness.records.compaction import CompactionResult
 from clawharness.records.turn_result import TurnResult
 from clawharness.sessions import AdoptionResult, ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
+from clawharness.subagents import SubagentManager
 
 __all__ = ["GatewayHost", "default_model", "status_report"]
 
@@ -28,6 +29,8 @@ class GatewayHost(Protocol):
     config: ClawConfig
     state_dir: Path
     env: Mapping[str, str]
+    #: the sub-agents its sessions spawned (`sessions.children`, `sessions.kill`)
+    subagents: SubagentManager
 
     def default_agent_id(self) -> str: ...
 

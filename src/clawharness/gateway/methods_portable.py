@@ -13,6 +13,10 @@ machine the gateway runs on (a session file by path, a runtime's home); fork
     sessions.fork    {key, agentId?, at?, newKey?, model?, runtime?}
                   -> {ok, key, entry, fork: {sessionKey, sessionId, from, copied, model,
                       runtime}}
+    sessions.children {key?, agentId?}  (operator.read)
+                  -> {ok, children: [{childSessionKey, parentSessionKey, status, ...}]}
+    sessions.kill    {key, agentId?}    (operator.write)
+                  -> {ok, key, killed: [child, ...]}
     sessions.compact {key, agentId?, focus?}
                   -> {ok, key, compacted, reason?, summary?, summarisedEntries,
                       keptEntries, tokensBefore, tokensAfter, seq?, durationMs}
@@ -28,6 +32,7 @@ A refused adoption or handoff is `INVALID_REQUEST` with `details.code` the error
 
 from __future__ import annotations
 
+import time
 from typing import Any, Final
 
 from clawharness.errors import (
@@ -38,18 +43,21 @@ from clawharness.errors import (
     NativeSessionError,
     SessionForkError,
     SessionNotFoundError,
+    SubagentError,
     UnknownAgentError,
 )
 from clawharness.gateway.methods_sessions import resolve_session, session_row
 from clawharness.gateway.protocol import GatewayError
 from clawharness.gateway.request import Handler, RequestContext
+from clawharness.store import SubagentRecord
+from clawharness.subagents import LOST_AFTER_SECONDS
 
 __all__ = ["METHODS"]
 
 #: what a refusal of these methods is reported as (anything else is the server's fault)
 _REFUSALS: Final = (NativeSessionError, AgentHarnessNotRegisteredError, HarnessError,
                     SessionNotFoundError, InvalidSessionKeyError, UnknownAgentError,
-                    SessionForkError, ModelRefError)
+                    SessionForkError, ModelRefError, SubagentError)
 _FORK_FIELDS: Final = frozenset({"key", "agentId", "at", "newKey", "model", "runtime"})
 _COMPACT_FIELDS: Final = frozenset({"key", "agentId", "focus"})
 
@@ -155,9 +163,44 @@ async def _sessions_compact(ctx: RequestContext) -> Any:
     return {"ok": True, "key": key, **wire}
 
 
+def _child(record: SubagentRecord, now: float) -> dict[str, Any]:
+    """A sub-agent as `sessions.children` answers it (`clawharness sessions list
+    --children --json`'s shape)."""
+    return {"childSessionKey": record.child_key, "parentSessionKey": record.parent_key,
+            "runId": record.run_id, "agentId": record.agent_id,
+            "status": "lost" if record.lost(now, after=LOST_AFTER_SECONDS) else record.status,
+            "depth": record.depth, "task": record.task, "label": record.label,
+            "context": record.context, "runtime": record.runtime, "model": record.model_ref,
+            "createdAt": record.created_at, "endedAt": record.ended_at,
+            "result": record.result, "error": record.error, "announced": record.announced}
+
+
+async def _sessions_children(ctx: RequestContext) -> Any:
+    server = ctx.server
+    key = _text(ctx, "key")
+    parent = resolve_session(server, key, _text(ctx, "agentId"))[0] if key else None
+    now = time.time()
+    return {"ok": True, "children": [_child(r, now)
+                                     for r in await server.host.subagents.children(parent)]}
+
+
+async def _sessions_kill(ctx: RequestContext) -> Any:
+    server = ctx.server
+    key, _agent = resolve_session(server, _text(ctx, "key", required=True),
+                                  _text(ctx, "agentId"))
+    try:
+        killed = await server.host.subagents.kill(key, reason="killed over the gateway")
+    except _REFUSALS as exc:
+        raise _refused(ctx, exc) from None
+    now = time.time()
+    return {"ok": True, "key": key, "killed": [_child(r, now) for r in killed]}
+
+
 METHODS: Final[dict[str, Handler]] = {
     "sessions.adopt": _sessions_adopt,
     "sessions.compact": _sessions_compact,
     "sessions.handoff": _sessions_handoff,
     "sessions.fork": _sessions_fork,
+    "sessions.children": _sessions_children,
+    "sessions.kill": _sessions_kill,
 }

@@ -78,6 +78,8 @@ METHOD_SCOPES: Final[Mapping[str, str]] = {
     "sessions.adopt": ADMIN,
     "sessions.handoff": ADMIN,
     "sessions.fork": WRITE,
+    "sessions.children": READ,
+    "sessions.kill": WRITE,
     "sessions.compact": WRITE,
     "sessions.patch": WRITE,
     "agents.list": READ,
