@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from clawharness.config import BudgetLimits, BudgetsConfig
 from clawharness.config.spend import ModelCost
 from clawharness.spend.budgets import (
@@ -50,7 +52,11 @@ def test_the_estimate_is_the_prompt_and_the_most_output_priced_at_the_models_rat
     # 1,000 in at $1/M and 1,000 out at $2/M: $0.003, rounded up
     assert 3_000_000 <= amount.nano_usd <= 3_000_010
     assert estimate(None, prompt_chars=4000, output_tokens=1000, seconds=1).nano_usd == 0
-    assert prompt_chars(["ab", {"text": "cde", "n": 3}, ("f",)]) == 6
+    call = {"type": "toolCall", "name": "read", "arguments": {"path": "a"}}
+    message = {"role": "assistant", "content": [{"type": "text", "text": "cde"}, call]}
+    assert prompt_chars(["ab", message, {"role": "user", "content": "fg"}]) == (
+        2 + 3 + len(json.dumps(call)) + 2)
+    assert prompt_chars("system") == 6
     assert spent(cost_usd=0.002, tokens=1500, ms=12.2) == Amount(2_000_000, 1500, 1, 13)
 
 

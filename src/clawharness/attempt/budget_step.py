@@ -61,6 +61,8 @@ log = logging.getLogger("clawharness.spend")
 EXTEND_TOOL: Final = "budget.extend"
 #: a hold outlives the turn's own time limit by this much before it may be reclaimed
 _TTL_GRACE_SECONDS: Final = 60.0
+#: how many sessions' budgets are kept (the rules are pure: recomputed when dropped)
+_BUDGETS_KEPT: Final = 4096
 
 
 def priced_usage(prices: PriceTable, provider: str, model: str,
@@ -100,16 +102,30 @@ class SpendLedger:
         self._store = store
         self.prices = PriceTable.from_config(config)
         self._writes: set[asyncio.Task[None]] = set()
+        #: the budgets of each (agent, session, day, caller) seen lately
+        self._budgets: dict[tuple[str, str, str, str | None], tuple[TurnBudget, ...]] = {}
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
              approvals: ApprovalGate | None) -> TurnSpend:
         now = time.time()
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
-        budgets = self._config.budgets
-        claims = turn_budgets(budgets, agent_id=agent_id, session_key=session_key, day=day,
-                              caller=caller) if budgets.configured else ()
+        claims = self._claims(agent_id, session_key, day, caller)
         return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
                          claims)
+
+    def _claims(self, agent_id: str, session_key: str, day: str,
+                caller: str | None) -> tuple[TurnBudget, ...]:
+        config = self._config.budgets
+        if not config.configured:
+            return ()
+        key = (agent_id, session_key, day, caller)
+        found = self._budgets.get(key)
+        if found is None:
+            if len(self._budgets) >= _BUDGETS_KEPT:
+                self._budgets.clear()
+            found = self._budgets[key] = turn_budgets(
+                config, agent_id=agent_id, session_key=session_key, day=day, caller=caller)
+        return found
 
     def write_later(self, record: SpendRecord) -> None:
         task = asyncio.ensure_future(self._write(record))

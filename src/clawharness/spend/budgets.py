@@ -22,6 +22,7 @@ the turn's reserve step (`clawharness.attempt.budget_step`) runs them against th
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -124,15 +125,38 @@ def turn_budgets(config: BudgetsConfig, *, agent_id: str, session_key: str, day:
 
 
 def prompt_chars(value: object) -> int:
-    """The characters of every string in a prompt's parts (system prompt, history
-    messages, the user's message): what the estimate counts tokens by."""
+    """About how many characters a prompt's parts hold (a system prompt, history
+    messages, the user's message): what the estimate counts tokens by. Text is counted
+    as is; anything else (a tool call's arguments) as its JSON."""
     if isinstance(value, str):
         return len(value)
-    if isinstance(value, Mapping):
-        return sum(prompt_chars(v) for v in value.values())
     if isinstance(value, list | tuple):
-        return sum(prompt_chars(v) for v in value)
-    return 0
+        return sum(_message_chars(item) for item in value)
+    return _message_chars(value)
+
+
+def _message_chars(message: object) -> int:
+    if isinstance(message, str):
+        return len(message)
+    if not isinstance(message, Mapping):
+        return 0
+    content = message.get("content")
+    if isinstance(content, str):
+        return len(content)
+    if not isinstance(content, list):
+        return _json_chars(message)
+    total = 0
+    for block in content:
+        text = block.get("text") if isinstance(block, Mapping) else None
+        total += len(text) if isinstance(text, str) else _json_chars(block)
+    return total
+
+
+def _json_chars(value: object) -> int:
+    try:
+        return len(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return 0
 
 
 def estimate(rates: Rates | None, *, prompt_chars: int, output_tokens: int,
