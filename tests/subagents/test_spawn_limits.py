@@ -126,3 +126,44 @@ async def test_another_host_sees_a_running_child_and_kills_it(spawn_host: Any) -
     announced = [e.text for e in await host.history(PARENT) if e.role == "user"]
     assert announced[-1].startswith('[Subagent] The sub-agent task "slow" was killed.')
     assert await other.subagents.children(PARENT, active=True) == []
+
+
+QUEUE = {"responses": [
+    {"match": "^two in a row", "tool_calls": [
+        {"name": "sessions_spawn", "arguments": {"task": "slow first", "label": "first"}},
+        {"name": "sessions_spawn", "arguments": {"task": "quick second",
+                                                 "runTimeoutSeconds": 1}}]},
+    {"match": '"status": "accepted"', "repeat": True, "text": "both started"},
+    {"match": "^slow first", "delay_ms": 1000, "text": "first done"},
+    {"match": "^quick second", "delay_ms": 10_000, "text": "too late"},
+    {"match": r"^\[Subagent\]", "repeat": True, "text": "noted"},
+]}
+
+
+async def test_children_wait_for_a_slot_and_a_run_timeout_ends_one(spawn_host: Any) -> None:
+    host, _server = await spawn_host(
+        QUEUE, agents={"defaults": {"model": "scripted/m1",
+                                    "subagents": {"maxConcurrent": 1}}})
+    assert (await host.run_turn("boss", "two in a row")).text == "both started"
+    first, second = await host.subagents.children(PARENT)
+    # one slot: the second waits queued until the first has ended
+    assert second.status in ("queued", "running")
+    done = await host.subagents.wait(first.child_key, timeout=60)
+    assert (done.status, done.result) == ("ok", "first done")
+    late = await host.subagents.wait(second.child_key, timeout=60)
+    assert late.status == "timeout" and late.result is None
+    assert late.created_at >= done.created_at
+    [_, told] = [e.text for e in await host.history(PARENT)
+                 if e.role == "user" and e.text.startswith("[Subagent]")]
+    assert "timed out" in told
+
+
+async def test_closing_the_host_interrupts_its_children(spawn_host: Any) -> None:
+    host, _server = await spawn_host(SLOW)
+    assert (await host.run_turn("boss", "start a slow one")).text == "started"
+    [child] = await host.subagents.children(PARENT, active=True)
+    await host.close()
+    again = await spawn_host.reopen()
+    [seen] = await again.subagents.children(PARENT)
+    assert (seen.child_key, seen.status, seen.announced) == (child.child_key, "interrupted",
+                                                             False)
