@@ -17,9 +17,19 @@ from __future__ import annotations
 import json
 import os
 import ssl
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, Final
 
+if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+    # httpx's package imports its own command line (`httpx._main`: click, rich's syntax
+    # highlighting, pygments; about a hundred modules) when those are installed, and
+    # does without it when that import fails: a turn needs none of it
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
+    try:
+        import httpx
+    finally:
+        del sys.modules["httpx._main"]  # a later `import httpx._main` works as usual
 import httpx
 
 from clawharness.providers.base import error_for_status, map_provider_error
