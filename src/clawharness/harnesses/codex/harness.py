@@ -36,6 +36,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from clawharness.harnesses.codex.bindings import BindingHandle, CodexBindings, binding_key
+from clawharness.harnesses.codex.compaction import CompactionWatch
 from clawharness.harnesses.codex.config import AppServerConfig
 from clawharness.harnesses.codex.errors import (
     CodexAppServerError,
@@ -75,6 +76,8 @@ log = logging.getLogger("clawharness.harnesses.codex")
 #: legacy `codex/*`-style provider prefixes, still accepted as compatibility inputs
 LEGACY_CODEX_PROVIDERS = ("codex", "openai-codex", "codex-cli")
 _OFFICIAL_HOSTS = ("api.openai.com", "chatgpt.com")
+#: how long `/compact` waits for a free app-server and for Codex to finish compacting
+COMPACT_TIMEOUT_SECONDS = 300.0
 
 
 def _client_version() -> str:
@@ -251,6 +254,56 @@ class CodexHarness:
         handle.assert_lease()
         await handle.store_thread(thread_id, cwd=params.workspace_dir, model=params.model_id)
         return thread_id, True
+
+    # --- compaction (docs/compaction.md) --------------------------------------------------------
+
+    async def compact(self, params: Any) -> dict[str, Any]:
+        """`/compact` on a Codex session: `thread/compact/start` on its bound thread,
+        done when Codex reports the compaction (`clawharness.harnesses.codex.compaction`)."""
+        key = binding_key(params.agent_id, params.session_key)
+
+        async def bound(handle: BindingHandle) -> dict[str, Any]:
+            thread_id = handle.binding.thread_id
+            if thread_id is None:
+                return {"ok": True, "compacted": False,
+                        "reason": "the session has no Codex thread yet: nothing to compact"}
+            held = await self.pool.acquire(params.agent_id, thread_id,
+                                           timeout=COMPACT_TIMEOUT_SECONDS)
+            watch = CompactionWatch()
+            try:
+                client = held.client
+                if not held.loaded:
+                    settings = {"approvalPolicy": self.config.approval_policy,
+                                "sandbox": self.config.sandbox}
+                    if handle.binding.cwd:
+                        settings["cwd"] = handle.binding.cwd
+                    if handle.binding.model:
+                        settings["model"] = handle.binding.model
+                    await client.request("thread/resume", {"threadId": thread_id, **settings,
+                                                           "excludeTurns": True})
+                    held.mark_loaded(thread_id)
+                client.subscribe(thread_id, watch)
+                await client.request("thread/compact/start", {"threadId": thread_id})
+                async with asyncio.timeout(COMPACT_TIMEOUT_SECONDS):
+                    await watch.done.wait()
+            except TimeoutError:
+                self.pool.retire_when_idle(held.process)
+                return {"ok": False, "compacted": False,
+                        "reason": "Codex did not finish compacting in time",
+                        "failure": {"reason": "timeout"}}
+            except (CodexAppServerError, CodexProcessExitedError) as exc:
+                return {"ok": False, "compacted": False, "reason": f"Codex: {exc}",
+                        "failure": {"reason": "runtime"}}
+            finally:
+                held.client.unsubscribe(thread_id, watch)
+                self.pool.release(held)
+            if watch.failure is not None or watch.error is not None:
+                return {"ok": False, "compacted": False,
+                        "reason": f"Codex: {watch.error or watch.failure}",
+                        "failure": {"reason": "runtime"}}
+            return {"ok": True, "compacted": True, "reason": "native (codex thread/compact/start)"}
+
+        return await self.bindings.with_turn(key, params.session_id, bound)
 
     # --- session hooks ------------------------------------------------------------------------
 
