@@ -163,3 +163,23 @@ async def test_the_answers_usage_is_the_turns_token_counts(serve: ServeFactory) 
         answer = await sdk.responses.create(model="openclaw", input="hi")
         assert answer.usage is not None
         assert (answer.usage.input_tokens, answer.usage.output_tokens) == (7, 2)
+
+
+async def test_a_reasoning_effort_is_the_turns_thinking_level(serve: ServeFactory) -> None:
+    script = {"responses": [{"match": "[\\s\\S]", "repeat": True, "text": "thought"}]}
+    async with serve(script) as served:
+        sdk = client(served.base)
+        await sdk.chat.completions.create(model="openclaw", reasoning_effort="low",
+                                          messages=[{"role": "user", "content": "hi"}])
+        assert served.model.requests[-1].to_json()["body"]["reasoning"] == {"effort": "low"}
+        await sdk.responses.create(model="openclaw", input="hi",
+                                   reasoning={"effort": "high", "summary": "auto"})
+        assert served.model.requests[-1].to_json()["body"]["reasoning"] == {"effort": "high"}
+        await sdk.chat.completions.create(model="openclaw",
+                                          messages=[{"role": "user", "content": "hi"}])
+        assert "reasoning" not in served.model.requests[-1].to_json()["body"]
+        with pytest.raises(openai.BadRequestError) as bad:
+            await sdk.chat.completions.create(
+                model="openclaw", messages=[{"role": "user", "content": "hi"}],
+                extra_body={"reasoning_effort": "enormous"})
+        assert bad.value.body["param"] == "reasoning_effort"  # type: ignore[index]

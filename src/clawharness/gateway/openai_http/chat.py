@@ -42,6 +42,7 @@ from clawharness.gateway.openai_http.turns import (
     TurnStream,
     begin_turn,
     header_queue_mode,
+    request_thinking,
 )
 
 __all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
@@ -107,7 +108,9 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
         "chatcmpl", session_key, agent_id, message, client_tools=tools, results=results,
         host_calls=show_host_calls, caller=caller,
         budget_caller=api.budget_caller(request, body),
-        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER))), identity=identity)
+        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER)),
+        thinking=request_thinking(body.get("reasoning_effort"), "reasoning_effort")),
+        identity=identity)
     headers = source.headers()
     if not stream:
         answer = await source.answer()

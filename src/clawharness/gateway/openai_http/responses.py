@@ -46,6 +46,7 @@ from clawharness.gateway.openai_http.turns import (
     TurnStream,
     begin_turn,
     header_queue_mode,
+    request_thinking,
 )
 
 __all__ = ["UNSUPPORTED_RESPONSES_PARAMETERS", "input_messages", "responses"]
@@ -55,9 +56,17 @@ UNSUPPORTED_RESPONSES_PARAMETERS: Final = {
     "prompt": "stored prompt templates are not supported",
     "conversation": "use previous_response_id, `user` or the x-openclaw-session-key header",
     "text": "structured output is not enforced on an agent's answer",
-    "reasoning": "reasoning settings are the agent's model configuration",
     "include": "no extra output data is available",
 }
+
+
+def _thinking(reasoning: Any) -> str | None:
+    """`reasoning: {effort}` as this message's thinking level (its `summary` is ignored)."""
+    if reasoning is None:
+        return None
+    if not isinstance(reasoning, Mapping):
+        raise OpenAiHttpError(400, "`reasoning` must be an object", param="reasoning")
+    return request_thinking(reasoning.get("effort"), "reasoning.effort")
 
 
 def input_messages(value: Any, instructions: Any) -> list[dict[str, Any]]:
@@ -196,7 +205,8 @@ async def responses(api: HttpApi, request: Request) -> Response:
         "resp", session_key, agent_id, message, client_tools=tools, results=results,
         host_calls=show_host_calls, caller=caller,
         budget_caller=api.budget_caller(request, body),
-        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER))), identity=identity)
+        queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER)),
+        thinking=_thinking(body.get("reasoning"))), identity=identity)
     await api.keeper().memory.remember("response", source.run_id, source.session_key)
     shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)
     headers = source.headers()

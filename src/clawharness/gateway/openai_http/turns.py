@@ -94,6 +94,24 @@ class TurnRequest:
     budget_caller: str | None = None
     #: what to do if a turn of the session is running (`QUEUE_HEADER`; docs/steering.md)
     queue_mode: str | None = None
+    #: the request's reasoning effort as a thinking level (`request_thinking`)
+    thinking: str | None = None
+
+
+def request_thinking(effort: object, param: str) -> str | None:
+    """A request's reasoning effort (`reasoning_effort`, `reasoning.effort`: `none`,
+    `minimal`, `low`, `medium`, `high`, `xhigh`) as this message's thinking level
+    (docs/thinking.md); a 400 naming `param` when it is not one."""
+    if effort is None:
+        return None
+    from clawharness.models import ThinkingLevelError, parse_thinking_level
+
+    if not isinstance(effort, str):
+        raise OpenAiHttpError(400, f"`{param}` must be a string", param=param)
+    try:
+        return parse_thinking_level(effort)
+    except ThinkingLevelError as exc:
+        raise OpenAiHttpError(400, f"`{param}`: {exc}", param=param) from None
 
 
 #: the request's queue mode: `steer`, `followup`, `collect` or `interrupt`
@@ -248,7 +266,7 @@ def _start(runs: RunService, keeper: RunKeeper, turn: TurnRequest, run_id: str, 
     run = runs.start(turn.session_key, turn.message, RunOptions(
         agent_id=turn.agent_id, kind="agent", idempotency_key=run_id, run_id=run_id,
         caller_tools=turn.client_tools, caller_results=turn.results,
-        caller=turn.budget_caller, queue_mode=turn.queue_mode))
+        caller=turn.budget_caller, queue_mode=turn.queue_mode, thinking=turn.thinking))
     keeper.keep(run, turn, identity=identity, record=record)
     return run
 
