@@ -101,6 +101,9 @@ class SpendLedger:
         self._config = config
         self._store = store
         self.prices = PriceTable.from_config(config)
+        #: a native runtime's prices: the config's alone (a subscription CLI is not billed
+        #: by the token, so the price table would charge it what nobody pays)
+        self.config_prices = PriceTable.from_config(config, use_catalog=False)
         self._writes: set[asyncio.Task[None]] = set()
         #: the budgets of each (agent, session, day, caller) seen lately
         self._budgets: dict[tuple[str, str, str, str | None], tuple[TurnBudget, ...]] = {}
@@ -164,11 +167,18 @@ class TurnSpend:
         self._asked = False
         self._warnings: tuple[str, ...] = ()
 
-    def priced(self, usage: Usage | None, params: AttemptParams) -> Usage | None:
-        """`usage` with its cost (`priced_usage`) on the attempt's model."""
-        return priced_usage(self._ledger.prices, params.provider, params.model_id, usage)
+    def _prices(self, builtin: bool) -> PriceTable:
+        return self._ledger.prices if builtin else self._ledger.config_prices
 
-    async def reserve(self, params: AttemptParams, *, deadline: float | None) -> None:
+    def priced(self, usage: Usage | None, params: AttemptParams, *,
+               builtin: bool) -> Usage | None:
+        """`usage` with its cost (`priced_usage`) on the attempt's model: the config's
+        prices, then the price table for the built-in runtime; a native runtime (Codex,
+        Claude Code, an ACP agent) by the config alone, or as it reported its cost."""
+        return priced_usage(self._prices(builtin), params.provider, params.model_id, usage)
+
+    async def reserve(self, params: AttemptParams, *, deadline: float | None,
+                      builtin: bool = True) -> None:
         """Hold the turn's estimate on every budget it falls under (once per turn), or
         raise `BudgetExceededError`. `deadline`: the turn's, on the loop's clock."""
         if not self.budgets or self.held is not None:
@@ -179,7 +189,7 @@ class TurnSpend:
             0.0, deadline - asyncio.get_running_loop().time())
         chars = (prompt_chars(params.system_prompt) + prompt_chars(params.history)
                  + len(params.prompt))
-        amount = estimate(self._ledger.prices.rates(params.provider, params.model_id),
+        amount = estimate(self._prices(builtin).rates(params.provider, params.model_id),
                           prompt_chars=chars, output_tokens=output, seconds=limit)
         ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
         claims = [b.claim for b in self.budgets]
@@ -236,10 +246,9 @@ class TurnSpend:
 
     async def settle(self, turn: TurnResult) -> TurnResult:
         """The turn's result with its cost and budget warnings; its spend counted."""
-        provider, model = _provider_model(turn.model)
-        usage = priced_usage(self._ledger.prices, provider, model, turn.usage)
-        if usage is not turn.usage or self._warnings:
-            turn = replace(turn, usage=usage, warnings=(*turn.warnings, *self._warnings))
+        usage = turn.usage  # priced when the turn concluded (`priced`)
+        if self._warnings:
+            turn = replace(turn, warnings=(*turn.warnings, *self._warnings))
         record = self._record(turn)
         if self.held is None:
             self._ledger.write_later(record)

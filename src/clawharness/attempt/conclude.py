@@ -106,7 +106,8 @@ class TurnConcluder:
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,
             # priced here, so the inspector's record carries the cost too
-            tool_calls=tool_calls, usage=turn.spend.priced(result.usage, attempt.params),
+            tool_calls=tool_calls, usage=turn.spend.priced(result.usage, attempt.params,
+                                                           builtin=decision.builtin),
             # what every front shows of a failure: a provider echoing its key is masked
             error=_redacted(failure.message if failure else result.terminal.error),
             duration_ms=(time.perf_counter() - turn.started) * 1000,

@@ -225,7 +225,7 @@ class AttemptRunner:
         )
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)
-        await turn.spend.reserve(params, deadline=deadline)
+        await turn.spend.reserve(params, deadline=deadline, builtin=decision.builtin)
         gate = agent_tools.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
         with attempt_span(decision.selected_harness_id, decision.selected_reason,
