@@ -70,3 +70,9 @@ def test_a_store_path_that_cannot_be_read_says_so(tmp_path: Path) -> None:
     path.mkdir()  # root reads any file, so a directory stands in for an unreadable one
     [finding] = check_store(str(path))
     assert finding.code == "store-unusable" and "cannot read" in finding.message
+
+
+def test_a_postgres_store_that_does_not_answer_is_unavailable_without_its_password() -> None:
+    [finding] = check_store("postgresql://nobody:hunter2-secret@127.0.0.1:1/none")
+    assert (finding.code, finding.severity) == ("store-unavailable", "error")
+    assert "hunter2-secret" not in finding.message and "hunter2-secret" not in finding.path

@@ -55,6 +55,8 @@ def check_store(url: str) -> list[Finding]:
     except StoreCorruptError as exc:
         return [Finding("store-corrupt", "error", where, _message(exc))]
     except StoreError as exc:
+        if "://" in url and not url.startswith("sqlite:///"):  # a server that did not open
+            return [Finding("store-unavailable", "error", where, _message(exc))]
         return [Finding("store-unusable", "error", where, _message(exc))]
     except TimeoutError:
         return [Finding("store-unavailable", "error", where,
