@@ -187,3 +187,20 @@ async def test_compact_on_a_runtime_without_compaction_says_so(scripted_host: An
     assert not result.compacted
     assert result.reason == 'Agent harness "owner" does not support compaction.'
     assert len(server.requests) == requests
+
+
+async def test_a_summary_about_to_leave_the_window_is_rolled_into_a_new_one(
+        scripted_host: Any) -> None:
+    host, server = await scripted_host(_SCRIPT)  # no context window: no budget
+    for n in range(4):
+        await host.run_turn("main", f"turn {n}: the code word is w{n}x")
+    assert (await host.compact_session("main")).compacted
+    for n in range(4, 130):
+        result = await host.run_turn("main", f"turn {n}: more")
+        assert result.terminal == "ok", result.error
+        sent = json.dumps(server.requests[-1].body.get("input"))
+        assert SUMMARY in sent, n  # every prompt still starts from a summary
+    entries = await host.history("main")
+    summaries = [e for e in entries if e.role == SUMMARY_ROLE]
+    assert len(summaries) >= 2  # the first one was rolled into a newer one in time
+    assert sum(e.role == "user" for e in entries) == 130

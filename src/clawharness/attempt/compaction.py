@@ -29,6 +29,7 @@ from clawharness.attempt.isolated import (
 from clawharness.config.context import CompactionConfig
 from clawharness.context import (
     CHARS_PER_TOKEN,
+    SUMMARY_ROLE,
     ContextBudget,
     PruningRules,
     TokenCounter,
@@ -169,9 +170,18 @@ class TurnPromptContext:
     def __init__(self, window: Sequence[Message], *, budget: ContextBudget | None,
                  rules: PruningRules, plan: CompactionPlan | None, append: AppendSummary,
                  on_compacted: Callable[[CompactionResult], object] | None = None,
-                 session_key: str = "") -> None:
-        """`window`: the stored messages the attempt's history was made of, oldest first."""
+                 session_key: str = "", window_limit: int | None = None) -> None:
+        """`window`: the stored messages the attempt's history was made of, oldest first;
+        `window_limit`: the most entries a window holds (a turn reads the newest that
+        many). A summary about to leave a full window is rolled into a new one, so a
+        compacted session never loses its summary (`wants_compaction`)."""
         history, origins = prompt_view(_raw(window))
+        summary_at = next((i for i in range(len(window) - 1, -1, -1)
+                           if window[i].get("role") == SUMMARY_ROLE), None)
+        #: the window is (nearly: a turn may leave a few out) full and its summary is in
+        #: its oldest quarter: compact now, before the summary leaves it
+        self._retain = (window_limit is not None and len(window) >= window_limit * 3 // 4
+                        and summary_at is not None and summary_at < window_limit // 4)
         #: the history the attempt starts from (a summary, the entries it kept, the rest)
         self.history = _typed(history)
         self._window_len = len(window)
@@ -194,7 +204,11 @@ class TurnPromptContext:
                                     self._rules))
 
     def wants_compaction(self, context: Sequence[Message]) -> bool:
-        if self._plan is None or not self._plan.settings.enabled or self._budget is None:
+        if self._plan is None or not self._plan.settings.enabled:
+            return False
+        if self._retain:
+            return True
+        if self._budget is None:
             return False
         pruned = prune_tool_results(_raw(context), self._rules)
         return self._counter.messages(pruned) > self._budget.history
@@ -243,6 +257,7 @@ class TurnPromptContext:
             kept_entries=kept, tokens_before=done.tokens_before, tokens_after=done.tokens_after,
             seq=seq, duration_ms=(time.perf_counter() - started) * 1000)
         self.results.append(result)
+        self._retain = False
         if self._on_compacted is not None:
             self._on_compacted(result)
         return _typed(done.context)
@@ -270,7 +285,7 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
                            rules: PruningRules, model: ResolvedModel, auth: PreparedAuth,
                            harness: Any, agent_id: str, session_key: str, run_id: str,
                            system_prompt: str | None, tools: Sequence[Any],
-                           mirror: Any) -> TurnPromptContext:
+                           mirror: Any, window_limit: int | None = None) -> TurnPromptContext:
     """The prompt context of one built-in attempt: its summaries are stored through the
     attempt's own `mirror` (a `TranscriptMirror`), behind the messages already queued."""
     budget = turn_budget(model, compaction, system_prompt=system_prompt, tools=tools)
@@ -290,4 +305,4 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
 
     return TurnPromptContext(cast("Sequence[Message]", window), budget=budget, rules=rules,
                              plan=plan, append=append,
-                             session_key=session_key)
+                             session_key=session_key, window_limit=window_limit)

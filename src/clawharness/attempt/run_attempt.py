@@ -181,7 +181,8 @@ class AttemptRunner:
             history, compaction=self._context.config.agents.defaults.compaction,
             rules=self._pruning, model=route.model, auth=route.auth,
             harness=decision.harness, agent_id=agent_id, session_key=session_key,
-            run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror)
+            run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror,
+            window_limit=DEFAULT_HISTORY_LIMIT)
         history = (prompt_view(history)[0] if prompt_context is None
                    else cast("list[dict[str, Any]]", prompt_context.history))
         observer = ToolTerminalObserver(run_id)
