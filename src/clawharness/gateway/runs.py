@@ -78,7 +78,10 @@ def _final_payload(run: RunHandle, result: TurnResult) -> dict[str, Any]:
     agent_meta: dict[str, Any] = {"sessionId": result.session_id, "runtime": result.runtime,
                                   "selectedReason": result.selected_reason}
     if result.usage is not None:
-        agent_meta["usage"] = result.usage.to_wire()
+        usage: dict[str, Any] = result.usage.to_wire()
+        if result.usage.cost is not None:  # the transcript's spelling: `cost.total`, USD
+            usage["cost"] = {"total": result.usage.cost.total}
+        agent_meta["usage"] = usage
     payload: dict[str, Any] = {
         "runId": run.run_id, "status": status, "summary": summary,
         "result": {"payloads": payloads,
