@@ -121,3 +121,24 @@ def test_demo_runs_the_main_job_offline(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     assert "demo complete" in out.stdout
     assert (tmp_path / "demo" / "workspace" / "notes" / "todo.md").exists()
+
+
+def test_agent_thinking_is_the_messages_level(tmp_path: Path) -> None:
+    server = ScriptedModelServer({"responses": [{"match": "[\\s\\S]", "repeat": True,
+                                                 "text": "thought"}]})
+    with server.run_in_thread():
+        path = tmp_path / "config.json5"
+        path.write_text(json.dumps({
+            "models": {"providers": {"scripted": {"baseUrl": server.base_url_openai,
+                                                  "api": "openai-responses", "apiKey": "k",
+                                                  "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
+            "store": {"url": str(tmp_path / "state.db")},
+        }))
+        out = invoke("agent", "--config", str(path), "--json", "--thinking", "medium",
+                     "-m", "hi")
+        assert json.loads(out.stdout)["text"] == "thought"
+        assert server.requests[-1].to_json()["body"]["reasoning"] == {"effort": "medium"}
+        bad = runner.invoke(app, ["agent", "--config", str(path), "--thinking", "huge",
+                                  "-m", "hi"])
+        assert bad.exit_code != 0 and "unknown thinking level 'huge'" in bad.output

@@ -421,3 +421,12 @@ async def test_a_turn_queued_past_its_busy_timeout_gives_up_as_a_busy_session(
         texts = [e.text for e in await front.history("s")]
     assert "behind" not in texts
     assert all("behind" not in str(request) for request in rig.server.requests)
+
+
+async def test_a_messages_thinking_level_reaches_the_workers_model_request(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [{"match": "^hello$", "text": "thought it over"}]})
+    rig.start_worker("w1")
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        result = await front.run_turn("s", "hello", TurnOptions(thinking="low"))
+        assert (result.terminal, result.text) == ("ok", "thought it over")
+    assert rig.server.requests[-1].to_json()["body"]["reasoning_effort"] == "low"

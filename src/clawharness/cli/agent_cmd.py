@@ -52,11 +52,23 @@ def register(app: typer.Typer) -> None:
                                                     help="Session key or name.")] = None,
         model: Annotated[str | None, typer.Option("--model", metavar="REF",
                                                   help="Model ref, e.g. openai/gpt-5.")] = None,
+        thinking: Annotated[str | None, typer.Option(
+            "--thinking", metavar="LEVEL",
+            help="Thinking level for this message: off, minimal, low, medium, high, "
+                 "xhigh.")] = None,
         timeout: Annotated[float | None, typer.Option(metavar="SECONDS",
                                                       help="Give up after N seconds.")] = None,
         as_json: JsonOption = False,
     ) -> None:
         """Run one agent turn. Continuing the same --session continues the conversation."""
+        level: str | None = None
+        if thinking is not None:
+            from clawharness.models import ThinkingLevelError, parse_thinking_level
+
+            try:
+                level = parse_thinking_level(thinking)
+            except ThinkingLevelError as exc:
+                raise fail(exc, as_json=as_json) from None
         streamed: list[str] = []
 
         def on_partial(text: str) -> None:
@@ -89,7 +101,7 @@ def register(app: typer.Typer) -> None:
             async with Host.from_config(config, cluster_url=cluster) as host:
                 # --json prints the result alone: no partial replies asked for (on a
                 # cluster, none are relayed)
-                opts = TurnOptions(model=model, abort=abort,
+                opts = TurnOptions(model=model, abort=abort, thinking=level,
                                    on_partial_reply=None if as_json else on_partial,
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())

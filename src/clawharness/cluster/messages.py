@@ -83,6 +83,8 @@ class TurnRequest:
     #: sent by a full worker to the own queue of one that said it has room: the worker
     #: takes it only with a slot free now, else hands it back (`SPILL_REFUSED`)
     spilled: bool = False
+    #: the message's thinking level (`TurnOptions.thinking`; docs/thinking.md)
+    thinking: str | None = None
 
 
 @dataclass

@@ -220,6 +220,7 @@ class TurnActivities:
                    partials: NewestOnly[str]) -> str | None:
         abort = asyncio.Event()
         options = TurnOptions(run_id=request.turn_id, model=request.model,
+                              thinking=request.thinking,
                               max_steps=request.max_steps, timeout=request.timeout,
                               on_partial_reply=partials if request.partials else None,
                               durable_tools=True,
