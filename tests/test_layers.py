@@ -54,7 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
      "contract kit beside the scripted model server)",
      ("plugin_sdk", "harnesses", "testing")),
     ("the host: one door, and the run service every front starts turns on",
-     ("llm", "cluster", "subagents", "host", "runs")),
+     ("llm", "cluster", "subagents", "host_portable", "host_reports", "host", "runs")),
     ("fronts and applications",
      ("worker", "mcp_serve", "acp_serve", "gateway", "doctor", "conformance", "cli")),
     ("entry point",

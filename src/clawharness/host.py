@@ -11,7 +11,6 @@ runner) or, with a cluster URL, on the cluster's workers (`clawharness.cluster.f
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import os
@@ -27,56 +26,28 @@ from clawharness._json import JsonValue
 from clawharness.attempt.agent_setup import AgentSetup
 from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
 from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
-from clawharness.cluster.front import cluster_transport, open_cluster_turns, probe_cluster
+from clawharness.cluster.front import cluster_transport, open_cluster_turns
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
-    AgentHarnessNotRegisteredError,
-    AgentHarnessUnsupportedError,
     ClawHarnessError,
-    ConfigError,
-    InvalidSessionKeyError,
     ModelRefError,
-    NativeSessionUnsupportedError,
-    SessionForkError,
     SessionNotFoundError,
 )
-from clawharness.harness import (
-    AdoptRequest,
-    HandoffRequest,
-    Message,
-    NativeAdoption,
-    NativeHandoff,
-    PortableSessions,
-    normalize_optional_runtime_id,
-    portable_runtime,
-)
-from clawharness.harness.status import SessionPin, StatusReport, build_status
 from clawharness.harnesses.embedded.harness import OpenClawHarness
+from clawharness.host_portable import PortableSessionsMixin
+from clawharness.host_reports import HostReportsMixin
 from clawharness.llm import LlmApi, LlmContext
 from clawharness.mcp.manager import McpManager
-from clawharness.models import unknown_provider_problems
-from clawharness.models.catalog import ModelCatalog, build_model_catalog
-from clawharness.models.routes import known_provider_ids, resolve_route
+from clawharness.models.routes import known_provider_ids
 from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.processes import live_native_processes
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
-from clawharness.plugins.diagnostics import plugin_findings
 from clawharness.plugins.runtime import PluginRuntime
 from clawharness.providers.registry import default_api, preload_transports
 from clawharness.records import CompactionResult, SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
-from clawharness.redaction.outbound import redact_transcript_message
-from clawharness.sessions import (
-    AdoptionResult,
-    ForkResult,
-    adopt_native,
-    fork_prefix,
-    handoff_native,
-    parse_fork_point,
-    write_fork,
-)
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
@@ -100,21 +71,17 @@ from clawharness.subagents import SubagentManager
 from clawharness.tools import agent_workspace_dir
 from clawharness.tools.agent_tools import AgentTools
 from clawharness.tools.sandbox import (
-    SandboxExplanation,
     SandboxService,
-    explain_sandbox,
-    status_lines,
 )
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnRunner
-    from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
 
 __all__ = ["Host", "TurnResult"]
 
 
-class Host:
+class Host(PortableSessionsMixin, HostReportsMixin):
     """A configured host: config, store, plugins and harnesses, session writers.
 
     With a cluster (`cluster_url`, else `cluster.url` in config) the host is a front: its
@@ -314,7 +281,6 @@ class Host:
     def agent_workspace(self, agent_id: str) -> str:
         """The directory an agent's turns work in (its configured `workspace`, else
         `<state dir>/workspace/<agent>`), unless a turn brings its own."""
-        from clawharness.tools import agent_workspace_dir
 
         return str(agent_workspace_dir(self.config, self.state_dir, agent_id))
 
@@ -440,172 +406,6 @@ class Host:
             system_prompt=self.agent_setup.system_prompt(record.agent_id),
             tools=self.agent_tools.tool_specs(record.agent_id), focus=focus)
 
-    # portable sessions (docs/portable-sessions.md) ------------------------------------
-
-    def _portable(self, harness_id: str, capability: str) -> PortableSessions:
-        registered = self.plugins.registry.get(harness_id)
-        if registered is None:
-            raise AgentHarnessNotRegisteredError(harness_id)
-        harness = registered.harness
-        if not callable(getattr(harness, capability, None)):
-            what = "adopt sessions" if capability.startswith("adopt") else "hand sessions off"
-            raise NativeSessionUnsupportedError(f"the {harness_id} harness cannot {what}")
-        return harness  # type: ignore[return-value]
-
-    async def adopt_session(self, runtime: str, source: str, *, key: str | None = None,
-                            agent_id: str | None = None, model: str | None = None,
-                            home: str | None = None) -> AdoptionResult:
-        """Mirror a native session (`runtime`: claude-code, codex, acp/<agent>; `source`:
-        its file or id) into the host session `key` (default: one named after the
-        runtime and the native id) and bind it, so the next turn there resumes it
-        natively. Adopting again adds only what is new; bad input or a conflict raises
-        a `NativeSessionError` and stores nothing."""
-        harness_id, agent_name = portable_runtime(runtime)
-        harness = self._portable(harness_id, "adopt_native_session")
-        await self.start()
-        full = None
-        if key:
-            full = normalize_session_key(key, default_agent=agent_id or self.default_agent_id())
-            owner = parse_session_key(full).agent_id
-            if agent_id is not None and agent_id != owner:
-                raise InvalidSessionKeyError(
-                    f"the session key {full!r} belongs to agent {owner!r}, not {agent_id!r}")
-            agent_id = owner
-        agent = agent_id or self.default_agent_id()
-        require_known_agent(self.config, agent, session_key=full)
-        workspace = agent_workspace_dir(self.config, self.state_dir, agent)
-        workspace.mkdir(parents=True, exist_ok=True)  # as a turn makes it on first use
-        label = f"acp-{agent_name}" if agent_name else {"claude-cli": "claude-code"}.get(
-            harness_id, harness_id)
-
-        def session_key(adoption: NativeAdoption) -> str:
-            return full or normalize_session_key(
-                f"{label}-{adoption.native_session_id[:8]}", default_agent=agent)
-
-        def model_ref(adoption: NativeAdoption) -> str | None:
-            return self.model_ref(model) if model else self._known_ref(adoption.model_ref)
-
-        return await adopt_native(
-            self.store, self.writers, harness, AdoptRequest(
-                source=source, agent_id=agent, workspace_dir=str(workspace),
-                state_dir=str(self.state_dir), env=self.env, home=home,
-                agent_name=agent_name),
-            session_key=session_key, model_ref=model_ref,
-            scrub=redact_transcript_message)  # type: ignore[arg-type]
-
-    async def fork_session(self, key: str, *, at: str | None = None,
-                           new_key: str | None = None, model: str | None = None,
-                           runtime: str | None = None, settled: bool = True) -> ForkResult:
-        """A new session whose transcript is the prefix of `key`'s up to `at` (`N` or
-        `turn:N`, `entry:SEQ`; default all of it), copied with provenance; its next turn
-        runs on `model` (default the source's) and `runtime` (default: the normal
-        selection; `acp/<agent>` means that ACP agent's model). A runtime the model's
-        route does not allow is refused now (`SessionForkError`), and nothing is
-        written. `settled`: wait for a turn running in the source to end first (a
-        sub-agent forked from inside its parent's turn does not)."""
-        source = await self.get_session(key)
-        point = parse_fork_point(at)
-        target = self._fork_key(source, new_key)
-        ref, harness = self._fork_route(source, model, runtime)
-        store = self.store
-        if await store.get_session(target) is not None:
-            raise SessionForkError(f"session {target} already exists",
-                                   hint="name a new key with --as NEWKEY")
-        if settled:
-            async with self.writers.hold(source.key, purpose="fork a session"):
-                entries = await store.read_entries(source.session_id)
-        else:
-            entries = await store.read_entries(source.session_id)
-        prefix = fork_prefix(entries, point, source=f"session {source.key}")
-        async with self.writers.hold(target, purpose="fork a session"):
-            return await write_fork(store, source, target, prefix, model_ref=ref,
-                                    runtime=harness)
-
-    def _fork_key(self, source: SessionRecord, new_key: str | None) -> str:
-        if not new_key:
-            rest = parse_session_key(source.key).rest
-            return f"agent:{source.agent_id}:{rest[:200]}-fork-{new_id()[:8]}"
-        target = normalize_session_key(new_key, default_agent=source.agent_id)
-        owner = parse_session_key(target).agent_id
-        if owner != source.agent_id:
-            raise SessionForkError(
-                f"{target} belongs to agent {owner!r}; a fork stays with the source's agent "
-                f"{source.agent_id!r}", hint=f"use a key of agent {source.agent_id}")
-        return target
-
-    def _fork_route(self, source: SessionRecord, model: str | None,
-                    runtime: str | None) -> tuple[str | None, str | None]:
-        """(model ref, runtime override) of a fork's next turn, checked as that turn's
-        selection will check them: a runtime the route does not allow fails now."""
-        harness = normalize_optional_runtime_id(runtime)
-        if harness is not None and harness.startswith("acp/"):
-            agent = harness[4:]
-            if model and self.model_ref(model) != f"acp/{agent}":
-                raise SessionForkError(
-                    f"--runtime {runtime} runs the ACP agent {agent!r} on its own model; "
-                    f"it cannot run {model}", hint="leave out --model, or --runtime")
-            model, harness = f"acp/{agent}", None
-        ref_text = self.model_ref(model) if model else (source.model_ref or None)
-        if harness is None and ref_text is None:
-            return None, None
-        parsed = parse_model_ref(ref_text) if ref_text else None
-        if harness is not None:
-            if parsed is None:
-                raise SessionForkError(f"--runtime {runtime} needs a model to check it "
-                                       "against: pass --model", hint="e.g. --model openai/gpt-5")
-            route = resolve_route(self.config, parsed, env=self.env,
-                                  extra_providers=self.plugins.selector.providers)
-            try:
-                self.plugins.selector.select(agent_id=source.agent_id, route=route, pinned=None,
-                                    session_key=source.key, override=harness)
-            except (AgentHarnessUnsupportedError, AgentHarnessNotRegisteredError) as exc:
-                raise SessionForkError(
-                    f"cannot fork onto runtime {harness} with {ref_text}: {exc}",
-                    hint="choose a model that runtime runs (--model), or another runtime"
-                ) from exc
-        return ref_text, harness
-
-    def spawn_route(self, parent: SessionRecord, agent_id: str, model: str | None,
-                    runtime: str | None) -> tuple[str | None, str | None]:
-        """(model ref, runtime override) of a sub-agent of `parent` running as
-        `agent_id`, checked as a fork's are (its own agent's child defaults to the
-        parent's model, another agent's to that agent's own)."""
-        source = parent if agent_id == parent.agent_id else dataclasses.replace(
-            parent, agent_id=agent_id, model_ref=None)
-        return self._fork_route(source, model, runtime)
-
-    def _known_ref(self, ref: str | None) -> str | None:
-        """`ref` when this config can run it, else None (the agent's own model)."""
-        if not ref:
-            return None
-        try:
-            return self.model_ref(ref)
-        except ModelRefError:
-            return None
-
-    async def handoff_session(self, key: str, runtime: str, *, home: str | None = None,
-                              cwd: str | None = None) -> NativeHandoff:
-        """Make a native session of `runtime` (claude-code, codex, acp/<agent>) holding
-        the transcript of host session `key`, where that runtime's own CLI resumes it
-        (`home`: the runtime home to write into, default the user's own; `cwd`: where it
-        runs, default the agent's workspace). The transcript is not changed; the
-        session's meta records the handoff, so adopting that native session back into it
-        adds what was said there."""
-        harness_id, agent_name = portable_runtime(runtime)
-        harness = self._portable(harness_id, "handoff_native_session")
-        record = await self.get_session(key)
-        model_id = record.model_ref.split("/", 1)[1] if record.model_ref and (
-            "/" in record.model_ref) else None
-        workspace = cwd or str(agent_workspace_dir(self.config, self.state_dir, record.agent_id))
-
-        def request(history: tuple[Message, ...]) -> HandoffRequest:
-            return HandoffRequest(
-                agent_id=record.agent_id, session_key=record.key, history=history,
-                cwd=workspace, state_dir=str(self.state_dir), env=self.env, home=home,
-                agent_name=agent_name, model_id=model_id)
-
-        return await handoff_native(self.store, self.writers, harness, record, request)
-
     async def _sessions(self) -> SessionLifecycle:
         """The session lifecycle, starting the host on first use."""
         if self._lifecycle is None:
@@ -633,49 +433,6 @@ class Host:
                 for n in names}
         return preload_transports(apis)
 
-    async def cluster_status(self, url: str | None = None) -> ClusterStatus:
-        """How the cluster at `url` (else this host's `cluster.url`) is: reachable, its
-        server's version, the workers polling its task queue. Needs no started host."""
-        target = url or self.config.cluster.url
-        if target is None:
-            raise ConfigError("no cluster to ask about: pass --cluster temporal://HOST:PORT "
-                              "or set cluster.url", key_path="cluster.url")
-        return await probe_cluster(target, self.config.cluster, self.cluster_transport())
-
-    async def status(self, session_key: str | None = None, *,
-                     model: str | None = None) -> StatusReport:
-        """The effective runtime per agent/model (and for one session, from its pin).
-
-        `model`: the ref the session's next turn would name instead of its own (a chat's
-        `/model`), so the session row shows what that turn would select.
-        """
-        pins: list[SessionPin] = []
-        agents: list[str] | None = None
-        if session_key:
-            full = self.session_key(session_key)
-            record = await self.store.get_session(full)
-            pins.append(SessionPin(
-                session_key=full, agent_id=record.agent_id if record else None,
-                agent_harness_id=record.agent_harness_id if record else None,
-                model_ref=model or (record.model_ref if record else None),
-                thinking_level=record.meta.thinking_level if record else None,
-            ))
-            agents = [full.split(":", 2)[1]]
-        plugin_providers = self.plugins.selector.providers
-        report = build_status(self.config, self.plugins.registry, pins, env=self.env,
-                              provider_routes=self.plugins.registrations.provider_routes(),
-                              agents=agents,
-                              known_providers=known_provider_ids(self.config, plugin_providers))
-        problems = tuple(f.message for f in plugin_findings(self.plugins.load(),
-                                                            self.config.plugins))
-        problems += tuple(f"{p.key_path}: {p.message}; {p.hint}"
-                          for p in unknown_provider_problems(self.config, plugin_providers))
-        # where exec runs: said when no sandbox works here (or a required one cannot run)
-        sandbox = tuple(await asyncio.to_thread(
-            status_lines, self.agent_tools.sandbox, agents or list(known_agent_ids(self.config))))
-        return StatusReport(report.agents, report.sessions, report.harnesses,
-                            report.warnings + problems + sandbox + self._config_warnings())
-
     def _config_warnings(self) -> tuple[str, ...]:
         """The config's warnings, less what a running gateway disproves: a host that serves
         started its gateway, so it had a token (from --token or the environment) even
@@ -685,39 +442,6 @@ class Host:
             return tuple(texts)
         return tuple(text for text, problem in zip(texts, problems, strict=True)
                      if problem.code != "gateway-token-missing")
-
-    async def explain_sandbox(self, agent_id: str | None = None,
-                              session_key: str | None = None) -> SandboxExplanation:
-        """Where a command of an agent's session would run and what it would see
-        (`clawharness sandbox explain`): the session's agent, else `agent_id`, else the
-        default agent's main session. Needs no started host."""
-        if session_key:
-            key = self.session_key(session_key)
-            owner = parse_session_key(key).agent_id
-            if agent_id is not None and agent_id != owner:
-                raise InvalidSessionKeyError(
-                    f"the session key {key!r} belongs to agent {owner!r}, not {agent_id!r}: "
-                    "pass one of --agent and --session, or a key of that agent")
-            agent_id = owner
-        else:
-            agent_id = agent_id or self.default_agent_id()
-            key = f"agent:{agent_id}:main"
-        require_known_agent(self.config, agent_id, session_key=key if session_key else None)
-        return await asyncio.to_thread(explain_sandbox, self.agent_tools.sandbox, agent_id, key)
-
-    async def model_catalog(self, agent_id: str | None = None) -> ModelCatalog:
-        """The configured models as `agent_id` (else the default agent) sees them, each
-        with its effective runtime (`clawharness models list`)."""
-        return build_model_catalog(
-            self.config, self.plugins.registry, agent_id=agent_id or self.default_agent_id(),
-            env=self.env, provider_routes=self.plugins.registrations.provider_routes(),
-            extra_providers=tuple(self.plugins.selector.providers))
-
-    async def session_pins(self) -> list[SessionPin]:
-        """Every session's persisted runtime ownership (for doctor's stale-pin check)."""
-        return [SessionPin(session_key=r.key, agent_id=r.agent_id,
-                           agent_harness_id=r.agent_harness_id, model_ref=r.model_ref)
-                for r in await self.store.list_sessions()]
 
     async def lock_model_selection(self, key: str, *, locked: bool = True) -> SessionRecord:
         """Lock (or unlock) a session's model selection; delegates need it locked."""
