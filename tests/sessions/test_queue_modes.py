@@ -120,9 +120,9 @@ async def test_a_steer_the_runtime_refused_runs_as_the_next_turn() -> None:
         ran.append(text)
         if text == "first":
             await boundary.wait()
-            taken = steering.take()
+            taken = await steering.take()
             assert list(taken) == ["steer me"]
-            steering.untake(taken)  # the runtime said no
+            await steering.untake(taken)  # the runtime said no
         return f"done {text}"
 
     first = asyncio.create_task(queues.submit("k", "first", "steer", turn))

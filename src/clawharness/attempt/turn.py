@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +33,7 @@ from clawharness.attempt.conclude import TurnConcluder
 from clawharness.attempt.inspector import TurnRecordKeeper
 from clawharness.attempt.prepare import PreparedTurn, TurnPreparer, check_workspace
 from clawharness.attempt.run_attempt import AttemptOutcome, AttemptRunner, Candidate
+from clawharness.attempt.steering import CrossProcessSteering
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
@@ -67,6 +67,7 @@ class TurnRunner:
         self._attempts = AttemptRunner(context, store)
         self._concluder = TurnConcluder(context, store, self._records)
         self._queues: SessionQueues[TurnResult] = SessionQueues()
+        self._across = CrossProcessSteering(store, context.writers)
 
     def queued(self, session_key: str) -> int:
         """Messages for the session waiting in this process behind its running turn."""
@@ -85,10 +86,20 @@ class TurnRunner:
         mode = resolve_queue_mode(self._context.config, agent_id,
                                   parse_queue_mode(opts.queue_mode))
 
-        def turn(text: str, steering: Steering) -> Awaitable[TurnResult]:
-            return self._run_turn(session_key, text, replace(
-                opts, abort=steering.abort, take_steering=steering.take,
-                return_steering=steering.untake))
+        run_id = opts.run_id or new_id()
+
+        async def turn(text: str, steering: Steering) -> TurnResult:
+            if mode == "steer" and text == message:
+                # a turn another process runs on the session takes it, if it can
+                answered = await self._across.steer_elsewhere(
+                    session_key, message, timeout=opts.busy_timeout, run_id=run_id)
+                if answered is not None:
+                    return answered
+            take, give_back = self._across.taker(steering.take, steering.untake,
+                                                 session_key, run_id)
+            return await self._run_turn(session_key, text, replace(
+                opts, abort=steering.abort, take_steering=take, return_steering=give_back,
+                run_id=run_id))
 
         wait = (self._context.writers.timings.wait if opts.busy_timeout is None
                 else opts.busy_timeout)

@@ -210,12 +210,13 @@ RequestUserInput = Callable[[Sequence[Mapping[str, Any]], Any], Awaitable[Mappin
 Mirror = Callable[[Sequence[Message]], Awaitable[object]]
 #: wait until every mirrored message is stored (raises if one could not be)
 MirrorBarrier = Callable[[], Awaitable[None]]
-#: `take_steering()`: the user messages steered into the running turn since the last
-#: call, in arrival order (each taken once: the harness then owns it)
-TakeSteering = Callable[[], Sequence[str]]
-#: `return_steering(messages)`: the last messages `take_steering` gave, which the harness
-#: could not deliver (its runtime refused them): they run as the next turn instead
-ReturnSteering = Callable[[Sequence[str]], None]
+#: `await take_steering()`: the user messages steered into the running turn since the
+#: last call, in arrival order (each taken once: the harness then owns it); some may come
+#: from another process sharing the store
+TakeSteering = Callable[[], Awaitable[Sequence[str]]]
+#: `await return_steering(messages)`: the last messages `take_steering` gave, which the
+#: harness could not deliver (its runtime refused them): they run as the next turn instead
+ReturnSteering = Callable[[Sequence[str]], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         parse_queue_mode,
         resolve_queue_mode,
     )
+    from clawharness.sessions.steering_inbox import Offer, SteeringInbox
     from clawharness.sessions.subagent import is_subagent_session_key
     from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
     from clawharness.sessions.user_turn import (
@@ -102,6 +103,7 @@ __all__ = [
     "NativeSessionGone",
     "NativeSessionRecord",
     "NativeSessionRecovery",
+    "Offer",
     "RemovedBinding",
     "Rollback",
     "SessionBindings",
@@ -111,6 +113,7 @@ __all__ = [
     "SessionQueues",
     "SessionWriters",
     "Steering",
+    "SteeringInbox",
     "TranscriptMirror",
     "WriterTimings",
     "adopt_into",
@@ -190,6 +193,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "resolve_state_dir": "clawharness.sessions.bindings.state_dir",
     "restore_prepared_user_turn_operational_meta_for_runtime": "clawharness.sessions.user_turn",
     "transcript_context": "clawharness.sessions.bindings.bootstrap",
+    "Offer": "clawharness.sessions.steering_inbox",
+    "SteeringInbox": "clawharness.sessions.steering_inbox",
     "DEFAULT_QUEUE_MODE": "clawharness.sessions.queue",
     "QUEUE_MODES": "clawharness.sessions.queue",
     "SessionQueues": "clawharness.sessions.queue",

@@ -120,10 +120,10 @@ class Steering:
     `take`, the steered messages not yet taken (`AttemptParams.take_steering`)."""
 
     abort: asyncio.Event
-    take: Callable[[], Sequence[str]]
+    take: Callable[[], Awaitable[Sequence[str]]]
     #: give back the last messages `take` gave (the runtime refused them): they wait
     #: again in their arrival place (`AttemptParams.return_steering`)
-    untake: Callable[[Sequence[str]], None]
+    untake: Callable[[Sequence[str]], Awaitable[None]]
 
 
 #: run the turn of `message`; the queue admitted it with `steering`
@@ -258,14 +258,14 @@ class SessionQueues(Generic[R]):
         taken: list[_Ticket[R]] = []
         open_ = True
 
-        def take() -> Sequence[str]:
+        async def take() -> Sequence[str]:
             if not open_ or not lane.inbox:
                 return ()
             steered, lane.inbox[:] = list(lane.inbox), []
             taken.extend(steered)
             return tuple(t.message for t in steered)
 
-        def untake(messages: Sequence[str]) -> None:
+        async def untake(messages: Sequence[str]) -> None:
             count = min(len(messages), len(taken))
             if count == 0:
                 return

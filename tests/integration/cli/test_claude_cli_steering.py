@@ -44,12 +44,12 @@ class Steered:
         self.taken: list[str] = []
         self.returned: list[str] = []
 
-    def take(self) -> Sequence[str]:
+    async def take(self) -> Sequence[str]:
         out, self.waiting = self.waiting, []
         self.taken.extend(out)
         return out
 
-    def give_back(self, messages: Sequence[str]) -> None:
+    async def give_back(self, messages: Sequence[str]) -> None:
         self.returned.extend(messages)
 
 

@@ -388,7 +388,7 @@ class CodexTurn:
         take = self.p.take_steering
         if take is None or self.turn_id is None or self.interrupt_reason is not None:
             return
-        messages = list(take())
+        messages = list(await take())
         if not messages:
             return
         try:
@@ -401,7 +401,7 @@ class CodexTurn:
                      self.turn_id, exc)
             give_back = self.p.return_steering
             if give_back is not None:
-                give_back(messages)
+                await give_back(messages)
             return
         first = self.steered
         self.steered += len(messages)

@@ -335,7 +335,7 @@ class EmbeddedAttempt:
         take = self.p.take_steering
         if take is None:
             return
-        messages = take()
+        messages = await take()
         if not messages:
             return
         for text in messages:

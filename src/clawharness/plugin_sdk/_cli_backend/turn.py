@@ -284,7 +284,7 @@ class CliTurn(NativeTurn):
         done = self.finished
         unanswered = bool(self.steer_batches)
         if unanswered:
-            self.unanswered_steering()
+            await self.unanswered_steering()
         if done is None or not live.child.alive or unanswered:
             # the process is gone or unusable: reap it and whatever it left behind
             await self.h.processes.close(self.key)
@@ -419,20 +419,20 @@ class CliTurn(NativeTurn):
         take = self.p.take_steering
         if take is None or self.live is None or self.p.abort.is_set():
             return
-        messages = list(take())
+        messages = list(await take())
         if not messages:
             return
         self.steer_batches.append(messages)
         await self.write(self.spec.control.user_turn("\n\n".join(messages), ()))
         await self.emit("steer", {"messages": len(messages)})
 
-    def unanswered_steering(self) -> None:
+    async def unanswered_steering(self) -> None:
         """The turn ended before the CLI answered steered lines: they go back to the
         host to run as the next turn (the process, which still holds them, is closed)."""
         batches, self.steer_batches = self.steer_batches, []
         give_back = self.p.return_steering
         if give_back is not None and batches:
-            give_back([text for batch in batches for text in batch])
+            await give_back([text for batch in batches for text in batch])
 
     def add_usage(self, usage: Mapping[str, Any] | None) -> None:
         if usage:

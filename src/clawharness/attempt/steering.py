@@ -1,0 +1,101 @@
+"""The turn runner's side of steering across processes (`clawharness.sessions.steering_inbox`).
+
+- The offering side: a `steer` message that finds no turn of its session in this process
+  while another process holds the session's writer lease is offered in the store
+  (`offer_if_held_elsewhere`); when its own turn gets the lease, `settle` says whether
+  the other process's turn took it (the answer is then that run's reply) or it runs here.
+- The holder's side: a turn's `take_steering` takes this process's steered messages and
+  claims the offers of other processes (`taker`); what its runtime refuses goes back to
+  where it came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from clawharness.records.turn_result import QueueDelivery, TurnResult
+from clawharness.sessions.steering_inbox import Offer, SteeringInbox
+from clawharness.sessions.writers import SessionWriters
+from clawharness.store import Store
+
+__all__ = ["CrossProcessSteering"]
+
+
+class CrossProcessSteering:
+    """Steered messages between the processes sharing the host's store."""
+
+    def __init__(self, store: Store, writers: SessionWriters) -> None:
+        self._store = store
+        self._writers = writers
+        self._inbox = SteeringInbox(store)
+
+    async def steer_elsewhere(self, session_key: str, message: str, *,
+                              timeout: float | None, run_id: str) -> TurnResult | None:
+        """When another process holds the session now: offer `message` to its turn, and
+        once that turn is over, its answer if it took the message; None: run it here."""
+        offer = await self.offer_if_held_elsewhere(session_key, message)
+        if offer is None:
+            return None
+        return await self.settle(offer, timeout=timeout, run_id=run_id)
+
+    async def offer_if_held_elsewhere(self, session_key: str, message: str) -> Offer | None:
+        """Offer `message` when another process holds the session's lease now."""
+        leases = self._writers.store
+        if leases is None:
+            return None
+        state = await leases.session_lease_state(session_key)
+        if not state.held or (state.holder or "").startswith(self._writers.holder):
+            return None
+        return await self._inbox.offer(session_key, message)
+
+    async def settle(self, offer: Offer, *, timeout: float | None,
+                     run_id: str) -> TurnResult | None:
+        """Once the turn that held the session is over (this process gets the lease):
+        that turn's answer when it took the offer, else None (withdrawn: run it here)."""
+        async with self._writers.hold(offer.session_key, timeout=timeout,
+                                      purpose=f"steer {run_id}"):
+            claimed_by = await self._inbox.settle(offer)
+            if claimed_by is None:
+                return None
+            return await self._answer_of(offer.session_key, claimed_by)
+
+    async def _answer_of(self, session_key: str, run_id: str) -> TurnResult:
+        record = await self._store.get_session(session_key)
+        text, runtime, session_id = "", "", ""
+        if record is not None:
+            session_id, runtime = record.session_id, record.agent_harness_id or ""
+            for entry in reversed(await self._store.read_entries(session_id, last=200)):
+                if entry.metadata.get("runId") == run_id and entry.role == "assistant" \
+                        and entry.text:
+                    text = entry.text
+                    break
+        return TurnResult(session_key=session_key, session_id=session_id, run_id=run_id,
+                          runtime=runtime, selected_reason="steered", terminal="ok",
+                          text=text, queue=QueueDelivery("steer", "steered"))
+
+    def taker(self, local: Callable[[], Awaitable[Sequence[str]]],
+              give_back: Callable[[Sequence[str]], Awaitable[None]], session_key: str,
+              run_id: str) -> tuple[Callable[[], Awaitable[Sequence[str]]],
+                                    Callable[[Sequence[str]], Awaitable[None]]]:
+        """`take_steering` and `return_steering` for a turn: this process's messages,
+        then the offers of other processes; a refused batch goes back where it came from
+        (the offers are opened again before the turn ends, so their processes run them)."""
+        mine_last: list[str] = []
+        theirs_last: list[Offer] = []
+
+        async def take() -> Sequence[str]:
+            mine = list(await local())
+            theirs = list(await self._inbox.claim(session_key, run_id))
+            mine_last[:], theirs_last[:] = mine, theirs
+            return [*mine, *(offer.text for offer in theirs)]
+
+        async def returned(messages: Sequence[str]) -> None:
+            mine, theirs = list(mine_last), list(theirs_last)
+            mine_last.clear()
+            theirs_last.clear()
+            if mine:
+                await give_back(mine)
+            if theirs:
+                await self._inbox.unclaim(theirs, run_id)
+
+        return take, returned

@@ -1,0 +1,85 @@
+"""Steering across processes: messages offered in the store to the turn another process
+is running on the session (docs/steering.md, "Across processes").
+
+A process that gets a `steer` message for a session whose writer lease another process
+holds `offer`s it here, then waits for the lease as its own turn would. The lease
+holder's turn `claim`s the session's offers at each tool boundary (a compare-and-set per
+offer, so each is claimed once) and takes them as steered messages. When the offering
+process gets the lease, the holder's turn is over: it `settle`s its offer, which either
+was claimed (its answer is that run's) or is withdrawn now (it runs the message itself).
+Offers live in the store's state rows (`PluginStateStore`), namespace `NAMESPACE`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from clawharness.store import PluginStateStore
+
+__all__ = ["NAMESPACE", "Offer", "SteeringInbox"]
+
+NAMESPACE: Final = "clawharness.steering"
+_SEP: Final = "\x1f"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A message offered to the running turn of `session_key` (its row `key`)."""
+
+    session_key: str
+    key: str
+    text: str
+
+
+class SteeringInbox:
+    """Offers of steered messages between the processes sharing one store."""
+
+    def __init__(self, store: PluginStateStore) -> None:
+        self._store = store
+
+    async def offer(self, session_key: str, text: str) -> Offer:
+        """Offer `text` to whichever turn holds the session (in offer order)."""
+        key = f"{session_key}{_SEP}{time.time_ns():020d}{_SEP}{uuid.uuid4().hex}"
+        await self._store.state_insert_if_absent(NAMESPACE, key, {"text": text})
+        return Offer(session_key, key, text)
+
+    async def claim(self, session_key: str, run_id: str) -> Sequence[Offer]:
+        """The session's open offers, claimed for `run_id`, oldest first."""
+        rows = await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}")
+        taken: list[Offer] = []
+        for row in sorted(rows, key=lambda r: r.key):
+            value = row.value if isinstance(row.value, dict) else {}
+            text = value.get("text")
+            if "runId" in value or not isinstance(text, str):
+                continue
+            claimed = await self._store.state_update_if(
+                NAMESPACE, row.key, row.generation, {"text": text, "runId": run_id})
+            if claimed is not None:
+                taken.append(Offer(session_key, row.key, text))
+        return taken
+
+    async def unclaim(self, offers: Sequence[Offer], run_id: str) -> None:
+        """Open again offers `run_id` claimed but could not deliver (its runtime refused
+        them): the offering process then runs them itself."""
+        for offer in offers:
+            row = await self._store.state_get(NAMESPACE, offer.key)
+            if row is not None and isinstance(row.value, dict) \
+                    and row.value.get("runId") == run_id:
+                await self._store.state_update_if(NAMESPACE, offer.key, row.generation,
+                                                  {"text": offer.text})
+
+    async def settle(self, offer: Offer) -> str | None:
+        """The run that claimed `offer`, or None: then it is withdrawn (the offering
+        process runs it). Either way its row is gone afterwards."""
+        while True:
+            row = await self._store.state_get(NAMESPACE, offer.key)
+            if row is None:
+                return None
+            value = row.value if isinstance(row.value, dict) else {}
+            if await self._store.state_delete_if(NAMESPACE, offer.key, row.generation):
+                run_id = value.get("runId")
+                return run_id if isinstance(run_id, str) else None

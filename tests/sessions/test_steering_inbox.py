@@ -1,0 +1,48 @@
+"""Offers of steered messages between processes in a real store: each is claimed once,
+oldest first; a claimed offer settles to its run, an open one is withdrawn; a refused
+claim opens the offer again."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from clawharness.sessions.steering_inbox import SteeringInbox
+from clawharness.store.sqlite import SqliteStore
+
+KEY = "agent:main:s"
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    opened = SqliteStore(tmp_path / "store.db")
+    await opened.open()
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+async def test_offers_are_claimed_once_oldest_first_and_settle_to_their_run(
+        store: SqliteStore) -> None:
+    offering, holding = SteeringInbox(store), SteeringInbox(store)  # two processes
+    first = await offering.offer(KEY, "one")
+    second = await offering.offer(KEY, "two")
+    other = await offering.offer("agent:main:other", "elsewhere")
+    claimed = await holding.claim(KEY, "run-1")
+    assert [o.text for o in claimed] == ["one", "two"]
+    assert await holding.claim(KEY, "run-2") == []  # taken already
+    assert await offering.settle(first) == "run-1"
+    assert await offering.settle(second) == "run-1"
+    assert await offering.settle(other) is None  # nobody took it: it runs where it came
+    assert await store.state_list("clawharness.steering") == []
+
+
+async def test_a_refused_claim_opens_the_offer_again(store: SqliteStore) -> None:
+    inbox = SteeringInbox(store)
+    offer = await inbox.offer(KEY, "steer me")
+    claimed = await inbox.claim(KEY, "run-1")
+    await inbox.unclaim(claimed, "run-1")
+    assert await inbox.settle(offer) is None
