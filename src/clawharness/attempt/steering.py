@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from clawharness.records.turn_result import QueueDelivery, TurnResult
 from clawharness.sessions.steering_inbox import Offer, SteeringInbox
+from clawharness.sessions.transcript import entry_run_id
 from clawharness.sessions.writers import SessionWriters
 from clawharness.store import Store
 
@@ -65,8 +66,7 @@ class CrossProcessSteering:
         if record is not None:
             session_id, runtime = record.session_id, record.agent_harness_id or ""
             for entry in reversed(await self._store.read_entries(session_id, last=200)):
-                if entry.metadata.get("runId") == run_id and entry.role == "assistant" \
-                        and entry.text:
+                if entry_run_id(entry) == run_id and entry.role == "assistant" and entry.text:
                     text = entry.text
                     break
         return TurnResult(session_key=session_key, session_id=session_id, run_id=run_id,

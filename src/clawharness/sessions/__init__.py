@@ -76,7 +76,13 @@ if TYPE_CHECKING:
     )
     from clawharness.sessions.steering_inbox import Offer, SteeringInbox
     from clawharness.sessions.subagent import is_subagent_session_key
-    from clawharness.sessions.transcript import HistoryCache, TranscriptMirror, entry_to_message
+    from clawharness.sessions.transcript import (
+        RUN_ID_META,
+        HistoryCache,
+        TranscriptMirror,
+        entry_run_id,
+        entry_to_message,
+    )
     from clawharness.sessions.user_turn import (
         normalize_input_provenance,
         restore_prepared_user_turn_operational_meta_for_runtime,
@@ -88,6 +94,7 @@ __all__ = [
     "FORKED_FROM",
     "HANDOFFS",
     "QUEUE_MODES",
+    "RUN_ID_META",
     "AdoptionResult",
     "BindingOperationParams",
     "BoundSession",
@@ -121,6 +128,7 @@ __all__ = [
     "configured_default_agent",
     "copied_entry",
     "create_native_session_binding_lifecycle",
+    "entry_run_id",
     "entry_to_message",
     "fork_prefix",
     "handed_off",
@@ -194,6 +202,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "restore_prepared_user_turn_operational_meta_for_runtime": "clawharness.sessions.user_turn",
     "transcript_context": "clawharness.sessions.bindings.bootstrap",
     "Offer": "clawharness.sessions.steering_inbox",
+    "RUN_ID_META": "clawharness.sessions.transcript",
+    "entry_run_id": "clawharness.sessions.transcript",
     "SteeringInbox": "clawharness.sessions.steering_inbox",
     "DEFAULT_QUEUE_MODE": "clawharness.sessions.queue",
     "QUEUE_MODES": "clawharness.sessions.queue",

@@ -54,10 +54,10 @@ class SteeringInbox:
         for row in sorted(rows, key=lambda r: r.key):
             value = row.value if isinstance(row.value, dict) else {}
             text = value.get("text")
-            if "runId" in value or not isinstance(text, str):
+            if "run_id" in value or not isinstance(text, str):
                 continue
             claimed = await self._store.state_update_if(
-                NAMESPACE, row.key, row.generation, {"text": text, "runId": run_id})
+                NAMESPACE, row.key, row.generation, {"text": text, "run_id": run_id})
             if claimed is not None:
                 taken.append(Offer(session_key, row.key, text))
         return taken
@@ -68,7 +68,7 @@ class SteeringInbox:
         for offer in offers:
             row = await self._store.state_get(NAMESPACE, offer.key)
             if row is not None and isinstance(row.value, dict) \
-                    and row.value.get("runId") == run_id:
+                    and row.value.get("run_id") == run_id:
                 await self._store.state_update_if(NAMESPACE, offer.key, row.generation,
                                                   {"text": offer.text})
 
@@ -81,5 +81,5 @@ class SteeringInbox:
                 return None
             value = row.value if isinstance(row.value, dict) else {}
             if await self._store.state_delete_if(NAMESPACE, offer.key, row.generation):
-                run_id = value.get("runId")
+                run_id = value.get("run_id")
                 return run_id if isinstance(run_id, str) else None

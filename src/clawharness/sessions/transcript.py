@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from clawharness.observability.spans import store_append_span
 from clawharness.observability.telemetry import current_telemetry
@@ -31,7 +31,17 @@ from clawharness.store import (
     TranscriptStore,
 )
 
-__all__ = ["HistoryCache", "TranscriptMirror", "entry_to_message", "message_text"]
+__all__ = ["RUN_ID_META", "HistoryCache", "TranscriptMirror", "entry_run_id", "entry_to_message",
+           "message_text"]
+
+#: the metadata key of a transcript entry naming the run that wrote it
+RUN_ID_META: Final = "runId"
+
+
+def entry_run_id(entry: TranscriptEntry) -> str | None:
+    """The run that wrote `entry` (None when unknown)."""
+    value = entry.metadata.get(RUN_ID_META)
+    return value if isinstance(value, str) else None
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -160,7 +170,7 @@ class TranscriptMirror:
             entries.append(NewEntry(
                 role=str(clean.get("role", "unknown")),
                 content=clean,
-                metadata={"runId": self._run_id, **(meta or {})},
+                metadata={RUN_ID_META: self._run_id, **(meta or {})},
                 idempotency_key=str(key),
                 text=message_text(clean) or None,
             ))
