@@ -170,11 +170,13 @@ class TurnPromptContext:
     def __init__(self, window: Sequence[Message], *, budget: ContextBudget | None,
                  rules: PruningRules, plan: CompactionPlan | None, append: AppendSummary,
                  on_compacted: Callable[[CompactionResult], object] | None = None,
-                 session_key: str = "", window_limit: int | None = None) -> None:
+                 session_key: str = "", window_limit: int | None = None,
+                 counter: TokenCounter | None = None) -> None:
         """`window`: the stored messages the attempt's history was made of, oldest first;
         `window_limit`: the most entries a window holds (a turn reads the newest that
         many). A summary about to leave a full window is rolled into a new one, so a
-        compacted session never loses its summary (`wants_compaction`)."""
+        compacted session never loses its summary (`wants_compaction`). `counter`: the
+        estimates to share (the turn runner's, across attempts); a new one by default."""
         history, origins = prompt_view(_raw(window))
         summary_at = next((i for i in range(len(window) - 1, -1, -1)
                            if window[i].get("role") == SUMMARY_ROLE), None)
@@ -193,15 +195,27 @@ class TurnPromptContext:
         self._append = append
         self._on_compacted = on_compacted
         self._session_key = session_key
-        self._counter = TokenCounter()
+        self._counter = counter if counter is not None else TokenCounter()
+        self._last: tuple[Sequence[Message], int, list[Raw], int] | None = None
         #: the compactions of this attempt
         self.results: list[CompactionResult] = []
 
+    def _pruned(self, context: Sequence[Message]) -> tuple[list[Raw], int]:
+        """The context pruned, and its tokens; remembered for the same list at the same
+        length (the loop asks `wants_compaction`, then `shape`, of one context)."""
+        last = self._last
+        if last is not None and last[0] is context and last[1] == len(context):
+            return last[2], last[3]
+        pruned = prune_tool_results(_raw(context), self._rules)
+        total = self._counter.messages(pruned)
+        self._last = (context, len(context), pruned, total)
+        return pruned, total
+
     def shape(self, context: Sequence[Message]) -> list[Message]:
-        if self._budget is None:
-            return _typed(prune_tool_results(_raw(context), self._rules))
-        return _typed(fit_to_budget(_raw(context), self._budget.history, self._counter,
-                                    self._rules))
+        pruned, total = self._pruned(context)
+        if self._budget is None or total <= self._budget.history:
+            return _typed(pruned)
+        return _typed(fit_to_budget(pruned, self._budget.history, self._counter, self._rules))
 
     def wants_compaction(self, context: Sequence[Message]) -> bool:
         if self._plan is None or not self._plan.settings.enabled:
@@ -210,8 +224,7 @@ class TurnPromptContext:
             return True
         if self._budget is None:
             return False
-        pruned = prune_tool_results(_raw(context), self._rules)
-        return self._counter.messages(pruned) > self._budget.history
+        return self._pruned(context)[1] > self._budget.history
 
     def _kept_entries(self, first_kept: Raw, settled: Sequence[Message]) -> int | None:
         """Stored entries from `first_kept` up to now (None: it was never stored)."""
@@ -285,7 +298,8 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
                            rules: PruningRules, model: ResolvedModel, auth: PreparedAuth,
                            harness: Any, agent_id: str, session_key: str, run_id: str,
                            system_prompt: str | None, tools: Sequence[Any],
-                           mirror: Any, window_limit: int | None = None) -> TurnPromptContext:
+                           mirror: Any, window_limit: int | None = None,
+                           counter: TokenCounter | None = None) -> TurnPromptContext:
     """The prompt context of one built-in attempt: its summaries are stored through the
     attempt's own `mirror` (a `TranscriptMirror`), behind the messages already queued."""
     budget = turn_budget(model, compaction, system_prompt=system_prompt, tools=tools)
@@ -305,4 +319,5 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
 
     return TurnPromptContext(cast("Sequence[Message]", window), budget=budget, rules=rules,
                              plan=plan, append=append,
-                             session_key=session_key, window_limit=window_limit)
+                             session_key=session_key, window_limit=window_limit,
+                             counter=counter)

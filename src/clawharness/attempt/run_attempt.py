@@ -25,7 +25,7 @@ from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
 from clawharness.attempt.validate import validate_attempt_result
-from clawharness.context import PruningRules, prompt_view
+from clawharness.context import PruningRules, TokenCounter, prompt_view
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
 from clawharness.harness.capabilities import HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
@@ -112,6 +112,8 @@ class AttemptRunner:
         self._store = store
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
         self._pruning = PruningRules.from_config(context.config.agents.defaults.context_pruning)
+        #: token estimates of the windows' messages, kept across attempts and turns
+        self._tokens = TokenCounter()
 
     async def run(self, turn: PreparedTurn, candidate: Candidate, record: SessionRecord, *,
                   fresh: bool = False, after: Awaitable[Any] | None = None) -> AttemptOutcome:
@@ -182,7 +184,7 @@ class AttemptRunner:
             rules=self._pruning, model=route.model, auth=route.auth,
             harness=decision.harness, agent_id=agent_id, session_key=session_key,
             run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror,
-            window_limit=DEFAULT_HISTORY_LIMIT)
+            window_limit=DEFAULT_HISTORY_LIMIT, counter=self._tokens)
         history = (prompt_view(history)[0] if prompt_context is None
                    else cast("list[dict[str, Any]]", prompt_context.history))
         observer = ToolTerminalObserver(run_id)

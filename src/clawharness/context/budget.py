@@ -87,21 +87,25 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
 
 
 class TokenCounter:
-    """Estimates, remembered per message object for one attempt (a settled message is
-    never changed, and the attempt's context shares its messages, so each message is
-    measured once however many model calls carry it)."""
+    """Estimates, remembered per message object (a settled message is never changed, and
+    an attempt's context shares its messages with the host's cached window, so a message
+    is measured once however many model calls and turns carry it). At most `max_entries`
+    are remembered: past that the memory starts afresh."""
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_max")
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_entries: int = 100_000) -> None:
         #: id -> (the message, kept alive so its id is not reused; its tokens)
         self._known: dict[int, tuple[Mapping[str, Any], int]] = {}
+        self._max = max_entries
 
     def message(self, message: Mapping[str, Any]) -> int:
         known = self._known.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
         tokens = estimate_message_tokens(message)
+        if len(self._known) >= self._max:
+            self._known.clear()
         self._known[id(message)] = (message, tokens)
         return tokens
 
