@@ -46,3 +46,14 @@ async def test_a_refused_claim_opens_the_offer_again(store: SqliteStore) -> None
     claimed = await inbox.claim(KEY, "run-1")
     await inbox.unclaim(claimed, "run-1")
     assert await inbox.settle(offer) is None
+
+
+async def test_an_offer_is_withdrawn_only_while_nobody_claimed_it(store: SqliteStore) -> None:
+    inbox = SteeringInbox(store)
+    open_offer = await inbox.offer(KEY, "not yet")
+    assert await inbox.withdraw(open_offer)
+    assert await inbox.claim(KEY, "run-1") == []
+    taken = await inbox.offer(KEY, "taken")
+    await inbox.claim(KEY, "run-1")
+    assert not await inbox.withdraw(taken)
+    assert await inbox.settle(taken) == "run-1"

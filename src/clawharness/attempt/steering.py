@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 
 from clawharness.records.turn_result import QueueDelivery, TurnResult
@@ -37,7 +39,14 @@ class CrossProcessSteering:
         offer = await self.offer_if_held_elsewhere(session_key, message)
         if offer is None:
             return None
-        return await self.settle(offer, timeout=timeout, run_id=run_id)
+        try:
+            return await self.settle(offer, timeout=timeout, run_id=run_id)
+        except BaseException:
+            # the caller went away (or the wait ended): an offer nobody took yet is
+            # withdrawn, so no turn takes a message whose caller is gone
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._inbox.withdraw(offer))
+            raise
 
     async def offer_if_held_elsewhere(self, session_key: str, message: str) -> Offer | None:
         """Offer `message` when another process holds the session's lease now."""

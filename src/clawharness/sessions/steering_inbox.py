@@ -72,6 +72,13 @@ class SteeringInbox:
                 await self._store.state_update_if(NAMESPACE, offer.key, row.generation,
                                                   {"text": offer.text})
 
+    async def withdraw(self, offer: Offer) -> bool:
+        """Take back `offer` unless a turn has claimed it; True when withdrawn."""
+        row = await self._store.state_get(NAMESPACE, offer.key)
+        if row is None or not isinstance(row.value, dict) or "run_id" in row.value:
+            return False
+        return await self._store.state_delete_if(NAMESPACE, offer.key, row.generation)
+
     async def settle(self, offer: Offer) -> str | None:
         """The run that claimed `offer`, or None: then it is withdrawn (the offering
         process runs it). Either way its row is gone afterwards."""
