@@ -7,6 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from clawharness.errors import SessionForkError, SubagentError, UnknownAgentError
+from clawharness.subagents import SpawnRequest
+
 PARENT = "agent:main:boss"
 
 
@@ -167,3 +172,20 @@ async def test_closing_the_host_interrupts_its_children(spawn_host: Any) -> None
     [seen] = await again.subagents.children(PARENT)
     assert (seen.child_key, seen.status, seen.announced) == (child.child_key, "interrupted",
                                                              False)
+
+
+async def test_a_refused_spawn_leaves_nothing_behind(spawn_host: Any) -> None:
+    host, _server = await spawn_host({"responses": [{"text": "hi"}]}, agents={
+        "defaults": {"model": "scripted/m1", "subagents": {"allowAgents": ["*"]}},
+        "entries": {"main": {"default": True}, "worker": {}}})
+    await host.run_turn("boss", "hello")
+    before = {r.key for r in await host.list_sessions()}
+    with pytest.raises(SubagentError, match="context 'fork' keeps the parent's agent"):
+        await host.subagents.spawn(PARENT, SpawnRequest(task="x", agent_id="worker",
+                                                        context="fork"))
+    with pytest.raises(UnknownAgentError):
+        await host.subagents.spawn(PARENT, SpawnRequest(task="x", agent_id="ghost"))
+    with pytest.raises(SessionForkError, match="cannot fork onto runtime codex"):
+        await host.subagents.spawn(PARENT, SpawnRequest(task="x", runtime="codex"))
+    assert await host.subagents.children(PARENT) == []
+    assert {r.key for r in await host.list_sessions()} == before
