@@ -27,14 +27,14 @@ SCRIPT = {"responses": [
     {"match": "^from the other process$", "text": "other answer"}]}
 
 
-async def child_turn(host: Host, tmp_path: Path, config: Path, started: Any) -> Any:
+async def child_turn(host: Host, tmp_path: Path, started: Any, *extra: str) -> Any:
     """Run `agent -m` in a child process while `started` (this process's turn) holds the
     lease, steer a message of this process in too, then let the turn finish."""
     key = host.session_key("shared")
     env = {**os.environ, "CLAWHARNESS_STATE_DIR": str(tmp_path)}
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "clawharness", "agent", "-m", "from the other process",
-        "-s", "shared", "--config", str(config), "--json",
+        "-s", "shared", "--config", str(tmp_path / "config.json5"), "--json", *extra,
         env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         # the child waits in the store's queue for the lease this process holds
@@ -71,8 +71,7 @@ async def test_a_steer_from_another_process_reaches_the_turn_holding_the_lease(
     host, server = await scripted_host(SCRIPT)
     started = Started(host)
     await asyncio.wait_for(started.files.entered.wait(), 10)
-    done, steered, other = await child_turn(host, tmp_path, tmp_path / "config.json5",
-                                            started)
+    done, steered, other = await child_turn(host, tmp_path, started)
     assert done.text == "took both" and steered.run_id == done.run_id
     # the child's answer is the turn's that took its message
     assert other["runId"] == done.run_id and other["text"] == "took both"
@@ -88,13 +87,10 @@ async def test_a_followup_from_another_process_runs_once_after_the_turn(
         scripted_host: Any, tmp_path: Path) -> None:
     host, server = await scripted_host({"responses": [
         item for item in SCRIPT["responses"] if item.get("text") != "took both"]})
-    followup = json.loads((tmp_path / "config.json5").read_text())
-    followup["agents"]["defaults"]["queue"] = {"mode": "followup"}
-    config = tmp_path / "followup.json5"
-    config.write_text(json.dumps(followup))
     started = Started(host)
     await asyncio.wait_for(started.files.entered.wait(), 10)
-    done, steered, other = await child_turn(host, tmp_path, config, started)
+    done, steered, other = await child_turn(host, tmp_path, started,
+                                            "--queue-mode", "followup")
     assert done.text == "turn one done" and steered.run_id == done.run_id
     assert other["text"] == "other answer" and other["runId"] != done.run_id
     users = [e.text for e in await host.history("shared") if e.role == "user"]

@@ -58,9 +58,20 @@ def register(app: typer.Typer) -> None:
                  "xhigh.")] = None,
         timeout: Annotated[float | None, typer.Option(metavar="SECONDS",
                                                       help="Give up after N seconds.")] = None,
+        queue_mode: Annotated[str | None, typer.Option(
+            "--queue-mode", metavar="MODE",
+            help="If a turn of the session is running (here or in another process, a "
+                 "chat's): steer, followup, collect or interrupt (default: the "
+                 "agent's queue.mode, steer).")] = None,
         as_json: JsonOption = False,
     ) -> None:
         """Run one agent turn. Continuing the same --session continues the conversation."""
+        from clawharness.sessions.queue import parse_queue_mode
+
+        try:
+            mode = parse_queue_mode(queue_mode)
+        except ClawHarnessError as exc:
+            raise fail(exc, as_json=as_json) from None
         level: str | None = None
         if thinking is not None:
             from clawharness.models import ThinkingLevelError, parse_thinking_level
@@ -101,7 +112,7 @@ def register(app: typer.Typer) -> None:
             async with Host.from_config(config, cluster_url=cluster) as host:
                 # --json prints the result alone: no partial replies asked for (on a
                 # cluster, none are relayed)
-                opts = TurnOptions(model=model, abort=abort, thinking=level,
+                opts = TurnOptions(model=model, abort=abort, thinking=level, queue_mode=mode,
                                    on_partial_reply=None if as_json else on_partial,
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())
