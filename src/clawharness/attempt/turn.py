@@ -103,11 +103,31 @@ class TurnRunner:
 
         wait = (self._context.writers.timings.wait if opts.busy_timeout is None
                 else opts.busy_timeout)
-        queued = await self._queues.submit(session_key, message, mode, turn,
-                                           abort=opts.abort, wait=wait)
+        started = time.perf_counter()
+        # the message's span covers its wait in the queue too (a `session_lease_wait`
+        # under it), and ends with the reply of whichever turn carried the message
+        with turn_span(agent_id, session_key, run_id) as span:
+            content_attribute(span, "gen_ai.input.messages", [
+                {"role": "user", "parts": [{"type": "text", "content": message}]}])
+            try:
+                queued = await self._queues.submit(session_key, message, mode, turn,
+                                                   abort=opts.abort, wait=wait)
+            except Exception as exc:
+                end_turn(span, runtime="none", selected_reason="none", terminal="error",
+                         session_id="", usage=None, duration=time.perf_counter() - started,
+                         error=str(exc), error_type=getattr(exc, "code", type(exc).__name__))
+                raise
+            result = queued.result
+            end_turn(span, runtime=result.runtime, selected_reason=result.selected_reason,
+                     terminal=result.terminal, session_id=result.session_id,
+                     usage=result.usage, duration=result.duration_ms / 1000,
+                     error=result.error, error_type=result.error_type, model=result.model)
+            if result.text:
+                content_attribute(span, "gen_ai.output.messages", [
+                    {"role": "assistant", "parts": [{"type": "text", "content": result.text}]}])
         if queued.mode is None:
-            return queued.result
-        return replace(queued.result, queue=QueueDelivery(queued.mode, queued.carried))
+            return result
+        return replace(result, queue=QueueDelivery(queued.mode, queued.carried))
 
     async def _run_turn(self, session_key: str, message: str,
                         opts: TurnOptions) -> TurnResult:
@@ -117,33 +137,16 @@ class TurnRunner:
         if opts.workspace is not None:
             check_workspace(opts.workspace)
         run_id = opts.run_id or new_id()
-        with turn_span(key.agent_id, session_key, run_id) as span:
-            content_attribute(span, "gen_ai.input.messages", [
-                {"role": "user", "parts": [{"type": "text", "content": message}]}])
-            # the turn's budgets: reserved before its first dispatch, settled here
-            spend = self._spend.turn(run_id, key.agent_id, session_key, caller=opts.caller,
-                                     approvals=opts.approvals)
-            try:
-                try:
-                    result = await self._run(key.agent_id, session_key, message, opts,
-                                             run_id, started, spend)
-                except BaseException:
-                    await spend.release()
-                    raise
-                result = await spend.settle(result)
-            except Exception as exc:
-                end_turn(span, runtime="none", selected_reason="none", terminal="error",
-                         session_id="", usage=None, duration=time.perf_counter() - started,
-                         error=str(exc), error_type=getattr(exc, "code", type(exc).__name__))
-                raise
-            end_turn(span, runtime=result.runtime, selected_reason=result.selected_reason,
-                     terminal=result.terminal, session_id=result.session_id, usage=result.usage,
-                     duration=result.duration_ms / 1000, error=result.error,
-                     error_type=result.error_type, model=result.model)
-            if result.text:
-                content_attribute(span, "gen_ai.output.messages", [
-                    {"role": "assistant", "parts": [{"type": "text", "content": result.text}]}])
-            return result
+        # the turn's budgets: reserved before its first dispatch, settled here
+        spend = self._spend.turn(run_id, key.agent_id, session_key, caller=opts.caller,
+                                 approvals=opts.approvals)
+        try:
+            result = await self._run(key.agent_id, session_key, message, opts,
+                                     run_id, started, spend)
+        except BaseException:
+            await spend.release()
+            raise
+        return await spend.settle(result)
 
     async def _run(self, agent_id: str, session_key: str, message: str, opts: TurnOptions,
                    run_id: str, started: float, spend: TurnSpend) -> TurnResult:

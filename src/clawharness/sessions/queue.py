@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar, get_args
 
 from clawharness.config.schema import QueueMode
 from clawharness.errors import ConfigError, MessageWithdrawnError, SessionBusyError
+from clawharness.observability.spans import lease_wait_span
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
@@ -233,7 +234,8 @@ class SessionQueues(Generic[R]):
             waits: set[asyncio.Future[object]] = {ticket.admitted}  # type: ignore[arg-type]
             if aborted is not None:
                 waits.add(aborted)  # type: ignore[arg-type]
-            await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            with lease_wait_span(session_key, "process"):
+                await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
         finally:
             if aborted is not None:
                 aborted.cancel()
