@@ -57,6 +57,8 @@ ERROR_PATHS: list[tuple[tuple[str, ...], str]] = [
      "session_not_found"),
     (("sessions", "fork", "nope", "--config", "{config}"), "session_not_found"),
     (("sessions", "kill", "agent:main:nobody", "--config", "{config}"), "subagent_error"),
+    (("sessions", "compact", "nope", "--config", "{config}"), "session_not_found"),
+    (("usage", "--config", "{missing}"), "config_invalid"),
     (("transcript", "search", "x", "--config", "{missing}"), "config_invalid"),
     (("status", "--config", "{missing}"), "config_invalid"),
     (("doctor", "--config", "{missing}"), "config_invalid"),
