@@ -1,6 +1,7 @@
-"""One turn, end to end, as named steps. `TurnRunner.run` hands a message to the
-session's queue (`sessions.queue.SessionQueues.submit`: run it now, steer it into the
-running turn, or queue it behind); a turn that runs goes through `TurnRunner._run_turn`:
+"""One turn, end to end, as named steps. `TurnRunner.run` opens the message's span and
+hands it to the session's queue (`sessions.queue.SessionQueues.submit`: run it now, steer
+it into the running turn, or queue it behind); a turn that runs goes through
+`TurnRunner._run_turn` (its spend) and `TurnRunner._run` (under the writer lease):
 
 1. **prepare** (`attempt.prepare.TurnPreparer.prepare` -> `PreparedTurn`): under the
    session's writer lease, read the session, resolve the model chain, pin, workspace and
