@@ -291,3 +291,30 @@ async def test_a_spent_budget_is_a_429_no_client_retries(serve: ServeFactory) ->
         # another caller has its own budget (the Responses API names it as well)
         answer = await client.responses.create(model="openclaw", input="hi", user="bob")
         assert answer.output_text == "ok"
+
+
+async def test_a_streamed_turn_refused_by_its_budget_is_a_429_not_an_error_chunk(
+        serve: ServeFactory) -> None:
+    """The stream's headers wait until the turn passed its reservation: a spent budget is
+    a real 429 for Chat Completions and Responses alike; a turn within it streams."""
+    script = {"responses": [{"match": ".*", "repeat": True, "text": "ok"}]}
+    async with serve(script, budgets={"perCaller": {"daily": {"turns": 1}}}) as served:
+        client = sdk(served)
+        stream = await client.chat.completions.create(
+            model="openclaw", messages=USER, user="ann", stream=True)
+        assert "".join([c.choices[0].delta.content or "" async for c in stream
+                        if c.choices]) == "ok"
+        with pytest.raises(openai.RateLimitError) as chat:
+            await client.chat.completions.create(
+                model="openclaw", messages=USER, user="ann", stream=True)
+        with pytest.raises(openai.RateLimitError) as responses:
+            await client.responses.create(model="openclaw", input="hi", user="ann",
+                                          stream=True)
+        for refused in (chat.value, responses.value):
+            assert refused.status_code == 429
+            assert refused.response.headers["x-should-retry"] == "false"
+            assert isinstance(refused.body, dict)
+            assert refused.body["code"] == "budget_exceeded"
+            assert "raise budgets.perCaller.daily.turns" in refused.body["message"]
+        # no retry by the SDK, no model asked for either refusal
+        assert model_calls(served) == 1

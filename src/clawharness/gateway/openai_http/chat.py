@@ -3,8 +3,10 @@
 SSE framing as the original writes it: `data: <chunk JSON>\n\n` per chunk (first the
 assistant role, then content deltas), a last chunk with `finish_reason: "stop"`, then
 `data: [DONE]\n\n`. A failed turn answers in OpenAI's error shape with the status and
-`x-should-retry` of its failure class (`failures`; non-streaming) or an `Error: ...`
-content chunk before `[DONE]` (streaming, where the status is already sent).
+`x-should-retry` of its failure class (`failures`). A streamed answer's headers wait
+until the turn started (past its budgets' reservation) or ended, so a turn that fails
+before it starts (a spent budget: 429) gets the same status as a whole answer; one that
+fails after gets an `Error: ...` content chunk before `[DONE]` (the status is sent).
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
     events = TurnStream(source, on_overflow=lambda: api.drop_client(request))
+    await events.check_start(headers)
     return StreamingResponse(_stream(source, model_name, events, include_usage),
                              media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})

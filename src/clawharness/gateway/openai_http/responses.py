@@ -218,6 +218,7 @@ async def responses(api: HttpApi, request: Request) -> Response:
         return JSONResponse(shape.response(status, shape.output(answer), answer),
                             headers=headers)
     events = TurnStream(source, on_overflow=lambda: api.drop_client(request))
+    await events.check_start(headers)
     return StreamingResponse(_stream(shape, events), media_type="text/event-stream",
                              headers={**SSE_HEADERS, **headers})
 

@@ -35,7 +35,7 @@ from clawharness.gateway.openai_http.answers import (
     with_host_calls,
 )
 from clawharness.gateway.openai_http.errors import OpenAiHttpError
-from clawharness.gateway.openai_http.failures import retry_safe
+from clawharness.gateway.openai_http.failures import failure_error, retry_safe
 from clawharness.gateway.openai_http.idempotency import (
     RequestIdentity,
     RequestLedger,
@@ -51,6 +51,7 @@ from clawharness.runs import (
     RunOptions,
     RunResult,
     RunService,
+    RunStarted,
 )
 from clawharness.sessions.queue import parse_queue_mode
 from clawharness.store import TranscriptEntry
@@ -371,17 +372,46 @@ class TurnStream:
         self.dropped = False
         self.saw_delta = False
         self._unsubscribe: Callable[[], None] = lambda: None
+        #: set at the run's first event, once its runtime started it (past its budgets'
+        #: reservation) or it ended
+        self._begun = asyncio.Event()
         run = source.run
         if run is None:
             self._queue.put_nowait(None)
+            self._begun.set()
             return
         if run.text:
             self._put(run.text)
         self._unsubscribe = run.subscribe(self._observe)
+        if run.started or run.text or run.done:
+            self._begun.set()
         if run.done:
             self._queue.put_nowait(None)
 
+    async def check_start(self, headers: dict[str, str]) -> None:
+        """Wait until the turn has started or ended, before a response's headers are
+        sent; a turn that failed before it started (a budget without room, a refused
+        request) raises its `failure_error` (429 for a budget, `x-should-retry`), so a
+        streamed request is answered with a real status rather than an `Error:` chunk."""
+        try:
+            await self._begun.wait()
+            run = self._source.run
+            if run is None or (run.done and not run.text):
+                answer = await self._source.answer()
+                if not answer.ok and not answer.text:
+                    raise failure_error(answer, idempotent=self._source.idempotent,
+                                        headers=headers)
+        except BaseException:
+            self.close()
+            raise
+
     def _observe(self, event: RunEvent) -> None:
+        if isinstance(event, RunStarted):
+            # a run that ends before its runtime starts it (a budget refused it) is
+            # marked started just before it ends, in the same call: look after both
+            asyncio.get_running_loop().call_soon(self._begun.set)
+        else:
+            self._begun.set()
         if isinstance(event, RunEnded):
             self._queue.put_nowait(None)
             return
