@@ -130,10 +130,7 @@ def test_the_version_is_answered_before_the_command_line_is_imported() -> None:
 TURN_ONLY = ("clawharness.attempt.turn", "clawharness.cli.chat_render")
 
 
-@pytest.mark.parametrize("argv", [["config", "validate"], ["sessions", "list"], ["status"]],
-                         ids=["config validate", "sessions list", "status"])
-def test_a_command_that_runs_no_turn_imports_no_sdk_and_no_turn_runner(
-        tmp_path: Path, argv: list[str]) -> None:
+def _imported_by_command(tmp_path: Path, argv: list[str]) -> set[str]:
     config = tmp_path / "config.json"
     config.write_text(json.dumps({
         "models": {"providers": {"scripted": {
@@ -147,5 +144,19 @@ def test_a_command_that_runs_no_turn_imports_no_sdk_and_no_turn_runner(
         "from clawharness.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n",
         {"CLAWHARNESS_CONFIG": str(config), "HOME": str(tmp_path)})
+    return modules
+
+
+@pytest.mark.parametrize("argv", [["config", "validate"], ["sessions", "list"], ["status"]],
+                         ids=["config validate", "sessions list", "status"])
+def test_a_command_that_runs_no_turn_imports_no_sdk_and_no_turn_runner(
+        tmp_path: Path, argv: list[str]) -> None:
+    modules = _imported_by_command(tmp_path, argv)
     assert _heavy_in(modules) == []
     assert not set(TURN_ONLY) & modules
+
+
+def test_config_validate_imports_no_host_part(tmp_path: Path) -> None:
+    """It reads and checks the file: no harness types, no host, no event loop."""
+    modules = _imported_by_command(tmp_path, ["config", "validate"])
+    assert not {"clawharness.harness.types", "clawharness.host", "asyncio"} & modules

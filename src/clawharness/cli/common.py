@@ -11,7 +11,6 @@ Every command reports an error through `fail()`: red text on stderr for people, 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -170,6 +169,8 @@ def fail(error: BaseException | ErrorReport, *, as_json: bool, code: int = 1,
 
 def run_async(factory: Callable[[], Coroutine[Any, Any, T] | Awaitable[T]], *, as_json: bool) -> T:
     """Run a coroutine; turn clawharness (and OS) errors into a clean non-zero exit."""
+    import asyncio  # here: a command that runs nothing asynchronous does without it
+
     try:
         return asyncio.run(factory())  # type: ignore[arg-type]
     except (ClawHarnessError, OSError) as exc:

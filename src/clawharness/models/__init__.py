@@ -10,17 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from clawharness._faces import lazy_face
-from clawharness.models.routes import (
-    BUILTIN_PROVIDERS,
-    Route,
-    expand_secret,
-    known_provider_ids,
-    resolve_route,
-)
 
 if TYPE_CHECKING:
+    from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
     from clawharness.models.catalog import ModelCatalog, build_model_catalog
     from clawharness.models.provider_check import unknown_provider_problems
+    from clawharness.models.routes import Route, expand_secret, known_provider_ids, resolve_route
     from clawharness.models.thinking import (
         THINKING_LEVELS,
         ResolvedThinking,
@@ -52,6 +47,11 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
+    "BUILTIN_PROVIDERS": "clawharness.models.builtin_providers",
+    "Route": "clawharness.models.routes",
+    "expand_secret": "clawharness.models.routes",
+    "known_provider_ids": "clawharness.models.routes",
+    "resolve_route": "clawharness.models.routes",
     "ModelCatalog": "clawharness.models.catalog",
     "build_model_catalog": "clawharness.models.catalog",
     "unknown_provider_problems": "clawharness.models.provider_check",

@@ -21,7 +21,7 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.status import runtime_for_ref
 from clawharness.harness.support import ProviderRoute
 from clawharness.harness.types import ResolvedModel
-from clawharness.models.routes import BUILTIN_PROVIDERS
+from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
 from clawharness.names.model_refs import parse_model_ref
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api

@@ -20,7 +20,7 @@ from typing import Final
 
 from clawharness.config.schema import ClawConfig, ModelRefSetting
 from clawharness.errors import ModelRefError
-from clawharness.models.routes import BUILTIN_PROVIDERS
+from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
 from clawharness.names.model_refs import parse_model_ref
 from clawharness.problems import ConfigProblem, KeyPath
 

@@ -15,15 +15,11 @@ from dataclasses import dataclass
 from clawharness.config.schema import ClawConfig, ProviderConfig, ProviderModel
 from clawharness.errors import ConfigError, ModelRefError
 from clawharness.harness.types import PreparedAuth, ResolvedModel
+from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
 from clawharness.names.model_refs import ModelRef
 
 __all__ = ["BUILTIN_PROVIDERS", "Route", "expand_secret", "known_provider_ids", "resolve_route"]
 
-#: providers usable without config: (api, default base URL, env var of the key)
-BUILTIN_PROVIDERS: dict[str, tuple[str, str | None, str]] = {
-    "openai": ("openai-responses", None, "OPENAI_API_KEY"),
-    "anthropic": ("anthropic-messages", None, "ANTHROPIC_API_KEY"),
-}
 
 _ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
