@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from clawharness.redaction.config_text import redact_config_text
-
 __all__ = ["ConfigProblem", "KeyPath", "KeyPathError", "Severity", "format_key_path",
            "parse_key_path", "render_problems", "try_parse_key_path"]
 
@@ -115,6 +113,10 @@ class ConfigProblem:
     fix: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
+        # imported by the first problem: a command whose config has none never loads the
+        # redaction patterns (every command imports this module, through the errors)
+        from clawharness.redaction.config_text import redact_config_text
+
         object.__setattr__(self, "message", redact_config_text(self.message))
         if self.hint is not None:
             object.__setattr__(self, "hint", redact_config_text(self.hint))

@@ -157,6 +157,8 @@ def test_a_command_that_runs_no_turn_imports_no_sdk_and_no_turn_runner(
 
 
 def test_config_validate_imports_no_host_part(tmp_path: Path) -> None:
-    """It reads and checks the file: no harness types, no host, no event loop."""
+    """It reads and checks the file: no harness types, no host, no event loop, and for a
+    valid file no redaction (the first problem to word imports it)."""
     modules = _imported_by_command(tmp_path, ["config", "validate"])
-    assert not {"clawharness.harness.types", "clawharness.host", "asyncio"} & modules
+    assert not {"clawharness.harness.types", "clawharness.host", "asyncio",
+                "clawharness.redaction"} & modules

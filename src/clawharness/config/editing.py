@@ -31,7 +31,6 @@ from clawharness.problems import (
     format_key_path,
     parse_key_path,
 )
-from clawharness.redaction.config_text import is_secret_key_path
 
 __all__ = ["REDACTED", "ConfigEditRefused", "EditOutcome", "KeyValue", "describe_value_for_cli",
            "edit_config", "parse_value_argument", "read_key", "redact_secrets"]
@@ -56,6 +55,8 @@ def parse_value_argument(text: str) -> Any:
 
 def redact_secrets(value: Any, path: KeyPath) -> Any:
     """`value` with everything under a secret-bearing key replaced by `<redacted>`."""
+    from clawharness.redaction.config_text import is_secret_key_path  # not for a validate
+
     if is_secret_key_path(path):
         return REDACTED if value is not None else None
     if isinstance(value, dict):

@@ -19,13 +19,28 @@ from clawharness.config.checks import CheckFailed
 from clawharness.config.keypaths import MISSING, child_of
 from clawharness.config.wording import closest, one_of
 from clawharness.problems import ConfigProblem, KeyPath
-from clawharness.redaction.config_text import describe_value, is_secret_key_path
 
 __all__ = ["problems_from_validation_error"]
 
 _QUOTED: Final = re.compile(r"'((?:[^'\\]|\\.)*)'")
 _MODEL_REF_FORMS: Final = ('a model ref "provider/model", or an object '
                            '{ primary: "provider/model", fallbacks: [...] }')
+
+
+def describe_value(value: Any, path: KeyPath) -> str:
+    """`clawharness.redaction.config_text.describe_value`, imported by the first problem
+    to word: a valid config (what `config validate` mostly reads) never loads the
+    redaction."""
+    from clawharness.redaction import config_text
+
+    return config_text.describe_value(value, path)
+
+
+def is_secret_key_path(path: KeyPath) -> bool:
+    """`clawharness.redaction.config_text.is_secret_key_path`, imported when first used."""
+    from clawharness.redaction import config_text
+
+    return config_text.is_secret_key_path(path)
 
 
 def _key_path(loc: Sequence[str | int], raw: Any, *, missing: bool) -> KeyPath:
