@@ -4,6 +4,9 @@
 `FakeHost.behaviour`: the default echoes the message as streamed assistant text; a test
 can make a turn wait for an event (to be aborted, or to outlive its client), ask for an
 approval, or stream many large deltas.
+
+`real_host_gateway` is the other rig: the real `Host` and built-in runtime over a
+`ScriptedModelServer`, with a gateway listening on it.
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ from clawharness.errors import SessionNotFoundError
 from clawharness.gateway.client import GatewayClient
 from clawharness.gateway.connection import SendLimits
 from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import GatewaySettings
+from clawharness.gateway.settings import GatewaySettings, resolve_settings
 from clawharness.harness.types import AgentEvent
+from clawharness.host import Host
 from clawharness.records.turn_result import TurnResult
 from clawharness.records.usage import Usage
 from clawharness.sessions.keys import normalize_session_key
 from clawharness.store import SessionRecord, TranscriptEntry
+from clawharness.testing import ScriptedModelServer
 
 TOKEN = "test-token"
 
@@ -197,6 +202,41 @@ async def running_gateway(host: FakeHost, **settings: Any) -> AsyncIterator[Rig]
     server = GatewayServer(host, GatewaySettings(**base))  # type: ignore[arg-type]
     async with server.running():
         yield Rig(host, server)
+
+
+@dataclass(frozen=True)
+class RealRig:
+    """A gateway over the real `Host`, whose one model is a `ScriptedModelServer`."""
+
+    url: str
+    host: Host
+    model: ScriptedModelServer
+
+
+@contextlib.asynccontextmanager
+async def real_host_gateway(tmp_path: Path, script: dict[str, Any] | Path, *,
+                            agent_defaults: dict[str, Any] | None = None,
+                            tools: dict[str, Any] | None = None) -> AsyncIterator[RealRig]:
+    """The real `Host` configured in `tmp_path` (state in `tmp_path/state`) with the model
+    `scripted/m` answering from `script`, served by a token-authenticated gateway.
+    `agent_defaults` adds to `agents.defaults`; `tools` is the config's `tools` section."""
+    async with ScriptedModelServer(script) as model:
+        config: dict[str, Any] = {
+            "models": {"providers": {"scripted": {
+                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
+                "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "scripted/m", **(agent_defaults or {})}},
+            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
+        }
+        if tools is not None:
+            config["tools"] = tools
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(config))
+        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
+        async with Host.from_config(path, env=env) as host:
+            server = GatewayServer(host, resolve_settings(host.config, env))
+            async with server.running():
+                yield RealRig(f"ws://127.0.0.1:{server.port}", host, model)
 
 
 async def next_event(queue: asyncio.Queue[dict[str, Any]], predicate: Callable[[dict[str, Any]], bool],

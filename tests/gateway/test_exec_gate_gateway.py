@@ -10,13 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_support import TOKEN, next_event
+from gateway_support import TOKEN, next_event, real_host_gateway
 
 from clawharness.gateway.client import GatewayClient
-from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import resolve_settings
-from clawharness.host import Host
-from clawharness.testing import ScriptedModelServer
 
 
 @pytest.fixture
@@ -28,25 +24,13 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
     script.write_text(json.dumps({"responses": [
         {"tool_calls": [{"name": "exec", "arguments": {"command": command}, "id": "c1"}]},
         {"text": "finished"}]}))
-    async with ScriptedModelServer(script) as model:
-        config = {
-            "models": {"providers": {"scripted": {
-                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
-                "models": [{"id": "m"}]}}},
-            # the OS sandbox off: the gate is the wall under test
-            "agents": {"defaults": {"model": "scripted/m", "sandbox": {"mode": "off"},
-                                    "workspace": str(tmp_path / "workspace")}},
-            "tools": {"exec": {"security": "allowlist", "ask": "on-miss",
-                               "allowlist": ["echo"]}},
-            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
-        }
-        path = tmp_path / "config.json"
-        path.write_text(json.dumps(config))
-        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
-        async with Host.from_config(path, env=env) as host:
-            server = GatewayServer(host, resolve_settings(host.config, env))
-            async with server.running():
-                yield f"ws://127.0.0.1:{server.port}", markers
+    # the OS sandbox off: the gate is the wall under test
+    async with real_host_gateway(
+            tmp_path, script,
+            agent_defaults={"sandbox": {"mode": "off"}, "workspace": str(tmp_path / "workspace")},
+            tools={"exec": {"security": "allowlist", "ask": "on-miss",
+                            "allowlist": ["echo"]}}) as rig:
+        yield rig.url, markers
 
 
 async def test_an_unreadable_command_is_asked_about_and_denied_runs_nothing(

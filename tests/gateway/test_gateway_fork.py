@@ -9,11 +9,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from gateway_support import TOKEN, next_event
+from gateway_support import TOKEN, next_event, real_host_gateway
 
 from clawharness.gateway.client import GatewayClient, GatewayRequestError
-from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import resolve_settings
 from clawharness.host import Host
 from clawharness.testing import ScriptedModelServer
 
@@ -26,21 +24,8 @@ SCRIPT = {"responses": [
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[str, Host, ScriptedModelServer]]:
-    async with ScriptedModelServer(SCRIPT) as model:
-        config = {
-            "models": {"providers": {"scripted": {
-                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
-                "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m"}},
-            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
-        }
-        path = tmp_path / "config.json"
-        path.write_text(json.dumps(config))
-        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
-        async with Host.from_config(path, env=env) as host:
-            server = GatewayServer(host, resolve_settings(host.config, env))
-            async with server.running():
-                yield f"ws://127.0.0.1:{server.port}", host, model
+    async with real_host_gateway(tmp_path, SCRIPT) as rig:
+        yield rig.url, rig.host, rig.model
 
 
 async def test_sessions_fork_makes_a_session_from_a_prefix(

@@ -9,12 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_support import TOKEN, next_event
+from gateway_support import TOKEN, next_event, real_host_gateway
 
 from clawharness.gateway.client import GatewayClient
-from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import resolve_settings
-from clawharness.host import Host
 from clawharness.testing import ScriptedModelServer
 
 TOOL_SCRIPT = {"responses": [
@@ -29,22 +26,8 @@ async def serve(tmp_path: Path, script_items: dict[str, Any],
                 ) -> AsyncIterator[tuple[str, ScriptedModelServer]]:
     script = tmp_path / "script.json"
     script.write_text(json.dumps(script_items))
-    async with ScriptedModelServer(script) as model:
-        config = {
-            "models": {"providers": {"scripted": {
-                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
-                "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m"}},
-            "tools": {"exec": {"ask": "always"}},
-            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
-        }
-        path = tmp_path / "config.json"
-        path.write_text(json.dumps(config))
-        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
-        async with Host.from_config(path, env=env) as host:
-            server = GatewayServer(host, resolve_settings(host.config, env))
-            async with server.running():
-                yield f"ws://127.0.0.1:{server.port}", model
+    async with real_host_gateway(tmp_path, script, tools={"exec": {"ask": "always"}}) as rig:
+        yield rig.url, rig.model
 
 
 @pytest.fixture

@@ -4,18 +4,14 @@ scripted model: a running child listed for a client, killed by it, and its paren
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from gateway_support import TOKEN
+from gateway_support import TOKEN, real_host_gateway
 
 from clawharness.gateway.client import GatewayClient, GatewayRequestError
-from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import resolve_settings
 from clawharness.host import Host
-from clawharness.testing import ScriptedModelServer
 
 SCRIPT = {"responses": [
     {"match": "^start a slow helper", "tool_calls": [{"name": "sessions_spawn", "arguments": {
@@ -28,21 +24,8 @@ SCRIPT = {"responses": [
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[str, Host]]:
-    async with ScriptedModelServer(SCRIPT) as model:
-        config = {
-            "models": {"providers": {"scripted": {
-                "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "x",
-                "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m"}},
-            "gateway": {"port": 0, "auth": {"mode": "token", "token": TOKEN}},
-        }
-        path = tmp_path / "config.json"
-        path.write_text(json.dumps(config))
-        env = {"CLAWHARNESS_STATE_DIR": str(tmp_path / "state")}
-        async with Host.from_config(path, env=env) as host:
-            server = GatewayServer(host, resolve_settings(host.config, env))
-            async with server.running():
-                yield f"ws://127.0.0.1:{server.port}", host
+    async with real_host_gateway(tmp_path, SCRIPT) as rig:
+        yield rig.url, rig.host
 
 
 async def test_a_client_lists_a_running_child_and_kills_it(served: tuple[str, Host]) -> None:
