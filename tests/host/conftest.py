@@ -13,11 +13,14 @@ from clawharness.testing import ScriptedModelServer
 HostFactory = Callable[..., Any]
 
 
-def write_config(state: Path, base_url: str, **extra: Any) -> Path:
+def write_config(state: Path, base_url: str, *, provider: dict[str, Any] | None = None,
+                 **extra: Any) -> Path:
+    """The host's config in `state`: the model `scripted/m1` at `base_url` (`provider`
+    adds to or replaces keys of its provider entry), and `extra` top-level sections."""
     config: dict[str, Any] = {
         "models": {"providers": {"scripted": {
             "baseUrl": base_url, "api": "openai-responses", "apiKey": "test-key",
-            "models": [{"id": "m1"}]}}},
+            "models": [{"id": "m1"}], **(provider or {})}}},
         "agents": {"defaults": {"model": "scripted/m1", "workspace": str(state / "workspace")}},
     }
     for key, value in extra.items():
@@ -29,15 +32,18 @@ def write_config(state: Path, base_url: str, **extra: Any) -> Path:
 
 @pytest.fixture
 async def scripted_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    """`await make(script, **config_extra)` -> (host, server); everything closed afterwards."""
+    """`await make(script, provider=..., serving=..., **config_extra)` -> (host, server);
+    everything closed afterwards (`provider`: see `write_config`)."""
     opened: list[Any] = []
 
-    async def make(script: dict[str, Any], **extra: Any) -> tuple[Host, ScriptedModelServer]:
+    async def make(script: dict[str, Any], *, provider: dict[str, Any] | None = None,
+                   serving: bool = False, **extra: Any) -> tuple[Host, ScriptedModelServer]:
         server = ScriptedModelServer(script)
         await server.start()
         opened.append(server)
-        path = write_config(tmp_path, server.base_url_openai, **extra)
-        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)})
+        path = write_config(tmp_path, server.base_url_openai, provider=provider, **extra)
+        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)},
+                                serving=serving)
         await host.start()
         opened.append(host)
         return host, server

@@ -3,10 +3,8 @@ budget has no room (naming it and how to raise it), extended by an approver."""
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,39 +27,20 @@ PRICE = {"input": 1.0, "output": 2.0}
 
 
 @pytest.fixture
-async def budget_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+def budget_host(scripted_host: Callable[..., Any]) -> Callable[..., Any]:
     """`await make(budgets=..., cost=...)` -> (host, server) on a priced scripted model."""
-    opened: list[Any] = []
 
     async def make(*, budgets: dict[str, Any] | None = None,
                    cost: dict[str, float] | None = PRICE,
                    serving: bool = False) -> tuple[Host, ScriptedModelServer]:
-        server = ScriptedModelServer(ANSWER)
-        await server.start()
-        opened.append(server)
-        provider: dict[str, Any] = {"baseUrl": server.base_url_openai,
-                                    "api": "openai-responses", "apiKey": "test-key",
-                                    "models": [{"id": "m1", "maxTokens": 1000}]}
+        provider: dict[str, Any] = {"models": [{"id": "m1", "maxTokens": 1000}]}
         if cost is not None:
             provider["cost"] = cost
-        path = tmp_path / "config.json5"
-        path.write_text(json.dumps({
-            "models": {"providers": {"scripted": provider}},
-            "agents": {"defaults": {"model": "scripted/m1",
-                                    "workspace": str(tmp_path / "workspace")}},
-            "budgets": budgets or {}}))
-        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)},
-                                serving=serving)
-        await host.start()
-        opened.append(host)
-        return host, server
+        result: tuple[Host, ScriptedModelServer] = await scripted_host(
+            ANSWER, provider=provider, serving=serving, budgets=budgets or {})
+        return result
 
-    yield make
-    for thing in reversed(opened):
-        if isinstance(thing, Host):
-            await thing.close()
-        else:
-            await thing.stop()
+    return make
 
 
 async def spend_written(host: Host) -> None:
