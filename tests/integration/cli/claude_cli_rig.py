@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,18 @@ class ClaudeRig:
     async def close(self) -> None:
         for harness in self.harnesses:
             await harness.dispose()
+
+
+@pytest.fixture
+async def rig_factory(tmp_path: Path) -> AsyncIterator[Callable[[str], ClaudeRig]]:
+    """`rig_factory(server_url)` -> a `ClaudeRig` in `tmp_path`, closed afterwards."""
+    rigs: list[ClaudeRig] = []
+
+    def make(url: str) -> ClaudeRig:
+        rig = ClaudeRig(tmp_path, url)
+        rigs.append(rig)
+        return rig
+
+    yield make
+    for rig in rigs:
+        await rig.close()

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from claude_cli_rig import ClaudeRig, requires_claude
+from claude_cli_rig import requires_claude
 from cli_support import Recorder, processes_matching, wait_until
 
 from clawharness.config.schema import ToolsConfig
@@ -22,20 +20,6 @@ UNASKED_EXEC = ToolsConfig.model_validate({"exec": {"security": "full", "ask": "
 
 def _server(responses: list[dict[str, object]]) -> ScriptedModelServer:
     return ScriptedModelServer({"responses": responses})
-
-
-@pytest.fixture
-async def rig_factory(tmp_path: Path) -> AsyncIterator[object]:
-    rigs: list[ClaudeRig] = []
-
-    def make(url: str) -> ClaudeRig:
-        rig = ClaudeRig(tmp_path, url)
-        rigs.append(rig)
-        return rig
-
-    yield make
-    for rig in rigs:
-        await rig.close()
 
 
 def _last_request_text(server: ScriptedModelServer) -> str:

@@ -6,51 +6,23 @@ the message where Claude placed it, once."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from claude_cli_rig import ClaudeRig, requires_claude
+from claude_cli_rig import requires_claude
 from cli_support import Recorder
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.testing import ScriptedModelServer
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harnesses"))
+from steering_support import Steered
+
 pytestmark = [pytest.mark.integration, requires_claude]
 UNASKED_EXEC = ToolsConfig.model_validate({"exec": {"security": "full", "ask": "off"}})
 STEER = "Answer in French."
-
-
-@pytest.fixture
-async def rig_factory(tmp_path: Path) -> AsyncIterator[object]:
-    rigs: list[ClaudeRig] = []
-
-    def make(url: str) -> ClaudeRig:
-        rig = ClaudeRig(tmp_path, url)
-        rigs.append(rig)
-        return rig
-
-    yield make
-    for rig in rigs:
-        await rig.close()
-
-
-class Steered:
-    """A session queue's steering for one attempt: the messages, taken once."""
-
-    def __init__(self, *messages: str) -> None:
-        self.waiting = list(messages)
-        self.taken: list[str] = []
-        self.returned: list[str] = []
-
-    async def take(self) -> Sequence[str]:
-        out, self.waiting = self.waiting, []
-        self.taken.extend(out)
-        return out
-
-    async def give_back(self, messages: Sequence[str]) -> None:
-        self.returned.extend(messages)
 
 
 async def test_a_steer_at_a_tool_boundary_reaches_claude(rig_factory) -> None:

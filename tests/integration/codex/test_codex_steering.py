@@ -6,8 +6,10 @@ handed back to run as the next turn."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,26 +17,12 @@ from codex_rig import MakeRig, conversation
 
 from clawharness.harness.types import ToolCallContext, ToolSpec
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harnesses"))
+from steering_support import Steered
+
 pytestmark = pytest.mark.integration
 
 STEER = "Answer in French."
-
-
-class Steered:
-    """A session queue's steering for one attempt: one message, taken once."""
-
-    def __init__(self, *messages: str) -> None:
-        self.waiting = list(messages)
-        self.taken: list[str] = []
-        self.returned: list[str] = []
-
-    async def take(self) -> Sequence[str]:
-        out, self.waiting = self.waiting, []
-        self.taken.extend(out)
-        return out
-
-    async def give_back(self, messages: Sequence[str]) -> None:
-        self.returned.extend(messages)
 
 
 def weather_tool(release: asyncio.Event) -> ToolSpec:
