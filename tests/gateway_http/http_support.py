@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clawharness.gateway.client import GatewayClient
 from clawharness.gateway.server import GatewayServer
 from clawharness.gateway.settings import resolve_settings
 from clawharness.host import Host
@@ -26,6 +27,16 @@ class Served:
     @property
     def v1(self) -> str:
         return f"{self.base}/v1"
+
+    @property
+    def ws(self) -> str:
+        """The gateway's WebSocket address."""
+        return self.base.replace("http://", "ws://")
+
+    async def approver(self) -> GatewayClient:
+        """An operator over the WebSocket protocol, asked for the turns' approvals."""
+        return await GatewayClient.connect(self.ws, token=TOKEN, client_id="openclaw-tui",
+                                           mode="ui", caps=["plugin-approvals"])
 
 
 def gateway_config(model: ScriptedModelServer, **overrides: Any) -> dict[str, Any]:

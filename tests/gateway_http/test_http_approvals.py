@@ -10,8 +10,6 @@ from pathlib import Path
 import openai
 from http_support import TOKEN, ServeFactory
 
-from clawharness.gateway.client import GatewayClient
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
 from gateway_support import next_event
 
@@ -26,9 +24,7 @@ async def test_an_http_turn_asks_a_websocket_operator_and_its_answer_decides(
         serve: ServeFactory) -> None:
     tools = {"exec": {"security": "full", "ask": "always"}}
     async with serve(SCRIPT, tools=tools) as served:
-        operator = await GatewayClient.connect(
-            served.base.replace("http://", "ws://"), token=TOKEN, client_id="openclaw-tui",
-            mode="ui", caps=["plugin-approvals"])
+        operator = await served.approver()
         async with operator:
             events = operator.events()
             sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import openai
 import pytest
-from http_support import TOKEN, ServeFactory
+from http_support import TOKEN, Served, ServeFactory
 
 from clawharness.attempt.executor import LocalTurnExecutor
-from clawharness.gateway.client import GatewayClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
 from gateway_support import next_event
@@ -26,8 +25,8 @@ SCRIPT = {"responses": [
 KEY = "agent:main:openai-user:steerer"
 
 
-async def until_queued(served: object, count: int) -> None:
-    executor = served.host.executor  # type: ignore[attr-defined]
+async def until_queued(served: Served, count: int) -> None:
+    executor = served.host.executor
     assert isinstance(executor, LocalTurnExecutor)
     async with asyncio.timeout(5):
         while executor.runner.queued(KEY) < count:
@@ -39,9 +38,7 @@ async def test_a_second_request_steers_the_running_turn_unless_it_asks_otherwise
         serve: ServeFactory, mode: str | None, steered: bool) -> None:
     tools = {"exec": {"security": "full", "ask": "always"}}
     async with serve(SCRIPT, tools=tools) as served:
-        operator = await GatewayClient.connect(
-            served.base.replace("http://", "ws://"), token=TOKEN, client_id="openclaw-tui",
-            mode="ui", caps=["plugin-approvals"])
+        operator = await served.approver()
         async with operator:
             events = operator.events()
             sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)

@@ -17,8 +17,7 @@ ECHO = {"error": {"status": 401, "type": "invalid_request_error",
 
 async def test_the_fronts_show_a_provider_error_masked(serve: ServeFactory) -> None:
     async with serve({"responses": [ECHO, ECHO, ECHO]}) as served:
-        url = served.base.replace("http://", "ws://")
-        async with await GatewayClient.connect(url, token=TOKEN) as client:
+        async with await GatewayClient.connect(served.ws, token=TOKEN) as client:
             events = client.events()
             final = await client.request("agent", {"sessionKey": "agent:main:x",
                                                    "message": "hi", "idempotencyKey": "k1"},

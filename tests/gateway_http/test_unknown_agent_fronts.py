@@ -16,8 +16,7 @@ AUTH = {"authorization": f"Bearer {TOKEN}"}
 
 async def test_websocket_turns_on_a_ghost_agent_are_refused(serve: ServeFactory) -> None:
     async with serve(HELLO) as served:
-        url = served.base.replace("http://", "ws://")
-        async with await GatewayClient.connect(url, token=TOKEN) as client:
+        async with await GatewayClient.connect(served.ws, token=TOKEN) as client:
             for method, params in (
                     ("agent", {"sessionKey": "agent:ghost:x", "message": "hi",
                                "idempotencyKey": "a1"}),
