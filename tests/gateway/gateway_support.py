@@ -26,6 +26,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as connect_ws
 
+from clawharness.attempt.executor import LocalTurnExecutor
 from clawharness.attempt.turn import TurnOptions
 from clawharness.config.schema import ClawConfig
 from clawharness.errors import SessionNotFoundError
@@ -237,6 +238,16 @@ async def real_host_gateway(tmp_path: Path, script: dict[str, Any] | Path, *,
             server = GatewayServer(host, resolve_settings(host.config, env))
             async with server.running():
                 yield RealRig(f"ws://127.0.0.1:{server.port}", host, model)
+
+
+async def until_queued(host: Host, key: str, count: int, timeout: float = 5.0) -> None:
+    """Wait until `count` messages wait behind the running turn of the session `key`
+    (its full key) on the real host's local executor."""
+    executor = host.executor
+    assert isinstance(executor, LocalTurnExecutor)
+    async with asyncio.timeout(timeout):
+        while executor.runner.queued(key) < count:
+            await asyncio.sleep(0.001)
 
 
 async def next_event(queue: asyncio.Queue[dict[str, Any]], predicate: Callable[[dict[str, Any]], bool],

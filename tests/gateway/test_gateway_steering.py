@@ -4,15 +4,13 @@ held in its tool call by an approval."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_support import TOKEN, next_event, real_host_gateway
+from gateway_support import TOKEN, next_event, real_host_gateway, until_queued
 
-from clawharness.attempt.executor import LocalTurnExecutor
 from clawharness.gateway.client import GatewayClient, GatewayRequestError
 from clawharness.host import Host
 from clawharness.testing import ScriptedModelServer
@@ -28,14 +26,6 @@ SCRIPT = {"responses": [
 async def served(tmp_path: Path) -> AsyncIterator[tuple[str, ScriptedModelServer, Host]]:
     async with real_host_gateway(tmp_path, SCRIPT, tools={"exec": {"ask": "always"}}) as rig:
         yield rig.url, rig.model, rig.host
-
-
-async def until_queued(host: Host, key: str, count: int) -> None:
-    executor = host.executor
-    assert isinstance(executor, LocalTurnExecutor)
-    async with asyncio.timeout(5):
-        while executor.runner.queued(key) < count:
-            await asyncio.sleep(0.001)
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import openai
 import pytest
-from http_support import TOKEN, Served, ServeFactory
-
-from clawharness.attempt.executor import LocalTurnExecutor
+from http_support import TOKEN, ServeFactory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
-from gateway_support import next_event
+from gateway_support import next_event, until_queued
 
 SCRIPT = {"responses": [
     {"match": "run it", "tool_calls": [
@@ -23,14 +21,6 @@ SCRIPT = {"responses": [
     {"match": "^later$", "text": "later answer"},
 ]}
 KEY = "agent:main:openai-user:steerer"
-
-
-async def until_queued(served: Served, count: int) -> None:
-    executor = served.host.executor
-    assert isinstance(executor, LocalTurnExecutor)
-    async with asyncio.timeout(5):
-        while executor.runner.queued(KEY) < count:
-            await asyncio.sleep(0.001)
 
 
 @pytest.mark.parametrize(("mode", "steered"), [(None, True), ("followup", False)])
@@ -51,7 +41,7 @@ async def test_a_second_request_steers_the_running_turn_unless_it_asks_otherwise
             second = asyncio.create_task(sdk.chat.completions.create(
                 model="openclaw", user="steerer", messages=[{"role": "user", "content": text}],
                 extra_headers=headers))
-            await until_queued(served, 1)
+            await until_queued(served.host, KEY, 1)
             await operator.request("plugin.approval.resolve",
                                    {"id": asked["payload"]["id"], "decision": "allow-once"})
             one, two = await asyncio.wait_for(asyncio.gather(first, second), 30)
