@@ -72,9 +72,10 @@ def write_config(directory: Path, base_url: str, extra: Mapping[str, Any] | None
 
 @contextmanager
 def scripted_config(directory: Path, script: Mapping[str, Any],
-                    extra: Mapping[str, Any] | None = None) -> Iterator[Path]:
+                    extra: Mapping[str, Any] | None = None, *,
+                    provider: str = "local") -> Iterator[Path]:
     """A scripted model server for `script`, and a config file pointing at it."""
     with ExitStack() as stack:
         server = ScriptedModelServer(dict(script))
         stack.enter_context(server.run_in_thread())
-        yield write_config(directory, server.base_url_openai, extra)
+        yield write_config(directory, server.base_url_openai, extra, provider=provider)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_rig import scripted_config, write_config
 from typer.testing import CliRunner
 
 from clawharness.cli.main import app
@@ -23,16 +24,7 @@ def config_file(tmp_path: Path) -> Iterator[Path]:
         {"match": "Successfully wrote", "text": "wrote it"},
         {"match": "hello", "text": "hello back"},
     ], "exhausted": "text"}
-    server = ScriptedModelServer(script)
-    with server.run_in_thread():
-        path = tmp_path / "config.json5"
-        path.write_text(json.dumps({
-            "models": {"providers": {"scripted": {"baseUrl": server.base_url_openai,
-                                                  "api": "openai-responses", "apiKey": "k",
-                                                  "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
-            "store": {"url": str(tmp_path / "state.db")},
-        }))
+    with scripted_config(tmp_path, script, provider="scripted") as path:
         yield path
 
 
@@ -127,14 +119,7 @@ def test_agent_thinking_is_the_messages_level(tmp_path: Path) -> None:
     server = ScriptedModelServer({"responses": [{"match": "[\\s\\S]", "repeat": True,
                                                  "text": "thought"}]})
     with server.run_in_thread():
-        path = tmp_path / "config.json5"
-        path.write_text(json.dumps({
-            "models": {"providers": {"scripted": {"baseUrl": server.base_url_openai,
-                                                  "api": "openai-responses", "apiKey": "k",
-                                                  "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
-            "store": {"url": str(tmp_path / "state.db")},
-        }))
+        path = write_config(tmp_path, server.base_url_openai, provider="scripted")
         out = invoke("agent", "--config", str(path), "--json", "--thinking", "medium",
                      "-m", "hi")
         assert json.loads(out.stdout)["text"] == "thought"

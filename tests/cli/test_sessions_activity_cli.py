@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_rig import scripted_config
 from typer.testing import CliRunner
 
 from clawharness.cli.main import app
-from clawharness.testing import ScriptedModelServer
 
 runner = CliRunner()
 
@@ -24,16 +24,7 @@ runner = CliRunner()
 def config_file(tmp_path: Path) -> Iterator[Path]:
     script = {"responses": [{"match": "milk", "text": "noted: milk", "repeat": True}],
               "exhausted": "text"}
-    server = ScriptedModelServer(script)
-    with server.run_in_thread():
-        path = tmp_path / "config.json5"
-        path.write_text(json.dumps({
-            "models": {"providers": {"scripted": {"baseUrl": server.base_url_openai,
-                                                  "api": "openai-responses", "apiKey": "k",
-                                                  "models": [{"id": "m"}]}}},
-            "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
-            "store": {"url": str(tmp_path / "state.db")},
-        }))
+    with scripted_config(tmp_path, script, provider="scripted") as path:
         yield path
 
 
