@@ -1,52 +1,12 @@
-"""Fixtures for the run service tests: a real host on a scripted model server."""
+"""Fixtures for the run service tests: a real host on a scripted model server (the
+host tests' `scripted_host`, see tests/host/host_rig.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable
+import sys
 from pathlib import Path
-from typing import Any
 
-import pytest
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
+from host_rig import scripted_host
 
-from clawharness.host import Host
-from clawharness.testing import ScriptedModelServer
-
-HostFactory = Callable[..., Any]
-
-
-def write_config(state: Path, base_url: str, **extra: Any) -> Path:
-    config: dict[str, Any] = {
-        "models": {"providers": {"scripted": {
-            "baseUrl": base_url, "api": "openai-responses", "apiKey": "test-key",
-            "models": [{"id": "m1"}]}}},
-        "agents": {"defaults": {"model": "scripted/m1", "workspace": str(state / "workspace")}},
-    }
-    for key, value in extra.items():
-        config[key] = value
-    path = state / "config.json5"
-    path.write_text(json.dumps(config))
-    return path
-
-
-@pytest.fixture
-async def scripted_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    """`await make(script, **config_extra)` -> (host, server); everything closed afterwards."""
-    opened: list[Any] = []
-
-    async def make(script: dict[str, Any], **extra: Any) -> tuple[Host, ScriptedModelServer]:
-        server = ScriptedModelServer(script)
-        await server.start()
-        opened.append(server)
-        path = write_config(tmp_path, server.base_url_openai, **extra)
-        host = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)})
-        await host.start()
-        opened.append(host)
-        return host, server
-
-    yield make
-    for thing in reversed(opened):
-        if isinstance(thing, Host):
-            await thing.close()
-        else:
-            await thing.stop()
+__all__ = ["scripted_host"]

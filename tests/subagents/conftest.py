@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -10,18 +10,8 @@ import pytest
 from clawharness.host import Host
 from clawharness.testing import ScriptedModelServer
 
-
-def write_config(state: Path, base_url: str, **extra: Any) -> Path:
-    config: dict[str, Any] = {
-        "models": {"providers": {"scripted": {
-            "baseUrl": base_url, "api": "openai-responses", "apiKey": "test-key",
-            "models": [{"id": "m1"}]}}},
-        "agents": {"defaults": {"model": "scripted/m1", "workspace": str(state / "workspace")}},
-    }
-    config.update(extra)
-    path = state / "config.json5"
-    path.write_text(json.dumps(config))
-    return path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
+from host_rig import write_config
 
 
 @pytest.fixture
