@@ -106,28 +106,30 @@ class SpendLedger:
         self.config_prices = PriceTable.from_config(config, use_catalog=False)
         self._writes: set[asyncio.Task[None]] = set()
         #: the budgets of each (agent, session, day, caller) seen lately
-        self._budgets: dict[tuple[str, str, str, str | None], tuple[TurnBudget, ...]] = {}
+        self._budgets: dict[tuple[str, str, str, str | None, tuple[str, ...]],
+                            tuple[TurnBudget, ...]] = {}
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
-             approvals: ApprovalGate | None) -> TurnSpend:
+             approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
-        claims = self._claims(agent_id, session_key, day, caller)
+        claims = self._claims(agent_id, session_key, day, caller, ancestors)
         return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
                          claims)
 
-    def _claims(self, agent_id: str, session_key: str, day: str,
-                caller: str | None) -> tuple[TurnBudget, ...]:
+    def _claims(self, agent_id: str, session_key: str, day: str, caller: str | None,
+                ancestors: tuple[str, ...]) -> tuple[TurnBudget, ...]:
         config = self._config.budgets
         if not config.configured:
             return ()
-        key = (agent_id, session_key, day, caller)
+        key = (agent_id, session_key, day, caller, ancestors)
         found = self._budgets.get(key)
         if found is None:
             if len(self._budgets) >= _BUDGETS_KEPT:
                 self._budgets.clear()
             found = self._budgets[key] = turn_budgets(
-                config, agent_id=agent_id, session_key=session_key, day=day, caller=caller)
+                config, agent_id=agent_id, session_key=session_key, day=day, caller=caller,
+                ancestors=ancestors)
         return found
 
     def write_later(self, record: SpendRecord) -> None:

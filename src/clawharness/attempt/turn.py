@@ -140,7 +140,7 @@ class TurnRunner:
         run_id = opts.run_id or new_id()
         # the turn's budgets: reserved before its first dispatch, settled here
         spend = self._spend.turn(run_id, key.agent_id, session_key, caller=opts.caller,
-                                 approvals=opts.approvals)
+                                 approvals=opts.approvals, ancestors=opts.budget_sessions)
         try:
             result = await self._run(key.agent_id, session_key, message, opts,
                                      run_id, started, spend)

@@ -72,6 +72,9 @@ class TurnOptions:
     caller_results: tuple[CallerToolResult, ...] = ()
     #: who started the turn over the HTTP API (its `budgets.perCaller` budgets apply)
     caller: str | None = None
+    #: sessions whose `budgets.perSession` budget this turn also falls under: a
+    #: sub-agent's ancestors, its parent first (`clawharness.subagents`)
+    budget_sessions: tuple[str, ...] = ()
     #: how to handle this message if a turn of its session is running (`steer`,
     #: `followup`, `collect`, `interrupt`; None: the agent's `queue.mode`)
     queue_mode: str | None = None

@@ -97,9 +97,12 @@ def _windows(out: list[TurnBudget], windows: BudgetWindows, key: str, path: str,
 
 
 def turn_budgets(config: BudgetsConfig, *, agent_id: str, session_key: str, day: str,
-                 caller: str | None = None) -> tuple[TurnBudget, ...]:
+                 caller: str | None = None,
+                 ancestors: Sequence[str] = ()) -> tuple[TurnBudget, ...]:
     """The budgets a turn of `agent_id` in `session_key` on UTC `day` falls under (and
-    of `caller`, the HTTP API caller that started it), broadest first."""
+    of `caller`, the HTTP API caller that started it), broadest first. A sub-agent's
+    turn also falls under the session budget of each of its `ancestors` (its parent
+    session first), so a parent's budget bounds what its children spend."""
     out: list[TurnBudget] = []
     if config.daily is not None:
         out.append(_one(f"day:{day}", config.daily, "budgets.daily", "the daily budget"))
@@ -113,6 +116,11 @@ def turn_budgets(config: BudgetsConfig, *, agent_id: str, session_key: str, day:
     if config.per_session is not None:
         out.append(_one(f"session:{session_key}", config.per_session, "budgets.perSession",
                         f"session {session_key}'s budget"))
+        for ancestor in dict.fromkeys(ancestors):
+            if ancestor != session_key:
+                out.append(_one(f"session:{ancestor}", config.per_session,
+                                "budgets.perSession",
+                                f"session {ancestor}'s budget (a sub-agent's parent)"))
     if caller is not None:
         mine = config.callers.get(caller)
         if mine is not None:

@@ -272,7 +272,8 @@ class SubagentManager:
         options = TurnOptions(run_id=record.run_id, abort=child.abort,
                               timeout=float(seconds) if seconds else None,
                               tool_restriction=self._restriction(parent_agent,
-                                                                 record.agent_id))
+                                                                 record.agent_id),
+                              budget_sessions=await self._ancestors(record))
         try:
             result = await self._host.run_turn(record.child_key, record.task, options)
         except asyncio.CancelledError:
@@ -289,6 +290,16 @@ class SubagentManager:
         return await store.mark_subagent(
             record.child_key, status, when=("running",), result=result.text or None,
             error=None if status == "ok" else (result.error or result.terminal))
+
+    async def _ancestors(self, record: SubagentRecord) -> tuple[str, ...]:
+        """The sessions above the child, its parent first: their session budgets bound it."""
+        chain = [record.parent_key]
+        for _ in range(record.depth):  # a registry loop cannot hold the child forever
+            above = await self._host.store.get_subagent(chain[-1])
+            if above is None or above.parent_key in chain:
+                break
+            chain.append(above.parent_key)
+        return tuple(chain)
 
     async def _announce(self, record: SubagentRecord) -> None:
         """Tell the parent session: a turn on it, with the announcement as its message."""
