@@ -2,7 +2,7 @@
 
 Starts the scripted model server on loopback, writes a config pointing the `scripted`
 provider at it, and runs a short multi-turn session through the whole host path (the
-built-in runtime, the real OpenAI SDK over HTTP, host tools, tool policy, the SQLite
+built-in runtime, OpenAI's Responses API over HTTP, host tools, tool policy, the SQLite
 transcript), then shows the transcript and a search over it.
 
 With `--state-dir` the config, the SQLite store and the workspace stay there afterwards
