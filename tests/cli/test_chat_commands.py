@@ -49,5 +49,10 @@ def test_a_command_that_takes_no_argument_refuses_one() -> None:
 
 def test_help_lists_every_command() -> None:
     listed = {usage.split()[0] for usage, _ in COMMAND_HELP}
-    assert listed == {"/new", "/reset", "/compact", "/status", "/model", "/think", "/help",
-                      "/exit"}
+    assert listed == {"/new", "/reset", "/compact", "/status", "/model", "/think", "/queue",
+                      "/help", "/exit"}
+
+
+def test_queue_takes_a_mode() -> None:
+    assert parse_chat_line("/queue followup") == ChatCommand("queue", "followup")
+    assert parse_chat_line("/queue") == ChatCommand("queue")

@@ -2,8 +2,10 @@
 
 Replies stream as they come; tool calls show when they start and end; exec approvals and
 harness questions are asked inline; slash commands manage the session (`/new`, `/reset`,
-`/status`, `/model`, `/help`, `/exit`). Ctrl-C aborts the running turn (a second one stops
-waiting for it), not the chat; Ctrl-D or `/exit` leaves. On a terminal lines are read
+`/status`, `/model`, `/queue`, `/help`, `/exit`). On a terminal the prompt stays open while a
+turn runs: a line typed then goes to the same session with the chat's queue mode (steered
+into the running turn by default, docs/steering.md). Ctrl-C aborts the running turn (a
+second one stops waiting for it), not the chat; Ctrl-D or `/exit` leaves. On a terminal lines are read
 with prompt_toolkit (editing, history in `<state dir>/chat-history`); from a pipe they are
 read plainly, approvals are refused, and the exit code is 1 when a turn failed.
 Everything reaches the core through `Host`.
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 import typer
+from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -32,10 +35,12 @@ from clawharness.cli.chat_commands import (
 from clawharness.cli.chat_input import ChatApprovalGate, ChatQuestions, LineReader, open_line_reader
 from clawharness.cli.chat_render import TurnView, compaction_line
 from clawharness.cli.common import ConfigOption, console, run_async
+from clawharness.config.schema import QueueMode
 from clawharness.errors import ClawHarnessError, SessionNotFoundError
 from clawharness.host import Host
 from clawharness.models import parse_thinking_level, resolve_agent_thinking
 from clawharness.records.turn_result import TurnResult
+from clawharness.sessions.queue import parse_queue_mode
 from clawharness.store import SessionRecord
 
 __all__ = ["ChatLoop", "register"]
@@ -56,6 +61,10 @@ class ChatLoop:
         self.failed_turns = 0
         #: tools approved "always" in this chat's current session (cleared by /new)
         self.grants: set[str] = set()
+        #: the mode of a message typed while a turn runs (None: the agent's queue.mode)
+        self.queue_mode: QueueMode | None = None
+        self._turns: set[asyncio.Future[None]] = set()
+        self._interrupts: list[Callable[[], None]] = []
 
     async def run(self) -> int:
         """The chat's exit code: 0, or 1 when a turn failed on a non-interactive chat."""
@@ -66,7 +75,10 @@ class ChatLoop:
             try:
                 line = await self.reader.read()
             except KeyboardInterrupt:
-                self._say("[dim](Ctrl-C aborts a running turn; /exit or Ctrl-D leaves)[/]")
+                if self._interrupts:  # Ctrl-C typed at the prompt while a turn runs
+                    self._interrupt_all()
+                else:
+                    self._say("[dim](Ctrl-C aborts a running turn; /exit or Ctrl-D leaves)[/]")
                 continue
             if line is None:
                 break
@@ -78,14 +90,45 @@ class ChatLoop:
             if parsed is None:
                 continue
             if isinstance(parsed, ChatMessage):
-                await self.turn(parsed.text)
                 if self.reader.interactive:
-                    self.out.print()  # a gap between one exchange and the next prompt
+                    self._send(parsed.text)  # the prompt stays open: the next line can steer
+                else:
+                    await self.turn(parsed.text)  # a script's lines are its turns, in turn
             elif parsed.name == "exit":
                 break
-            else:
+            elif parsed.name in ("queue", "help"):
                 await self.command(parsed)
+            else:
+                await self._settle()  # the session's commands see the turns' results
+                await self.command(parsed)
+        await self._settle()
         return 1 if self.failed_turns and not self.reader.interactive else 0
+
+    def _send(self, text: str) -> None:
+        """Start a turn without waiting for it; while one runs, the message goes to the
+        same session with the chat's queue mode (steered into it by default)."""
+        if self._turns:
+            mode = self.queue_mode or "the agent's queue mode"
+            self._say(f"[dim]sent to the running turn's session ({escape(mode)})[/]")
+        task = asyncio.ensure_future(self._shown_turn(text))
+        self._turns.add(task)
+        task.add_done_callback(self._turn_done)
+
+    def _turn_done(self, task: asyncio.Future[None]) -> None:
+        self._turns.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.failed_turns += 1  # a bug, not a turn's failure: say so rather than lose it
+            self._say(f"[bold red]error[/]: {escape(repr(task.exception()))}")
+
+    async def _shown_turn(self, text: str) -> None:
+        await self.turn(text)
+        if not self._turns - {asyncio.current_task()}:
+            self.out.print()  # a gap between one exchange and the next prompt
+
+    async def _settle(self) -> None:
+        """Wait for the turns the chat started (Ctrl-C aborts them)."""
+        while self._turns:
+            await asyncio.wait(set(self._turns))
 
     def _say(self, markup: str) -> None:
         """One message of the chat's own; long lines wrap softly (a pipe reads them whole)."""
@@ -99,7 +142,7 @@ class ChatLoop:
         abort = asyncio.Event()
         opts = TurnOptions(
             model=self.model, on_partial_reply=view.partial, on_agent_event=view.event,
-            abort=abort, timeout=self.timeout,
+            abort=abort, timeout=self.timeout, queue_mode=self.queue_mode,
             approvals=ChatApprovalGate(self.reader, self.out, self.grants, abort.set),
             user_input=ChatQuestions(self.reader, self.out, abort.set),
         )
@@ -116,7 +159,9 @@ class ChatLoop:
                 task.cancel()
 
         loop = asyncio.get_running_loop()
-        handled = _add_sigint_handler(loop, interrupt)
+        self._interrupts.append(interrupt)
+        if len(self._interrupts) == 1:
+            _add_sigint_handler(loop, self._interrupt_all)
         try:
             result = await task
         except asyncio.CancelledError:
@@ -130,13 +175,24 @@ class ChatLoop:
             self.failed_turns += 1
             return None
         finally:
-            if handled:
-                loop.remove_signal_handler(signal.SIGINT)
+            self._interrupts.remove(interrupt)
+            if not self._interrupts:
+                _remove_sigint_handler(loop)
+        if result.queue is not None and result.queue.carried is not None:
+            # the running turn took this message: its reply, shown there, answers it too
+            view.note(f"↳ {escape(text)!r} was {result.queue.carried} into the running turn "
+                      f"(its reply above answers it)")
+            return result
         view.finish(result)
         self.last = result
         if result.terminal != "ok":
             self.failed_turns += 1
         return result
+
+    def _interrupt_all(self) -> None:
+        """Ctrl-C: abort the running turns (again: stop waiting for them)."""
+        for interrupt in list(self._interrupts):
+            interrupt()
 
     # --- commands -----------------------------------------------------------------------
 
@@ -152,6 +208,8 @@ class ChatLoop:
                 await self._model(command.argument)
             elif command.name == "think":
                 await self._think(command.argument)
+            elif command.name == "queue":
+                self._queue(command.argument)
             elif command.name == "help":
                 self._help()
         except ClawHarnessError as exc:
@@ -264,6 +322,13 @@ class ChatLoop:
         else:
             self._say(f"[green]thinking level[/] {level} [dim]for this session's turns[/]")
 
+    def _queue(self, argument: str | None) -> None:
+        if argument is not None:
+            self.queue_mode = parse_queue_mode(argument)
+        shown = self.queue_mode or "the agent's (agents.*.queue.mode, default steer)"
+        self._say(f"queue mode [bold]{escape(shown)}[/] [dim](a message typed while a turn "
+                  "runs)[/]")
+
     def _help(self) -> None:
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold cyan")
@@ -291,12 +356,18 @@ class ChatLoop:
             self._say("[dim]/help for commands · Ctrl-C aborts a turn · Ctrl-D leaves[/]")
 
 
-def _add_sigint_handler(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:
+def _add_sigint_handler(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> None:
     try:
         loop.add_signal_handler(signal.SIGINT, handler)
     except (NotImplementedError, RuntimeError, ValueError):
-        return False  # not the main thread, or no signals here
-    return True
+        pass  # not the main thread, or no signals here
+
+
+def _remove_sigint_handler(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.remove_signal_handler(signal.SIGINT)
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass
 
 
 def register(app: typer.Typer) -> None:
@@ -314,8 +385,12 @@ def register(app: typer.Typer) -> None:
         async def go() -> int:
             async with Host.from_config(config) as host:
                 reader = open_line_reader(host.state_dir / "chat-history")
-                return await ChatLoop(host, reader, console, session=session, model=model,
-                                      timeout=timeout).run()
+                chat = ChatLoop(host, reader, console, session=session, model=model,
+                                timeout=timeout)
+                if not reader.interactive:
+                    return await chat.run()
+                with patch_stdout(raw=True):  # replies print above the open prompt
+                    return await chat.run()
 
         code = run_async(go, as_json=False)
         if code:

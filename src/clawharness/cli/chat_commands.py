@@ -19,7 +19,8 @@ __all__ = [
     "parse_chat_line",
 ]
 
-CommandName = Literal["new", "reset", "compact", "status", "model", "think", "help", "exit"]
+CommandName = Literal["new", "reset", "compact", "status", "model", "think", "queue", "help",
+                      "exit"]
 
 #: (usage, what it does), in the order `/help` lists them
 COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
@@ -30,6 +31,8 @@ COMMAND_HELP: Final[tuple[tuple[str, str], ...]] = (
     ("/model [ref]", "show the model, or use `ref` (provider/model) for the next turns"),
     ("/think [level]", "show the thinking level, or set this session's: off, minimal, low, "
                        "medium, high, xhigh (default: back to the agent's)"),
+    ("/queue [mode]", "show or set how a message typed while a turn runs is sent: steer, "
+                      "followup, collect, interrupt (default: the agent's queue.mode)"),
     ("/help", "this list"),
     ("/exit", "leave the chat (also /quit or Ctrl-D)"),
 )
@@ -43,6 +46,7 @@ _NAMES: Final[dict[str, CommandName]] = {
     "think": "think",
     "thinking": "think",
     "t": "think",
+    "queue": "queue",
     "help": "help",
     "?": "help",
     "exit": "exit",

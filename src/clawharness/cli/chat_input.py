@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _PROMPT = FormattedText([("ansicyan bold", "you› ")])
+_PAUSED = "\x00paused"  # what a line prompt put away for a question returns (by identity)
 
 
 class LineReader(Protocol):
@@ -69,20 +70,41 @@ class TerminalLineReader:
         self._lines: PromptSession[str] = PromptSession(history=history)
         # answers to approvals and questions stay out of the message history
         self._answers: PromptSession[str] = PromptSession()
+        self._asking = asyncio.Lock()
+        self._reading: asyncio.Event | None = None  # set while no line prompt is shown
+        self._draft = ""
 
     async def read(self) -> str | None:
-        try:
-            # our own SIGINT handler aborts turns; at the prompt Ctrl-C is a key press
-            return await self._lines.prompt_async(_PROMPT, handle_sigint=False)
-        except EOFError:
-            return None
+        while True:
+            async with self._asking:  # a question asked mid-turn has the screen
+                self._reading = reading = asyncio.Event()
+            try:
+                # our own SIGINT handler aborts turns; at the prompt Ctrl-C is a key press
+                line = await self._lines.prompt_async(_PROMPT, handle_sigint=False,
+                                                      default=self._draft)
+            except EOFError:
+                return None
+            finally:
+                reading.set()
+            if line is not _PAUSED:
+                self._draft = ""
+                return line
 
     async def ask(self, question: str, *, multiline: bool = False) -> str | None:
-        try:
-            return await self._answers.prompt_async(
-                FormattedText([("bold", question)]), multiline=multiline, handle_sigint=False)
-        except EOFError:
-            return None
+        async with self._asking:
+            reading = self._reading
+            if reading is not None and not reading.is_set() and self._lines.app.is_running:
+                # the line prompt stays open while a turn runs: put it away (keeping what
+                # was typed) while the question is asked
+                self._draft = self._lines.default_buffer.text
+                self._lines.app.exit(result=_PAUSED)
+                await reading.wait()
+            try:
+                return await self._answers.prompt_async(
+                    FormattedText([("bold", question)]), multiline=multiline,
+                    handle_sigint=False)
+            except EOFError:
+                return None
 
 
 class PipedLineReader:
