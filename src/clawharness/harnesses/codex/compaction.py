@@ -3,7 +3,7 @@
 The host asks (`CodexHarness.compact`, a `CompactParams` with the session); under the
 session's binding lease the bound thread is loaded in an app-server (resumed when no
 live process has it), `thread/compact/start` is sent, and the compaction is done when
-Codex reports its `contextCompaction` item completed (or the compaction turn ends, or the
+Codex's compaction turn completes (or, with no turn, its `contextCompaction` item or the
 deprecated `thread/compacted` arrives). Codex owns its thread: the host transcript gets
 no summary; a session with no thread yet has nothing to compact.
 """
@@ -19,13 +19,10 @@ from clawharness.harnesses.codex.protocol import Notification, Request
 
 __all__ = ["CompactionWatch", "compaction_done"]
 
-#: the notifications that end a compaction the host started
-_DONE_METHODS = frozenset({"thread/compacted", "turn/completed"})
-
-
 def compaction_done(note: Notification) -> bool:
-    """Whether `note` says the thread's compaction ended."""
-    if note.method in _DONE_METHODS:
+    """Whether `note` says the thread's context was compacted (the `contextCompaction`
+    item completed, or the deprecated `thread/compacted`)."""
+    if note.method == "thread/compacted":
         return True
     if note.method == "item/completed":
         item = note.params.get("item")
@@ -34,19 +31,28 @@ def compaction_done(note: Notification) -> bool:
 
 
 class CompactionWatch:
-    """A thread listener for the length of one compaction: set once it is done."""
+    """A thread listener for the length of one compaction: set once it is done.
+
+    Codex runs a compaction as a turn of its own; the thread takes no new turn until that
+    turn has completed (`turn/start` is refused with `ActiveTurnNotSteerable`), so once a
+    turn started, only `turn/completed` ends the watch. Without a turn (older Codex),
+    the compaction's own report does."""
 
     def __init__(self) -> None:
         self.done = asyncio.Event()
         self.failure: BaseException | None = None
         self.error: str | None = None
+        self._turn_running = False
 
     def on_notification(self, note: Notification) -> None:
         if note.method == "error":
             error = note.params.get("error")
             message = error.get("message") if isinstance(error, Mapping) else None
             self.error = str(message or note.params)
-        if compaction_done(note):
+        if note.method == "turn/started":
+            self._turn_running = True
+        elif note.method == "turn/completed" or (
+                compaction_done(note) and not self._turn_running):
             self.done.set()
 
     def on_closed(self, error: CodexProcessExitedError) -> None:
