@@ -15,7 +15,7 @@ from clawharness.errors import BudgetExceededError
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.host import Host
 from clawharness.records.turn_result import turn_result_from_wire, turn_result_to_wire
-from clawharness.store import Amount
+from clawharness.store import Amount, SpendRecord
 from clawharness.testing import ScriptedModelServer
 
 #: every call: 1,000 tokens in, 500 out; at $1 / $2 per million, $0.002
@@ -177,3 +177,61 @@ async def test_the_cost_is_counted_in_the_metrics(budget_host: Any) -> None:
     (line,) = [x for x in text.splitlines() if x.startswith("clawharness_cost_usd_total{")]
     assert 'model="scripted/m1"' in line and 'runtime="openclaw"' in line
     assert float(line.rsplit(" ", 1)[1]) == pytest.approx(0.004)
+
+
+#: a tool call, then the answer: the turn asks the model twice
+def _tool_turn(first_input_tokens: int) -> dict[str, Any]:
+    return {"responses": [
+        {"tool_calls": [{"name": "read", "id": "c1", "arguments": {"path": "a.txt"}}],
+         "usage": {"input_tokens": first_input_tokens, "output_tokens": 500}},
+        {"text": "done", "usage": {"input_tokens": 1000, "output_tokens": 500}},
+    ]}
+
+
+async def _tool_host(scripted_host: Callable[..., Any], tmp_path: Any,
+                     first_input_tokens: int, usd: float) -> tuple[Host, ScriptedModelServer]:
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "workspace" / "a.txt").write_text("hello\n")
+    provider = {"models": [{"id": "m1", "maxTokens": 1000}], "cost": PRICE}
+    made: tuple[Host, ScriptedModelServer] = await scripted_host(
+        _tool_turn(first_input_tokens), provider=provider, budgets={"daily": {"usd": usd}})
+    return made
+
+
+async def test_a_running_turn_that_spends_its_budget_stops_at_its_next_model_call(
+        scripted_host: Callable[..., Any], tmp_path: Any) -> None:
+    # the first call spends $0.021 (20,000 tokens in, 500 out) of the day's $0.02: the
+    # turn started (its estimate fitted) and is stopped before it asks the model again
+    host, server = await _tool_host(scripted_host, tmp_path, 20_000, 0.02)
+    result = await host.run_turn("run1", "go")
+    assert result.error_type == "budget_exceeded"
+    assert result.terminal == "aborted"
+    assert f"the daily budget (day:{today()}) has no room" in (result.error or "")
+    assert "stopped before that call" in (result.error or "")
+    details = result.error_details or {}
+    assert details["budget"] == f"day:{today()}" and details["measure"] == "usd"
+    assert "raise budgets.daily.usd" in str(details["hint"])
+    assert len(server.requests) == 1
+    # what it spent is counted, its hold given back
+    (state,) = await host.store.budget_states([f"day:{today()}"])
+    assert state.spent.nano_usd == 21_000_000 and state.reserved == Amount()
+
+
+async def test_a_running_turn_stops_when_other_turns_spent_its_budget(
+        scripted_host: Callable[..., Any], tmp_path: Any) -> None:
+    host, server = await _tool_host(scripted_host, tmp_path, 1000, 0.05)
+    day = f"day:{today()}"
+
+    async def others_spend(event: Any) -> None:
+        # while the turn's tool runs, another turn settles $0.049 on the same day
+        if event.stream == "tool" and not others:
+            others.append(await host.store.settle_budget(SpendRecord(
+                "other", today(), time.time(), "main", "agent:main:other", "scripted", "m1",
+                "openclaw", "ok", nano_usd=49_000_000), [day], Amount(49_000_000, 0, 1, 0)))
+
+    others: list[bool] = []
+    result = await host.run_turn("run2", "go", on_agent_event=others_spend)
+    assert others == [True]
+    assert result.error_type == "budget_exceeded"
+    assert "$0.049 of $0.05 used" in (result.error or "")
+    assert len(server.requests) == 1

@@ -30,11 +30,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
+from clawharness.errors import BudgetExceededError
+from clawharness.harness import AttemptTerminal
 from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
 from clawharness.records.usage import Usage, UsageCost
 from clawharness.spend import (
     DEFAULT_OUTPUT_TOKENS,
     PriceTable,
+    Rates,
     TurnBudget,
     estimate,
     extension,
@@ -45,11 +48,18 @@ from clawharness.spend import (
     turn_budgets,
     warnings,
 )
-from clawharness.store import Amount, BudgetGrant, BudgetRefusal, SpendRecord
+from clawharness.store import (
+    Amount,
+    BudgetGrant,
+    BudgetRefusal,
+    BudgetState,
+    SpendRecord,
+    first_refusal,
+)
 
 if TYPE_CHECKING:
     from clawharness.config.schema import ClawConfig
-    from clawharness.harness.types import AttemptParams
+    from clawharness.harness import AttemptParams, Message, SpendCheck
     from clawharness.records.turn_result import TurnResult
     from clawharness.store import Store
 
@@ -92,6 +102,20 @@ def _tokens(usage: Usage | None) -> int:
         return 0
     return ((usage.input or 0) + (usage.output or 0) + (usage.cache_read or 0)
             + (usage.cache_write or 0))
+
+
+class _NextCall:
+    """`SpendCheck` of one attempt: `TurnSpend.before_model_call` in its workspace."""
+
+    __slots__ = ("_cwd", "_spend")
+
+    def __init__(self, spend: TurnSpend, cwd: str) -> None:
+        self._spend = spend
+        self._cwd = cwd
+
+    async def before_model_call(self, spent: Usage,
+                                context: Sequence[Message]) -> AttemptTerminal | None:
+        return await self._spend.before_model_call(spent, context, self._cwd)
 
 
 class SpendLedger:
@@ -168,6 +192,13 @@ class TurnSpend:
         #: a reservation was asked for: a cancelled turn may hold one it never heard of
         self._asked = False
         self._warnings: tuple[str, ...] = ()
+        # set by `reserve`: what the next model call's estimate needs
+        self._rates: Rates | None = None
+        self._output = DEFAULT_OUTPUT_TOKENS
+        self._system_chars = 0
+        self._ttl = 0.0
+        self._held_at = 0.0
+        self._route = ("-", "-", True)
 
     def _prices(self, builtin: bool) -> PriceTable:
         return self._ledger.prices if builtin else self._ledger.config_prices
@@ -186,30 +217,89 @@ class TurnSpend:
         if not self.budgets or self.held is not None:
             return
         config = self._ledger._config.budgets.reservation
-        output = config.output_tokens or params.model.max_tokens or DEFAULT_OUTPUT_TOKENS
+        self._output = config.output_tokens or params.model.max_tokens or DEFAULT_OUTPUT_TOKENS
         limit = config.seconds if deadline is None else max(
             0.0, deadline - asyncio.get_running_loop().time())
-        chars = (prompt_chars(params.system_prompt) + prompt_chars(params.history)
-                 + len(params.prompt))
-        amount = estimate(self._prices(builtin).rates(params.provider, params.model_id),
-                          prompt_chars=chars, output_tokens=output, seconds=limit)
-        ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
+        self._system_chars = prompt_chars(params.system_prompt)
+        chars = self._system_chars + prompt_chars(params.history) + len(params.prompt)
+        self._rates = self._prices(builtin).rates(params.provider, params.model_id)
+        amount = estimate(self._rates, prompt_chars=chars, output_tokens=self._output,
+                          seconds=limit)
+        self._ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
+        self._asked = True
+        self._route = (params.provider, params.model_id, builtin)
+        states = await self._hold(amount, params.workspace_dir)
+        self.held = amount
+        self._held_at = time.monotonic()
+        self._warnings = warnings(self.budgets, states)
+
+    async def _hold(self, amount: Amount, cwd: str) -> tuple[BudgetState, ...]:
+        """Hold `amount` for the turn (asking an approver to extend a budget that has no
+        room), or raise `BudgetExceededError`; the budgets' states after."""
         claims = [b.claim for b in self.budgets]
         store = self._ledger._store
         asked: set[str] = set()
-        self._asked = True
         while True:
-            outcome = await store.reserve_budget(self.run_id, claims, amount, ttl=ttl)
+            outcome = await store.reserve_budget(self.run_id, claims, amount, ttl=self._ttl)
             if isinstance(outcome, BudgetGrant):
-                self.held = amount
-                self._warnings = warnings(self.budgets, outcome.states)
-                return
+                return outcome.states
             more = extension(self._ledger._config.budgets.extend_by, outcome)
             if (more is None or outcome.key in asked
-                    or not await self._extended(outcome, more, params.workspace_dir)):
+                    or not await self._extended(outcome, more, cwd)):
                 raise refusal_error(self.budgets, outcome)
             asked.add(outcome.key)
             await store.grant_budget(outcome.key, more)
+
+    def check(self, params: AttemptParams) -> SpendCheck | None:
+        """The check a built-in attempt runs before each model call after its first
+        (`AttemptParams.spend_check`); None when no budget applies."""
+        return _NextCall(self, params.workspace_dir) if self.budgets else None
+
+    async def before_model_call(self, used: Usage, context: Sequence[Message],
+                                cwd: str) -> AttemptTerminal | None:
+        """Whether the running turn's next model call has room: what the turn spent so
+        far (priced) and the call's estimate (its context and the model's most output),
+        beside what the budgets spent and what other turns hold (one read of the
+        ledger). A budget spent, by the turn or by others, ends the turn before the call
+        (the terminal names it and how to raise it), unless an approver extends it. Its
+        holds are renewed once half their lifetime passed."""
+        held = self.held
+        if held is None:
+            return None
+        provider, model, builtin = self._route
+        cost = self._prices(builtin).cost(provider, model, used)
+        so_far = spent(cost_usd=None if cost is None else cost.total, tokens=_tokens(used),
+                       ms=0)
+        nxt = estimate(self._rates, prompt_chars=self._system_chars + prompt_chars(context),
+                       output_tokens=self._output, seconds=0)
+        need = Amount(so_far.nano_usd + nxt.nano_usd, so_far.tokens + nxt.tokens)
+        claims = [b.claim for b in self.budgets]
+        keys = [claim.key for claim in claims]
+        store = self._ledger._store
+        try:
+            if time.monotonic() - self._held_at > self._ttl / 2:
+                # a long turn: its holds renewed for another lifetime (nothing added)
+                await store.reserve_budget(self.run_id, claims, Amount(), ttl=self._ttl)
+                self._held_at = time.monotonic()
+            asked: set[str] = set()
+            while True:
+                states = await store.budget_states(keys)
+                # what others hold: the turn's own hold is part of what it needs
+                others = {st.key: BudgetState(st.key, st.spent, st.reserved.minus(held),
+                                              st.granted) for st in states}
+                refusal = first_refusal(claims, others, need)
+                if refusal is None:
+                    return None
+                more = extension(self._ledger._config.budgets.extend_by, refusal)
+                if (more is None or refusal.key in asked
+                        or not await self._extended(refusal, more, cwd)):
+                    raise refusal_error(self.budgets, refusal, running=True)
+                asked.add(refusal.key)
+                await store.grant_budget(refusal.key, more)
+        except BudgetExceededError as exc:
+            return AttemptTerminal("aborted", source="budget", error=str(exc), details={
+                "type": exc.code, "budget": exc.budget, "measure": exc.measure,
+                "key": exc.key_path, "hint": exc.hint})
 
     async def _extended(self, refusal: BudgetRefusal, more: Amount, cwd: str) -> bool:
         """Whether an approver extends the refused budget by `more`."""

@@ -66,6 +66,7 @@ __all__ = [
     "ReturnSteering",
     "RuntimeArtifact",
     "RuntimePolicyFact",
+    "SpendCheck",
     "SupportContext",
     "SupportResult",
     "Supported",
@@ -253,6 +254,20 @@ class PromptContext(Protocol):
         ...
 
 
+class SpendCheck(Protocol):
+    """The host's hold on a built-in attempt's spend (`budgets`, docs/budgets.md): asked
+    before each model call after the first, it holds more of the turn's budgets when
+    what the turn spent so far and its next call need more than it reserved."""
+
+    async def before_model_call(self, spent: Usage,
+                                context: Sequence[Message]) -> AttemptTerminal | None:
+        """None: the call may go. Else the terminal the attempt ends with, before the
+        call: a budget has no room for it (`details["type"]` `budget_exceeded`, the
+        budget, and the config key that raises it). `spent`: the attempt's usage so far;
+        `context`: the messages of the next call."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class AttemptParams:
     """One prepared attempt (`AgentHarnessAttemptParamsV2`). Host-owned and frozen; a
@@ -326,6 +341,9 @@ class AttemptParams:
     prompt_context: PromptContext | None = None
     #: hand back taken messages the runtime refused (see `ReturnSteering`)
     return_steering: ReturnSteering | None = None
+    #: the turn's budgets, checked before each model call after the first (None: no
+    #: budget applies, or the runtime is not the built-in one)
+    spend_check: SpendCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)

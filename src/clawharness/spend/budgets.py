@@ -202,19 +202,22 @@ def _budget(budgets: Sequence[TurnBudget], key: str) -> TurnBudget:
     raise KeyError(key)
 
 
-def refusal_error(budgets: Sequence[TurnBudget], refusal: BudgetRefusal) -> BudgetExceededError:
-    """The error of a turn that was not started: the budget, what ran out, and how to
-    raise it."""
+def refusal_error(budgets: Sequence[TurnBudget], refusal: BudgetRefusal, *,
+                  running: bool = False) -> BudgetExceededError:
+    """The error of a turn that was not started (`running`: of a running turn stopped
+    before its next model call): the budget, what ran out, and how to raise it."""
     budget = _budget(budgets, refusal.key)
     measure = refusal.measure
     key_path = f"{budget.path}.{_CONFIG_KEY[measure]}"
     used = format_amount(measure, refusal.spent)
     held = (f", {format_amount(measure, refusal.reserved)} held by running turns"
             if refusal.reserved else "")
+    asked = format_amount(measure, refusal.asked)
+    needs = (f"needs up to {asked} with its next model call; the turn was stopped before "
+             "that call" if running else f"needs up to {asked}; the turn was not started")
     message = (f"{budget.label} ({budget.claim.key}) has no room for this turn: "
                f"{used} of {format_amount(measure, refusal.limit)} used{held}, and the turn "
-               f"needs up to {format_amount(measure, refusal.asked)}; the turn was not "
-               f"started (raise {key_path} to let it run)")
+               f"{needs} (raise {key_path} to let it run)")
     wait = " or wait for the next UTC day" if ":day:" in budget.claim.key or (
         budget.claim.key.startswith("day:")) else ""
     hint = (f"raise {key_path} in the config{wait}; an approver can extend it "

@@ -36,6 +36,7 @@ from clawharness.store.budgets import (
     SpendGrouping,
     SpendRecord,
     SpendSummary,
+    first_refusal,
 )
 from clawharness.store.leases import (
     SessionLease,
@@ -105,6 +106,7 @@ __all__ = [
     "TranscriptSearch",
     "TranscriptStore",
     "TurnRecordStore",
+    "first_refusal",
     "open_store",
     "verify_sqlite_store",
     "waiter_ttl",

@@ -183,6 +183,12 @@ class EmbeddedAttempt:
             while True:
                 steps += 1
                 self.phase = "prompt"
+                if steps > 1 and self.p.spend_check is not None:
+                    # the turn's budgets: a spent one ends the turn before this call
+                    stop = await self.p.spend_check.before_model_call(self.usage,
+                                                                      self.context)
+                    if stop is not None:
+                        return stop
                 context = self.p.prompt_context
                 if context is not None and context.wants_compaction(self.context):
                     await self.compact_context(overflow=False)
