@@ -330,8 +330,9 @@ def _candidate(candidate: Any) -> dict[str, Any]:
 
 
 #: who and what the record is about: identities, never secrets (and `session_key` would
-#: read as a secret-named field)
-_IDENTITY: Final = frozenset({"run_id", "session_key", "session_id", "agent_id"})
+#: read as a secret-named field); `lease` is the writer lease the host itself took (its
+#: holder names this process and the turn, its fence is a number)
+_IDENTITY: Final = frozenset({"run_id", "session_key", "session_id", "agent_id", "lease"})
 
 
 def _redacted(record: dict[str, Any]) -> dict[str, Any]:

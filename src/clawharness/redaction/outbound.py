@@ -64,24 +64,48 @@ def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
         return "[too deep]"
     if kind in _SCALARS:
         return value
-    below = _depth + 1
-    if kind is dict or isinstance(value, Mapping):
+    return _walk(value, _depth, known_generation())
+
+
+def _walk(value: Any, depth: int, generation: int) -> Any:
+    """`redact_secrets_in` below its own checks: a value at `depth`, not a string or a
+    scalar. A leaf is handled where it is found, not by a call of its own (a turn record
+    has ~130); the short texts' cache is asked with `generation` read once per walk."""
+    below = depth + 1
+    deep = below >= _MAX_DEPTH
+    if type(value) is dict or isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            # the leaves are handled here, not by a call each (a turn record has ~130)
-            if isinstance(item, str):
-                out[key] = (redact_sensitive_field_value(key, mask_known_secrets(item))
-                            if isinstance(key, str) and is_sensitive_field_key(key)
-                            else redact_secrets(item))
-            elif type(item) in _SCALARS and below < _MAX_DEPTH:
+            kind = type(item)
+            if kind is str or isinstance(item, str):
+                if isinstance(key, str) and is_sensitive_field_key(key):
+                    out[key] = redact_sensitive_field_value(key, mask_known_secrets(item))
+                elif item and len(item) <= _REMEMBERED_CHARS:
+                    out[key] = _redact_short(item, generation)
+                else:
+                    out[key] = redact_secrets(item)
+            elif kind in _SCALARS and not deep:
                 out[key] = item
+            elif deep:
+                out[key] = "[too deep]"
             else:
-                out[key] = redact_secrets_in(item, _depth=below)
+                out[key] = _walk(item, below, generation)
         return out
     if isinstance(value, list | tuple):
-        return [redact_secrets(item) if isinstance(item, str)
-                else item if type(item) in _SCALARS and below < _MAX_DEPTH
-                else redact_secrets_in(item, _depth=below) for item in value]
+        items: list[Any] = []
+        for item in value:
+            kind = type(item)
+            if kind is str or isinstance(item, str):
+                items.append(_redact_short(item, generation)
+                             if item and len(item) <= _REMEMBERED_CHARS
+                             else redact_secrets(item))
+            elif kind in _SCALARS and not deep:
+                items.append(item)
+            elif deep:
+                items.append("[too deep]")
+            else:
+                items.append(_walk(item, below, generation))
+        return items
     return value
 
 

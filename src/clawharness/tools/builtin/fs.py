@@ -125,19 +125,21 @@ def read_file_bytes(workspace: str, raw_path: str) -> tuple[bytes, str]:
 
 def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
     """(descriptor, path shown to the model, size) of a regular file in the workspace."""
-    shown = shown_path(workspace, raw_path)
+    shown: str | None = None  # the resolved name; before it is known, worked out on error
     try:
         with resolve(workspace, raw_path) as found:
             shown = found.shown
             fd, _ = open_regular(found, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(f"file not found: {shown}") from None
+        raise ToolError(f"file not found: {shown or shown_path(workspace, raw_path)}") from None
     except IsADirectoryError:
-        raise ToolError(f"{shown} is a directory; use ls to list it") from None
+        raise ToolError(f"{shown or shown_path(workspace, raw_path)} is a directory; use ls "
+                        "to list it") from None
     except ToolError:
         raise
     except OSError as exc:
-        raise ToolError(f"cannot read {shown}: {_problem(exc)}") from exc
+        raise ToolError(f"cannot read {shown or shown_path(workspace, raw_path)}: "
+                        f"{_problem(exc)}") from exc
     return fd, shown, os.fstat(fd).st_size
 
 
