@@ -16,6 +16,7 @@ import dataclasses
 import os
 import time
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -23,10 +24,6 @@ from typing import TYPE_CHECKING, Any
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
-from clawharness.attempt.agent_setup import AgentSetup
-from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
-from clawharness.attempt.executor import LocalTurnExecutor, TurnExecutor
-from clawharness.cluster.front import cluster_transport, open_cluster_turns
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
@@ -34,18 +31,11 @@ from clawharness.errors import (
     ModelRefError,
     SessionNotFoundError,
 )
-from clawharness.harnesses.embedded.harness import OpenClawHarness
 from clawharness.host_portable import PortableSessionsMixin
 from clawharness.host_reports import HostReportsMixin
-from clawharness.llm import LlmApi, LlmContext
-from clawharness.mcp.manager import McpManager
-from clawharness.models.routes import known_provider_ids
 from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
-from clawharness.observability.processes import live_native_processes
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
-from clawharness.plugins.runtime import PluginRuntime
-from clawharness.providers.registry import default_api, preload_transports
 from clawharness.records import CompactionResult, SessionMeta, TurnResult
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.sessions.agents import (
@@ -54,7 +44,6 @@ from clawharness.sessions.agents import (
     require_known_agent,
 )
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
-from clawharness.sessions.lifecycle import SessionLifecycle
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import (
     Amount,
@@ -67,16 +56,19 @@ from clawharness.store import (
     TranscriptEntry,
     open_store,
 )
-from clawharness.subagents import SubagentManager
-from clawharness.tools import agent_workspace_dir
-from clawharness.tools.agent_tools import AgentTools
-from clawharness.tools.sandbox import (
-    SandboxService,
-)
 
 if TYPE_CHECKING:
+    from clawharness.attempt.agent_setup import AgentSetup
+    from clawharness.attempt.delegation import DelegateRequest
+    from clawharness.attempt.executor import TurnExecutor
     from clawharness.attempt.turn import TurnOptions, TurnRunner
     from clawharness.cluster.transport import ClusterTransport
+    from clawharness.llm import LlmApi
+    from clawharness.mcp.manager import McpManager
+    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.sessions.lifecycle import SessionLifecycle
+    from clawharness.subagents import SubagentManager
+    from clawharness.tools.agent_tools import AgentTools
 
 __all__ = ["Host", "TurnResult"]
 
@@ -112,15 +104,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         sessions = self.config.sessions
         self.writers = SessionWriters(timings=WriterTimings(
             wait=sessions.writer_wait_seconds, ttl=sessions.writer_lease_seconds))
-        self.plugins = PluginRuntime(self.config, state_dir=self.state_dir, env=self.env,
-                                     builtin=OpenClawHarness())
-        #: the agents' tool policy and host tools; its sandbox is where exec runs
-        #: (agents.*.sandbox), and never shows the store or the config file
-        self.agent_tools = AgentTools(self.config, SandboxService(
-            self.config, state_dir=self.state_dir, store_url=self._store_url,
-            config_path=loaded.path))
-        #: the agents' system prompts, runtime plans and plugin config
-        self.agent_setup = AgentSetup(self.config)
+        #: the plugin runtime (`plugins`), made when first asked for
+        self._plugins: PluginRuntime | None = None
         self._lifecycle: SessionLifecycle | None = None
         self._holds_gc = False
         #: the registration of this host's secret values with the redactor (`start`)
@@ -130,12 +115,60 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         self._serving = serving
         #: traces and metrics (docs/observability.md): made in `start`, stopped in `close`
         self.telemetry = Telemetry.off()
-        #: one prompt-only completion: `await host.llm.complete(prompt, execution=...)`
-        self.llm = LlmApi(LlmContext(config=self.config, harnesses=self.plugins.selector,
-                                     builtin=self.plugins.builtin, env=self.env,
-                                     default_agent_id=self.default_agent_id, start=self.start))
-        #: the child sessions `sessions_spawn` starts: list, kill, wait
-        self.subagents = SubagentManager(
+
+    # the parts, each made when first used: a host that only reads its store (as
+    # `clawharness sessions list` does) neither imports nor builds them -------------------
+
+    @property
+    def plugins(self) -> PluginRuntime:
+        """The bundled and configured plugins and the built-in harness beside them; once
+        the host is started, loaded (at the first use, lending them the store)."""
+        runtime = self._plugins
+        if runtime is None:
+            from clawharness.harnesses.embedded.harness import OpenClawHarness
+            from clawharness.plugins.runtime import PluginRuntime
+
+            runtime = self._plugins = PluginRuntime(
+                self.config, state_dir=self.state_dir, env=self.env,
+                builtin=OpenClawHarness())
+        if runtime.load_result is None and self._store is not None:
+            runtime.load(self._store)
+        return runtime
+
+    @cached_property
+    def agent_tools(self) -> AgentTools:
+        """The agents' tool policy and host tools; its sandbox is where exec runs
+        (agents.*.sandbox), and never shows the store or the config file."""
+        from clawharness.tools.agent_tools import AgentTools
+        from clawharness.tools.sandbox import SandboxService
+
+        return AgentTools(self.config, SandboxService(
+            self.config, state_dir=self.state_dir, store_url=self._store_url,
+            config_path=self.loaded.path))
+
+    @cached_property
+    def agent_setup(self) -> AgentSetup:
+        """The agents' system prompts, runtime plans and plugin config."""
+        from clawharness.attempt.agent_setup import AgentSetup
+
+        return AgentSetup(self.config)
+
+    @cached_property
+    def llm(self) -> LlmApi:
+        """One prompt-only completion: `await host.llm.complete(prompt, execution=...)`."""
+        from clawharness.llm import LlmApi, LlmContext
+
+        plugins = self.plugins
+        return LlmApi(LlmContext(config=self.config, harnesses=plugins.selector,
+                                 builtin=plugins.builtin, env=self.env,
+                                 default_agent_id=self.default_agent_id, start=self.start))
+
+    @cached_property
+    def subagents(self) -> SubagentManager:
+        """The child sessions `sessions_spawn` starts: list, kill, wait."""
+        from clawharness.subagents import SubagentManager
+
+        return SubagentManager(
             self, policy=self.agent_tools.tool_policy,
             tool_names=lambda agent: tuple(s.name for s in self.agent_tools.tool_specs(agent)))
 
@@ -168,8 +201,6 @@ class Host(PortableSessionsMixin, HostReportsMixin):
             await store.open()
             self._store = store
             self.writers.attach(store)
-            self.plugins.load(store)
-            self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
             self._executor = await self._open_executor(store)
             if self.config.host.tune_gc and not self._holds_gc:
                 GcTuning.acquire()
@@ -179,6 +210,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
     async def _local_executor(self, store: Store) -> TurnExecutor:
         """Turns run here, by the turn runner (imported and made at the first turn: a
         host that runs none, as `clawharness sessions list` does, never loads it)."""
+        from clawharness.attempt.executor import LocalTurnExecutor
+
         def make_runner() -> TurnRunner:
             from clawharness.attempt.turn import TurnContext, TurnRunner
 
@@ -194,6 +227,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         """Turns run on the cluster's workers: the shared store and the URL are checked
         now, the cluster is reached at the first turn (an unreachable one fails that
         turn, naming the URL)."""
+        from clawharness.cluster.front import open_cluster_turns
+
         assert self.cluster_url is not None
         return await open_cluster_turns(
             self.cluster_url, self.config, store_url=self._store_url,
@@ -210,11 +245,14 @@ class Host(PortableSessionsMixin, HostReportsMixin):
     def cluster_transport(self) -> ClusterTransport:
         """How this host reaches the cluster (`cluster.tls`, `cluster.apiKey`), its
         certificates read now; `ConfigError` naming the key when one cannot be."""
+        from clawharness.cluster.front import cluster_transport
+
         base_dir = self.loaded.path.parent if self.loaded.path is not None else Path.cwd()
         return cluster_transport(self.config.cluster, env=self.env, base_dir=base_dir)
 
     async def close(self) -> None:
-        await self.subagents.close()
+        if "subagents" in self.__dict__:  # made by a first use
+            await self.subagents.close()
         if self._executor is not None:
             await self._executor.close()
             self._executor = None
@@ -222,7 +260,9 @@ class Host(PortableSessionsMixin, HostReportsMixin):
             await self._mcp.close()
             self._mcp = None
         await self.writers.close()
-        await self.plugins.dispose()
+        if self._plugins is not None:
+            await self._plugins.dispose()
+        self._lifecycle = None
         if self._store is not None:
             await self._store.close()
             self._store = None
@@ -240,6 +280,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         telemetry = given or Telemetry(resolve_settings(self.config.diagnostics, self.env,
                                                         serving=self._serving))
         telemetry.gauge_source("queue_depth", self.writers.queue_depths)
+        from clawharness.observability.processes import live_native_processes
+
         telemetry.gauge_source("native_processes", live_native_processes)
         self.telemetry = telemetry
 
@@ -255,6 +297,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         """The configured MCP servers (`mcp.servers`): sessions start on first use and
         close with the host."""
         if self._mcp is None:
+            from clawharness.mcp.manager import McpManager
+
             self._mcp = McpManager(self.config.mcp, self.env)
         return self._mcp
 
@@ -281,12 +325,15 @@ class Host(PortableSessionsMixin, HostReportsMixin):
     def agent_workspace(self, agent_id: str) -> str:
         """The directory an agent's turns work in (its configured `workspace`, else
         `<state dir>/workspace/<agent>`), unless a turn brings its own."""
+        from clawharness.tools import agent_workspace_dir
 
         return str(agent_workspace_dir(self.config, self.state_dir, agent_id))
 
     def model_ref(self, text: str) -> str:
         """`text` as the `provider/model` ref a turn would run (a bare model id is looked up
         among the configured providers' models); `ModelRefError` when a turn could not."""
+        from clawharness.models.routes import known_provider_ids
+
         providers = self.config.models.providers
         return str(parse_model_ref(
             text, known_providers=known_provider_ids(self.config, self.plugins.selector.providers),
@@ -409,8 +456,10 @@ class Host(PortableSessionsMixin, HostReportsMixin):
     async def _sessions(self) -> SessionLifecycle:
         """The session lifecycle, starting the host on first use."""
         if self._lifecycle is None:
-            await self.start()
-        assert self._lifecycle is not None
+            from clawharness.sessions.lifecycle import SessionLifecycle
+
+            store = (await self.start()).store
+            self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
         return self._lifecycle
 
     def preload_model_transports(self) -> tuple[str, ...]:
@@ -418,6 +467,9 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         of each agent's models: a server that runs turns (`serve`, `worker`) calls it at
         start, so its first turn does not wait on an import; the turn runner too, when
         the host is started and its turns run here. Returns the modules."""
+        from clawharness.attempt.executor import LocalTurnExecutor
+        from clawharness.providers.registry import default_api, preload_transports
+
         if isinstance(self._executor, LocalTurnExecutor):
             _ = self._executor.runner
         providers = self.config.models.providers
@@ -458,6 +510,8 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         `DelegationRefusedError` before any work. Only admission and execution are
         delegated: create, patch, reset, delete and archive stay with the owner.
         """
+        from clawharness.attempt.delegation import StoredSession, check_delegate
+
         record = await self.store.get_session(self.session_key(request.session_key))
         harness = None
         if record is not None and record.agent_harness_id:

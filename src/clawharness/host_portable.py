@@ -8,10 +8,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clawharness._ids import new_id
-from clawharness.config.schema import ClawConfig
 from clawharness.errors import (
     AgentHarnessNotRegisteredError,
     AgentHarnessUnsupportedError,
@@ -20,34 +19,24 @@ from clawharness.errors import (
     NativeSessionUnsupportedError,
     SessionForkError,
 )
-from clawharness.harness import (
-    AdoptRequest,
-    HandoffRequest,
-    Message,
-    NativeAdoption,
-    NativeHandoff,
-    PortableSessions,
-    normalize_optional_runtime_id,
-    portable_runtime,
-)
-from clawharness.models.routes import resolve_route
 from clawharness.names import parse_model_ref
-from clawharness.plugins.runtime import PluginRuntime
-from clawharness.redaction.outbound import redact_transcript_message
-from clawharness.sessions import (
-    AdoptionResult,
-    ForkResult,
-    adopt_native,
-    fork_prefix,
-    handoff_native,
-    parse_fork_point,
-    write_fork,
-)
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import normalize_session_key, parse_session_key
-from clawharness.sessions.writers import SessionWriters
-from clawharness.store import SessionRecord, Store
-from clawharness.tools import agent_workspace_dir
+
+# what adopting, forking and handing off use is imported when one runs (a host that
+# only reads its store imports none of it)
+if TYPE_CHECKING:
+    from clawharness.config.schema import ClawConfig
+    from clawharness.harness import (
+        Message,
+        NativeAdoption,
+        NativeHandoff,
+        PortableSessions,
+    )
+    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.sessions import AdoptionResult, ForkResult
+    from clawharness.sessions.writers import SessionWriters
+    from clawharness.store import SessionRecord, Store
 
 __all__ = ["PortableSessionsMixin"]
 
@@ -103,6 +92,9 @@ def _fork_route(host: _HostParts, source: SessionRecord, model: str | None,
                 runtime: str | None) -> tuple[str | None, str | None]:
     """(model ref, runtime override) of a fork's next turn, checked as that turn's
     selection will check them: a runtime the route does not allow fails now."""
+    from clawharness.harness import normalize_optional_runtime_id
+    from clawharness.models.routes import resolve_route
+
     harness = normalize_optional_runtime_id(runtime)
     if harness is not None and harness.startswith("acp/"):
         agent = harness[4:]
@@ -153,6 +145,11 @@ class PortableSessionsMixin:
         runtime and the native id) and bind it, so the next turn there resumes it
         natively. Adopting again adds only what is new; bad input or a conflict raises
         a `NativeSessionError` and stores nothing."""
+        from clawharness.harness import AdoptRequest, portable_runtime
+        from clawharness.redaction.outbound import redact_transcript_message
+        from clawharness.sessions import adopt_native
+        from clawharness.tools import agent_workspace_dir
+
         harness_id, agent_name = portable_runtime(runtime)
         harness = _portable(self.plugins, harness_id, "adopt_native_session")
         await self.start()
@@ -196,6 +193,8 @@ class PortableSessionsMixin:
         route does not allow is refused now (`SessionForkError`), and nothing is
         written. `settled`: wait for a turn running in the source to end first (a
         sub-agent forked from inside its parent's turn does not)."""
+        from clawharness.sessions import fork_prefix, parse_fork_point, write_fork
+
         source = await self.get_session(key)
         point = parse_fork_point(at)
         target = _fork_key(source, new_key)
@@ -231,6 +230,10 @@ class PortableSessionsMixin:
         runs, default the agent's workspace). The transcript is not changed; the
         session's meta records the handoff, so adopting that native session back into it
         adds what was said there."""
+        from clawharness.harness import HandoffRequest, portable_runtime
+        from clawharness.sessions import handoff_native
+        from clawharness.tools import agent_workspace_dir
+
         harness_id, agent_name = portable_runtime(runtime)
         harness = _portable(self.plugins, harness_id, "handoff_native_session")
         record = await self.get_session(key)

@@ -9,24 +9,22 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from clawharness.cluster.front import probe_cluster
-from clawharness.config.schema import ClawConfig
 from clawharness.errors import ConfigError, InvalidSessionKeyError
-from clawharness.harness.status import SessionPin, StatusReport, build_status
-from clawharness.models import unknown_provider_problems
-from clawharness.models.catalog import ModelCatalog, build_model_catalog
-from clawharness.models.routes import known_provider_ids
-from clawharness.plugins.diagnostics import plugin_findings
-from clawharness.plugins.runtime import PluginRuntime
 from clawharness.sessions.agents import known_agent_ids, require_known_agent
 from clawharness.sessions.keys import parse_session_key
-from clawharness.store import Store
-from clawharness.tools.agent_tools import AgentTools
-from clawharness.tools.sandbox import SandboxExplanation, explain_sandbox, status_lines
 
+# the parts the reports use are imported by the report that runs (a host that only
+# reads its store imports none of them)
 if TYPE_CHECKING:
     from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
+    from clawharness.config.schema import ClawConfig
+    from clawharness.harness.status import SessionPin, StatusReport
+    from clawharness.models.catalog import ModelCatalog
+    from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.store import Store
+    from clawharness.tools.agent_tools import AgentTools
+    from clawharness.tools.sandbox import SandboxExplanation
 
 __all__ = ["HostReportsMixin"]
 
@@ -60,6 +58,8 @@ class HostReportsMixin:
         if target is None:
             raise ConfigError("no cluster to ask about: pass --cluster temporal://HOST:PORT "
                               "or set cluster.url", key_path="cluster.url")
+        from clawharness.cluster.front import probe_cluster
+
         return await probe_cluster(target, self.config.cluster, self.cluster_transport())
 
     async def status(self: _HostParts, session_key: str | None = None, *,
@@ -69,6 +69,12 @@ class HostReportsMixin:
         `model`: the ref the session's next turn would name instead of its own (a chat's
         `/model`), so the session row shows what that turn would select.
         """
+        from clawharness.harness.status import SessionPin, StatusReport, build_status
+        from clawharness.models import unknown_provider_problems
+        from clawharness.models.routes import known_provider_ids
+        from clawharness.plugins.diagnostics import plugin_findings
+        from clawharness.tools.sandbox import status_lines
+
         pins: list[SessionPin] = []
         agents: list[str] | None = None
         if session_key:
@@ -113,11 +119,15 @@ class HostReportsMixin:
             agent_id = agent_id or self.default_agent_id()
             key = f"agent:{agent_id}:main"
         require_known_agent(self.config, agent_id, session_key=key if session_key else None)
+        from clawharness.tools.sandbox import explain_sandbox
+
         return await asyncio.to_thread(explain_sandbox, self.agent_tools.sandbox, agent_id, key)
 
     async def model_catalog(self: _HostParts, agent_id: str | None = None) -> ModelCatalog:
         """The configured models as `agent_id` (else the default agent) sees them, each
         with its effective runtime (`clawharness models list`)."""
+        from clawharness.models.catalog import build_model_catalog
+
         return build_model_catalog(
             self.config, self.plugins.registry, agent_id=agent_id or self.default_agent_id(),
             env=self.env, provider_routes=self.plugins.registrations.provider_routes(),
@@ -125,6 +135,8 @@ class HostReportsMixin:
 
     async def session_pins(self: _HostParts) -> list[SessionPin]:
         """Every session's persisted runtime ownership (for doctor's stale-pin check)."""
+        from clawharness.harness.status import SessionPin
+
         return [SessionPin(session_key=r.key, agent_id=r.agent_id,
                            agent_harness_id=r.agent_harness_id, model_ref=r.model_ref)
                 for r in await self.store.list_sessions()]

@@ -5,16 +5,18 @@ native runtime and the host, and onto another model or runtime
 from __future__ import annotations
 
 import shlex
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from clawharness._text import terminal_safe
 from clawharness.cli.common import ConfigOption, JsonOption, console, print_json, run_async
-from clawharness.harness import NativeHandoff
 from clawharness.host import Host
-from clawharness.sessions import AdoptionResult, ForkResult
+
+if TYPE_CHECKING:
+    from clawharness.harness import NativeHandoff
+    from clawharness.sessions import AdoptionResult, ForkResult
 
 __all__ = ["register_portable"]
 

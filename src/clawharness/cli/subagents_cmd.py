@@ -22,7 +22,6 @@ from clawharness.cli.common import (
 )
 from clawharness.host import Host
 from clawharness.store import SubagentRecord
-from clawharness.subagents import LOST_AFTER_SECONDS
 
 __all__ = ["list_children", "register_subagents", "subagent_json"]
 
@@ -36,6 +35,8 @@ def _cell(text: str | None) -> str:
 
 
 def _status(record: SubagentRecord, now: float) -> str:
+    from clawharness.subagents import LOST_AFTER_SECONDS
+
     return "lost" if record.lost(now, after=LOST_AFTER_SECONDS) else record.status
 
 
