@@ -30,7 +30,8 @@ class GatewayHost(Protocol):
     state_dir: Path
     env: Mapping[str, str]
     #: the sub-agents its sessions spawned (`sessions.children`, `sessions.kill`)
-    subagents: SubagentManager
+    @property
+    def subagents(self) -> SubagentManager: ...
 
     def default_agent_id(self) -> str: ...
 
