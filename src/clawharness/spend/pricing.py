@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Final, Literal, Protocol
 
 from clawharness.config import ClawConfig, ModelCost, ProviderConfig
+from clawharness.spend.price_providers import table_may_know
 
 __all__ = ["Cost", "PriceTable", "PricedUsage", "Rates", "TokenCounts"]
 
@@ -219,11 +220,14 @@ def _is_local(base_url: str) -> bool:
 def catalog_rates(provider: str, model: str, base_url: str | None) -> Rates | None:
     """The table's rates for `model` of `provider` (or of the provider serving
     `base_url`); None when the table has no such provider or model. A local endpoint
-    (loopback) is never looked up by its URL."""
+    (loopback) is never looked up by its URL, and a provider the table has not heard of
+    with no URL to look up costs no import of it (`price_providers`)."""
+    url = None if base_url is None or _is_local(base_url) else base_url
+    if url is None and not table_may_know(provider):
+        return None
     from genai_prices import data_snapshot
 
     snapshot = data_snapshot.get_snapshot()
-    url = None if base_url is None or _is_local(base_url) else base_url
     try:
         found = snapshot.find_provider_model(model, None, provider, None)
     except LookupError:
