@@ -10,6 +10,7 @@ from typing import Any
 
 from clawharness.store._sqlite_leases import check_fence
 from clawharness.store._sqlite_writer import GroupFn, Writer
+from clawharness.store.leases import SessionLease
 
 SCHEMA_V1: tuple[str, ...] = (
     """CREATE TABLE sessions (
@@ -219,6 +220,35 @@ def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) 
         "SELECT id, text, 'k' || hex(session_key) FROM transcript_entries "
         f"WHERE ({where}) AND text IS NOT NULL", args)
     return int(conn.execute(f"DELETE FROM transcript_entries WHERE {where}", args).rowcount)
+
+
+def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str,
+                session_id: str, rows: Sequence[tuple[Any, str, str]],
+                fence: SessionLease | None) -> tuple[float, list[Any]]:
+    """One `append_entries` request inside a write transaction: (the time stored, per
+    row its new seq or the stored row its idempotency key already names). `seqs` caches
+    each session's highest seq for the connection it is used with."""
+    check_fence(conn, session_key, fence, "append")
+    now = time.time()
+    seq = seqs.get(session_id)
+    if seq is None:
+        seq = conn.execute(MAX_SEQ, (session_id,)).fetchone()[0] or 0
+    marks: list[Any] = []
+    for e, content, meta in rows:
+        seq += 1
+        key = e.idempotency_key
+        args = (session_key, session_id, seq, e.role, content, meta, key, e.text, now)
+        if key is None:
+            conn.execute(INSERT_ENTRY, args)
+        elif conn.execute(INSERT_ENTRY_ONCE, args).rowcount == 0:
+            seq -= 1  # a retry: hand back what is stored under the key
+            marks.append(conn.execute(SELECT_BY_IDEM, (session_id, key)).fetchone())
+            continue
+        marks.append(seq)
+    seqs[session_id] = seq
+    if any(isinstance(m, int) for m in marks):
+        conn.execute(TOUCH_SESSION, (now, session_key, session_id))
+    return now, marks
 
 
 def make_append_group(writer: Writer) -> GroupFn:

@@ -2,7 +2,11 @@
 
 Every async write goes through one writer thread (`_sqlite_writer`) that owns the write
 connection: it drains all queued requests, runs them in one transaction, commits once and
-only then resolves the callers' futures (group commit). A request that fails inside
+only then resolves the callers' futures (group commit). A small write (a transcript
+append, a new session row, a lease) made on the event loop while that thread idles is
+made inline instead, in a transaction of its own on a connection of the loop's (a thread
+hand-off costs several times the commit); while the thread has work, or another process
+holds the file's write lock, it queues like any other. A request that fails inside
 SQLite makes the writer run that batch again with a SAVEPOINT per request, so it fails
 alone. WAL with synchronous=NORMAL: a returned write survives the process being killed
 (a power cut may lose the last commits).
@@ -77,8 +81,9 @@ _T = TypeVar("_T")
 _INLINE_LAST = 64
 #: ...and are decoded in a thread instead when their JSON is bigger than this
 _INLINE_DECODE_CHARS = 256 * 1024
-#: small inline writes between two checkpoints the writer thread is asked for
-_SMALL_COMMITS_PER_CHECKPOINT = 500
+#: rows written inline (on the event loop's connection, which never checkpoints) between
+#: two WAL checkpoints the writer thread is asked for
+_SMALL_ROWS_PER_CHECKPOINT = 500
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
@@ -143,7 +148,7 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
         self._sync_lock = threading.Lock()
         #: small writes (session leases) made on the event loop while the writer idles
         self._small: sqlite3.Connection | None = None
-        self._small_commits = 0
+        self._small_rows = 0
         self._append_group: GroupFn | None = None
         self._indexer: Indexer | None = None
         self.search_path = search_path_for(self.path)
@@ -251,29 +256,40 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
         return cast(_T, await fut)
 
     async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
-        """A write of a row or two: inline on the event loop when the writer thread idles
+        """A write of a few rows: inline on the event loop when the writer thread idles
         and no other process holds the file's write lock (no thread hand-off: ~15 µs
         instead of ~150), else through the writer like any other write."""
+        done, result = self._write_inline(fn)
+        return result if done else await self._write(fn)
+
+    def _write_inline(self, fn: Callable[[sqlite3.Connection], _T], *,
+                      rows: int = 1) -> tuple[bool, Any]:
+        """(True, fn's result) when `fn` ran and committed in a transaction of its own on
+        the event loop's connection; (False, None) when it may not now: called off the
+        event loop, the writer thread has work queued or running (an inline write would
+        overtake it), or another process holds the file's write lock (never wait on the
+        loop). Then nothing was written. `rows`: about how many rows `fn` writes (the
+        writer is asked for a WAL checkpoint every `_SMALL_ROWS_PER_CHECKPOINT`)."""
         writer = self._need_writer()
         conn = self._small
-        if conn is not None and writer.idle and threading.get_ident() == self._inline_thread:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError:
-                pass  # another process is writing: queue behind it instead of waiting here
-            else:
-                try:
-                    result = fn(conn)
-                    conn.execute("COMMIT")
-                    self._small_commits += 1
-                    if self._small_commits % _SMALL_COMMITS_PER_CHECKPOINT == 0:
-                        writer.checkpoint_soon()  # this connection never checkpoints
-                    return result
-                except BaseException as exc:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise translate(exc, self.path, "write") from exc
-        return await self._write(fn)
+        if conn is None or not writer.idle or threading.get_ident() != self._inline_thread:
+            return False, None
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            return False, None  # another process is writing: queue behind it instead
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc, self.path, "write") from exc
+        self._small_rows += rows
+        if self._small_rows >= _SMALL_ROWS_PER_CHECKPOINT:
+            self._small_rows = 0
+            writer.checkpoint_soon()  # this connection never checkpoints
+        return True, result
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -324,7 +340,7 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
                 raise ConditionalWriteConflict(f"session {record.key!r} already exists")
             return stored
 
-        return await self._write(fn)
+        return await self._write_small(fn)
 
     async def get_session(self, key: str) -> SessionRecord | None:
         """The session row under `key`, or None."""
@@ -396,35 +412,29 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
         ]
 
         writer = self._need_writer()
-        seqs = writer.seqs
 
         def fn(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
             # runs in the writer thread: keep it lean, the outcomes are built by the caller
-            leases.check_fence(conn, session_key, fence, "append")
-            now = time.time()
-            seq = seqs.get(session_id)
-            if seq is None:
-                seq = conn.execute(q.MAX_SEQ, (session_id,)).fetchone()[0] or 0
-            marks: list[Any] = []
-            for e, content, meta in rows:
-                seq += 1
-                key = e.idempotency_key
-                args = (session_key, session_id, seq, e.role, content, meta, key, e.text, now)
-                if key is None:
-                    conn.execute(q.INSERT_ENTRY, args)
-                elif conn.execute(q.INSERT_ENTRY_ONCE, args).rowcount == 0:
-                    seq -= 1  # a retry: hand back what is stored under the key
-                    marks.append(conn.execute(q.SELECT_BY_IDEM, (session_id, key)).fetchone())
-                    continue
-                marks.append(seq)
-            seqs[session_id] = seq
-            if any(isinstance(m, int) for m in marks):
-                conn.execute(q.TOUCH_SESSION, (now, session_key, session_id))
+            result = q.append_rows(conn, writer.seqs, session_key, session_id, rows, fence)
             writer.unindexed += len(rows)
-            return now, marks
+            return result
 
-        now, marks = await self._write(fn, group=self._append_group,
-                                       payload=(session_key, session_id, rows, fence))
+        def inline(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
+            # on the event loop: the writer's seq cache is its thread's alone (and a
+            # commit of this connection makes the writer drop it)
+            return q.append_rows(conn, {}, session_key, session_id, rows, fence)
+
+        done, result = self._write_inline(inline, rows=len(rows))
+        if done:
+            if self._indexer is not None:
+                self._indexer.note_written(len(rows))
+            now, marks = result
+            # as a write through the writer would: let the loop's other tasks run, so
+            # a task appending in a loop does not starve them
+            await asyncio.sleep(0)
+        else:
+            now, marks = await self._write(fn, group=self._append_group,
+                                           payload=(session_key, session_id, rows, fence))
         return [
             AppendOutcome(TranscriptEntry(
                 session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),

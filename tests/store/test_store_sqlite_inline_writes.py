@@ -1,0 +1,92 @@
+"""SQLite: small writes made on the event loop while the writer thread idles are made
+inline (no hand-off to that thread), and mix safely with the writes that go through it."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from clawharness.store import NewEntry, SessionRecord
+from clawharness.store.sqlite import SqliteStore
+
+
+def msg(text: str, key: str | None = None) -> NewEntry:
+    return NewEntry(role="user", content=text, text=text, idempotency_key=key)
+
+
+async def test_appends_and_a_new_session_while_the_writer_idles_skip_its_thread(
+        tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "inline.db")
+    await store.open()
+    try:
+        before = store.writer_stats["requests"]
+        await store.create_session(SessionRecord("agent:main:k", "sid", "main"))
+        outs = await store.append_entries("agent:main:k", "sid",
+                                          [msg("alpha one", "r:0"), msg("beta two", "r:1")])
+        assert [o.entry.seq for o in outs] == [1, 2] and all(o.appended for o in outs)
+        again = await store.append_entries("agent:main:k", "sid", [msg("alpha one", "r:0")])
+        assert [(o.entry.seq, o.appended) for o in again] == [(1, False)]
+        assert store.writer_stats["requests"] == before  # nothing went through the thread
+        assert [e.text for e in await store.read_entries("sid")] == ["alpha one", "beta two"]
+        hits = await store.search("beta")  # the inline append reached the search index
+        assert [h.seq for h in hits] == [2]
+    finally:
+        await store.close()
+    reopened = SqliteStore(tmp_path / "inline.db")
+    await reopened.open()
+    try:
+        assert [e.seq for e in await reopened.read_entries("sid")] == [1, 2]
+    finally:
+        await reopened.close()
+
+
+async def test_seqs_stay_dense_when_inline_appends_and_writer_batches_alternate(
+        tmp_path: Path) -> None:
+    """The writer thread caches each session's highest seq: an inline commit in between
+    must not make it reuse one."""
+    path = tmp_path / "mixed.db"
+    store = SqliteStore(path)
+    await store.open()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        texts: list[str] = []
+        for round_ in range(3):
+            blocker.execute("BEGIN IMMEDIATE")  # the file is busy: this one queues
+            queued = asyncio.ensure_future(
+                store.append_entries("k", "s", [msg(f"queued {round_}")]))
+            await asyncio.sleep(0)
+            blocker.execute("COMMIT")
+            await queued
+            await store.append_entries("k", "s", [msg(f"inline {round_}")])
+            texts += [f"queued {round_}", f"inline {round_}"]
+        assert store.writer_stats["requests"] == 3
+        entries = await store.read_entries("s")
+        assert [e.seq for e in entries] == list(range(1, 7))
+        assert [e.text for e in entries] == texts
+    finally:
+        blocker.close()
+        await store.close()
+
+
+async def test_a_task_appending_in_a_loop_does_not_starve_the_others(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "fair.db")
+    await store.open()
+    try:
+        done = 0
+
+        async def appender() -> None:
+            nonlocal done
+            for i in range(200):
+                await store.append_entries("k", "s", [msg(f"m{i}")])
+                done += 1
+
+        task = asyncio.ensure_future(appender())
+        seen: set[int] = set()
+        while not task.done():  # this task gets the loop between the appender's appends
+            seen.add(done)
+            await asyncio.sleep(0)
+        assert any(0 < d < 200 for d in seen), seen
+        await task
+    finally:
+        await store.close()
