@@ -90,3 +90,42 @@ async def test_a_task_appending_in_a_loop_does_not_starve_the_others(tmp_path: P
         await task
     finally:
         await store.close()
+
+
+async def test_many_sessions_appending_at_once_share_the_writers_commits(
+        tmp_path: Path) -> None:
+    """With many tasks ready on the loop, appends go to the writer thread, which commits
+    them together (group commit), not one inline transaction each."""
+    store = SqliteStore(tmp_path / "busy.db")
+    await store.open()
+    try:
+        await asyncio.gather(*(store.append_entries(f"k{i}", f"s{i}", [msg(f"m{i}")])
+                               for i in range(64)))
+        assert store.writer_stats["max_batch"] > 8
+        for i in range(64):
+            assert [e.text for e in await store.read_entries(f"s{i}")] == [f"m{i}"]
+    finally:
+        await store.close()
+
+
+async def test_listing_a_few_state_rows_reads_on_the_loop_and_many_in_a_thread(
+        tmp_path: Path) -> None:
+    """A session's steering offers (a few rows, mostly none) are listed at every tool
+    boundary: an index seek on the event loop, no hop to a reader thread. A long listing
+    still reads every row."""
+    store = SqliteStore(tmp_path / "state.db")
+    await store.open()
+    try:
+        for i in range(3):
+            await store.state_insert_if_absent("ns", f"few/{i}", {"i": i})
+        for i in range(100):
+            await store.state_insert_if_absent("ns", f"many/{i:03d}", {"i": i})
+        assert await store.state_list("ns", prefix="none/") == []
+        few = await store.state_list("ns", prefix="few/")
+        assert [r.value for r in few] == [{"i": 0}, {"i": 1}, {"i": 2}]
+        assert store._read_conns == []  # no reader thread was needed
+        many = await store.state_list("ns", prefix="many/")
+        assert [r.value["i"] for r in many] == list(range(100))
+        assert len(store._read_conns) == 1
+    finally:
+        await store.close()

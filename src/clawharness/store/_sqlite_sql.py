@@ -162,14 +162,15 @@ def state_get(conn: sqlite3.Connection, namespace: str, key: str) -> Row | None:
     return row
 
 
-def state_list(conn: sqlite3.Connection, namespace: str, low: str, high: str | None) -> list[Row]:
-    """Rows with low <= key < high, in key order."""
+def state_list(conn: sqlite3.Connection, namespace: str, low: str, high: str | None,
+               limit: int = -1) -> list[Row]:
+    """Rows with low <= key < high, in key order; the first `limit` (-1: all)."""
     sql = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key >= ?"
     args: tuple[Any, ...] = (namespace, low)
     if high is not None:
         sql += " AND key < ?"
         args += (high,)
-    return conn.execute(sql + " ORDER BY key", args).fetchall()
+    return conn.execute(sql + " ORDER BY key LIMIT ?", (*args, limit)).fetchall()
 
 
 def state_insert(conn: sqlite3.Connection, namespace: str, key: str, value: str,

@@ -29,7 +29,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -77,10 +77,12 @@ from clawharness.store.turn_records import StoredTurnRecord
 __all__ = ["SqliteStore"]
 
 _T = TypeVar("_T")
-#: reads of at most this many entries run inline on the event loop...
+#: reads of at most this many entries (or state rows) run inline on the event loop...
 _INLINE_LAST = 64
 #: ...and are decoded in a thread instead when their JSON is bigger than this
 _INLINE_DECODE_CHARS = 256 * 1024
+#: callbacks ready on the event loop above which a small write is not made inline
+_BUSY_LOOP_READY = 16
 #: rows written inline (on the event loop's connection, which never checkpoints) between
 #: two WAL checkpoints the writer thread is asked for
 _SMALL_ROWS_PER_CHECKPOINT = 500
@@ -116,6 +118,15 @@ def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
     if row is None:
         return None
     return PluginStateRecord(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
+
+
+def _busy_loop() -> bool:
+    """Are many callbacks ready to run on this event loop (many sessions at work)? Then
+    a write goes to the writer thread, which commits those of many tasks together,
+    rather than inline, one transaction each with the loop's other work waiting. (An
+    event loop that does not show its ready queue counts as not busy.)"""
+    ready = getattr(asyncio.get_running_loop(), "_ready", None)
+    return ready is not None and len(ready) > _BUSY_LOOP_READY
 
 
 def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
@@ -272,7 +283,8 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
         writer is asked for a WAL checkpoint every `_SMALL_ROWS_PER_CHECKPOINT`)."""
         writer = self._need_writer()
         conn = self._small
-        if conn is None or not writer.idle or threading.get_ident() != self._inline_thread:
+        if conn is None or not writer.idle or threading.get_ident() != self._inline_thread \
+                or _busy_loop():
             return False, None
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -550,11 +562,18 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
         """Rows of `namespace` whose key starts with `prefix`, in key order."""
         low, high = _prefix_bounds(prefix)
 
-        def fn(conn: sqlite3.Connection) -> list[PluginStateRecord]:
-            rows: Iterable[Sequence[Any]] = q.state_list(conn, namespace, low, high)
-            return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
+        def first(conn: sqlite3.Connection) -> list[Any]:
+            return q.state_list(conn, namespace, low, high, _INLINE_LAST + 1)
 
-        return await self._read(fn)
+        def every(conn: sqlite3.Connection) -> list[Any]:
+            return q.state_list(conn, namespace, low, high)
+
+        # a few rows (a session's steering offers, mostly none): an index seek on the
+        # event loop; more: all of them read in a thread
+        rows: list[Any] = await self._read(first, inline=True)
+        if len(rows) > _INLINE_LAST:
+            rows = await self._read(every)
+        return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
 
     async def state_insert_if_absent(
         self, namespace: str, key: str, value: Any, *,
