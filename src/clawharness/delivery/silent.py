@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from functools import cache
+from typing import Final
 
 from clawharness._json import JsonValue
 from clawharness.delivery._coerce import WHITESPACE_CLASS, strip_whitespace
@@ -101,40 +102,41 @@ def _is_envelope_silent(text: str, token: str) -> bool:
 
 
 _TAG_NAME = "(?:(?:antml:|mm:)?(?:think(?:ing)?|thought)|antthinking)"
-_TAGGED_REASONING_PREFIX = re.compile(
-    f"^{_W}*<{_W}*{_TAG_NAME}\\b[^<>]*>[\\s\\S]*?<{_W}*/{_W}*{_TAG_NAME}{_W}*>{_W}*", _FLAGS
-)
-_OPEN_REASONING_PREFIX = re.compile(f"^{_W}*<{_W}*{_TAG_NAME}\\b[^<>]*>", _FLAGS)
-_PLAIN_REASONING_PREFIX = re.compile(
-    f"^{_W}*(?:think(?:ing)?|thought|analysis|reasoning){_W}*:?{_W}*\\r?\\n", _FLAGS
-)
 _SCOPE = f"(?:{_W}+(?:here|for{_W}+now|on{_W}+this|in{_W}+this{_W}+(?:chat|thread|channel|conversation)))?"
-_SILENT_INTENT = re.compile(
-    f"^{_W}*(?:i|i'll|i{_W}+will|i'm|i{_W}+am|we|we'll|we{_W}+will|the{_W}+assistant|assistant"
-    f"|the{_W}+bot|bot|openclaw){_W}+"
-    f"(?:(?:will{_W}+)?(?:stay|remain|keep|be){_W}+(?:quiet|silent){_SCOPE}"
-    f"|(?:do{_W}+not|don't|dont|will{_W}+not|won't|would{_W}+not|should{_W}+not){_W}+"
-    f"(?:reply|respond){_SCOPE}"
-    f"|(?:have|has){_W}+nothing{_W}+(?:to|for){_W}+(?:say|add|reply|respond))"
-    f"(?:[.!?]+)?{_W}*\\Z",
-    _FLAGS,
-)
-_SUBSTANTIVE_ANSWER_CUE = re.compile(
-    f"\\b(?:answer|here(?:'s|{_W}+is)|tell{_W}+them|you{_W}+(?:should|can|could|need|must)|please"
-    f"|try|use|send|service{_W}+is|resolved|retry|yes|no,|sure)\\b",
-    _FLAGS,
-)
-_BARE_REASONING_PLACEHOLDER = re.compile(
-    f"^{_W}*(?:(?:internal|private){_W}+)?(?:reasoning|thinking|thoughts?|analysis)"
-    f"(?:{_W}+notes?)?{_W}*\\Z",
-    _FLAGS,
-)
+# compiled when a reply first needs them (their whitespace class is large: compiling all
+# of them cost every process that imports this module ~40 ms)
+_SOURCES: Final = {
+    "tagged_reasoning_prefix":
+        f"^{_W}*<{_W}*{_TAG_NAME}\\b[^<>]*>[\\s\\S]*?<{_W}*/{_W}*{_TAG_NAME}{_W}*>{_W}*",
+    "open_reasoning_prefix": f"^{_W}*<{_W}*{_TAG_NAME}\\b[^<>]*>",
+    "plain_reasoning_prefix":
+        f"^{_W}*(?:think(?:ing)?|thought|analysis|reasoning){_W}*:?{_W}*\\r?\\n",
+    "silent_intent":
+        f"^{_W}*(?:i|i'll|i{_W}+will|i'm|i{_W}+am|we|we'll|we{_W}+will|the{_W}+assistant|assistant"
+        f"|the{_W}+bot|bot|openclaw){_W}+"
+        f"(?:(?:will{_W}+)?(?:stay|remain|keep|be){_W}+(?:quiet|silent){_SCOPE}"
+        f"|(?:do{_W}+not|don't|dont|will{_W}+not|won't|would{_W}+not|should{_W}+not){_W}+"
+        f"(?:reply|respond){_SCOPE}"
+        f"|(?:have|has){_W}+nothing{_W}+(?:to|for){_W}+(?:say|add|reply|respond))"
+        f"(?:[.!?]+)?{_W}*\\Z",
+    "substantive_answer_cue":
+        f"\\b(?:answer|here(?:'s|{_W}+is)|tell{_W}+them|you{_W}+(?:should|can|could|need|must)|please"
+        f"|try|use|send|service{_W}+is|resolved|retry|yes|no,|sure)\\b",
+    "bare_reasoning_placeholder":
+        f"^{_W}*(?:(?:internal|private){_W}+)?(?:reasoning|thinking|thoughts?|analysis)"
+        f"(?:{_W}+notes?)?{_W}*\\Z",
+}
+
+
+@cache
+def _rx(name: str) -> re.Pattern[str]:
+    return re.compile(_SOURCES[name], _FLAGS)
 
 
 def _strip_leading_reasoning_blocks(text: str) -> str:
     current = text
     while True:
-        following = _TAGGED_REASONING_PREFIX.sub("", current, count=1)
+        following = _rx("tagged_reasoning_prefix").sub("", current, count=1)
         if following == current:
             return current
         current = following
@@ -150,14 +152,14 @@ def _has_silent_intent_final_token(text: str, token: str) -> bool:
     without = _strip_final_token(text, token)
     if without is None:
         return False
-    return not without or bool(_SILENT_INTENT.match(without))
+    return not without or bool(_rx("silent_intent").match(without))
 
 
 def _has_plain_reasoning_final_token(text: str, token: str) -> bool:
     without = _strip_final_token(text, token)
     if without is None:
         return False
-    if not without or _SILENT_INTENT.match(without):
+    if not without or _rx("silent_intent").match(without):
         return True
     lines = [strip_whitespace(line) for line in re.split(r"\r?\n", without)]
     lines = [line for line in lines if line]
@@ -165,11 +167,11 @@ def _has_plain_reasoning_final_token(text: str, token: str) -> bool:
     previous = "\n".join(lines[:-1])
     intent_after_notes = bool(
         final_line
-        and _SILENT_INTENT.match(final_line)
+        and _rx("silent_intent").match(final_line)
         and previous
-        and not _SUBSTANTIVE_ANSWER_CUE.search(previous)
+        and not _rx("substantive_answer_cue").search(previous)
     )
-    return intent_after_notes or bool(_BARE_REASONING_PLACEHOLDER.match(without))
+    return intent_after_notes or bool(_rx("bare_reasoning_placeholder").match(without))
 
 
 def _is_reasoning_prefixed_silent(text: str, token: str) -> bool:
@@ -181,12 +183,12 @@ def _is_reasoning_prefixed_silent(text: str, token: str) -> bool:
         return is_silent_reply_text(without_blocks, token) or _has_silent_intent_final_token(
             without_blocks, token
         )
-    if _OPEN_REASONING_PREFIX.match(trimmed):
-        rest = _OPEN_REASONING_PREFIX.sub("", trimmed, count=1)
+    if _rx("open_reasoning_prefix").match(trimmed):
+        rest = _rx("open_reasoning_prefix").sub("", trimmed, count=1)
         return is_silent_reply_text(rest, token) or _has_plain_reasoning_final_token(rest, token)
-    if not _PLAIN_REASONING_PREFIX.match(trimmed):
+    if not _rx("plain_reasoning_prefix").match(trimmed):
         return False
-    rest = _PLAIN_REASONING_PREFIX.sub("", trimmed, count=1)
+    rest = _rx("plain_reasoning_prefix").sub("", trimmed, count=1)
     return is_silent_reply_text(rest, token) or _has_plain_reasoning_final_token(rest, token)
 
 
