@@ -221,3 +221,58 @@ plugin = define_plugin_entry("late", "L", "", lambda api: None, plugin_api=">=29
     config = ClawConfig.model_validate({"plugins": {"load": ["tp_late_floor"]}})
     result = load_plugins(config, state_dir=tmp_path, bundled=())
     assert result.failed[0].kind == "refused"
+
+
+def test_the_bundled_entries_table_says_what_each_bundled_entry_says() -> None:
+    import importlib
+
+    from clawharness.plugins import loader
+
+    assert set(loader.BUNDLED_ENTRIES) == set(loader.BUNDLED_PLUGINS)
+    for target, known in loader.BUNDLED_ENTRIES.items():
+        module, _, attr = target.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+        assert (entry.id, entry.enabled_by_default) == known, target
+
+
+def test_a_bundled_plugin_off_by_default_is_not_imported_unless_enabled(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    code = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        from clawharness.config.schema import ClawConfig
+        from clawharness.plugins.loader import load_plugins
+        result = load_plugins(ClawConfig.model_validate(json.loads(sys.argv[1])),
+                              state_dir=Path({str(tmp_path)!r}))
+        print(json.dumps([[p.id for p in result.loaded],
+                          {{s.plugin_id: s.reason for s in result.skipped}},
+                          "clawharness.harnesses.codex.plugin" in sys.modules]))
+    """)
+
+    def run(config: dict[str, Any]) -> list[Any]:
+        out = subprocess.run([sys.executable, "-c", code, json.dumps(config)],
+                             capture_output=True, text=True, check=True, timeout=120)
+        return list(json.loads(out.stdout.strip().splitlines()[-1]))
+
+    loaded, skipped, imported = run({})
+    assert "codex" not in loaded and not imported
+    assert skipped["codex"] == ("bundled but off by default; set "
+                                "plugins.entries.codex.enabled: true")
+    loaded, skipped, imported = run({"plugins": {"entries": {"codex": {"enabled": True}}}})
+    assert "codex" in loaded and imported and "codex" not in skipped
+
+
+def test_a_bundled_entry_that_disagrees_with_the_table_fails_to_load(
+        modules: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.plugins import loader
+
+    write(modules, "tp_listed", """
+def register(api):
+    api.register_agent_harness(H("listed"))
+plugin = define_plugin_entry("listed", "L", "", register, enabled_by_default=False)
+""")
+    monkeypatch.setattr(loader, "BUNDLED_ENTRIES", {"tp_listed:plugin": ("listed", True)})
+    result = load_plugins(ClawConfig(), state_dir=tmp_path, bundled=("tp_listed:plugin",))
+    assert result.loaded == [] and "BUNDLED_ENTRIES" in result.failed[0].reason

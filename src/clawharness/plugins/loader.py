@@ -29,7 +29,7 @@ import importlib.metadata
 import inspect
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -42,6 +42,7 @@ from clawharness.plugins.entry import PluginApi, PluginEntry, PluginRegistration
 from clawharness.store import Store
 
 __all__ = [
+    "BUNDLED_ENTRIES",
     "BUNDLED_PLUGINS",
     "ENTRY_POINT_GROUP",
     "HOST_PLUGIN_API_VERSION",
@@ -66,6 +67,15 @@ BUNDLED_PLUGINS: tuple[str, ...] = (
     "clawharness.harnesses.cli.plugin:entry",
     "clawharness.harnesses.acp.plugin:entry",
 )
+
+#: what a bundled plugin's entry says of itself, known without importing it: (its id,
+#: on by default). One off by default (Codex) is then not imported at all unless the
+#: config enables it; an entry that disagrees with this table fails to load.
+BUNDLED_ENTRIES: Mapping[str, tuple[str, bool]] = {
+    "clawharness.harnesses.codex.plugin:entry": ("codex", False),
+    "clawharness.harnesses.cli.plugin:entry": ("claude-cli", True),
+    "clawharness.harnesses.acp.plugin:entry": ("acp", True),
+}
 
 _log = logging.getLogger("clawharness.plugins")
 _CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)?\s*(\d+(?:\.\d+)*)\s*$")
@@ -302,6 +312,17 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
               base_state: Path, host_api_version: str, seen: set[str],
               store: Store | None = None) -> None:
     plugins = config.plugins
+    known = BUNDLED_ENTRIES.get(source.target) if source.origin == "bundled" else None
+    if known is not None:  # gated as after the import below, without it
+        if known[0] in seen:
+            result.skipped.append(PluginProblem(source.target, known[0], "skipped",
+                                                "already loaded from another source"))
+            return
+        enabled, _, reason = plugin_gate(plugins, known[0], enabled_by_default=known[1])
+        if not enabled:
+            result.skipped.append(PluginProblem(source.target, known[0], "skipped",
+                                                reason or "disabled"))
+            return
     if source.declared_id is not None:
         if source.declared_id in seen:
             result.skipped.append(PluginProblem(source.target, source.declared_id, "skipped",
@@ -317,6 +338,9 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
     module_name, _, attr = source.target.partition(":")
     module = importlib.import_module(module_name.strip())
     entry = _resolve_entry(module, attr.strip() or None, source.target)
+    if known is not None and (entry.id, entry.enabled_by_default) != known:
+        raise PluginError(f"{source.target}: its entry (id {entry.id!r}, on by default: "
+                          f"{entry.enabled_by_default}) is not what BUNDLED_ENTRIES says")
     if source.declared_id is not None and entry.id != source.declared_id:
         raise PluginError(
             f'{source.target}: entry id "{entry.id}" does not match the declared plugin id '
