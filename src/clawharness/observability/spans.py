@@ -201,12 +201,13 @@ def end_turn(span: Span, *, runtime: str, selected_reason: str, terminal: str,
     """What the turn came to, on its span and in the turn metrics (its cost, when its
     usage carries one: `clawharness_cost_usd_total`)."""
     telemetry = current_telemetry()
-    outcome = {"runtime": runtime, "outcome": terminal}
-    telemetry.turns.add(1, outcome)
-    telemetry.turn_duration.record(duration, outcome)
-    cost = None if usage is None else usage.cost
-    if cost is not None and cost.total > 0:
-        telemetry.cost.add(cost.total, {"runtime": runtime, "model": model or "-"})
+    if telemetry.metrics_on:  # with metrics off the instruments are no-ops: skip the work
+        outcome = {"runtime": runtime, "outcome": terminal}
+        telemetry.turns.add(1, outcome)
+        telemetry.turn_duration.record(duration, outcome)
+        cost = None if usage is None else usage.cost
+        if cost is not None and cost.total > 0:
+            telemetry.cost.add(cost.total, {"runtime": runtime, "model": model or "-"})
     if not span.is_recording():
         return
     attributes: dict[str, Any] = {RUNTIME: runtime, SELECTED_REASON: selected_reason,
@@ -242,15 +243,17 @@ def end_chat(span: Span, *, provider: str, model: str, duration: float,
     """What a model request came to: its span's response attributes and the GenAI
     client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)."""
     telemetry = current_telemetry()
-    metric = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model,
-              RESPONSE_MODEL: response_model or model}
-    if error_type:
-        metric["error.type"] = error_type
-    telemetry.operation_duration.record(duration, metric)
-    if input_tokens is not None:
-        telemetry.token_usage.record(input_tokens, {**metric, "gen_ai.token.type": "input"})
-    if output_tokens is not None:
-        telemetry.token_usage.record(output_tokens, {**metric, "gen_ai.token.type": "output"})
+    if telemetry.metrics_on:  # with metrics off the instruments are no-ops: skip the work
+        metric = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model,
+                  RESPONSE_MODEL: response_model or model}
+        if error_type:
+            metric["error.type"] = error_type
+        telemetry.operation_duration.record(duration, metric)
+        if input_tokens is not None:
+            telemetry.token_usage.record(input_tokens, {**metric, "gen_ai.token.type": "input"})
+        if output_tokens is not None:
+            telemetry.token_usage.record(output_tokens,
+                                         {**metric, "gen_ai.token.type": "output"})
     if not span.is_recording():
         return
     attributes: dict[str, Any] = {RESPONSE_MODEL: response_model or model}
@@ -269,7 +272,9 @@ def end_tool(span: Span, name: str, *, ok: bool, started: bool,
              error: str | None = None) -> None:
     """What a tool call came to: its span's status and the tool-call counter."""
     outcome = "success" if ok else ("error" if started else "refused")
-    current_telemetry().tool_calls.add(1, {TOOL_NAME: name, "outcome": outcome})
+    telemetry = current_telemetry()
+    if telemetry.metrics_on:
+        telemetry.tool_calls.add(1, {TOOL_NAME: name, "outcome": outcome})
     if not span.is_recording():
         return
     span.set_attribute("clawharness.tool.outcome", outcome)
