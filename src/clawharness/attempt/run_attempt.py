@@ -54,6 +54,8 @@ DEFAULT_HISTORY_LIMIT = 200
 #: how long after a turn's deadline its harness may take to settle what was in flight
 #: (an interrupted tool call's result, the messages so far) before it is cancelled
 SETTLE_GRACE_SECONDS = 5.0
+#: tools whose redacting wrappers are remembered (then forgotten all at once)
+_MAX_WRAPPED = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ class AttemptRunner:
         self._pruning = PruningRules.from_config(context.config.agents.defaults.context_pruning)
         #: token estimates of the windows' messages, kept across attempts and turns
         self._tokens = TokenCounter()
+        #: each tool's redacting wrapper, made once per tool (by the tool's identity)
+        self._redacting: dict[int, tuple[ToolSpec, ToolSpec]] = {}
 
     async def run(self, turn: PreparedTurn, candidate: Candidate, record: SessionRecord, *,
                   fresh: bool = False, after: Awaitable[Any] | None = None) -> AttemptOutcome:
@@ -325,7 +329,20 @@ class AttemptRunner:
             tools = delegate_tools(tools, backends, surface.sandbox.for_agent(agent_id),
                                    self._context.config.tools)
         # what a tool prints or a server returns is masked before any runtime sees it
-        return tuple(redacting_tool(t) for t in tools)
+        return tuple(self._redacting_tool(t) for t in tools)
+
+    def _redacting_tool(self, tool: ToolSpec) -> ToolSpec:
+        """`redacting_tool(tool)`, the same wrapper for the same tool from turn to turn
+        (the host's tools are made once per agent; a turn's own tools, e.g. a backend's,
+        get theirs and are forgotten when more than `_MAX_WRAPPED` are known)."""
+        known = self._redacting.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+        if len(self._redacting) >= _MAX_WRAPPED:
+            self._redacting.clear()
+        wrapped = redacting_tool(tool)
+        self._redacting[id(tool)] = (tool, wrapped)
+        return wrapped
 
     def _tool_spellings(self, tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
         """Tool policy names of the MCP tools known to this host, offered or left out."""

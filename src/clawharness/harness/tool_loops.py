@@ -71,8 +71,11 @@ class ToolLoop:
         return f"[clawharness] {self.message}. {self.hint[0].upper()}{self.hint[1:]}."
 
 
-def _digest(value: Any) -> bytes:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+#: made once (`json.dumps` with options builds an encoder per call)
+_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
@@ -92,10 +95,14 @@ class ToolLoopGuard:
         """Count one settled call; the loop when this call trips the guard (once)."""
         if self.tripped is not None:
             return None
-        call = _digest([tool_name, arguments])
+        # the JSON of [tool_name, arguments], and of [tool_name, arguments, result,
+        # is_error] made from it (the arguments are encoded once)
+        call_text = _ENCODER.encode([tool_name, arguments])
+        call = _digest(call_text)
         self._same_calls = self._same_calls + 1 if call == self._last_call else 1
         self._last_call = call
-        outcome = _digest([tool_name, arguments, result, is_error])
+        outcome = _digest(f"{call_text[:-1]},{_ENCODER.encode(result)},"
+                          f"{'true' if is_error else 'false'}]")
         if outcome in self._seen:
             self._idle_calls += 1
         else:
