@@ -74,6 +74,13 @@ class _Node(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False)
 
 
+def _empty() -> list[Any]:
+    """An empty list: the default of the list fields. (Given `list` itself, pydantic reads
+    its signature from its text, tokenizing it: ~18 M instructions of every process
+    that builds this schema.)"""
+    return []
+
+
 class AgentRuntimeRef(_Node):
     """`agentRuntime: {id}`: the runtime policy at one scope."""
 
@@ -83,7 +90,7 @@ class AgentRuntimeRef(_Node):
 class RuntimePolicyConfig(_Node):
     """A provider route's declared runtime compatibility (absent = undeclared)."""
 
-    compatible_ids: list[str] = Field(default_factory=list, alias="compatibleIds")
+    compatible_ids: list[str] = Field(default_factory=_empty, alias="compatibleIds")
 
 
 class ProviderModel(_Node):
@@ -111,7 +118,7 @@ class ProviderConfig(_Node):
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
     runtime_policy: RuntimePolicyConfig | None = Field(default=None, alias="runtimePolicy")
     request: dict[str, Any] | None = None
-    models: list[ProviderModel] = Field(default_factory=list)
+    models: list[ProviderModel] = Field(default_factory=_empty)
     #: the price of every model of this provider a model row does not price itself
     cost: ModelCost | None = None
 
@@ -124,7 +131,7 @@ class ModelRefSetting(_Node):
     """`model: {primary, fallbacks}` (a bare string is accepted too)."""
 
     primary: str | None = None
-    fallbacks: list[str] = Field(default_factory=list)
+    fallbacks: list[str] = Field(default_factory=_empty)
 
 
 class AgentModelEntry(_Node):
@@ -173,7 +180,7 @@ class SubagentsConfig(_Node):
     #: a child's turn timeout when the spawn names none (0: none)
     run_timeout_seconds: int = Field(default=0, ge=0, alias="runTimeoutSeconds")
     #: other agents a session may spawn children of (`*`: any); its own always
-    allow_agents: list[str] = Field(default_factory=list, alias="allowAgents")
+    allow_agents: list[str] = Field(default_factory=_empty, alias="allowAgents")
     #: the model children run on when the spawn names none (default: the parent's)
     model: str | None = None
 
@@ -229,16 +236,16 @@ class PluginEntry(_Node):
 
 class PluginsConfig(_Node):
     allow: list[str] | None = None
-    deny: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=_empty)
     entries: dict[str, PluginEntry] = Field(default_factory=dict)
     #: extra plugins to load by module path (`package.module` or `package.module:entry`)
-    load: list[str] = Field(default_factory=list)
+    load: list[str] = Field(default_factory=_empty)
 
 
 class ExecToolConfig(_Node):
     security: Literal["deny", "allowlist", "full"] = "allowlist"
     ask: Literal["off", "on-miss", "always"] = "on-miss"
-    allowlist: list[str] = Field(default_factory=list)
+    allowlist: list[str] = Field(default_factory=_empty)
     timeout_sec: PositiveSeconds = Field(default=60.0, alias="timeoutSec")
     max_output_chars: PositiveInt = Field(default=20_000, alias="maxOutputChars")
 
@@ -255,8 +262,8 @@ class ToolsConfig(_Node):
     #: an unknown profile would restrict nothing, so it is refused (fail closed)
     profile: Annotated[str | None, AfterValidator(check_tool_profile)] = None
     allow: list[ToolPolicyEntry] | None = None
-    deny: list[ToolPolicyEntry] = Field(default_factory=list)
-    also_allow: list[ToolPolicyEntry] = Field(default_factory=list, alias="alsoAllow")
+    deny: list[ToolPolicyEntry] = Field(default_factory=_empty)
+    also_allow: list[ToolPolicyEntry] = Field(default_factory=_empty, alias="alsoAllow")
     exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
     web: WebToolsConfig = Field(default_factory=WebToolsConfig)
     loop_detection: LoopDetectionConfig = Field(default_factory=LoopDetectionConfig,
@@ -397,7 +404,7 @@ class AuthConfig(_Node):
 
 class LoggingConfig(_Node):
     #: subsystems with debug records on, e.g. ["agents/harness"]
-    debug: list[str] = Field(default_factory=list)
+    debug: list[str] = Field(default_factory=_empty)
 
 
 class HostConfig(_Node):
@@ -412,7 +419,7 @@ class McpToolFilter(_Node):
     """`mcp.servers.<name>.tools`: which of a server's tools are offered (globs)."""
 
     include: list[str] | None = None
-    exclude: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=_empty)
 
 
 class McpServerConfig(_Node):
@@ -424,7 +431,7 @@ class McpServerConfig(_Node):
 
     transport: McpTransport | None = None
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=_empty)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
