@@ -52,9 +52,13 @@ log = logging.getLogger("clawharness.attempt")
 EventSink = Callable[[AgentEvent], Awaitable[None] | None]
 
 
+#: made once (`json.dumps` with options builds an encoder per call)
+_ENCODER: Final = json.JSONEncoder(default=str, ensure_ascii=False)
+
+
 def _capped(value: Any) -> Any:
     try:
-        text = json.dumps(value, default=str, ensure_ascii=False)
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError):
         text = repr(value)
     if len(text) <= MAX_ARGUMENT_CHARS:

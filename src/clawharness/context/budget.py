@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -40,6 +40,10 @@ CHARS_PER_TOKEN = 3
 MESSAGE_OVERHEAD_TOKENS = 4
 #: tokens counted for an image block
 IMAGE_TOKENS = 1_200
+
+
+#: made once (`json.dumps` with options builds an encoder per call)
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -65,7 +69,7 @@ def _block_chars(block: Any) -> tuple[int, int]:
         chars += len(str(block.get("name", "")))
         arguments = block.get("arguments")
         chars += len(arguments) if isinstance(arguments, str) else len(
-            json.dumps(arguments, ensure_ascii=False, default=str))
+            _ENCODER.encode(arguments))
     return chars, 0
 
 

@@ -77,8 +77,9 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
         out: dict[Any, Any] = {}
         for key, item in value.items():
             kind = type(item)
-            if kind is str or isinstance(item, str):
-                if isinstance(key, str) and is_sensitive_field_key(key):
+            # (exact types first: a number or None needs no `isinstance`)
+            if kind is str or (kind not in _SCALARS and isinstance(item, str)):
+                if (type(key) is str or isinstance(key, str)) and is_sensitive_field_key(key):
                     out[key] = redact_sensitive_field_value(key, mask_known_secrets(item))
                 elif item and len(item) <= _REMEMBERED_CHARS:
                     out[key] = _redact_short(item, generation)
@@ -95,7 +96,7 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
         items: list[Any] = []
         for item in value:
             kind = type(item)
-            if kind is str or isinstance(item, str):
+            if kind is str or (kind not in _SCALARS and isinstance(item, str)):
                 items.append(_redact_short(item, generation)
                              if item and len(item) <= _REMEMBERED_CHARS
                              else redact_secrets(item))

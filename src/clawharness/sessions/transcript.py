@@ -36,6 +36,8 @@ __all__ = ["RUN_ID_META", "HistoryCache", "TranscriptMirror", "entry_run_id", "e
 
 #: the metadata key of a transcript entry naming the run that wrote it
 RUN_ID_META: Final = "runId"
+#: made once (`json.dumps` with options builds an encoder per call)
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False)
 
 
 def entry_run_id(entry: TranscriptEntry) -> str | None:
@@ -59,7 +61,7 @@ def message_text(message: dict[str, Any]) -> str:
                 parts.append(block["text"])
             elif kind == "toolCall":
                 args = block.get("arguments")
-                parts.append(f"{block.get('name', '')} {json.dumps(args, ensure_ascii=False)[:2000]}")
+                parts.append(f"{block.get('name', '')} {_ENCODER.encode(args)[:2000]}")
     return "\n".join(p for p in parts if p)
 
 
