@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -198,3 +199,48 @@ async def test_two_stores_on_one_file_interleave_appends_without_seq_clashes(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_writes_made_in_one_loop_iteration_while_the_writer_works_commit_together(
+    tmp_path: Path,
+) -> None:
+    # A hundred turns in flight write while the writer thread works on an earlier batch;
+    # between their writes the loop lets go of the GIL (a system call, here a sleep of a
+    # millisecond), which would let the writer take each write on its own as it comes.
+    # They reach the writer together once the loop has run them all: one transaction.
+    store = SqliteStore(tmp_path / "store.db")
+    await store.open()
+    writer = store._writer
+    assert writer is not None
+    busy = threading.Event()
+    earlier = asyncio.ensure_future(store._write(lambda conn: busy.wait(10)))
+    await until(lambda: not writer.idle)
+
+    async def turn(i: int) -> None:
+        if i == 50:
+            busy.set()  # the earlier batch ends while the turns go on
+        time.sleep(0.001)
+        await store.append_entries(f"k{i}", f"s{i}", [msg(f"m{i}")])
+
+    before = writer.batches
+    await asyncio.gather(*(turn(i) for i in range(100)))
+    assert await earlier is True
+    assert writer.batch_sizes[before:] == [1, 100]  # the earlier one, then the hundred
+    for i in range(100):
+        assert [e.text for e in await store.read_entries(f"s{i}")] == [f"m{i}"]
+    await store.close()
+
+
+async def test_writes_held_back_on_the_loop_are_stored_by_close(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    store = SqliteStore(path)
+    await store.open()
+    tasks = [asyncio.ensure_future(store.append_entries(f"k{i}", f"s{i}", [msg(f"m{i}")]))
+             for i in range(20)]
+    await asyncio.sleep(0)  # a yield: every task makes its write; most are held back
+    await store.close()
+    await asyncio.gather(*tasks)
+    store = SqliteStore(path)
+    await store.open()
+    assert [len(await store.read_entries(f"s{i}")) for i in range(20)] == [1] * 20
+    await store.close()

@@ -2,6 +2,13 @@
 
 After a batch commits it tells `on_commit` how many rows were appended (the search
 indexer, which keeps the full-text index in a file of its own, off the append path).
+
+Requests made on the event loop while the thread is busy are held back until the loop
+has run the callbacks it had ready (`submit_soon`), then handed over together: with many
+turns in flight the thread then wakes once per loop iteration and commits what that
+iteration asked for as one batch, instead of waking for each request and taking the GIL
+from the loop to commit a batch of two or three (one transaction, one wake-up of the
+loop per batch).
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from clawharness.errors import ClawHarnessError, StoreCorruptError, StoreError
 from clawharness.store._sqlite_file import CORRUPT_HINT
 
 _MAX_BATCH = 1024
+#: requests held back on the loop are handed over at the latest when this many wait
+_MAX_HELD = 512
 Fn = Callable[[sqlite3.Connection], Any]
 #: group(conn, payloads) does the work of several requests at once, one result each
 GroupFn = Callable[[sqlite3.Connection, list[Any]], list[Any]]
@@ -78,7 +87,11 @@ class Writer:
         #: deletion sets `search_dirty`
         self.unindexed = 0
         self.search_dirty = False
-        self._queue: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+        #: a request, the requests a loop iteration held back (one item: they are taken
+        #: together), or None to stop
+        self._queue: queue.SimpleQueue[Request | list[Request] | None] = queue.SimpleQueue()
+        #: requests held back on the event loop by `submit_soon` (touched on it only)
+        self._held: list[Request] = []
         self._lock = threading.Lock()
         self._stopping = False
         #: counters for tests and the benchmark: transactions, requests, largest batch
@@ -105,11 +118,40 @@ class Writer:
                 raise StoreError(f"{self._path}: the store is closed")
             self._queue.put(req)
 
+    def submit_soon(self, req: Request, loop: asyncio.AbstractEventLoop) -> None:
+        """Queue `req` from the event loop `loop` (the one thread that calls this): at
+        once when the thread idles (a lone write waits for nothing), else held back
+        until the callbacks the loop has ready have run, to go with the requests they
+        make (in order: nothing overtakes a held request)."""
+        held = self._held
+        if not held:
+            if self._waiting and self._queue.empty():
+                self.submit(req)
+                return
+            loop.call_soon(self.hand_over)
+        held.append(req)
+        if len(held) >= _MAX_HELD:
+            self.hand_over()
+
+    def hand_over(self) -> None:
+        """Queue the requests held back on the loop (on the loop; also before closing).
+        Once the store is closing they fail, as a request submitted then would."""
+        held, self._held = self._held, []
+        if not held:
+            return
+        with self._lock:
+            if not self._stopping:
+                self._queue.put(held)
+                return
+        for req in held:
+            if req.future is not None and not req.future.done():
+                req.future.set_exception(StoreError(f"{self._path}: the store is closed"))
+
     @property
     def idle(self) -> bool:
-        """Nothing queued and no batch running: a write made elsewhere now neither
-        overtakes a queued one nor meets this thread at the file's write lock."""
-        return self._waiting and self._queue.empty()
+        """Nothing queued or held and no batch running: a write made elsewhere now
+        neither overtakes a queued one nor meets this thread at the file's write lock."""
+        return self._waiting and not self._held and self._queue.empty()
 
     def checkpoint_soon(self) -> None:
         """Checkpoint the WAL after the next batch (for commits of other connections in
@@ -141,7 +183,10 @@ class Writer:
                 if item is None:
                     stop = True
                     break
-                batch.append(item)
+                if isinstance(item, list):
+                    batch.extend(item)
+                else:
+                    batch.append(item)
                 if len(batch) >= _MAX_BATCH:
                     break
                 try:

@@ -232,6 +232,7 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
             return
         indexer, self._indexer = self._indexer, None
         self._writer = self._pool = None
+        writer.hand_over()  # what this loop held back goes before the end
         await asyncio.to_thread(writer.stop)
         if indexer is not None:
             await asyncio.to_thread(indexer.stop)  # leave the index complete at rest
@@ -263,7 +264,12 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
                      group: GroupFn | None = None, payload: Any = None) -> _T:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
-        self._need_writer().submit(Request(fn, loop, fut, group, payload))
+        writer = self._need_writer()
+        req = Request(fn, loop, fut, group, payload)
+        if threading.get_ident() == self._inline_thread:
+            writer.submit_soon(req, loop)  # with the others this loop iteration makes
+        else:
+            writer.submit(req)
         return cast(_T, await fut)
 
     async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
