@@ -162,3 +162,30 @@ def test_config_validate_imports_no_host_part(tmp_path: Path) -> None:
     modules = _imported_by_command(tmp_path, ["config", "validate"])
     assert not {"clawharness.harness.types", "clawharness.host", "asyncio",
                 "clawharness.redaction"} & modules
+
+
+#: what a command that only reads the store must not import: the host makes its plugin
+#: runtime, harnesses, agent tools and setup at their first use (`Host.plugins`, ...)
+HOST_PARTS = ("clawharness.plugins.runtime", "clawharness.plugins.loader",
+              "clawharness.harnesses", "clawharness.harness.types",
+              "clawharness.tools.agent_tools", "clawharness.attempt.agent_setup",
+              "clawharness.subagents.manager", "clawharness.mcp.manager")
+
+
+def _under(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == r or m.startswith(r + ".") for r in roots))
+
+
+def test_sessions_list_reads_the_store_without_plugins_harnesses_or_tools(
+        tmp_path: Path) -> None:
+    modules = _imported_by_command(tmp_path, ["sessions", "list"])
+    assert _under(modules, HOST_PARTS) == []
+
+
+def test_status_imports_no_plugin_the_config_leaves_off_and_no_price_table(
+        tmp_path: Path) -> None:
+    """Codex ships off by default: its gate is read from `BUNDLED_ENTRIES`, so its
+    module is not imported to learn that; status prices nothing."""
+    modules = _imported_by_command(tmp_path, ["status"])
+    assert "clawharness.plugins.loader" in modules  # it did load the plugins
+    assert _under(modules, ("clawharness.harnesses.codex", "genai_prices")) == []
