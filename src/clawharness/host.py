@@ -21,6 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from clawharness._faces import lazy_face
 from clawharness._gc import GcTuning
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
@@ -36,7 +37,7 @@ from clawharness.host_reports import HostReportsMixin
 from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
-from clawharness.records import CompactionResult, SessionMeta, TurnResult
+from clawharness.records import SessionMeta
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.sessions.agents import (
     configured_default_agent,
@@ -66,11 +67,16 @@ if TYPE_CHECKING:
     from clawharness.llm import LlmApi
     from clawharness.mcp.manager import McpManager
     from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.records import CompactionResult
+    from clawharness.records.turn_result import TurnResult
     from clawharness.sessions.lifecycle import SessionLifecycle
     from clawharness.subagents import SubagentManager
     from clawharness.tools.agent_tools import AgentTools
 
 __all__ = ["Host", "TurnResult"]
+
+# a turn's result is read from here by name; its module loads when a turn first needs it
+__getattr__, __dir__ = lazy_face(__name__, {"TurnResult": "clawharness.records.turn_result"})
 
 
 class Host(PortableSessionsMixin, HostReportsMixin):
