@@ -299,3 +299,56 @@ async def test_a_tool_that_may_change_state_waits_for_the_transcript_barrier(
     # read is replay-safe and runs at once; write waits until the call (and the read's
     # result) are on record
     assert order == ["run read", "barrier after 3 mirrored", "run write"]
+
+
+async def test_an_aborted_attempt_leaves_its_callers_task_uncancelled(tmp_path: Path) -> None:
+    transport = SignallingTransport(
+        ScriptedTransport({"responses": [{"text": "late", "delay_ms": 60_000}]}))
+    params = params_for(tmp_path, Recorder())
+
+    async def caller() -> tuple[str, int]:
+        result = await harness_for(transport).run_attempt(params)
+        await asyncio.sleep(0)  # the caller goes on: no cancellation is left pending
+        task = asyncio.current_task()
+        assert task is not None
+        return result.terminal.kind, task.cancelling()
+
+    task = asyncio.create_task(caller())
+    await asyncio.wait_for(transport.started.wait(), 5)
+    params.abort.set()
+    assert await asyncio.wait_for(task, 5) == ("aborted", 0)
+
+
+async def test_cancelling_the_callers_task_is_not_an_abort(tmp_path: Path) -> None:
+    transport = SignallingTransport(
+        ScriptedTransport({"responses": [{"text": "late", "delay_ms": 60_000}]}))
+    params = params_for(tmp_path, Recorder())
+    task = asyncio.create_task(harness_for(transport).run_attempt(params))
+    await asyncio.wait_for(transport.started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
+    assert not params.abort.is_set()
+
+
+async def test_an_abort_set_as_the_attempt_ends_counts_and_cancels_nothing_after_it(
+    tmp_path: Path,
+) -> None:
+    params: Any = None
+
+    class AbortingAtTheAnswer(Recorder):
+        async def mirror(self, messages: Any) -> None:
+            await super().mirror(messages)
+            if any(m["role"] == "assistant" for m in messages):
+                params.abort.set()  # as the final answer is stored
+
+    transport = ScriptedTransport({"responses": [{"text": "done"}]})
+    params = params_for(tmp_path, AbortingAtTheAnswer())
+
+    async def caller() -> str:
+        result = await harness_for(transport).run_attempt(params)
+        for _ in range(5):
+            await asyncio.sleep(0)  # would raise CancelledError if the abort reached here
+        return result.terminal.kind
+
+    assert await asyncio.wait_for(caller(), 5) == "aborted"

@@ -60,7 +60,7 @@ _log = logging.getLogger("clawharness.harnesses.embedded")
 
 
 class _Aborted(Exception):
-    """Raised by the abort watcher to stop the task group."""
+    """Raised in the loop when it sees the abort event set (ends the attempt aborted)."""
 
 
 class EmbeddedAttempt:
@@ -142,17 +142,31 @@ class EmbeddedAttempt:
         )
 
     async def guarded(self) -> AttemptTerminal:
-        """The loop, stopped by abort or the deadline."""
+        """The loop, stopped by abort or the deadline.
+
+        The loop runs in a task of its own, which a callback of the task waiting on the
+        abort event cancels (no task group: at many turns at once its bookkeeping cost
+        more than the rest of the guard, and in Python 3.11 a child's failure left the
+        caller's task counting a cancellation it never got). The loop keeps a task of
+        its own because each suspension inside it then resumes a short chain of
+        coroutines, not every frame of the turn above it."""
         p = self.p
         if p.abort.is_set():
             return AttemptTerminal("aborted", source="external", error="aborted before start")
-        body: asyncio.Task[AttemptTerminal] | None = None
+        body = asyncio.ensure_future(self.loop())
+        aborted = False
+
+        def on_abort(_: object) -> None:
+            nonlocal aborted
+            if not body.done():
+                aborted = True
+                body.cancel()
+
+        watcher = asyncio.ensure_future(p.abort.wait())
+        watcher.add_done_callback(on_abort)
         try:
             async with asyncio.timeout_at(p.deadline):
-                async with asyncio.TaskGroup() as group:
-                    body = group.create_task(self.loop())
-                    watcher = group.create_task(self.watch_abort())
-                    body.add_done_callback(lambda _: watcher.cancel())
+                terminal = await body
         except TimeoutError:
             if self.phase != "tool_execution":
                 return AttemptTerminal("timeout", source="runtime", phase="prompt",
@@ -163,17 +177,20 @@ class EmbeddedAttempt:
             return AttemptTerminal("timeout", source="runtime", phase="tool_execution",
                                    error="the attempt deadline passed",
                                    details={"tool": running} if running else None)
-        except BaseExceptionGroup as group_error:
-            if group_error.subgroup(_Aborted) is not None:
-                return AttemptTerminal("aborted", source="external", error="aborted")
+        except _Aborted:
+            return AttemptTerminal("aborted", source="external", error="aborted")
+        except asyncio.CancelledError:
+            if aborted and body.cancelled():
+                task = asyncio.current_task()
+                if task is None or not task.cancelling():  # not cancelled from outside
+                    return AttemptTerminal("aborted", source="external", error="aborted")
             raise
-        assert body is not None
-        return body.result()
-
-    async def watch_abort(self) -> None:
-        """Raise `_Aborted` once the attempt's abort event is set."""
-        await self.p.abort.wait()
-        raise _Aborted
+        finally:
+            watcher.remove_done_callback(on_abort)
+            watcher.cancel()
+        if aborted or p.abort.is_set():  # (set as it ended: the abort still counts)
+            return AttemptTerminal("aborted", source="external", error="aborted")
+        return terminal
 
     async def loop(self) -> AttemptTerminal:
         """Model turns and tool rounds until a final answer or a bound."""
