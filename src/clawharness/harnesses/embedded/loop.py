@@ -1,8 +1,8 @@
 """One attempt of the built-in runtime: model -> tool calls -> results -> model, until done.
 
-The loop runs inside a task group next to an abort watcher and under the attempt's
-deadline, so `params.abort` or the deadline cancels the model stream or the running tool
-at once. Whatever was in flight is then settled: a partial assistant message is recorded
+The loop runs in a task of its own, cancelled by a watcher of `params.abort` and under
+the attempt's deadline, so the abort or the deadline cancels the model stream or the
+running tool at once. Whatever was in flight is then settled: a partial assistant message is recorded
 with stopReason "aborted", and every tool call left without a result gets an error result,
 so the transcript stays well paired.
 
