@@ -111,3 +111,34 @@ def test_escape_sequences_from_tools_and_models_never_reach_the_terminal() -> No
     shown = out.getvalue()
     assert not any(ch in shown for ch in "\x1b\x07\x08\r\x9b\u202e"), repr(shown)
     assert "red" in shown and "link" in shown and "[bold]x[/]" in shown
+
+
+class _Writes(io.StringIO):
+    """A console's file that records each write, as the prompt's stdout proxy sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_above_a_live_prompt_the_reply_streams_whole_lines() -> None:
+    """A prompt redrawn after a write that ends mid-line would cut the line: the reply
+    is written a line at a time, the rest of the last line when the turn ends or a tool
+    line follows."""
+    out = _Writes()
+    view = TurnView(Console(file=out, width=200, color_system=None, force_terminal=False),
+                    home_dir="/home/someone", whole_lines=True)
+    for text in ("Hello fr", "Hello from the s", "Hello from the script!\nSecond l",
+                 "Hello from the script!\nSecond line"):
+        view.partial(text)
+    assert "".join(out.writes) == "Hello from the script!\n"
+    view.event(AgentEvent("tool", {"phase": "start", "name": "write", "toolCallId": "c1",
+                                   "args": {"path": "/home/someone/n.md", "content": "a"}}))
+    view.partial("Done")
+    view.finish(_result(text="Done"))
+    assert out.getvalue().splitlines() == [
+        "Hello from the script!", "Second line", "tool write to ~/n.md (1 chars)", "Done"]

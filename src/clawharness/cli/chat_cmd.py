@@ -138,7 +138,8 @@ class ChatLoop:
 
     async def turn(self, text: str) -> TurnResult | None:
         """Run one turn, shown as it runs; Ctrl-C aborts it."""
-        view = TurnView(self.out)
+        # above the open prompt (an interactive chat), the reply prints whole lines
+        view = TurnView(self.out, whole_lines=self.reader.interactive)
         abort = asyncio.Event()
         opts = TurnOptions(
             model=self.model, on_partial_reply=view.partial, on_agent_event=view.event,

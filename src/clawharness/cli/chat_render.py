@@ -49,10 +49,17 @@ def _quoted(text: str) -> str:
 
 
 class TurnView:
-    """Prints one turn as it runs. Create one per turn."""
+    """Prints one turn as it runs. Create one per turn.
 
-    def __init__(self, console: Console, *, home_dir: str | None = None) -> None:
+    `whole_lines`: the reply streams a line at a time (the rest of a line when it ends,
+    or with the turn): above a live prompt, which redraws itself after every write, a
+    part of a line would be cut by the redrawn prompt."""
+
+    def __init__(self, console: Console, *, home_dir: str | None = None,
+                 whole_lines: bool = False) -> None:
         self._console = console
+        self._whole_lines = whole_lines
+        self._pending = ""  # streamed text not yet printed (whole_lines: a line's start)
         self._home = home_dir if home_dir is not None else str(Path.home())
         self._shown = ""  # the current text segment, as printed so far
         self._streaming = ""  # ... and as it came
@@ -70,9 +77,27 @@ class TurnView:
                             soft_wrap=True)
         self._at_line_start = text.endswith("\n")
 
+    def _stream(self, text: str) -> None:
+        """Reply text as it streams (with `whole_lines`, up to the last line end)."""
+        if not self._whole_lines:
+            self._write(text)
+            return
+        self._pending += text
+        cut = self._pending.rfind("\n") + 1
+        if cut:
+            done, self._pending = self._pending[:cut], self._pending[cut:]
+            self._write(done)
+
+    def _flush(self) -> None:
+        """What `_stream` holds, printed now."""
+        if self._pending:
+            text, self._pending = self._pending, ""
+            self._write(text)
+
     def _line(self, markup: str) -> None:
         """A full line of rich markup, starting on a fresh line (what it quotes from
         elsewhere passes `_quoted`)."""
+        self._flush()
         if not self._at_line_start:
             self._console.print()
         self._console.print(markup, highlight=False, emoji=False, soft_wrap=True)
@@ -90,12 +115,13 @@ class TurnView:
         (`terminal_safe_prefix`), so a sequence split across chunks is removed whole."""
         safe = terminal_safe_prefix(text)
         if safe.startswith(self._shown):
-            self._write(safe[len(self._shown):])
+            self._stream(safe[len(self._shown):])
         else:
             # a new model step after tool calls starts its text afresh
+            self._flush()
             if not self._at_line_start:
                 self._write("\n")
-            self._write(safe)
+            self._stream(safe)
         self._shown = safe
         self._streaming = text
         self.streamed = self.streamed or bool(text)
@@ -127,6 +153,7 @@ class TurnView:
 
     def finish(self, result: TurnResult) -> None:
         """The end of the turn: the reply if nothing streamed, then how it ended."""
+        self._flush()
         if not self.streamed and result.text:
             self._write(result.text)
         elif self._streaming:
