@@ -174,6 +174,30 @@ def test_an_abort_while_a_person_decides_answers_cancelled(tmp_path: Path) -> No
     assert asyncio.run(run())
 
 
+def test_the_deadline_passing_while_the_host_decides_cancels_the_decision(
+        tmp_path: Path) -> None:
+    asked, stopped = asyncio.Event(), asyncio.Event()
+
+    class NeverAnswers:
+        async def decide(self, request: object) -> None:
+            asked.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                stopped.set()
+                raise
+
+    async def run() -> tuple[bool, bool, bool]:
+        base = attempt_params(workspace_dir=str(tmp_path), approvals=NeverAnswers(),
+                              policy=StaticToolPolicy(ask={"exec": "exec wants approval"}))
+        params = dataclasses.replace(base, deadline=asyncio.get_running_loop().time() + 0.2)
+        permission = await asyncio.wait_for(ToolCalls(params).ask(
+            ToolCallRequest("n1", "exec", {"command": "make"})), 5)
+        return asked.is_set(), stopped.is_set(), permission.cancelled and not permission.allowed
+
+    assert asyncio.run(run()) == (True, True, True)
+
+
 def test_a_call_cut_off_while_running_counts_as_started_with_the_arguments_that_ran(
         tmp_path: Path) -> None:
     recorder = Recorder()

@@ -75,10 +75,9 @@ class NativeTurn:
         """Return once the attempt is aborted or its deadline passes (`stop_kind` says
         which); the caller then stops its runtime as the runtime's protocol asks."""
         p = self.p
-        loop = asyncio.get_running_loop()
-        timeout = None if p.deadline is None else max(0.0, p.deadline - loop.time())
-        try:
-            await asyncio.wait_for(p.abort.wait(), timeout)
+        try:  # a timeout on this task (asyncio.wait_for would wrap the wait in a task)
+            async with asyncio.timeout_at(p.deadline):
+                await p.abort.wait()
             self.stop_kind = "aborted"
         except TimeoutError:
             self.stop_kind = "timeout"

@@ -305,9 +305,13 @@ class ToolCalls:
         decision = asyncio.ensure_future(p.host_capabilities.run_before_tool_call(
             call.name, call.arguments, tool_call_id=call.call_id or None,
             native_operation={"cwd": cwd} if cwd else None))
-        stopped = asyncio.ensure_future(self._wait_for_stop())
+        # the abort, or the deadline as the wait's own timeout (no wait_for: its task)
+        stopped = asyncio.ensure_future(p.abort.wait())
+        timeout = None if p.deadline is None else max(
+            0.0, p.deadline - asyncio.get_running_loop().time())
         try:
-            await asyncio.wait({decision, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({decision, stopped}, timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopped.cancel()
             if not decision.done():
@@ -330,13 +334,6 @@ class ToolCalls:
         verdict = decision.result()
         return ToolPermission(verdict.allowed, verdict.arguments or call.arguments,
                               verdict.reason, verdict.approval)
-
-    async def _wait_for_stop(self) -> None:
-        p = self.p
-        timeout = None if p.deadline is None else max(
-            0.0, p.deadline - asyncio.get_running_loop().time())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(p.abort.wait(), timeout)
 
     def refusal(self, call_id: str) -> str | None:
         """Why the host refused the native call `call_id` (None: not refused, or no
