@@ -3,6 +3,7 @@ budget has no room (naming it and how to raise it), extended by an approver."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -219,7 +220,9 @@ async def test_a_running_turn_that_spends_its_budget_stops_at_its_next_model_cal
 
 async def test_a_running_turn_stops_when_other_turns_spent_its_budget(
         scripted_host: Callable[..., Any], tmp_path: Any) -> None:
-    host, server = await _tool_host(scripted_host, tmp_path, 1000, 0.05)
+    # the first call spends $0.006 (5,000 tokens in, 500 out), past the turn's
+    # reservation (about $0.002): before its second, the turn looks at the ledger
+    host, server = await _tool_host(scripted_host, tmp_path, 5000, 0.05)
     day = f"day:{today()}"
 
     async def others_spend(event: Any) -> None:
@@ -235,3 +238,97 @@ async def test_a_running_turn_stops_when_other_turns_spent_its_budget(
     assert result.error_type == "budget_exceeded"
     assert "$0.049 of $0.05 used" in (result.error or "")
     assert len(server.requests) == 1
+
+
+async def test_a_running_turn_within_its_reservation_goes_on_without_a_read(
+        scripted_host: Callable[..., Any], tmp_path: Any) -> None:
+    # the first call spends $0.002, less than the turn reserved: others spending the rest
+    # of the day's budget does not stop it (nobody can spend what it holds), and its
+    # second call is not preceded by a read of the ledger
+    host, server = await _tool_host(scripted_host, tmp_path, 1000, 0.05)
+    day = f"day:{today()}"
+    reads: list[object] = []
+    counters = host.store.budget_counters
+
+    async def counted(keys: Any) -> Any:
+        reads.append(keys)
+        return await counters(keys)
+
+    async def others_spend(event: Any) -> None:
+        if event.stream == "tool" and "spent" not in reads:
+            reads.append("spent")
+            await host.store.settle_budget(SpendRecord(
+                "other", today(), time.time(), "main", "agent:main:other", "scripted", "m1",
+                "openclaw", "ok", nano_usd=49_000_000), [day], Amount(49_000_000, 0, 1, 0))
+
+    host.store.budget_counters = counted  # type: ignore[method-assign]
+    result = await host.run_turn("run3", "go", on_agent_event=others_spend)
+    assert result.terminal == "ok" and len(server.requests) == 2
+    assert reads[-1] == "spent"  # (a read may precede: its reservation's, at the start)
+
+
+async def test_turns_reserve_from_their_process_allowance_without_a_write(
+        budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.attempt import budget_pools
+
+    host, _ = await budget_host(budgets={"daily": {"usd": 10},
+                                         "perSession": {"tokens": 10_000_000}})
+    store = host.store
+    reserved: list[str] = []
+    reserve = store.reserve_budget
+
+    async def counted(run_id: str, claims: Any, amount: Amount, *, ttl: float) -> Any:
+        reserved.append(run_id)
+        return await reserve(run_id, claims, amount, ttl=ttl)
+
+    monkeypatch.setattr(store, "reserve_budget", counted)
+    for n in range(6):
+        assert (await host.run_turn(f"a{n}", "hello")).terminal == "ok"
+    # the first turn took an allowance of each kind of budget; the others wrote nothing
+    assert len(reserved) == 2 and all(r.startswith("allowance:") for r in reserved)
+    day, pool = f"day:{today()}", "pool:budgets.daily"
+    day_state, pool_state = await store.budget_states([day, pool])
+    assert day_state.spent.turns == 6 and day_state.spent.nano_usd == 12_000_000
+    assert day_state.reserved == Amount()
+    # the process holds about four turns' estimates, counted against every daily budget
+    assert 4 * 2_000_000 < pool_state.reserved.nano_usd < 4 * 3_000_000
+    # an allowance no turn uses is given back after a while
+    monkeypatch.setattr(budget_pools, "IDLE_SECONDS", 0.01)
+    await host.run_turn("a6", "hello")
+    for _ in range(500):
+        (pool_state,) = await store.budget_states([pool])
+        if pool_state.reserved == Amount():
+            break
+        await asyncio.sleep(0.01)
+    assert pool_state.reserved == Amount()
+
+
+async def test_a_closing_host_gives_its_allowances_back(budget_host: Any) -> None:
+    host, _ = await budget_host(budgets={"daily": {"usd": 10}})
+    assert (await host.run_turn("c1", "hello")).terminal == "ok"
+    (pool,) = await host.store.budget_states(["pool:budgets.daily"])
+    assert pool.reserved.nano_usd > 0
+    await spend_written(host)  # what closing the host does
+    (pool,) = await host.store.budget_states(["pool:budgets.daily"])
+    assert pool.reserved == Amount()
+
+
+async def test_a_sub_agents_turns_reserve_from_the_allowance_on_their_parents_budget(
+        budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    host, _ = await budget_host(budgets={"perSession": {"usd": 1}})
+    store = host.store
+    reserved: list[str] = []
+    reserve = store.reserve_budget
+
+    async def counted(run_id: str, claims: Any, amount: Amount, *, ttl: float) -> Any:
+        reserved.append(run_id)
+        return await reserve(run_id, claims, amount, ttl=ttl)
+
+    monkeypatch.setattr(store, "reserve_budget", counted)
+    parent = "agent:main:parent"
+    for n in range(3):  # a child's turns count on their own session and their parent's
+        result = await host.run_turn(f"child{n}", "hello", budget_sessions=(parent,))
+        assert result.terminal == "ok"
+    assert len(reserved) == 1 and reserved[0].startswith("allowance:")
+    (state,) = await store.budget_states([f"session:{parent}"])
+    assert state.spent.nano_usd == 6_000_000 and state.reserved == Amount()

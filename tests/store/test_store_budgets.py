@@ -174,3 +174,30 @@ async def test_a_release_gives_the_holds_back_and_leaves_the_run_to_be_counted(
     assert await store.settle_budget(spend("r1"), [DAY.key], Amount(250, 10, 1, 5)) is True
     (state,) = await store.budget_states([DAY.key])
     assert state.spent == Amount(250, 10, 1, 5) and state.reserved == Amount()
+
+
+async def test_a_reservation_counts_what_processes_hold_in_its_budgets_pool(
+        store: Store) -> None:
+    # two processes' allowances in the daily budgets' pool: 300 of the 1,000
+    pool = BudgetClaim("pool:budgets.daily", BudgetLimit(nano_usd=400))
+    day = BudgetClaim("day:2026-12-01", BudgetLimit(nano_usd=1_000), pool=pool.key)
+    assert isinstance(await store.reserve_budget("allowance:a", [pool], Amount(200), ttl=60),
+                      BudgetGrant)
+    assert isinstance(await store.reserve_budget("allowance:b", [pool], Amount(100), ttl=60),
+                      BudgetGrant)
+    # and what one process holds is bounded by the pool's own limit
+    assert isinstance(await store.reserve_budget("allowance:c", [pool], Amount(101), ttl=60),
+                      BudgetRefusal)
+    await store.settle_budget(spend("r0", nano_usd=500), [day.key], Amount(500))
+    refusal = await store.reserve_budget("r1", [day], Amount(201, 0, 1, 0), ttl=60)
+    assert isinstance(refusal, BudgetRefusal)
+    assert (refusal.key, refusal.spent, refusal.reserved, refusal.asked) == (
+        day.key, 500, 300, 201)
+    assert isinstance(await store.reserve_budget("r1", [day], Amount(200, 0, 1, 0), ttl=60),
+                      BudgetGrant)
+    # an allowance given back makes its room again
+    await store.release_budget("allowance:a", [pool.key])
+    assert isinstance(await store.reserve_budget("r2", [day], Amount(200, 0, 1, 0), ttl=60),
+                      BudgetGrant)
+    (day_state, pool_state) = await store.budget_states([day.key, pool.key])
+    assert day_state.reserved.nano_usd == 400 and pool_state.reserved.nano_usd == 100

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
+from clawharness.attempt.budget_pools import Allowances
 from clawharness.errors import BudgetExceededError
 from clawharness.harness import AttemptTerminal
 from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
@@ -53,8 +54,9 @@ from clawharness.store import (
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
+    Counters,
     SpendRecord,
-    first_refusal,
+    counters_refusal,
 )
 
 if TYPE_CHECKING:
@@ -97,6 +99,22 @@ def _provider_model(ref: str | None) -> tuple[str, str]:
     return provider, model or "-"
 
 
+def _state(key: str, row: Counters | None, pool: Counters | None) -> BudgetState:
+    """A budget's state from its counters, its pool's allowances counted as held."""
+    row = row or (0,) * 12
+    held = Amount(*row[4:8])
+    if pool is not None:
+        held = held.plus(Amount(*pool[4:8]))
+    return BudgetState(key, Amount(*row[0:4]), held, Amount(*row[8:12]))
+
+
+def _warns(value: object) -> bool:
+    """Whether a `budgets` config (dumped) sets a `warnAt` anywhere."""
+    if isinstance(value, dict):
+        return value.get("warn_at") is not None or any(_warns(v) for v in value.values())
+    return False
+
+
 def _tokens(usage: Usage | None) -> int:
     if usage is None:
         return 0
@@ -129,6 +147,10 @@ class SpendLedger:
         #: by the token, so the price table would charge it what nobody pays)
         self.config_prices = PriceTable.from_config(config, use_catalog=False)
         self._writes: set[asyncio.Task[None]] = set()
+        #: this process's allowances: most turns reserve from them without a write
+        self.allowances = Allowances(store)
+        #: whether any budget has a soft warning level (`warnAt`)
+        self.warns = _warns(config.budgets.model_dump())
         #: the budgets of each (agent, session, day, caller) seen lately
         self._budgets: dict[tuple[str, str, str, str | None, tuple[str, ...]],
                             tuple[TurnBudget, ...]] = {}
@@ -168,8 +190,11 @@ class SpendLedger:
             log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
 
     async def drain(self) -> None:
+        """Finish the spend rows written off the turns' path, and give back the
+        allowances no turn is using (the host closes, or a test waits)."""
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
+        await self.allowances.close()
 
 
 class TurnSpend:
@@ -199,6 +224,14 @@ class TurnSpend:
         self._ttl = 0.0
         self._held_at = 0.0
         self._route = ("-", "-", True)
+        #: the pools the turn reserved from (its process's allowances), else ()
+        self._pools: tuple[str, ...] = ()
+        self._keys = tuple(b.claim.key for b in self.budgets)
+        #: whether a budget limits dollars, tokens (what a running turn's spend is held to)
+        self._limits_usd = any(b.claim.limit.nano_usd is not None for b in self.budgets)
+        self._limits_tokens = any(b.claim.limit.tokens is not None for b in self.budgets)
+        self._read_keys = (*self._keys, *dict.fromkeys(
+            b.pool.key for b in self.budgets if b.pool is not None))
 
     def _prices(self, builtin: bool) -> PriceTable:
         return self._ledger.prices if builtin else self._ledger.config_prices
@@ -226,12 +259,40 @@ class TurnSpend:
         amount = estimate(self._rates, prompt_chars=chars, output_tokens=self._output,
                           seconds=limit)
         self._ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
-        self._asked = True
         self._route = (params.provider, params.model_id, builtin)
+        if await self._from_allowances(amount):
+            return
+        self._asked = True
         states = await self._hold(amount, params.workspace_dir)
         self.held = amount
         self._held_at = time.monotonic()
         self._warnings = warnings(self.budgets, states)
+
+    async def _from_allowances(self, amount: Amount) -> bool:
+        """Reserve `amount` from this process's allowances (no write), if every budget
+        has room for it beside what is spent, held, and allowed to every process."""
+        allowances = self._ledger.allowances
+        pools = await allowances.take(self.budgets, amount, self._ttl)
+        if pools is None:
+            return False
+        try:
+            counters = await self._ledger._store.budget_counters(self._read_keys)
+        except BaseException:
+            allowances.give_back(pools, amount)
+            raise
+        # the pools' holds include this turn's amount: the check asks for it once
+        claims = [b.claim for b in self.budgets]
+        if counters_refusal(claims, counters, amount, held=amount) is not None:
+            allowances.give_back(pools, amount)
+            return False  # the turn reserves on its own (and is refused there)
+        self.held = amount
+        self._pools = pools
+        self._held_at = time.monotonic()
+        if self._ledger.warns:
+            self._warnings = warnings(self.budgets, [
+                _state(c.key, counters.get(c.key), counters.get(c.pool) if c.pool else None)
+                for c in claims])
+        return True
 
     async def _hold(self, amount: Amount, cwd: str) -> tuple[BudgetState, ...]:
         """Hold `amount` for the turn (asking an approver to extend a budget that has no
@@ -257,37 +318,46 @@ class TurnSpend:
 
     async def before_model_call(self, used: Usage, context: Sequence[Message],
                                 cwd: str) -> AttemptTerminal | None:
-        """Whether the running turn's next model call has room: what the turn spent so
-        far (priced) and the call's estimate (its context and the model's most output),
-        beside what the budgets spent and what other turns hold (one read of the
-        ledger). A budget spent, by the turn or by others, ends the turn before the call
-        (the terminal names it and how to raise it), unless an approver extends it. Its
-        holds are renewed once half their lifetime passed."""
+        """Whether the running turn's next model call has room. A turn still within
+        what it holds (what it spent so far, priced, is no more than its reservation)
+        goes on: nobody else can spend that. One that spent past it is checked against
+        the ledger (one read): what it spent plus the call's estimate (its context and
+        the model's most output), beside what the budgets spent and other turns and
+        processes hold. A budget without room for it, spent by the turn or by others,
+        ends the turn before the call (the terminal names it and how to raise it),
+        unless an approver extends it. Its holds are renewed once half their lifetime
+        passed."""
         held = self.held
         if held is None:
             return None
-        provider, model, builtin = self._route
-        cost = self._prices(builtin).cost(provider, model, used)
-        so_far = spent(cost_usd=None if cost is None else cost.total, tokens=_tokens(used),
-                       ms=0)
-        nxt = estimate(self._rates, prompt_chars=self._system_chars + prompt_chars(context),
+        rates = self._rates
+        so_far = spent(cost_usd=None if rates is None else rates.cost(used).total,
+                       tokens=_tokens(used), ms=0)
+        renew = time.monotonic() - self._held_at > self._ttl / 2
+        within = ((not self._limits_usd or so_far.nano_usd <= held.nano_usd)
+                  and (not self._limits_tokens or so_far.tokens <= held.tokens))
+        if within and not renew:
+            return None
+        nxt = estimate(rates, prompt_chars=self._system_chars + prompt_chars(context),
                        output_tokens=self._output, seconds=0)
         need = Amount(so_far.nano_usd + nxt.nano_usd, so_far.tokens + nxt.tokens)
         claims = [b.claim for b in self.budgets]
-        keys = [claim.key for claim in claims]
         store = self._ledger._store
         try:
-            if time.monotonic() - self._held_at > self._ttl / 2:
+            if renew:
                 # a long turn: its holds renewed for another lifetime (nothing added)
-                await store.reserve_budget(self.run_id, claims, Amount(), ttl=self._ttl)
+                if self._pools:
+                    await self._ledger.allowances.renew(self._pools, self._ttl)
+                else:
+                    await store.reserve_budget(self.run_id, claims, Amount(), ttl=self._ttl)
                 self._held_at = time.monotonic()
+                if within:
+                    return None
             asked: set[str] = set()
             while True:
-                states = await store.budget_states(keys)
-                # what others hold: the turn's own hold is part of what it needs
-                others = {st.key: BudgetState(st.key, st.spent, st.reserved.minus(held),
-                                              st.granted) for st in states}
-                refusal = first_refusal(claims, others, need)
+                counters = await store.budget_counters(self._read_keys)
+                # the turn's own hold is part of what it needs
+                refusal = counters_refusal(claims, counters, need, held=held)
                 if refusal is None:
                     return None
                 more = extension(self._ledger._config.budgets.extend_by, refusal)
@@ -346,11 +416,19 @@ class TurnSpend:
             self._ledger.write_later(record)
             return turn
         amount = spent(cost_usd=turn.cost_usd, tokens=_tokens(usage), ms=turn.duration_ms)
-        await self._ledger._store.settle_budget(
-            record, [b.claim.key for b in self.budgets], amount)
-        self.held = None
+        try:
+            await self._ledger._store.settle_budget(record, self._keys, amount)
+        finally:
+            self._give_back()
         self._asked = False
         return turn
+
+    def _give_back(self) -> None:
+        """The turn's part of its process's allowances is free again (once)."""
+        if self._pools and self.held is not None:
+            self._ledger.allowances.give_back(self._pools, self.held)
+        self._pools = ()
+        self.held = None
 
     async def release(self) -> None:
         """A turn that raised after its reservation (cancelled, a store failure): its
@@ -358,7 +436,9 @@ class TurnSpend:
         is counted when it settles."""
         if self.held is None and not self._asked:
             return
-        self.held = None
+        self._give_back()
+        if not self._asked:
+            return  # it reserved from its process's allowances: nothing was written
         self._asked = False
         try:
             await self._ledger._store.release_budget(

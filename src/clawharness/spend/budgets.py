@@ -22,6 +22,7 @@ the turn's reserve step (`clawharness.attempt.budget_step`) runs them against th
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,7 @@ from clawharness.store import (
 
 __all__ = [
     "DEFAULT_OUTPUT_TOKENS",
+    "POOL_SHARE",
     "TurnBudget",
     "estimate",
     "extension",
@@ -56,6 +58,9 @@ __all__ = [
 NANO: Final = 1_000_000_000
 #: output tokens reserved per turn when neither the config nor the model says
 DEFAULT_OUTPUT_TOKENS: Final = 4096
+#: the allowances processes hold for one kind of budget (`TurnBudget.pool`) are at most
+#: this share of its limits, together: they are counted as held on every budget of it
+POOL_SHARE: Final = 16
 #: characters per token, for the prompt's estimate
 _CHARS_PER_TOKEN: Final = 4
 _CONFIG_KEY: Final[dict[Measure, str]] = {"usd": "usd", "tokens": "tokens", "turns": "turns",
@@ -73,6 +78,9 @@ class TurnBudget:
     label: str
     #: the soft warning level, a share of each limit
     warn_at: float | None = None
+    #: the pool of its kind of budget (`pool:<path>`), whose limits bound what every
+    #: process together holds as allowances (a `POOL_SHARE`th of the budget's)
+    pool: BudgetClaim | None = None
 
 
 def _limit(limits: BudgetLimits) -> BudgetLimit:
@@ -82,8 +90,21 @@ def _limit(limits: BudgetLimits) -> BudgetLimit:
         ms=None if limits.wall_clock_seconds is None else round(limits.wall_clock_seconds * 1000))
 
 
+def _share(value: int | None) -> int | None:
+    return None if value is None else value // POOL_SHARE
+
+
+@functools.lru_cache(maxsize=256)
+def _pool(path: str, limit: BudgetLimit) -> BudgetClaim:
+    """The pool of the budgets set at `path` (`TurnBudget.pool`)."""
+    return BudgetClaim(f"pool:{path}", BudgetLimit(
+        _share(limit.nano_usd), _share(limit.tokens), _share(limit.turns), _share(limit.ms)))
+
+
 def _one(key: str, limits: BudgetLimits, path: str, label: str) -> TurnBudget:
-    return TurnBudget(BudgetClaim(key, _limit(limits)), path, label, limits.warn_at)
+    limit = _limit(limits)
+    pool = _pool(path, limit)
+    return TurnBudget(BudgetClaim(key, limit, pool.key), path, label, limits.warn_at, pool)
 
 
 def _windows(out: list[TurnBudget], windows: BudgetWindows, key: str, path: str,

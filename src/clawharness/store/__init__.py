@@ -26,16 +26,19 @@ from clawharness.errors import StoreError
 from clawharness.extras import requires_extra
 from clawharness.names import display_store_url, store_url_error
 from clawharness.store.budgets import (
+    MEASURES,
     Amount,
     BudgetClaim,
     BudgetGrant,
     BudgetLimit,
     BudgetRefusal,
     BudgetState,
+    Counters,
     Measure,
     SpendGrouping,
     SpendRecord,
     SpendSummary,
+    counters_refusal,
     first_refusal,
 )
 from clawharness.store.leases import (
@@ -70,6 +73,7 @@ from clawharness.store.tool_outcomes import ToolCallClaim, ToolCallKey, ToolCall
 from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
+    "MEASURES",
     "Amount",
     "AppendOutcome",
     "BudgetClaim",
@@ -78,6 +82,7 @@ __all__ = [
     "BudgetLimit",
     "BudgetRefusal",
     "BudgetState",
+    "Counters",
     "Measure",
     "NewEntry",
     "PluginStateRecord",
@@ -106,6 +111,7 @@ __all__ = [
     "TranscriptSearch",
     "TranscriptStore",
     "TurnRecordStore",
+    "counters_refusal",
     "first_refusal",
     "open_store",
     "verify_sqlite_store",

@@ -20,6 +20,7 @@ from clawharness.store.budgets import (
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
+    Counters,
     SpendGrouping,
     SpendRecord,
     SpendSummary,
@@ -136,9 +137,11 @@ class BudgetLedgerMethods:
         if not claims:
             return BudgetGrant(())
         keys = sorted({claim.key for claim in claims})
+        # the claims' pools are locked (in key order) and read with them
+        locked = sorted({*keys, *(c.pool for c in claims if c.pool is not None)})
 
         async def fn(conn: Conn) -> BudgetGrant | BudgetRefusal:
-            states = await _locked_states(conn, keys)
+            states = await _locked_states(conn, locked)
             refusal = first_refusal(claims, states, amount)
             if refusal is not None:
                 return refusal
@@ -202,6 +205,13 @@ class BudgetLedgerMethods:
                                "budget_counters WHERE budget_key = ANY(%s)", (list(keys),))
         found = {row[0]: state_of(row[0], row[1:]) for row in rows}
         return [found.get(key) or BudgetState(key) for key in keys]
+
+    async def budget_counters(self, keys: Sequence[str]) -> dict[str, Counters]:
+        if not keys:
+            return {}
+        rows = await self._all("read budgets", f"SELECT budget_key, {_STATE_COLS} FROM "
+                               "budget_counters WHERE budget_key = ANY(%s)", (list(keys),))
+        return {row[0]: tuple(int(v) for v in row[1:]) for row in rows}
 
     async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
         rows = await self._all("summarize spend", summary_sql(by, "%s"), (since,))

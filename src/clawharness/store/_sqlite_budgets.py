@@ -19,6 +19,7 @@ from clawharness.store.budgets import (
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
+    Counters,
     SpendGrouping,
     SpendRecord,
     SpendSummary,
@@ -102,10 +103,11 @@ def _reclaim(conn: sqlite3.Connection, keys: Sequence[str], now: float) -> None:
 def _reserve(conn: sqlite3.Connection, run_id: str, claims: Sequence[BudgetClaim],
              amount: Amount, expires_at: float, now: float) -> BudgetGrant | BudgetRefusal:
     keys = [claim.key for claim in claims]
+    pools = list({claim.pool for claim in claims if claim.pool is not None} - set(keys))
     conn.executemany("INSERT OR IGNORE INTO budget_counters (budget_key) VALUES (?)",
-                     [(key,) for key in keys])
-    _reclaim(conn, keys, now)
-    refusal = first_refusal(claims, _states(conn, keys), amount)
+                     [(key,) for key in (*keys, *pools)])
+    _reclaim(conn, (*keys, *pools), now)
+    refusal = first_refusal(claims, _states(conn, (*keys, *pools)), amount)
     if refusal is not None:
         return refusal
     for key in keys:
@@ -130,12 +132,13 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
     if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
                     row).rowcount == 0:
         return False  # a retried turn settled twice: counted once
-    conn.executemany("INSERT OR IGNORE INTO budget_counters (budget_key) VALUES (?)",
-                     [(key,) for key in keys])
-    conn.executemany("UPDATE budget_counters SET spent_nano_usd = spent_nano_usd + ?, "
-                     "spent_tokens = spent_tokens + ?, spent_turns = spent_turns + ?, "
-                     "spent_ms = spent_ms + ? WHERE budget_key = ?",
-                     [(*spent.fields, key) for key in keys])
+    conn.executemany("INSERT INTO budget_counters (budget_key, spent_nano_usd, spent_tokens, "
+                     "spent_turns, spent_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (budget_key) "
+                     "DO UPDATE SET spent_nano_usd = spent_nano_usd + excluded.spent_nano_usd, "
+                     "spent_tokens = spent_tokens + excluded.spent_tokens, "
+                     "spent_turns = spent_turns + excluded.spent_turns, "
+                     "spent_ms = spent_ms + excluded.spent_ms",
+                     [(key, *spent.fields) for key in keys])
     return True
 
 
@@ -199,6 +202,17 @@ class BudgetLedgerMethods:
         def fn(conn: sqlite3.Connection) -> list[BudgetState]:
             found = _states(conn, keys)
             return [found.get(key) or BudgetState(key) for key in keys]
+
+        return await self._read(fn, inline=True)
+
+    async def budget_counters(self, keys: Sequence[str]) -> dict[str, Counters]:
+        if not keys:
+            return {}
+        query = (f"SELECT budget_key, {_STATE_COLS} FROM budget_counters "
+                 f"WHERE budget_key IN ({', '.join('?' * len(keys))})")
+
+        def fn(conn: sqlite3.Connection) -> dict[str, Counters]:
+            return {row[0]: row[1:] for row in conn.execute(query, tuple(keys))}
 
         return await self._read(fn, inline=True)
 

@@ -30,10 +30,12 @@ __all__ = [
     "BudgetLimit",
     "BudgetRefusal",
     "BudgetState",
+    "Counters",
     "Measure",
     "SpendGrouping",
     "SpendRecord",
     "SpendSummary",
+    "counters_refusal",
     "first_refusal",
     "state_of",
     "summary_of",
@@ -88,10 +90,12 @@ class BudgetLimit:
 
 @dataclass(frozen=True, slots=True)
 class BudgetClaim:
-    """One budget a turn falls under: its key and limits."""
+    """One budget a turn falls under: its key and limits. `pool`: the key of the
+    allowances processes hold for every budget of its kind (see `first_refusal`)."""
 
     key: str
     limit: BudgetLimit
+    pool: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,22 +127,50 @@ class BudgetGrant:
     states: tuple[BudgetState, ...]
 
 
+#: a budget's counters as the ledger's rows hold them: spent, reserved, granted, each in
+#: MEASURES order (what `budget_counters` answers; `counters_of` makes one of a state)
+Counters = Sequence[int]
+_NO_COUNTERS: Final = (0,) * 12
+
+
+def counters_of(state: BudgetState) -> tuple[int, ...]:
+    return (*state.spent.fields, *state.reserved.fields, *state.granted.fields)
+
+
 def first_refusal(claims: Sequence[BudgetClaim], states: Mapping[str, BudgetState],
-                  asked: Amount) -> BudgetRefusal | None:
+                  asked: Amount, *, held: Amount | None = None) -> BudgetRefusal | None:
     """The first claim and measure where `asked` does not fit, in claim order; None
     when it fits everywhere. A measure asked for 0 always fits (a turn that asks for
-    no dollars is not refused by a dollar budget already spent)."""
+    no dollars is not refused by a dollar budget already spent).
+
+    A claim's pool (`BudgetClaim.pool`, its state in `states`) holds the allowances
+    processes took for every budget of its kind, from which their turns reserve
+    without a write: all of it counts as held on each of those budgets. `held`: what
+    the asking turn holds already (in `states`): it is part of what it asks."""
+    return counters_refusal(claims, {key: counters_of(state) for key, state in states.items()},
+                            asked, held=held)
+
+
+def counters_refusal(claims: Sequence[BudgetClaim], counters: Mapping[str, Counters],
+                     asked: Amount, *, held: Amount | None = None) -> BudgetRefusal | None:
+    """`first_refusal` over the budgets' counters as the ledger's rows hold them (no
+    object made per budget: a turn's check reads them on its path)."""
+    want_of = asked.fields
+    held_of = (0, 0, 0, 0) if held is None else held.fields
     for claim in claims:
-        state = states.get(claim.key) or BudgetState(claim.key)
-        for measure in MEASURES:
-            limit = claim.limit.get(measure)
-            want = asked.get(measure)
+        row = counters.get(claim.key) or _NO_COUNTERS
+        pool = None if claim.pool is None else counters.get(claim.pool)
+        limits = (claim.limit.nano_usd, claim.limit.tokens, claim.limit.turns, claim.limit.ms)
+        for i, limit in enumerate(limits):
+            want = want_of[i]
             if limit is None or want <= 0:
                 continue
-            room = limit + state.granted.get(measure)
-            spent, reserved = state.spent.get(measure), state.reserved.get(measure)
+            room = limit + row[8 + i]
+            spent, reserved = row[i], row[4 + i] - held_of[i]
+            if pool is not None:
+                reserved += pool[4 + i]
             if spent + reserved + want > room:
-                return BudgetRefusal(claim.key, measure, room, spent, reserved, want)
+                return BudgetRefusal(claim.key, MEASURES[i], room, spent, reserved, want)
     return None
 
 

@@ -28,6 +28,7 @@ from clawharness.store.budgets import (
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
+    Counters,
     SpendGrouping,
     SpendRecord,
     SpendSummary,
@@ -286,6 +287,10 @@ class BudgetLedgerStore(Protocol):
 
     async def budget_states(self, keys: Sequence[str]) -> list[BudgetState]:
         """The counters of `keys`, in order (zero for a key never used)."""
+
+    async def budget_counters(self, keys: Sequence[str]) -> dict[str, Counters]:
+        """The counters of those of `keys` used so far, as the ledger's rows hold them
+        (`Counters`: a turn's check reads them on its path, no object per budget)."""
 
     async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
         """Spend rows of turns from `since` (epoch seconds), summed per group."""
