@@ -12,7 +12,7 @@ from typing import Any
 
 from clawharness.config.schema import ToolsConfig
 from clawharness.harness.capabilities import ApprovalGate, HostCapabilities
-from clawharness.harness.types import AgentEvent, AttemptParams, ResolvedModel
+from clawharness.harness.types import AgentEvent, AttemptParams, PreparedAuth, ResolvedModel
 from clawharness.tools.policy import EffectiveToolPolicy
 
 
@@ -62,6 +62,7 @@ def make_params(
     abort: asyncio.Event | None = None,
     deadline: float | None = None,
     history: Sequence[Mapping[str, Any]] = (),
+    api_key: str | None = None,
 ) -> AttemptParams:
     run_id = str(uuid.uuid4())
     policy = EffectiveToolPolicy(tools or ToolsConfig(), workspace_dir=str(workspace))
@@ -76,6 +77,7 @@ def make_params(
         on_partial_reply=recorder.partial, on_agent_event=recorder.event,
         observe_tool_terminal=recorder.observe, plugin_config=dict(plugin_config or {}),
         state_dir=str(state_dir), mirror=recorder.mirror,
+        auth=PreparedAuth("direct", api_key) if api_key else PreparedAuth(),
     )
 
 

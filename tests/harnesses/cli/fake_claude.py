@@ -20,7 +20,8 @@ $CLAUDE_CONFIG_DIR: `--resume` of one it does not hold prints the real CLI's
 `--resume` fails with a connection error instead (a transient failure).
 
 Every start appends `{"argv": [...], "env": {...}}` to $FAKE_CLAUDE_LOG; every turn
-appends its text blocks to $FAKE_CLAUDE_TURNS.
+appends its text blocks to $FAKE_CLAUDE_TURNS. A successful turn's result reports the
+process's `total_cost_usd` so far, each such turn adding 0.25, as the real CLI counts it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import uuid
 LOG = os.environ.get("FAKE_CLAUDE_LOG")
 TURNS = os.environ.get("FAKE_CLAUDE_TURNS")
 CONFIG_DIR = os.environ.get("CLAUDE_CONFIG_DIR")
+#: what each successful turn adds to the process's `total_cost_usd`
+COST_PER_TURN = 0.25
 
 
 def session_file(sid: str) -> str | None:
@@ -86,6 +89,7 @@ def main() -> int:
         if "--fork-session" in argv:
             sid = str(uuid.uuid4())
     n = 0
+    cost = 0.0
     refused = False
     while True:
         msg = read()
@@ -179,8 +183,10 @@ def main() -> int:
             out({"type": "result", "subtype": "success", "is_error": True,
                  "result": "API Error: 400 nope", "session_id": sid})
             continue
+        cost += COST_PER_TURN  # like the real CLI: the process's total since it started
         out({"type": "result", "subtype": "success", "is_error": False, "result": rest,
-             "session_id": sid, "usage": {"input_tokens": 5, "output_tokens": 2}})
+             "session_id": sid, "usage": {"input_tokens": 5, "output_tokens": 2},
+             "total_cost_usd": cost})
 
 
 if __name__ == "__main__":

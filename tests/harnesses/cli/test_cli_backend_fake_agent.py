@@ -15,9 +15,9 @@ from cli_support import Recorder, make_params, pid_alive, processes_matching, wa
 from clawharness.config.schema import ToolsConfig
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import SupportContext
-from clawharness.harnesses.cli.claude import claude_cli_harness
+from clawharness.harnesses.cli.claude import ClaudeEvents, claude_cli_harness
 from clawharness.harnesses.cli.plugin import entry
-from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness
+from clawharness.plugin_sdk.agent_harness_cli import CliBackendHarness, TurnFinished
 from clawharness.plugins.entry import PluginApi
 from clawharness.records.tool_calls import ToolCallMeta
 from clawharness.sessions.lifecycle import SessionHookParams
@@ -107,6 +107,59 @@ async def test_one_process_serves_the_binding_across_turns(rig: Rig) -> None:
     assert harness.live_pids() == pids and len(pids) == 1
     assert len(rig.starts()) == 1
     assert second.extra["nativeSessionId"] == first.extra["nativeSessionId"]
+
+
+async def test_each_turn_costs_what_the_process_total_grew_by(rig: Rig) -> None:
+    # the CLI reports its process's running total (0.25, then 0.5): each turn is charged
+    # its own part, as what the provider bills the key the host gave it
+    harness = rig.harness()
+    first = await rig.run(harness, rig.params("text one", api_key="sk-ant-real"))
+    second = await rig.run(harness, rig.params("text two", api_key="sk-ant-real"))
+    assert len(rig.starts()) == 1
+    assert first.usage.cost is not None and first.usage.cost.total == 0.25
+    assert second.usage.cost is not None and second.usage.cost.total == 0.25
+    # a new process counts from nothing again
+    await harness.bindings.reset(hook_params())
+    third = await rig.run(harness, rig.params("text three", api_key="sk-ant-real"))
+    assert len(rig.starts()) == 2
+    assert third.usage.cost is not None and third.usage.cost.total == 0.25
+
+
+#: the result line of the real Claude Code CLI (2.1.197), recorded against the scripted
+#: Anthropic server: 1,000 tokens in, 500 out on claude-sonnet-4-5 ($3 / $15 per million)
+REAL_RESULT: dict[str, Any] = {
+    "type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
+    "result": "ok", "session_id": "16e60bc8-b857-42f8-bd96-616a1645414d",
+    "total_cost_usd": 0.010499999999999999,
+    "usage": {"input_tokens": 1000, "cache_creation_input_tokens": 0,
+              "cache_read_input_tokens": 0, "output_tokens": 500,
+              "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+              "service_tier": "standard"},
+    "modelUsage": {"claude-sonnet-4-5": {
+        "inputTokens": 1000, "outputTokens": 500, "cacheReadInputTokens": 0,
+        "cacheCreationInputTokens": 0, "webSearchRequests": 0,
+        "costUSD": 0.010499999999999999, "contextWindow": 200000,
+        "maxOutputTokens": 32000}},
+}
+
+
+def test_the_real_clis_result_carries_its_cost() -> None:
+    [finished] = ClaudeEvents().map(REAL_RESULT)
+    assert isinstance(finished, TurnFinished)
+    assert finished.cost_usd == pytest.approx(0.0105)
+    assert finished.usage is not None and finished.usage["output_tokens"] == 500
+    # a result without one (an error before any model call) has none
+    [failed] = ClaudeEvents().map({"type": "result", "subtype": "error_during_execution",
+                                   "is_error": True, "session_id": "s", "errors": ["x"]})
+    assert isinstance(failed, TurnFinished) and failed.cost_usd is None
+
+
+async def test_a_runtime_without_the_hosts_key_has_no_cost_of_its_own(rig: Rig) -> None:
+    # no key from the host (a local server, a proxy): the CLI's own prices are nobody's bill
+    harness = rig.harness()
+    result = await rig.run(harness, rig.params("text one"))
+    assert result.usage is not None and result.usage.input == 5
+    assert result.usage.cost is None
 
 
 async def test_permission_allowed_answers_with_the_host_arguments(rig: Rig) -> None:

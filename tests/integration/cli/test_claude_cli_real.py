@@ -159,3 +159,19 @@ async def test_model_error_fails_the_attempt_with_the_api_message(rig_factory) -
         assert result.assistant_texts == []
         errors = [m for m in rec.mirrored if m["role"] == "assistant"]
         assert errors and errors[-1]["stopReason"] == "error"
+
+
+async def test_each_turn_costs_what_claude_code_reports_for_it(rig_factory) -> None:
+    # Claude Code prices its calls itself ($3 / $15 per million on claude-sonnet-4-5) and
+    # reports its process's running total; each turn is charged its own part
+    answer = {"text": "ok", "usage": {"input_tokens": 1000, "output_tokens": 500}}
+    async with _server([answer, answer]) as server:
+        rig = rig_factory(server.url)
+        harness = rig.harness()
+        first = await rig.run(harness, rig.params("one", Recorder(), api_key="sk-ant-test"))
+        second = await rig.run(harness, rig.params("two", Recorder(), api_key="sk-ant-test"))
+        assert first.terminal.kind == second.terminal.kind == "ok"
+        assert len(harness.live_pids()) == 1
+        for result in (first, second):
+            assert result.usage is not None and result.usage.cost is not None
+            assert result.usage.cost.total == pytest.approx(0.0105)

@@ -284,10 +284,14 @@ class ClaudeEvents:
             else:
                 error = f"claude turn ended with {subtype or 'an error'}"
         usage = obj.get("usage")
+        # the process's total since it started, by Claude Code's own prices
+        cost = obj.get("total_cost_usd")
         return TurnFinished(sid if isinstance(sid, str) else None, is_error,
                             text if isinstance(text, str) else None, error,
                             usage if isinstance(usage, Mapping) else None,
-                            interrupted=subtype == "error_during_execution")
+                            interrupted=subtype == "error_during_execution",
+                            cost_usd=float(cost) if isinstance(cost, int | float)
+                            and not isinstance(cost, bool) else None)
 
 
 class ClaudeControl:

@@ -102,6 +102,9 @@ class TurnFinished:
     error: str | None = None
     usage: Mapping[str, Any] | None = None
     interrupted: bool = False
+    #: what the runtime says its process cost so far, in USD, counted from the
+    #: process's start (Claude Code's `total_cost_usd`); None when it says nothing
+    cost_usd: float | None = None
 
 
 CliEvent = (SessionStarted | TextDelta | AssistantMessage | ToolResult | PermissionRequest

@@ -41,6 +41,8 @@ class LiveProcess:
     #: started without a session to resume and no turn sent yet: its first prompt
     #: carries the host transcript
     fresh: bool = False
+    #: the cost the process reported so far (`TurnFinished.cost_usd`: a running total)
+    cost_usd: float = 0.0
 
 
 def now_ms() -> int:

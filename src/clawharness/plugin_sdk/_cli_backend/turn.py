@@ -8,6 +8,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,7 +65,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     SessionBindings,
     native_session_recovery,
 )
-from clawharness.records import Usage
+from clawharness.records import Usage, UsageCost
 
 __all__ = ["CliTurn", "CliTurnOwner"]
 
@@ -113,6 +114,8 @@ class CliTurn(NativeTurn):
         self.killed = False
         self.finished: TurnFinished | None = None
         self.live: LiveProcess | None = None
+        #: this turn's cost as the runtime reported it (`add_cost`), None when it did not
+        self.cost_usd: float | None = None
         self.gone: NativeSessionMissing | None = None
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
         #: messages steered into the running turn, written to the CLI as one user line
@@ -322,6 +325,10 @@ class CliTurn(NativeTurn):
         if terminal.error:
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
+        if self.cost_usd is not None and self.p.auth.api_key:
+            # what the provider bills the key the host gave the runtime; without one (a
+            # local server, a proxy) the runtime's own prices are not what anyone pays
+            self.usage = replace(self.usage, cost=UsageCost(total=self.cost_usd))
         result = self.result(terminal, native_session_id=self.session_id)
         return self.recovery.annotate(result) if self.recovery is not None else result
 
@@ -402,6 +409,8 @@ class CliTurn(NativeTurn):
                 self.session_id = event.session_id
             self.finished = event
             self.add_usage(event.usage)
+            if event.cost_usd is not None:
+                self.add_cost(event.cost_usd)
             if self.steer_batches and not event.is_error and not self.p.abort.is_set():
                 # the CLI takes a line sent mid-turn as its next turn: this attempt goes
                 # on until it has answered every steered line, which starts here
@@ -437,6 +446,15 @@ class CliTurn(NativeTurn):
     def add_usage(self, usage: Mapping[str, Any] | None) -> None:
         if usage:
             self.usage = self.usage.plus(usage_of(usage))
+
+    def add_cost(self, total: float) -> None:
+        """The process's reported running total of its cost: this turn's part of it (what
+        it grew by since the process's last report) is the turn's cost."""
+        live = self.live
+        before = 0.0 if live is None else live.cost_usd
+        if live is not None:
+            live.cost_usd = total
+        self.cost_usd = (self.cost_usd or 0.0) + max(0.0, total - before)
 
     def note_progress(self, *, tool: bool) -> None:
         if self.recovery is not None:
