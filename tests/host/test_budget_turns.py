@@ -332,3 +332,22 @@ async def test_a_sub_agents_turns_reserve_from_the_allowance_on_their_parents_bu
     assert len(reserved) == 1 and reserved[0].startswith("allowance:")
     (state,) = await store.budget_states([f"session:{parent}"])
     assert state.spent.nano_usd == 6_000_000 and state.reserved == Amount()
+
+
+async def test_a_budget_too_small_for_allowances_reserves_each_turn_in_one_write(
+        budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a sixteenth of $0.01 is less than one turn's estimate: no allowance is asked for
+    host, _ = await budget_host(budgets={"daily": {"usd": 0.01}})
+    reserved: list[str] = []
+    reserve = host.store.reserve_budget
+
+    async def counted(run_id: str, claims: Any, amount: Amount, *, ttl: float) -> Any:
+        reserved.append(run_id)
+        return await reserve(run_id, claims, amount, ttl=ttl)
+
+    monkeypatch.setattr(host.store, "reserve_budget", counted)
+    for n in range(2):
+        result = await host.run_turn(f"small{n}", "hello")
+        assert result.terminal == "ok"
+        assert reserved[-1] == result.run_id
+    assert len(reserved) == 2

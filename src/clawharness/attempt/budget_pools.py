@@ -66,6 +66,16 @@ class _Allowance:
                 and (limit.ms is None or used.ms + more.ms <= held.ms))
 
 
+def _could_hold(pool: BudgetClaim, amount: Amount) -> bool:
+    """Whether the pool's limits leave room for `amount` at all (a budget whose share is
+    smaller than one turn's estimate never has allowances)."""
+    limit = pool.limit
+    return ((limit.nano_usd is None or amount.nano_usd <= limit.nano_usd)
+            and (limit.tokens is None or amount.tokens <= limit.tokens)
+            and (limit.turns is None or amount.turns <= limit.turns)
+            and (limit.ms is None or amount.ms <= limit.ms))
+
+
 class Allowances:
     """This process's allowances, one per pool (`SpendLedger.allowances`)."""
 
@@ -75,6 +85,8 @@ class Allowances:
         self._prefix = f"allowance:{new_id()}"
         self._count = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        #: pools that refused an allowance, until when they are not asked again
+        self._refused: dict[str, float] = {}
         #: the sweep that gives idle allowances back (one at a time, while any is held)
         self._sweep: asyncio.TimerHandle | None = None
 
@@ -92,6 +104,10 @@ class Allowances:
             return None
         # one allowance per pool: budgets of one kind (a sub-agent's sessions) share it
         pools = {b.pool.key: b.pool for b in budgets if b.pool is not None}
+        now = time.monotonic()
+        for pool in pools.values():
+            if not _could_hold(pool, amount) or self._refused.get(pool.key, 0.0) > now:
+                return None  # a budget too small for allowances, or its pool is full
         for pool in pools.values():
             found = self._by_pool.get(pool.key)
             short = (found is None or not found.fits(amount)
@@ -139,8 +155,12 @@ class Allowances:
             return await self._hold(allowance, Amount(), ttl)  # renewed, nothing added
         more = Amount(*(max(s, POOL_TURNS * a) for s, a in zip(
             short.fields, amount.fields, strict=True)))
-        return (await self._hold(allowance, more, ttl)
-                or await self._hold(allowance, short, ttl))
+        if (await self._hold(allowance, more, ttl)
+                or await self._hold(allowance, short, ttl)):
+            return True
+        # the pool is full (other processes' allowances): not asked again for a while
+        self._refused[pool.key] = time.monotonic() + IDLE_SECONDS
+        return False
 
     async def _hold(self, allowance: _Allowance, more: Amount, ttl: float) -> bool:
         """Add `more` to the allowance's hold and renew it for twice `ttl`."""
