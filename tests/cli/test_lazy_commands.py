@@ -180,6 +180,8 @@ def test_sessions_list_reads_the_store_without_plugins_harnesses_or_tools(
         tmp_path: Path) -> None:
     modules = _imported_by_command(tmp_path, ["sessions", "list"])
     assert _under(modules, HOST_PARTS) == []
+    # the turn executor names a turn's result for typing only: no reply delivery code
+    assert _under(modules, ("clawharness.delivery", "clawharness.records.tool_calls")) == []
 
 
 def test_status_imports_no_plugin_the_config_leaves_off_and_no_price_table(

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from clawharness.observability.spans import continued_trace
-from clawharness.records import TurnResult
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnRunner
+    from clawharness.records import TurnResult
 
 __all__ = ["LocalTurnExecutor", "TurnExecutor"]
 
