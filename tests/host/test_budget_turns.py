@@ -267,13 +267,8 @@ async def test_a_running_turn_within_its_reservation_goes_on_without_a_read(
     assert reads[-1] == "spent"  # (a read may precede: its reservation's, at the start)
 
 
-async def test_turns_reserve_from_their_process_allowance_without_a_write(
-        budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from clawharness.attempt import budget_pools
-
-    host, _ = await budget_host(budgets={"daily": {"usd": 10},
-                                         "perSession": {"tokens": 10_000_000}})
-    store = host.store
+def reservations_of(store: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The run ids of the store's reservation writes from now on, as they are made."""
     reserved: list[str] = []
     reserve = store.reserve_budget
 
@@ -282,6 +277,17 @@ async def test_turns_reserve_from_their_process_allowance_without_a_write(
         return await reserve(run_id, claims, amount, ttl=ttl)
 
     monkeypatch.setattr(store, "reserve_budget", counted)
+    return reserved
+
+
+async def test_turns_reserve_from_their_process_allowance_without_a_write(
+        budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.attempt import budget_pools
+
+    host, _ = await budget_host(budgets={"daily": {"usd": 10},
+                                         "perSession": {"tokens": 10_000_000}})
+    store = host.store
+    reserved = reservations_of(store, monkeypatch)
     for n in range(6):
         assert (await host.run_turn(f"a{n}", "hello")).terminal == "ok"
     # the first turn took an allowance of each kind of budget; the others wrote nothing
@@ -317,14 +323,7 @@ async def test_a_sub_agents_turns_reserve_from_the_allowance_on_their_parents_bu
         budget_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     host, _ = await budget_host(budgets={"perSession": {"usd": 1}})
     store = host.store
-    reserved: list[str] = []
-    reserve = store.reserve_budget
-
-    async def counted(run_id: str, claims: Any, amount: Amount, *, ttl: float) -> Any:
-        reserved.append(run_id)
-        return await reserve(run_id, claims, amount, ttl=ttl)
-
-    monkeypatch.setattr(store, "reserve_budget", counted)
+    reserved = reservations_of(store, monkeypatch)
     parent = "agent:main:parent"
     for n in range(3):  # a child's turns count on their own session and their parent's
         result = await host.run_turn(f"child{n}", "hello", budget_sessions=(parent,))
