@@ -350,3 +350,50 @@ async def test_a_budget_too_small_for_allowances_reserves_each_turn_in_one_write
         assert result.terminal == "ok"
         assert reserved[-1] == result.run_id
     assert len(reserved) == 2
+
+
+class _Clock:
+    """`time` as budget_step sees it, with its monotonic clock moved on at will (the
+    event loop's own clock is left alone)."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+
+async def test_a_long_turn_renews_its_holds_before_its_next_model_call(
+        scripted_host: Callable[..., Any], tmp_path: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.attempt import budget_step
+
+    # a budget too small for allowances: the turn holds its estimate on its own
+    host, server = await _tool_host(scripted_host, tmp_path, 1000, 0.02)
+    clock = _Clock()
+    monkeypatch.setattr(budget_step, "time", clock)
+    reserved = reservations_of(host.store, monkeypatch)
+
+    async def long_tool(event: Any) -> None:
+        if event.stream == "tool" and not clock.ahead:
+            clock.ahead = 10 * 86_400.0  # the tool ran past half the hold's lifetime
+
+    result = await host.run_turn("long1", "go", on_agent_event=long_tool)
+    assert result.terminal == "ok" and len(server.requests) == 2
+    # the reservation, then its renewal (nothing added) before the second call
+    assert len(reserved) == 2 and reserved[0] == reserved[1]
+    (state,) = await host.store.budget_states([f"day:{today()}"])
+    assert state.reserved == Amount() and state.spent.turns == 1
+
+
+async def test_a_short_turn_does_not_renew_its_holds(
+        scripted_host: Callable[..., Any], tmp_path: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    host, server = await _tool_host(scripted_host, tmp_path, 1000, 0.02)
+    reserved = reservations_of(host.store, monkeypatch)
+    result = await host.run_turn("short1", "go")
+    assert result.terminal == "ok" and len(server.requests) == 2
+    assert len(reserved) == 1
