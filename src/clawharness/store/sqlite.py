@@ -57,30 +57,20 @@ from clawharness.store._sqlite_indexer import (
     open_search_file,
     search_path_for,
 )
-from clawharness.store._sqlite_search import SearchPlan
+from clawharness.store._sqlite_state import PluginStateMethods
+from clawharness.store._sqlite_transcript import TranscriptMethods
 from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
 from clawharness.store.leases import SessionLease
 from clawharness.store.records import (
-    AppendOutcome,
-    NewEntry,
-    PluginStateRecord,
-    SearchHit,
     SessionRecord,
-    TranscriptEntry,
     check_session_update,
     dump_json,
     stored_session_meta,
 )
-from clawharness.store.search_query import parse_search_query
-from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = ["SqliteStore"]
 
 _T = TypeVar("_T")
-#: reads of at most this many entries (or state rows) run inline on the event loop...
-_INLINE_LAST = 64
-#: ...and are decoded in a thread instead when their JSON is bigger than this
-_INLINE_DECODE_CHARS = 256 * 1024
 #: callbacks ready on the event loop above which a small write is not made inline
 _BUSY_LOOP_READY = 16
 #: rows written inline (on the event loop's connection, which never checkpoints) between
@@ -98,26 +88,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
 SCHEMA_VERSION = 7
 
 
-_decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
-
-
-def _entry(row: Sequence[Any], session_id: str) -> TranscriptEntry:
-    meta = row[4]
-    return TranscriptEntry(
-        row[0], session_id, row[1], row[2], _decode(row[3])[0],
-        {} if meta == "{}" else _decode(meta)[0], row[5], row[6], row[7],
-    )
-
-
 def _session(row: Sequence[Any]) -> SessionRecord:
     return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6],
                          stored_session_meta(json.loads(row[7])))
-
-
-def _state(row: Sequence[Any] | None) -> PluginStateRecord | None:
-    if row is None:
-        return None
-    return PluginStateRecord(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
 
 
 def _busy_loop() -> bool:
@@ -129,14 +102,9 @@ def _busy_loop() -> bool:
     return ready is not None and len(ready) > _BUSY_LOOP_READY
 
 
-def _prefix_bounds(prefix: str) -> tuple[str, str | None]:
-    if not prefix or ord(prefix[-1]) >= 0x10FFFF:
-        return prefix, None
-    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
-
-
-class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
-                  budgets.BudgetLedgerMethods, subagents.SubagentMethods):
+class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMethods,
+                  tool_outcomes.ToolOutcomeMethods, budgets.BudgetLedgerMethods,
+                  subagents.SubagentMethods):
     """The `Store` protocol over one SQLite file (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, readers: int = 4, search_window: int = 2000,
@@ -414,228 +382,3 @@ class SqliteStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods,
             return conn.execute("DELETE FROM sessions WHERE key = ?", (key,)).rowcount > 0
 
         return await self._write(fn)
-
-    # transcript ----------------------------------------------------------------------
-    async def append_entries(
-        self, session_key: str, session_id: str, entries: Sequence[NewEntry], *,
-        fence: SessionLease | None = None,
-    ) -> list[AppendOutcome]:
-        """Append atomically, in order, `seq` increasing per physical session."""
-        if not entries:
-            return []
-        rows = [
-            (e, dump_json(e.content, f"content of entry {i}"),
-             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"))
-            for i, e in enumerate(entries)
-        ]
-
-        writer = self._need_writer()
-
-        def fn(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
-            # runs in the writer thread: keep it lean, the outcomes are built by the caller
-            result = q.append_rows(conn, writer.seqs, session_key, session_id, rows, fence)
-            writer.unindexed += len(rows)
-            return result
-
-        def inline(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
-            # on the event loop: the writer's seq cache is its thread's alone (and a
-            # commit of this connection makes the writer drop it)
-            return q.append_rows(conn, {}, session_key, session_id, rows, fence)
-
-        done, result = self._write_inline(inline, rows=len(rows))
-        if done:
-            if self._indexer is not None:
-                self._indexer.note_written(len(rows))
-            now, marks = result
-            # as a write through the writer would: let the loop's other tasks run, so
-            # a task appending in a loop does not starve them
-            await asyncio.sleep(0)
-        else:
-            now, marks = await self._write(fn, group=self._append_group,
-                                           payload=(session_key, session_id, rows, fence))
-        return [
-            AppendOutcome(TranscriptEntry(
-                session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),
-                e.idempotency_key, e.text, now), True)
-            if isinstance(m, int) else AppendOutcome(_entry(m, session_id), False)
-            for (e, _, _), m in zip(rows, marks, strict=True)
-        ]
-
-    async def read_entries(
-        self, session_id: str, *, last: int | None = None, after_seq: int | None = None
-    ) -> list[TranscriptEntry]:
-        """Entries in seq order; `last` keeps only the newest N (an index seek)."""
-        after = -1 if after_seq is None else after_seq
-        if last is not None:
-            if last <= 0:
-                return []
-
-            def newest(conn: sqlite3.Connection) -> list[Any]:
-                return conn.execute(q.READ_LAST, (session_id, after, last)).fetchall()
-
-            def decode(rows: list[Any]) -> list[TranscriptEntry]:
-                return [_entry(r, session_id) for r in reversed(rows)]
-
-            rows = await self._read(newest, inline=last <= _INLINE_LAST)
-            if sum(len(r[3]) + len(r[4]) for r in rows) > _INLINE_DECODE_CHARS:
-                return await asyncio.to_thread(decode, rows)  # keep the event loop free
-            return decode(rows)
-
-        def every(conn: sqlite3.Connection) -> list[TranscriptEntry]:
-            return [_entry(r, session_id) for r in conn.execute(q.READ_ALL, (session_id, after))]
-
-        return await self._read(every)
-
-    # turn records ---------------------------------------------------------------------
-    async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
-        """Store (or replace) the inspector's records of some turns, in one transaction."""
-        rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
-                 turn_records.encode(r)) for r in records]
-        if not rows:
-            return
-
-        def fn(conn: sqlite3.Connection) -> None:
-            conn.executemany("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
-                             "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", rows)
-
-        await self._write_small(fn)
-
-    async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
-        """One turn's record by its run id; None when absent."""
-        def fn(conn: sqlite3.Connection) -> dict[str, Any] | None:
-            found = conn.execute("SELECT record FROM turn_records WHERE run_id = ?",
-                                 (run_id,)).fetchone()
-            return None if found is None else dict(json.loads(found[0]))
-
-        return await self._read(fn, inline=True)
-
-    async def list_turn_records(self, session_key: str, *,
-                                limit: int = 50) -> list[dict[str, Any]]:
-        """The newest records of a session key, newest first."""
-        def fn(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-            rows = conn.execute("SELECT record FROM turn_records WHERE session_key = ? "
-                                "ORDER BY created_at DESC LIMIT ?",
-                                (session_key, max(1, limit))).fetchall()
-            return [dict(json.loads(r[0])) for r in rows]
-
-        return await self._read(fn)
-
-    async def count_entries(self, session_id: str) -> int:
-        """How many entries `session_id` holds."""
-        def fn(conn: sqlite3.Connection) -> int:
-            sql = "SELECT count(*) FROM transcript_entries WHERE session_id = ?"
-            return int(conn.execute(sql, (session_id,)).fetchone()[0])
-
-        return await self._read(fn)
-
-    async def truncate_entries(self, session_id: str, *, after_seq: int,
-                               fence: SessionLease | None = None) -> int:
-        """Delete entries with seq > after_seq (a rewind). Returns how many went."""
-        writer = self._need_writer()
-        seqs = writer.seqs
-
-        def fn(conn: sqlite3.Connection) -> int:
-            if fence is not None:
-                leases.check_fence(conn, fence.session_key, fence, "truncate_entries")
-            seqs.pop(session_id, None)
-            writer.search_dirty = True
-            return q.delete_entries(conn, "session_id = ? AND seq > ?", (session_id, after_seq))
-
-        return await self._write(fn)
-
-    async def search(
-        self, query: str, *, session_key: str | None = None, limit: int = 20
-    ) -> list[SearchHit]:
-        """Full-text search over entry text, best first (newest first among equals)."""
-        terms = parse_search_query(query)
-        if not terms or limit <= 0:
-            return []
-        plan = SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
-        if not await self._read(lambda c: bool(c.execute(q.SEARCH_CURRENT).fetchone()[0]),
-                                inline=True):
-            indexer = self._indexer
-            if indexer is None:
-                raise StoreError(f"{self.path}: the store is not open")
-            await indexer.catch_up()  # so every acknowledged append is searchable
-        return await self._read(plan.run)
-
-    # plugin state ---------------------------------------------------------------------
-    async def state_get(self, namespace: str, key: str) -> PluginStateRecord | None:
-        """One plugin-state row, or None."""
-        return await self._read(lambda c: _state(q.state_get(c, namespace, key)), inline=True)
-
-    async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]:
-        """Rows of `namespace` whose key starts with `prefix`, in key order."""
-        low, high = _prefix_bounds(prefix)
-
-        def first(conn: sqlite3.Connection) -> list[Any]:
-            return q.state_list(conn, namespace, low, high, _INLINE_LAST + 1)
-
-        def every(conn: sqlite3.Connection) -> list[Any]:
-            return q.state_list(conn, namespace, low, high)
-
-        # a few rows (a session's steering offers, mostly none): an index seek on the
-        # event loop; more: all of them read in a thread
-        rows: list[Any] = await self._read(first, inline=True)
-        if len(rows) > _INLINE_LAST:
-            rows = await self._read(every)
-        return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
-
-    async def state_insert_if_absent(
-        self, namespace: str, key: str, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None:
-        """Insert at generation 1; None when the key already exists."""
-        raw = dump_json(value, f"plugin state {namespace}/{key}")
-        return await self._write(lambda c: _state(
-            q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
-
-    async def state_update_if(
-        self, namespace: str, key: str, expected_generation: int, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None:
-        """Write when the stored generation equals `expected_generation`; None otherwise."""
-        raw = dump_json(value, f"plugin state {namespace}/{key}")
-        return await self._write(lambda c: _state(q.state_update(
-            c, namespace, key, expected_generation, raw, lease_token, lease_expires_at)))
-
-    async def state_delete_if(self, namespace: str, key: str, expected_generation: int) -> bool:
-        """Delete when the stored generation equals `expected_generation`."""
-        return await self._write(lambda c: q.state_delete(c, namespace, key, expected_generation))
-
-    # the same rows, synchronously --------------------------------------------------------
-    def _sync_call(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
-        with self._sync_lock:
-            if self._sync is None:
-                raise StoreError(f"{self.path}: the store is not open")
-            try:
-                return fn(self._sync)
-            except sqlite3.Error as exc:
-                raise translate(exc, self.path, "plugin-state access") from exc
-
-    def state_get_sync(self, namespace: str, key: str) -> PluginStateRecord | None:
-        """`state_get`, blocking."""
-        return self._sync_call(lambda c: _state(q.state_get(c, namespace, key)))
-
-    def state_insert_if_absent_sync(
-        self, namespace: str, key: str, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None:
-        """`state_insert_if_absent`, blocking (one autocommit statement)."""
-        raw = dump_json(value, f"plugin state {namespace}/{key}")
-        return self._sync_call(lambda c: _state(
-            q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
-
-    def state_update_if_sync(
-        self, namespace: str, key: str, expected_generation: int, value: Any, *,
-        lease_token: str | None = None, lease_expires_at: float | None = None,
-    ) -> PluginStateRecord | None:
-        """`state_update_if`, blocking (one autocommit statement)."""
-        raw = dump_json(value, f"plugin state {namespace}/{key}")
-        return self._sync_call(lambda c: _state(q.state_update(
-            c, namespace, key, expected_generation, raw, lease_token, lease_expires_at)))
-
-    def state_delete_if_sync(self, namespace: str, key: str, expected_generation: int) -> bool:
-        """`state_delete_if`, blocking (one autocommit statement)."""
-        return self._sync_call(lambda c: q.state_delete(c, namespace, key, expected_generation))
-
