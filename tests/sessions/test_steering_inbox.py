@@ -57,3 +57,21 @@ async def test_an_offer_is_withdrawn_only_while_nobody_claimed_it(store: SqliteS
     await inbox.claim(KEY, "run-1")
     assert not await inbox.withdraw(taken)
     assert await inbox.settle(taken) == "run-1"
+
+
+async def test_an_interrupt_stops_only_the_turn_it_is_addressed_to(store: SqliteStore) -> None:
+    offering, holding = SteeringInbox(store), SteeringInbox(store)
+    steer = await offering.offer(KEY, "steer me")
+    interrupt = await offering.offer_interrupt(KEY, "stop", "pid 1 (turn run-1)")
+    # another turn (or a reader that names no holder) claims the steer, not the interrupt
+    other = await holding.take(KEY, "run-2", "pid 1 (turn run-2)")
+    assert other.interrupt is None and [o.text for o in other.offers] == ["steer me"]
+    assert await offering.settle(steer) == "run-2"
+    found = await holding.take(KEY, "run-1", "pid 1 (turn run-1)")
+    assert found.interrupt == interrupt and found.offers == ()
+    later = await offering.offer(KEY, "after the interrupt")
+    # the addressed turn claims nothing while its interrupt is there
+    assert (await holding.take(KEY, "run-1", "pid 1 (turn run-1)")).offers == ()
+    await offering.drop(interrupt)
+    assert await offering.settle(later) is None
+    assert await store.state_list("clawharness.steering") == []

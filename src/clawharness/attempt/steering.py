@@ -7,6 +7,12 @@
 - The holder's side: a turn's `take_steering` takes this process's steered messages and
   claims the offers of other processes (`taker`); what its runtime refuses goes back to
   where it came from.
+- Interrupts: an `interrupt` message that finds the session held by another process's
+  turn is offered addressed to that turn (`interrupt_elsewhere`); the turn finds it in
+  the read its `take_steering` makes anyway and sets its own abort (a runtime the host
+  drives is stopped through it: Codex's `turn/interrupt`, the CLI's interrupt). The
+  message then runs as its own turn once its process has the lease; `drop` removes the
+  offer afterwards.
 """
 
 from __future__ import annotations
@@ -21,7 +27,12 @@ from clawharness.sessions.transcript import entry_run_id
 from clawharness.sessions.writers import SessionWriters
 from clawharness.store import Store
 
-__all__ = ["CrossProcessSteering"]
+__all__ = ["CrossProcessSteering", "turn_purpose"]
+
+
+def turn_purpose(run_id: str) -> str:
+    """What a turn's writer lease says it is for (part of its holder name)."""
+    return f"turn {run_id}"
 
 
 class CrossProcessSteering:
@@ -58,6 +69,22 @@ class CrossProcessSteering:
             return None
         return await self._inbox.offer(session_key, message)
 
+    async def interrupt_elsewhere(self, session_key: str, message: str) -> Offer | None:
+        """When another process's turn holds the session now: ask it to stop at its
+        next check point (`message` runs here after it). None: nobody else holds it."""
+        leases = self._writers.store
+        if leases is None:
+            return None
+        state = await leases.session_lease_state(session_key)
+        if not state.held or not state.holder \
+                or state.holder.startswith(self._writers.holder):
+            return None
+        return await self._inbox.offer_interrupt(session_key, message, state.holder)
+
+    async def drop(self, offer: Offer) -> None:
+        """Remove an interrupt offer once its message's turn is over (or gave up)."""
+        await asyncio.shield(self._inbox.drop(offer))
+
     async def settle(self, offer: Offer, *, timeout: float | None,
                      run_id: str) -> TurnResult | None:
         """Once the turn that held the session is over (this process gets the lease):
@@ -84,17 +111,26 @@ class CrossProcessSteering:
 
     def taker(self, local: Callable[[], Awaitable[Sequence[str]]],
               give_back: Callable[[Sequence[str]], Awaitable[None]], session_key: str,
-              run_id: str) -> tuple[Callable[[], Awaitable[Sequence[str]]],
-                                    Callable[[Sequence[str]], Awaitable[None]]]:
+              run_id: str, abort: asyncio.Event | None = None,
+              ) -> tuple[Callable[[], Awaitable[Sequence[str]]],
+                         Callable[[Sequence[str]], Awaitable[None]]]:
         """`take_steering` and `return_steering` for a turn: this process's messages,
         then the offers of other processes; a refused batch goes back where it came from
-        (the offers are opened again before the turn ends, so their processes run them)."""
+        (the offers are opened again before the turn ends, so their processes run them).
+        An interrupt addressed to the turn (same read) sets `abort` and takes nothing:
+        the messages steered meanwhile run after it, in their arrival place."""
         mine_last: list[str] = []
         theirs_last: list[Offer] = []
+        holder = self._writers.holder_for(turn_purpose(run_id))
 
         async def take() -> Sequence[str]:
+            found = await self._inbox.take(session_key, run_id, holder)
+            if found.interrupt is not None:
+                if abort is not None:
+                    abort.set()
+                return ()
             mine = list(await local())
-            theirs = list(await self._inbox.claim(session_key, run_id))
+            theirs = list(found.offers)
             mine_last[:], theirs_last[:] = mine, theirs
             return [*mine, *(offer.text for offer in theirs)]
 

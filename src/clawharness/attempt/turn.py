@@ -34,7 +34,7 @@ from clawharness.attempt.conclude import TurnConcluder
 from clawharness.attempt.inspector import TurnRecordKeeper
 from clawharness.attempt.prepare import PreparedTurn, TurnPreparer, check_workspace
 from clawharness.attempt.run_attempt import AttemptOutcome, AttemptRunner, Candidate
-from clawharness.attempt.steering import CrossProcessSteering
+from clawharness.attempt.steering import CrossProcessSteering, turn_purpose
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
@@ -90,17 +90,26 @@ class TurnRunner:
         run_id = opts.run_id or new_id()
 
         async def turn(text: str, steering: Steering) -> TurnResult:
+            interrupting = None
             if mode == "steer" and text == message:
                 # a turn another process runs on the session takes it, if it can
                 answered = await self._across.steer_elsewhere(
                     session_key, message, timeout=opts.busy_timeout, run_id=run_id)
                 if answered is not None:
                     return answered
+            elif mode == "interrupt" and text == message:
+                # a turn another process runs on the session stops at its next check
+                # point; this message then runs here, once the lease is this process's
+                interrupting = await self._across.interrupt_elsewhere(session_key, message)
             take, give_back = self._across.taker(steering.take, steering.untake,
-                                                 session_key, run_id)
-            return await self._run_turn(session_key, text, replace(
-                opts, abort=steering.abort, take_steering=take, return_steering=give_back,
-                run_id=run_id))
+                                                 session_key, run_id, steering.abort)
+            try:
+                return await self._run_turn(session_key, text, replace(
+                    opts, abort=steering.abort, take_steering=take,
+                    return_steering=give_back, run_id=run_id))
+            finally:
+                if interrupting is not None:
+                    await self._across.drop(interrupting)
 
         wait = (self._context.writers.timings.wait if opts.busy_timeout is None
                 else opts.busy_timeout)
@@ -152,7 +161,7 @@ class TurnRunner:
     async def _run(self, agent_id: str, session_key: str, message: str, opts: TurnOptions,
                    run_id: str, started: float, spend: TurnSpend) -> TurnResult:
         async with self._context.writers.hold(session_key, timeout=opts.busy_timeout,
-                                              purpose=f"turn {run_id}") as slot:
+                                              purpose=turn_purpose(run_id)) as slot:
             turn = await self._preparer.prepare(
                 run_id=run_id, session_key=session_key, agent_id=agent_id, message=message,
                 opts=opts, started=started, fence=slot.fence, spend=spend)

@@ -8,6 +8,11 @@ offer, so each is claimed once) and takes them as steered messages. When the off
 process gets the lease, the holder's turn is over: it `settle`s its offer, which either
 was claimed (its answer is that run's) or is withdrawn now (it runs the message itself).
 Offers live in the store's state rows (`PluginStateStore`), namespace `NAMESPACE`.
+
+An `interrupt` message from another process is offered the same way, addressed to the
+turn that holds the lease (its holder name): that turn finds it in the same read at its
+next tool boundary (`take`) and aborts, claiming nothing; the offering process, waiting
+for the lease, then runs the message as its own turn and `drop`s the offer.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Final
 
 from clawharness.store import PluginStateStore
 
-__all__ = ["NAMESPACE", "Offer", "SteeringInbox"]
+__all__ = ["NAMESPACE", "Offer", "SteeringInbox", "Taken"]
 
 NAMESPACE: Final = "clawharness.steering"
 _SEP: Final = "\x1f"
@@ -35,6 +40,15 @@ class Offer:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What a turn's look at the inbox found: the steered `offers` it claimed, or an
+    `interrupt` addressed to it (then it claimed nothing: it stops)."""
+
+    offers: Sequence[Offer] = ()
+    interrupt: Offer | None = None
+
+
 class SteeringInbox:
     """Offers of steered messages between the processes sharing one store."""
 
@@ -47,20 +61,41 @@ class SteeringInbox:
         await self._store.state_insert_if_absent(NAMESPACE, key, {"text": text})
         return Offer(session_key, key, text)
 
+    async def offer_interrupt(self, session_key: str, text: str, holder: str) -> Offer:
+        """Ask the turn whose lease carries `holder` to stop (`text` is the message
+        that will run after it; it is not handed to that turn)."""
+        key = f"{session_key}{_SEP}{time.time_ns():020d}{_SEP}{uuid.uuid4().hex}"
+        await self._store.state_insert_if_absent(NAMESPACE, key,
+                                                 {"text": text, "interrupt": holder})
+        return Offer(session_key, key, text)
+
     async def claim(self, session_key: str, run_id: str) -> Sequence[Offer]:
         """The session's open offers, claimed for `run_id`, oldest first."""
-        rows = await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}")
+        return (await self.take(session_key, run_id)).offers
+
+    async def take(self, session_key: str, run_id: str,
+                   holder: str | None = None) -> Taken:
+        """One read of the session's offers: an interrupt addressed to `holder` (the
+        turn's lease holder name) stops here; else the steered offers, claimed for
+        `run_id`, oldest first (interrupts addressed to other turns are left alone)."""
+        rows = sorted(await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}"),
+                      key=lambda r: r.key)
+        if holder is not None:
+            for row in rows:
+                value = row.value if isinstance(row.value, dict) else {}
+                if value.get("interrupt") == holder:
+                    return Taken(interrupt=Offer(session_key, row.key, str(value.get("text"))))
         taken: list[Offer] = []
-        for row in sorted(rows, key=lambda r: r.key):
+        for row in rows:
             value = row.value if isinstance(row.value, dict) else {}
             text = value.get("text")
-            if "run_id" in value or not isinstance(text, str):
+            if "run_id" in value or "interrupt" in value or not isinstance(text, str):
                 continue
             claimed = await self._store.state_update_if(
                 NAMESPACE, row.key, row.generation, {"text": text, "run_id": run_id})
             if claimed is not None:
                 taken.append(Offer(session_key, row.key, text))
-        return taken
+        return Taken(offers=taken)
 
     async def unclaim(self, offers: Sequence[Offer], run_id: str) -> None:
         """Open again offers `run_id` claimed but could not deliver (its runtime refused
@@ -78,6 +113,12 @@ class SteeringInbox:
         if row is None or not isinstance(row.value, dict) or "run_id" in row.value:
             return False
         return await self._store.state_delete_if(NAMESPACE, offer.key, row.generation)
+
+    async def drop(self, offer: Offer) -> None:
+        """Remove `offer`'s row, whatever became of it (an interrupt, once its turn ran)."""
+        while (row := await self._store.state_get(NAMESPACE, offer.key)) is not None:
+            if await self._store.state_delete_if(NAMESPACE, offer.key, row.generation):
+                return
 
     async def settle(self, offer: Offer) -> str | None:
         """The run that claimed `offer`, or None: then it is withdrawn (the offering

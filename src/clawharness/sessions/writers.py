@@ -134,6 +134,11 @@ class SessionWriters:
         if timings is not None:
             self.timings = timings
 
+    def holder_for(self, purpose: str) -> str:
+        """The holder name this process's lease for `purpose` carries (what another
+        process reads in `session_lease_state`)."""
+        return f"{self.holder} ({purpose})" if purpose else self.holder
+
     @property
     def store(self) -> SessionLeaseStore | None:
         """The store whose leases back the slots (None: this process's queue only)."""
@@ -208,7 +213,7 @@ class SessionWriters:
     async def _acquire(self, store: SessionLeaseStore, key: str, purpose: str, wait: float,
                        deadline: float) -> SessionLease:
         timings = self.timings
-        holder = f"{self.holder} ({purpose})" if purpose else self.holder
+        holder = self.holder_for(purpose)
         attempt = await _acquire_once(store, key, holder, timings.ttl, None)
         if isinstance(attempt, SessionLease):
             return attempt
