@@ -20,6 +20,7 @@ from clawharness.attempt.compaction import (
     isolated_summariser,
     turn_budget,
 )
+from clawharness.config import agent_compaction, agent_context_pruning
 from clawharness.context import PruningRules, keyed
 from clawharness.errors import ConfigError
 from clawharness.harness.types import CompactParams
@@ -41,7 +42,7 @@ HISTORY_LIMIT = 200
 
 
 def _model_text(config: ClawConfig, record: SessionRecord) -> str:
-    settings = config.agents.defaults.compaction
+    settings = agent_compaction(config.agents, record.agent_id)
     if settings.model:
         return settings.model
     if record.model_ref:
@@ -67,9 +68,8 @@ async def compact_session(record: SessionRecord, *, store: Store, writers: Sessi
         config, providers), models_by_provider={
             p: [m.id for m in c.models] for p, c in config.models.providers.items()})
     route = resolve_route(config, ref, env=env, extra_providers=providers)
-    defaults = config.agents.defaults
-    settings = defaults.compaction
-    rules = PruningRules.from_config(defaults.context_pruning)
+    settings = agent_compaction(config.agents, record.agent_id)
+    rules = PruningRules.from_config(agent_context_pruning(config.agents, record.agent_id))
     plan = CompactionPlan(
         turn_budget(route.model, settings, system_prompt=system_prompt, tools=tools),
         settings, rules,

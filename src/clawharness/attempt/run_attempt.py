@@ -25,6 +25,7 @@ from clawharness.attempt.tool_previews import ToolResultPreviews
 from clawharness.attempt.transcript_contract import check_transcript_contract
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
 from clawharness.attempt.validate import validate_attempt_result
+from clawharness.config import CompactionConfig, agent_compaction, agent_context_pruning
 from clawharness.context import PruningRules, TokenCounter, prompt_view
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
 from clawharness.harness.capabilities import HostCapabilities, tool_spellings
@@ -113,7 +114,9 @@ class AttemptRunner:
         self._context = context
         self._store = store
         self._history = HistoryCache(limit=DEFAULT_HISTORY_LIMIT)
-        self._pruning = PruningRules.from_config(context.config.agents.defaults.context_pruning)
+        #: each agent's compaction settings and pruning rules (its keys over the
+        #: defaults'), resolved on its first attempt
+        self._agent_context: dict[str, tuple[CompactionConfig, PruningRules]] = {}
         #: token estimates of the windows' messages, kept across attempts and turns
         self._tokens = TokenCounter()
         #: each tool's redacting wrapper, made once per tool (by the tool's identity)
@@ -183,9 +186,10 @@ class AttemptRunner:
         )
         system_prompt = agents.system_prompt(agent_id)
         # the prompt's budget, pruning and compaction (docs/compaction.md)
+        compaction, pruning = self._context_settings(agent_id)
         prompt_context = None if not decision.builtin else attempt_prompt_context(
-            history, compaction=self._context.config.agents.defaults.compaction,
-            rules=self._pruning, model=route.model, auth=route.auth,
+            history, compaction=compaction,
+            rules=pruning, model=route.model, auth=route.auth,
             harness=decision.harness, agent_id=agent_id, session_key=session_key,
             run_id=run_id, system_prompt=system_prompt, tools=tools, mirror=mirror,
             window_limit=DEFAULT_HISTORY_LIMIT, counter=self._tokens)
@@ -307,6 +311,16 @@ class AttemptRunner:
                                   turn.run_id, fence=fence, scrub=redact_transcript_message)
         await mirror(messages)
         await mirror.flush()
+
+    def _context_settings(self, agent_id: str) -> tuple[CompactionConfig, PruningRules]:
+        """The agent's compaction settings and pruning rules (docs/compaction.md)."""
+        settings = self._agent_context.get(agent_id)
+        if settings is None:
+            agents = self._context.config.agents
+            settings = self._agent_context[agent_id] = (
+                agent_compaction(agents, agent_id),
+                PruningRules.from_config(agent_context_pruning(agents, agent_id)))
+        return settings
 
     async def _tools(self, agent_id: str, decision: SelectionDecision,
                      opts: TurnOptions) -> tuple[ToolSpec, ...]:

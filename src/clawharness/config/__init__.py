@@ -52,6 +52,8 @@ if TYPE_CHECKING:
         QueueMode,
         ThinkingLevel,
         ToolsConfig,
+        agent_compaction,
+        agent_context_pruning,
     )
     from clawharness.config.source import read_config_file
     from clawharness.config.spend import (
@@ -91,6 +93,8 @@ __all__ = [
     "ThinkingLevel",
     "ToolsConfig",
     "WriteResult",
+    "agent_compaction",
+    "agent_context_pruning",
     "bind_host",
     "codex_plugin_blocker",
     "describe_value_for_cli",
@@ -136,6 +140,8 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ContextPruningConfig": "clawharness.config.context",
     "ToolsConfig": "clawharness.config.schema",
     "WriteResult": "clawharness.config.writer",
+    "agent_compaction": "clawharness.config.schema",
+    "agent_context_pruning": "clawharness.config.schema",
     "bind_host": "clawharness.config.checks",
     "codex_plugin_blocker": "clawharness.config.legacy",
     "describe_value_for_cli": "clawharness.config.editing",

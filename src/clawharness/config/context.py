@@ -1,6 +1,9 @@
 """How much of a model's context a turn may fill, and what is done before it overflows.
 
-OpenClaw's keys and names, under `agents.defaults`:
+OpenClaw's keys and names, under `agents.defaults` and, for one agent, under
+`agents.entries.<id>` (the agent's keys override the defaults' key by key, nested
+sections too: `overlay`; `clawharness.config.schema.agent_compaction`,
+`agent_context_pruning` resolve an agent's):
 
 - `compaction`: `enabled`, `mode` (`default` | `safeguard`, summarised alike here),
   `reserveTokens` (room left for the reply, raised to `reserveTokensFloor`; both capped
@@ -20,7 +23,7 @@ What the values do is in docs/compaction.md; the rules that use them are pure
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,7 +32,10 @@ __all__ = [
     "ContextPruningConfig",
     "HardClearConfig",
     "SoftTrimConfig",
+    "overlay",
 ]
+
+N = TypeVar("N", bound=BaseModel)
 
 
 class _Node(BaseModel):
@@ -67,3 +73,19 @@ class ContextPruningConfig(_Node):
     keep_last_assistants: int = Field(default=3, ge=0, alias="keepLastAssistants")
     soft_trim: SoftTrimConfig = Field(default_factory=SoftTrimConfig, alias="softTrim")
     hard_clear: HardClearConfig = Field(default_factory=HardClearConfig, alias="hardClear")
+
+
+def overlay(base: N, over: BaseModel | None) -> N:
+    """`base` with the keys `over` sets replaced; a nested section is overlaid key by
+    key too (an agent's `softTrim: {maxChars: 800}` keeps the defaults' `headChars`)."""
+    if over is None or not over.model_fields_set:
+        return base
+    update: dict[str, Any] = {}
+    for name in over.model_fields_set:
+        value = getattr(over, name)
+        current = getattr(base, name, None)
+        if isinstance(value, BaseModel) and isinstance(current, BaseModel):
+            value = overlay(current, value)
+        update[name] = value
+    return base.model_copy(update=update)
+

@@ -22,7 +22,7 @@ from clawharness.config.checks import (
     check_tool_profile,
     is_loopback_host,
 )
-from clawharness.config.context import CompactionConfig, ContextPruningConfig
+from clawharness.config.context import CompactionConfig, ContextPruningConfig, overlay
 from clawharness.config.sandbox import SandboxConfig
 from clawharness.config.spend import BudgetsConfig, LoopDetectionConfig, ModelCost
 
@@ -56,6 +56,8 @@ __all__ = [
     "SubagentsConfig",
     "ThinkingLevel",
     "ToolsConfig",
+    "agent_compaction",
+    "agent_context_pruning",
 ]
 
 ProviderApi = Literal[
@@ -218,6 +220,10 @@ class AgentEntry(_Node):
     system_prompt: str | None = Field(default=None, alias="systemPrompt")
     sandbox: SandboxConfig | None = None
     queue: QueueConfig | None = None
+    #: this agent's compaction and pruning keys, over `agents.defaults`' key by key
+    #: (`clawharness.config.context.agent_compaction`; docs/compaction.md)
+    compaction: CompactionConfig | None = None
+    context_pruning: ContextPruningConfig | None = Field(default=None, alias="contextPruning")
     thinking_default: ThinkingLevel | None = Field(default=None, alias="thinkingDefault")
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
@@ -226,6 +232,20 @@ class AgentEntry(_Node):
 class AgentsConfig(_Node):
     defaults: AgentDefaults = Field(default_factory=AgentDefaults)
     entries: dict[str, AgentEntry] = Field(default_factory=dict)
+
+
+def agent_compaction(agents: AgentsConfig, agent_id: str) -> CompactionConfig:
+    """`agents.entries.<agent_id>.compaction` over `agents.defaults.compaction`."""
+    entry = agents.entries.get(agent_id)
+    base = agents.defaults.compaction
+    return base if entry is None else overlay(base, entry.compaction)
+
+
+def agent_context_pruning(agents: AgentsConfig, agent_id: str) -> ContextPruningConfig:
+    """`agents.entries.<agent_id>.contextPruning` over `agents.defaults.contextPruning`."""
+    entry = agents.entries.get(agent_id)
+    base = agents.defaults.context_pruning
+    return base if entry is None else overlay(base, entry.context_pruning)
 
 
 class PluginEntry(_Node):
