@@ -129,3 +129,26 @@ async def test_listing_a_few_state_rows_reads_on_the_loop_and_many_in_a_thread(
         assert len(store._read_conns) == 1
     finally:
         await store.close()
+
+
+async def test_a_batch_with_a_retried_row_in_the_middle_keeps_seqs_dense(
+        tmp_path: Path) -> None:
+    """An append's rows go in at once; a row whose key is stored already makes it take
+    them back and go a row at a time: the retried row hands back the stored one and the
+    others get the next seqs, with no gap."""
+    store = SqliteStore(tmp_path / "retry.db")
+    await store.open()
+    try:
+        await store.append_entries("k", "s", [msg("first", "r:0"), msg("second", "r:1")])
+        outs = await store.append_entries(
+            "k", "s", [msg("third", "r:2"), msg("first", "r:0"), msg("fourth", None)])
+        assert [(o.entry.seq, o.entry.text, o.appended) for o in outs] == [
+            (3, "third", True), (1, "first", False), (4, "fourth", True)]
+        assert [(e.seq, e.text) for e in await store.read_entries("s")] == [
+            (1, "first"), (2, "second"), (3, "third"), (4, "fourth")]
+        # the same key twice in one batch: stored once
+        twice = await store.append_entries("k", "s", [msg("fifth", "r:5"), msg("fifth", "r:5")])
+        assert [(o.entry.seq, o.appended) for o in twice] == [(5, True), (5, False)]
+        assert await store.count_entries("s") == 5
+    finally:
+        await store.close()

@@ -144,11 +144,10 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
 
 def _release(conn: sqlite3.Connection, run_id: str) -> None:
     """Give back every hold of the run."""
-    held = conn.execute(f"SELECT budget_key, {_HOLD} FROM budget_holds WHERE run_id = ?",
+    held = conn.execute(f"DELETE FROM budget_holds WHERE run_id = ? RETURNING budget_key, {_HOLD}",
                         (run_id,)).fetchall()
     for key, *amount in held:
         _add_reserved(conn, key, Amount(*amount), -1)
-    conn.execute("DELETE FROM budget_holds WHERE run_id = ?", (run_id,))
 
 
 def _spend_row(r: SpendRecord) -> tuple[Any, ...]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from clawharness.store._sqlite_leases import check_fence
 from clawharness.store._sqlite_writer import GroupFn, Writer
-from clawharness.store.leases import SessionLease
+from clawharness.store.leases import SessionLease, lease_lost
 
 SCHEMA_V1: tuple[str, ...] = (
     """CREATE TABLE sessions (
@@ -121,6 +121,14 @@ INSERT_ENTRY_ONCE = INSERT_ENTRY + (
     " ON CONFLICT (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING"
 )
 MAX_SEQ = "SELECT max(seq) FROM transcript_entries WHERE session_id = ?"
+#: (session_id, session_key) -> the session's lease row (token, fence; NULLs without one)
+#: and its newest seq, in one read
+FENCE_AND_MAX_SEQ = (
+    "SELECT l.token, l.fence, (SELECT max(seq) FROM transcript_entries WHERE session_id = ?) "
+    "FROM (SELECT 1) LEFT JOIN session_leases l ON l.session_key = ?"
+)
+#: an append's own rows taken back in its transaction (a retry among them)
+DROP_AFTER = "DELETE FROM transcript_entries WHERE session_id = ? AND seq > ?"
 #: an append is the session's latest activity (only while that physical session is current;
 #: `max` keeps the time from going back when clocks of two processes disagree)
 TOUCH_SESSION = (
@@ -228,28 +236,56 @@ def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str
                 fence: SessionLease | None) -> tuple[float, list[Any]]:
     """One `append_entries` request inside a write transaction: (the time stored, per
     row its new seq or the stored row its idempotency key already names). `seqs` caches
-    each session's highest seq for the connection it is used with."""
-    check_fence(conn, session_key, fence, "append")
-    now = time.time()
+    each session's highest seq for the connection it is used with.
+
+    A warm append is one read (the lease row and the newest seq together), one
+    `executemany` of the rows, and the session's touch. A row whose idempotency key is
+    stored already (a retry) makes it take back what it inserted and go a row at a time."""
     seq = seqs.get(session_id)
-    if seq is None:
-        seq = conn.execute(MAX_SEQ, (session_id,)).fetchone()[0] or 0
-    marks: list[Any] = []
-    for e, content, meta in rows:
-        seq += 1
-        key = e.idempotency_key
-        args = (session_key, session_id, seq, e.role, content, meta, key, e.text, now)
-        if key is None:
-            conn.execute(INSERT_ENTRY, args)
-        elif conn.execute(INSERT_ENTRY_ONCE, args).rowcount == 0:
-            seq -= 1  # a retry: hand back what is stored under the key
-            marks.append(conn.execute(SELECT_BY_IDEM, (session_id, key)).fetchone())
-            continue
-        marks.append(seq)
+    if fence is None:
+        if seq is None:
+            seq = conn.execute(MAX_SEQ, (session_id,)).fetchone()[0] or 0
+    elif seq is None:
+        token, number, top = conn.execute(FENCE_AND_MAX_SEQ, (session_id, session_key)).fetchone()
+        _check_fence_row(fence, session_key, token, number)
+        seq = top or 0
+    else:
+        check_fence(conn, session_key, fence, "append")
+    now = time.time()
+    base = seq
+    values = [(session_key, session_id, base + i, e.role, content, meta, e.idempotency_key,
+               e.text, now) for i, (e, content, meta) in enumerate(rows, 1)]
+    keyed = any(v[6] is not None for v in values)
+    inserted = conn.executemany(INSERT_ENTRY_ONCE if keyed else INSERT_ENTRY, values).rowcount
+    if inserted == len(values):
+        marks: list[Any] = list(range(base + 1, base + len(values) + 1))
+        seq = base + len(values)
+    else:  # a retry among them: take the batch back and go a row at a time
+        conn.execute(DROP_AFTER, (session_id, base))
+        marks = []
+        for e, content, meta in rows:
+            seq += 1
+            key = e.idempotency_key
+            args = (session_key, session_id, seq, e.role, content, meta, key, e.text, now)
+            if key is None:
+                conn.execute(INSERT_ENTRY, args)
+            elif conn.execute(INSERT_ENTRY_ONCE, args).rowcount == 0:
+                seq -= 1  # a retry: hand back what is stored under the key
+                marks.append(conn.execute(SELECT_BY_IDEM, (session_id, key)).fetchone())
+                continue
+            marks.append(seq)
     seqs[session_id] = seq
-    if any(isinstance(m, int) for m in marks):
+    if seq > base:
         conn.execute(TOUCH_SESSION, (now, session_key, session_id))
     return now, marks
+
+
+def _check_fence_row(fence: SessionLease, session_key: str, token: str | None,
+                     number: int | None) -> None:
+    error = lease_lost(fence, session_key, None if number is None else (token, number),
+                       "append")
+    if error is not None:
+        raise error
 
 
 def make_append_group(writer: Writer) -> GroupFn:

@@ -1,0 +1,91 @@
+"""How many SQLite statements a warm turn makes on the embedded store: the turn's store
+work is a handful of short transactions, and these tests pin its size (a count, not a
+time), so a change that adds a read or a transaction to every turn shows here."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawharness.host import Host
+from clawharness.store.sqlite import SqliteStore
+
+SCRIPT = {"responses": [
+    {"match": "^go", "repeat": True,
+     "tool_calls": [{"name": "read", "arguments": {"path": "data.txt"}}]},
+    {"match": "hello data", "repeat": True, "text": "done"},
+]}
+
+#: a turn on a new session, one tool call: lease, session row, two appends, settle...
+NEW_SESSION_TURN_MAX = 28
+
+
+@pytest.fixture
+async def host(tmp_path: Path) -> AsyncIterator[Host]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "data.txt").write_text("hello data\n")
+    config = {
+        "models": {"providers": {"local": {"api": "scripted", "models": [
+            {"id": "m", "params": {"script": SCRIPT}}]}}},
+        "agents": {"defaults": {"model": "local/m", "workspace": str(ws)}},
+        "tools": {"allow": ["read"]},
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    made = Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)},
+                            store_url=str(tmp_path / "turns.db"))
+    await made.start()
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
+@contextmanager
+def traced(store: Any) -> Iterator[list[str]]:
+    """Every statement the store's own connections run meanwhile (the search index's
+    thread, which works behind the appends, not on the turn's path, is left out)."""
+    assert isinstance(store, SqliteStore)
+    writer = store._writer
+    assert writer is not None
+    conns: list[sqlite3.Connection] = [c for c in (store._small, store._inline, store._sync,
+                                                   writer._conn, *store._read_conns)
+                                       if c is not None]
+    seen: list[str] = []
+    for conn in conns:
+        conn.set_trace_callback(seen.append)
+    try:
+        yield seen
+    finally:
+        for conn in conns:
+            conn.set_trace_callback(None)
+
+
+async def turn(host: Host, key: str) -> None:
+    result = await host.run_turn(key, "go")
+    assert (result.terminal, result.text) == ("ok", "done")
+
+
+async def test_a_warm_turn_on_a_new_session_stays_within_its_statement_count(
+        host: Host) -> None:
+    for i in range(3):
+        await turn(host, f"warm{i}")
+    n = 6
+    with traced(host.store) as seen:
+        for i in range(n):
+            await turn(host, f"s{i}")
+    begins = sum(s == "BEGIN IMMEDIATE" for s in seen)
+    assert len(seen) / n <= NEW_SESSION_TURN_MAX, "\n".join(seen)
+    assert begins / n <= 6, "\n".join(seen)
+    # every append is one transaction of one read, its rows and the session's touch
+    assert not any(s.startswith("SELECT max(seq)") for s in seen)
+    assert not any(s.startswith("SELECT token, fence FROM session_leases") for s in seen)
+    roles = [[e.role for e in await host.history(f"s{i}")] for i in range(n)]
+    assert roles == [["user", "assistant", "toolResult", "assistant"]] * n
