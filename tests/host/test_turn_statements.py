@@ -22,7 +22,10 @@ SCRIPT = {"responses": [
     {"match": "hello data", "repeat": True, "text": "done"},
 ]}
 
-#: a turn on a new session, one tool call: lease, session row, two appends, settle...
+#: a turn on a new session, one tool call: the steering check, the lease taken, the
+#: session read and made, two appends, the steering inbox read, the lease given back and
+#: the turn's spend settled (the inspector's records, written in batches behind the
+#: turns, are counted apart)
 NEW_SESSION_TURN_MAX = 28
 
 
@@ -68,6 +71,26 @@ def traced(store: Any) -> Iterator[list[str]]:
             conn.set_trace_callback(None)
 
 
+def without_turn_records(seen: list[str]) -> tuple[list[str], int]:
+    """The statements less the inspector's record batches, and how many batches."""
+    kept: list[str] = []
+    batches = 0
+    txn: list[str] = []
+    for s in seen:
+        if s == "BEGIN IMMEDIATE" or txn:
+            txn.append(s)
+            if s != "COMMIT":
+                continue
+            if all(t.startswith("INSERT OR REPLACE INTO turn_records") for t in txn[1:-1]):
+                batches += 1
+            else:
+                kept.extend(txn)
+            txn = []
+        else:
+            kept.append(s)
+    return kept + txn, batches
+
+
 async def turn(host: Host, key: str) -> None:
     result = await host.run_turn(key, "go")
     assert (result.terminal, result.text) == ("ok", "done")
@@ -77,13 +100,15 @@ async def test_a_warm_turn_on_a_new_session_stays_within_its_statement_count(
         host: Host) -> None:
     for i in range(3):
         await turn(host, f"warm{i}")
-    n = 6
+    n = 8
     with traced(host.store) as seen:
         for i in range(n):
             await turn(host, f"s{i}")
-    begins = sum(s == "BEGIN IMMEDIATE" for s in seen)
-    assert len(seen) / n <= NEW_SESSION_TURN_MAX, "\n".join(seen)
-    assert begins / n <= 6, "\n".join(seen)
+    kept, record_batches = without_turn_records(seen)
+    assert record_batches <= n
+    begins = sum(s == "BEGIN IMMEDIATE" for s in kept)
+    assert len(kept) / n <= NEW_SESSION_TURN_MAX, "\n".join(kept)
+    assert begins / n <= 6, "\n".join(kept)
     # every append is one transaction of one read, its rows and the session's touch
     assert not any(s.startswith("SELECT max(seq)") for s in seen)
     assert not any(s.startswith("SELECT token, fence FROM session_leases") for s in seen)
