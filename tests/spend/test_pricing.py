@@ -102,6 +102,22 @@ def test_unknown_providers_and_models_are_unpriced() -> None:
     assert table(use_catalog=False).cost("openai", "gpt-4o", TokenCounts(input=5)) is None
 
 
+@pytest.mark.parametrize(("provider", "model"), [
+    ("openai", "gpt-4o"), ("openai", "gpt-5"), ("anthropic", "claude-sonnet-4-5"),
+    ("p", "m"), ("p", "r")])
+def test_a_total_alone_is_the_costs_total_to_the_last_digit(provider: str, model: str) -> None:
+    prices = table({"p": {"models": [{"id": "m", "cost": {"input": 1.1, "output": 2.3,
+                                                          "cacheRead": 0.3}},
+                                     {"id": "r", "cost": {"output": 10, "reasoning": 30}}]}})
+    rates = prices.rates(provider, model)
+    assert rates is not None
+    for counts in (TokenCounts(input=1_234, output=567, cache_read=89, cache_write=10,
+                               reasoning_tokens=100),
+                   TokenCounts(input=150_000, output=2_000, cache_read=60_000),
+                   TokenCounts(input=None, output=None)):
+        assert rates.total(counts) == rates.cost(counts).total
+
+
 def test_an_estimate_bounds_the_cost_of_a_call() -> None:
     rates = table().rates("openai", "gpt-5")
     assert rates is not None

@@ -23,14 +23,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from clawharness._ids import new_id
 from clawharness.store import Amount, BudgetClaim, BudgetGrant
 
 if TYPE_CHECKING:
-    from clawharness.spend import TurnBudget
     from clawharness.store import Store
 
 __all__ = ["IDLE_SECONDS", "POOL_TURNS", "Allowances"]
@@ -43,27 +41,36 @@ POOL_TURNS: Final = 4
 IDLE_SECONDS: Final = 2.0
 
 
-@dataclass(slots=True)
 class _Allowance:
-    pool: BudgetClaim
-    #: its hold in the ledger (a fresh id for each allowance)
-    holder: str
-    #: what the ledger holds for it, and what running turns took of that
-    held: Amount
-    used: Amount
-    running: int
-    #: time.monotonic() before which its hold does not expire
-    expires: float
-    #: time.monotonic() when a turn last gave its part back
-    last_used: float = 0.0
+    """One pool's allowance. Its amounts are kept as plain integers in the ledger's
+    measures (nano-dollars, tokens, turns, ms): every turn adds to and takes from them."""
 
-    def fits(self, amount: Amount) -> bool:
+    __slots__ = ("expires", "held", "holder", "last_used", "limit", "pool", "running",
+                 "used")
+
+    def __init__(self, pool: BudgetClaim, holder: str) -> None:
+        self.pool = pool
+        #: the pool's limits (None: a measure it does not limit)
+        self.limit = (pool.limit.nano_usd, pool.limit.tokens, pool.limit.turns,
+                      pool.limit.ms)
+        #: its hold in the ledger (a fresh id for each allowance)
+        self.holder = holder
+        #: what the ledger holds for it, and what running turns took of that
+        self.held = [0, 0, 0, 0]
+        self.used = [0, 0, 0, 0]
+        self.running = 0
+        #: time.monotonic() before which its hold does not expire
+        self.expires = 0.0
+        #: time.monotonic() when a turn last gave its part back
+        self.last_used = 0.0
+
+    def fits(self, amount: tuple[int, int, int, int]) -> bool:
         """Room for `amount` in every measure the pool limits."""
-        limit, used, held, more = self.pool.limit, self.used, self.held, amount
-        return ((limit.nano_usd is None or used.nano_usd + more.nano_usd <= held.nano_usd)
-                and (limit.tokens is None or used.tokens + more.tokens <= held.tokens)
-                and (limit.turns is None or used.turns + more.turns <= held.turns)
-                and (limit.ms is None or used.ms + more.ms <= held.ms))
+        limit, used, held = self.limit, self.used, self.held
+        return ((limit[0] is None or used[0] + amount[0] <= held[0])
+                and (limit[1] is None or used[1] + amount[1] <= held[1])
+                and (limit[2] is None or used[2] + amount[2] <= held[2])
+                and (limit[3] is None or used[3] + amount[3] <= held[3]))
 
 
 def _could_hold(pool: BudgetClaim, amount: Amount) -> bool:
@@ -93,53 +100,69 @@ class Allowances:
     def held(self, pool: str) -> Amount:
         """What this process's allowance of `pool` holds (nothing when it has none)."""
         found = self._by_pool.get(pool)
-        return Amount() if found is None else found.held
+        return Amount() if found is None else Amount(*found.held)
 
-    async def take(self, budgets: Sequence[TurnBudget], amount: Amount,
-                   ttl: float) -> tuple[str, ...] | None:
-        """Take `amount` from the allowance of each pool of `budgets` (taking or growing
-        one where it has no room, or its hold would expire within `ttl`: a write); the
-        pools taken from, or None when one has no room (nothing taken)."""
-        if any(b.pool is None for b in budgets):
-            return None
-        # one allowance per pool: budgets of one kind (a sub-agent's sessions) share it
-        pools = {b.pool.key: b.pool for b in budgets if b.pool is not None}
+    async def take(self, pools: Sequence[BudgetClaim], amount: Amount,
+                   ttl: float) -> bool:
+        """Take `amount` from the allowance of each of `pools` (distinct: budgets of one
+        kind, a sub-agent's sessions, share one), taking or growing one where it has no
+        room, or its hold would expire within `ttl` (a write); False when one has no
+        room (nothing taken)."""
+        want = amount.fields
         now = time.monotonic()
-        for pool in pools.values():
-            if not _could_hold(pool, amount) or self._refused.get(pool.key, 0.0) > now:
-                return None  # a budget too small for allowances, or its pool is full
-        for pool in pools.values():
-            found = self._by_pool.get(pool.key)
-            short = (found is None or not found.fits(amount)
-                     or found.expires < time.monotonic() + ttl)
-            if short and not await self._grow(pool, amount, ttl):
-                return None
-        # taken together, after every wait: another turn may have taken in between
-        taking = [self._by_pool.get(key) for key in pools]
-        if not all(a is not None and a.fits(amount) for a in taking):
-            return None
-        for allowance in taking:
-            assert allowance is not None
-            allowance.used = allowance.used.plus(amount)
-            allowance.running += 1
-        return tuple(pools)
+        by_pool, refused = self._by_pool, self._refused
+        short = False
+        for pool in pools:
+            found = by_pool.get(pool.key)
+            if found is not None and found.expires >= now + ttl and found.fits(want):
+                continue
+            if not _could_hold(pool, amount) or refused.get(pool.key, 0.0) > now:
+                return False  # a budget too small for allowances, or its pool is full
+            short = True
+        if short:
+            for pool in pools:
+                found = by_pool.get(pool.key)
+                if (found is None or not found.fits(want)
+                        or found.expires < time.monotonic() + ttl) and not await self._grow(
+                            pool, amount, ttl):
+                    return False
+            # taken together, after every wait: another turn may have taken in between
+            for pool in pools:
+                found = by_pool.get(pool.key)
+                if found is None or not found.fits(want):
+                    return False
+        a, b, c, d = want
+        for pool in pools:
+            used = by_pool[pool.key].used
+            used[0] += a
+            used[1] += b
+            used[2] += c
+            used[3] += d
+            by_pool[pool.key].running += 1
+        return True
 
-    def give_back(self, pools: Sequence[str], amount: Amount) -> None:
+    def give_back(self, pools: Sequence[BudgetClaim], amount: Amount) -> None:
         """A turn that took `amount` from `pools` ended: its part is free again."""
-        for key in pools:
-            allowance = self._by_pool.get(key)
+        now = time.monotonic()
+        a, b, c, d = amount.fields
+        for pool in pools:
+            allowance = self._by_pool.get(pool.key)
             if allowance is None:
                 continue
-            allowance.used = allowance.used.minus(amount)
+            used = allowance.used
+            used[0] -= a
+            used[1] -= b
+            used[2] -= c
+            used[3] -= d
             allowance.running -= 1
-            allowance.last_used = time.monotonic()
+            allowance.last_used = now
         if self._sweep is None:
             self._sweep = asyncio.get_running_loop().call_later(IDLE_SECONDS, self._idle)
 
-    async def renew(self, pools: Sequence[str], ttl: float) -> None:
+    async def renew(self, pools: Sequence[BudgetClaim], ttl: float) -> None:
         """Keep the allowances of `pools` for at least `ttl` more seconds (a long turn)."""
-        for key in pools:
-            allowance = self._by_pool.get(key)
+        for pool in pools:
+            allowance = self._by_pool.get(pool.key)
             if allowance is not None and allowance.expires < time.monotonic() + ttl:
                 await self._hold(allowance, Amount(), ttl)
 
@@ -148,9 +171,9 @@ class Allowances:
         if allowance is None:
             self._count += 1
             allowance = self._by_pool[pool.key] = _Allowance(
-                pool, f"{self._prefix}:{self._count}", Amount(), Amount(), 0, 0.0)
+                pool, f"{self._prefix}:{self._count}")
         short = Amount(*(max(0, u + a - h) for u, a, h in zip(
-            allowance.used.fields, amount.fields, allowance.held.fields, strict=True)))
+            allowance.used, amount.fields, allowance.held, strict=True)))
         if short == Amount():
             return await self._hold(allowance, Amount(), ttl)  # renewed, nothing added
         more = Amount(*(max(s, POOL_TURNS * a) for s, a in zip(
@@ -168,7 +191,9 @@ class Allowances:
                                                    ttl=2 * ttl)
         if not isinstance(outcome, BudgetGrant):
             return False
-        allowance.held = allowance.held.plus(more)
+        held = allowance.held
+        for i, value in enumerate(more.fields):
+            held[i] += value
         allowance.expires = time.monotonic() + 2 * ttl
         return True
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -37,6 +38,7 @@ from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
 from clawharness.records.usage import Usage, UsageCost
 from clawharness.spend import (
     DEFAULT_OUTPUT_TOKENS,
+    NANO,
     PriceTable,
     Rates,
     TurnBudget,
@@ -45,21 +47,27 @@ from clawharness.spend import (
     format_amount,
     prompt_chars,
     refusal_error,
+    session_budget,
     spent,
+    turn_budget_parts,
     turn_budgets,
     warnings,
 )
 from clawharness.store import (
     Amount,
+    BudgetClaim,
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
     Counters,
+    LimitCheck,
     SpendRecord,
-    counters_refusal,
+    limit_checks,
+    limits_refusal,
 )
 
 if TYPE_CHECKING:
+    from clawharness.config import BudgetLimits, BudgetsConfig
     from clawharness.config.schema import ClawConfig
     from clawharness.harness import AttemptParams, Message, SpendCheck
     from clawharness.records.turn_result import TurnResult
@@ -73,8 +81,8 @@ log = logging.getLogger("clawharness.spend")
 EXTEND_TOOL: Final = "budget.extend"
 #: a hold outlives the turn's own time limit by this much before it may be reclaimed
 _TTL_GRACE_SECONDS: Final = 60.0
-#: how many sessions' budgets are kept (the rules are pure: recomputed when dropped)
-_BUDGETS_KEPT: Final = 4096
+#: how many plans of budgets are kept (the rules are pure: recomputed when dropped)
+_PLANS_KEPT: Final = 1024
 
 
 def priced_usage(prices: PriceTable, provider: str, model: str,
@@ -122,6 +130,35 @@ def _tokens(usage: Usage | None) -> int:
             + (usage.cache_write or 0))
 
 
+class _Plan:
+    """What every turn of one agent and caller on one UTC day checks, but for its own
+    session's budget: the budgets' limits and pools, in the order of `turn_budgets`,
+    made once (`SpendLedger._plan`). A turn adds its session's key (`keys`)."""
+
+    __slots__ = ("after", "before", "checks", "limits_tokens", "limits_usd", "pool_keys",
+                 "pool_of", "pools", "session")
+
+    def __init__(self, before: tuple[TurnBudget, ...], after: tuple[TurnBudget, ...],
+                 session: BudgetLimits | None, sample: tuple[TurnBudget, ...]) -> None:
+        #: the budgets before the session's and after it (`turn_budget_parts`); None:
+        #: `sample` is every budget of the turn (a sub-agent's, whose parents count)
+        self.before = before
+        self.after = after
+        #: `budgets.perSession` (None: no session budget)
+        self.session = session
+        #: each budget's limited measures and pool key, and the distinct pools (None: a budget
+        #: without a pool, so no allowances)
+        self.checks: tuple[LimitCheck, ...] = limit_checks([b.claim.limit for b in sample])
+        self.pool_of = tuple(b.claim.pool for b in sample)
+        pools = {b.pool.key: b.pool for b in sample if b.pool is not None}
+        self.pools: tuple[BudgetClaim, ...] | None = (
+            tuple(pools.values()) if all(b.pool is not None for b in sample) else None)
+        self.pool_keys = tuple(pools)
+        #: whether a budget limits dollars, tokens (what a running turn's spend is held to)
+        self.limits_usd = any(b.claim.limit.nano_usd is not None for b in sample)
+        self.limits_tokens = any(b.claim.limit.tokens is not None for b in sample)
+
+
 class _NextCall:
     """`SpendCheck` of one attempt: `TurnSpend.before_model_call` in its workspace."""
 
@@ -151,41 +188,57 @@ class SpendLedger:
         self.allowances = Allowances(store)
         #: whether any budget has a soft warning level (`warnAt`)
         self.warns = _warns(config.budgets.model_dump())
-        #: the budgets of each (agent, session, day, caller) seen lately
-        self._budgets: dict[tuple[str, str, str, str | None, tuple[str, ...]],
-                            tuple[TurnBudget, ...]] = {}
+        #: the plans of each (agent, day, caller) seen lately (`_Plan`), and the keys
+        #: of each one's turns' budgets but for the session's
+        self._plans: dict[tuple[str, str, str | None], tuple[_Plan, tuple[str, ...],
+                                                             tuple[str, ...]]] = {}
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
              approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
-        claims = self._claims(agent_id, session_key, day, caller, ancestors)
-        return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
-                         claims)
-
-    def _claims(self, agent_id: str, session_key: str, day: str, caller: str | None,
-                ancestors: tuple[str, ...]) -> tuple[TurnBudget, ...]:
         config = self._config.budgets
         if not config.configured:
-            return ()
-        key = (agent_id, session_key, day, caller, ancestors)
-        found = self._budgets.get(key)
+            return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
+                             None, ancestors, ())
+        if ancestors:
+            # a sub-agent's turn: its parents' session budgets too (rare: made each time)
+            budgets = turn_budgets(config, agent_id=agent_id, session_key=session_key,
+                                   day=day, caller=caller, ancestors=ancestors)
+            plan = _Plan(budgets, (), None, budgets)
+            keys = tuple(b.claim.key for b in budgets)
+        else:
+            plan, before, after = self._plan(config, agent_id, day, caller)
+            keys = ((*before, f"session:{session_key}", *after) if plan.session is not None
+                    else (*before, *after))
+        return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
+                         plan, ancestors, keys)
+
+    def _plan(self, config: BudgetsConfig, agent_id: str, day: str, caller: str | None
+              ) -> tuple[_Plan, tuple[str, ...], tuple[str, ...]]:
+        key = (agent_id, day, caller)
+        found = self._plans.get(key)
         if found is None:
-            if len(self._budgets) >= _BUDGETS_KEPT:
-                self._budgets.clear()
-            found = self._budgets[key] = turn_budgets(
-                config, agent_id=agent_id, session_key=session_key, day=day, caller=caller,
-                ancestors=ancestors)
+            if len(self._plans) >= _PLANS_KEPT:
+                self._plans.clear()
+            before, after = turn_budget_parts(config, agent_id=agent_id, day=day,
+                                              caller=caller)
+            session = config.per_session
+            sample = ((*before, session_budget(session, "-"), *after) if session is not None
+                      else (*before, *after))
+            found = self._plans[key] = (
+                _Plan(before, after, session, sample), tuple(b.claim.key for b in before),
+                tuple(b.claim.key for b in after))
         return found
 
-    def write_later(self, record: SpendRecord) -> None:
-        task = asyncio.ensure_future(self._write(record))
+    def write_later(self, record: SpendRecord, *, holds: bool = False) -> None:
+        task = asyncio.ensure_future(self._write(record, holds))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
-    async def _write(self, record: SpendRecord) -> None:
+    async def _write(self, record: SpendRecord, holds: bool) -> None:
         try:
-            await self._store.settle_budget(record, (), Amount())
+            await self._store.settle_budget(record, (), Amount(), holds=holds)
         except Exception as exc:  # the ledger must never fail a turn
             log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
 
@@ -202,7 +255,8 @@ class TurnSpend:
 
     def __init__(self, ledger: SpendLedger, run_id: str, agent_id: str, session_key: str,
                  caller: str | None, approvals: ApprovalGate | None, started_at: float,
-                 day: str, budgets: Sequence[TurnBudget]) -> None:
+                 day: str, plan: _Plan | None, ancestors: tuple[str, ...],
+                 keys: tuple[str, ...]) -> None:
         self._ledger = ledger
         self.run_id = run_id
         self._agent_id = agent_id
@@ -211,7 +265,9 @@ class TurnSpend:
         self._approvals = approvals
         self._started_at = started_at
         self._day = day
-        self.budgets = tuple(budgets)
+        self._plan = plan
+        self._ancestors = ancestors
+        self._budgets: tuple[TurnBudget, ...] | None = None if plan is not None else ()
         #: what the turn holds (None: nothing reserved yet, or no budget applies)
         self.held: Amount | None = None
         #: a reservation was asked for: a cancelled turn may hold one it never heard of
@@ -223,15 +279,24 @@ class TurnSpend:
         self._system_chars = 0
         self._ttl = 0.0
         self._held_at = 0.0
-        self._route = ("-", "-", True)
         #: the pools the turn reserved from (its process's allowances), else ()
-        self._pools: tuple[str, ...] = ()
-        self._keys = tuple(b.claim.key for b in self.budgets)
-        #: whether a budget limits dollars, tokens (what a running turn's spend is held to)
-        self._limits_usd = any(b.claim.limit.nano_usd is not None for b in self.budgets)
-        self._limits_tokens = any(b.claim.limit.tokens is not None for b in self.budgets)
-        self._read_keys = (*self._keys, *dict.fromkeys(
-            b.pool.key for b in self.budgets if b.pool is not None))
+        self._pools: tuple[BudgetClaim, ...] = ()
+        #: the ledger keys of its budgets, and what its checks read (with their pools)
+        self._keys = keys
+        self._read_keys = keys if plan is None else (*keys, *plan.pool_keys)
+
+    @property
+    def budgets(self) -> tuple[TurnBudget, ...]:
+        """The budgets the turn falls under (made when first asked for: a turn that
+        reserves from its process's allowances needs only their keys and limits)."""
+        found = self._budgets
+        if found is None:
+            plan = self._plan
+            assert plan is not None
+            found = (*plan.before, session_budget(plan.session, self._session_key),
+                     *plan.after) if plan.session is not None else (*plan.before, *plan.after)
+            self._budgets = found
+        return found
 
     def _prices(self, builtin: bool) -> PriceTable:
         return self._ledger.prices if builtin else self._ledger.config_prices
@@ -247,7 +312,7 @@ class TurnSpend:
                       builtin: bool = True) -> None:
         """Hold the turn's estimate on every budget it falls under (once per turn), or
         raise `BudgetExceededError`. `deadline`: the turn's, on the loop's clock."""
-        if not self.budgets or self.held is not None:
+        if not self._keys or self.held is not None:
             return
         config = self._ledger._config.budgets.reservation
         self._output = config.output_tokens or params.model.max_tokens or DEFAULT_OUTPUT_TOKENS
@@ -259,7 +324,6 @@ class TurnSpend:
         amount = estimate(self._rates, prompt_chars=chars, output_tokens=self._output,
                           seconds=limit)
         self._ttl = max(config.ttl_seconds, limit + _TTL_GRACE_SECONDS)
-        self._route = (params.provider, params.model_id, builtin)
         if await self._from_allowances(amount):
             return
         self._asked = True
@@ -271,9 +335,12 @@ class TurnSpend:
     async def _from_allowances(self, amount: Amount) -> bool:
         """Reserve `amount` from this process's allowances (no write), if every budget
         has room for it beside what is spent, held, and allowed to every process."""
-        allowances = self._ledger.allowances
-        pools = await allowances.take(self.budgets, amount, self._ttl)
+        plan = self._plan
+        pools = None if plan is None else plan.pools
         if pools is None:
+            return False  # a budget without a pool: no allowances
+        allowances = self._ledger.allowances
+        if not await allowances.take(pools, amount, self._ttl):
             return False
         try:
             counters = await self._ledger._store.budget_counters(self._read_keys)
@@ -281,8 +348,9 @@ class TurnSpend:
             allowances.give_back(pools, amount)
             raise
         # the pools' holds include this turn's amount: the check asks for it once
-        claims = [b.claim for b in self.budgets]
-        if counters_refusal(claims, counters, amount, held=amount) is not None:
+        assert plan is not None
+        if limits_refusal(self._keys, plan.pool_of, plan.checks, counters, amount,
+                          amount) is not None:
             allowances.give_back(pools, amount)
             return False  # the turn reserves on its own (and is refused there)
         self.held = amount
@@ -290,8 +358,9 @@ class TurnSpend:
         self._held_at = time.monotonic()
         if self._ledger.warns:
             self._warnings = warnings(self.budgets, [
-                _state(c.key, counters.get(c.key), counters.get(c.pool) if c.pool else None)
-                for c in claims])
+                _state(b.claim.key, counters.get(b.claim.key),
+                       counters.get(b.claim.pool) if b.claim.pool else None)
+                for b in self.budgets])
         return True
 
     async def _hold(self, amount: Amount, cwd: str) -> tuple[BudgetState, ...]:
@@ -311,10 +380,10 @@ class TurnSpend:
             asked.add(outcome.key)
             await store.grant_budget(outcome.key, more)
 
-    def check(self, params: AttemptParams) -> SpendCheck | None:
-        """The check a built-in attempt runs before each model call after its first
-        (`AttemptParams.spend_check`); None when no budget applies."""
-        return _NextCall(self, params.workspace_dir) if self.budgets else None
+    def check(self, cwd: str) -> SpendCheck | None:
+        """The check a built-in attempt in workspace `cwd` runs before each model call
+        after its first (`AttemptParams.spend_check`); None when no budget applies."""
+        return _NextCall(self, cwd) if self._keys else None
 
     async def before_model_call(self, used: Usage, context: Sequence[Message],
                                 cwd: str) -> AttemptTerminal | None:
@@ -327,20 +396,20 @@ class TurnSpend:
         ends the turn before the call (the terminal names it and how to raise it),
         unless an approver extends it. Its holds are renewed once half their lifetime
         passed."""
-        held = self.held
-        if held is None:
+        held, plan = self.held, self._plan
+        if held is None or plan is None:
             return None
         rates = self._rates
-        so_far = spent(cost_usd=None if rates is None else rates.cost(used).total,
-                       tokens=_tokens(used), ms=0)
+        tokens = _tokens(used)
+        nano = 0 if rates is None else math.ceil(rates.total(used) * NANO)
         renew = time.monotonic() - self._held_at > self._ttl / 2
-        within = ((not self._limits_usd or so_far.nano_usd <= held.nano_usd)
-                  and (not self._limits_tokens or so_far.tokens <= held.tokens))
+        within = ((not plan.limits_usd or nano <= held.nano_usd)
+                  and (not plan.limits_tokens or tokens <= held.tokens))
         if within and not renew:
             return None
         nxt = estimate(rates, prompt_chars=self._system_chars + prompt_chars(context),
                        output_tokens=self._output, seconds=0)
-        need = Amount(so_far.nano_usd + nxt.nano_usd, so_far.tokens + nxt.tokens)
+        need = Amount(nano + nxt.nano_usd, tokens + nxt.tokens)
         claims = [b.claim for b in self.budgets]
         store = self._ledger._store
         try:
@@ -357,7 +426,8 @@ class TurnSpend:
             while True:
                 counters = await store.budget_counters(self._read_keys)
                 # the turn's own hold is part of what it needs
-                refusal = counters_refusal(claims, counters, need, held=held)
+                refusal = limits_refusal(self._keys, plan.pool_of, plan.checks, counters,
+                                         need, held)
                 if refusal is None:
                     return None
                 more = extension(self._ledger._config.budgets.extend_by, refusal)
@@ -413,11 +483,13 @@ class TurnSpend:
             turn = replace(turn, warnings=(*turn.warnings, *self._warnings))
         record = self._record(turn)
         if self.held is None:
-            self._ledger.write_later(record)
+            self._ledger.write_later(record, holds=self._asked)
             return turn
         amount = spent(cost_usd=turn.cost_usd, tokens=_tokens(usage), ms=turn.duration_ms)
         try:
-            await self._ledger._store.settle_budget(record, self._keys, amount)
+            # a turn that reserved from its process's allowance holds nothing in its name
+            await self._ledger._store.settle_budget(record, self._keys, amount,
+                                                    holds=self._asked)
         finally:
             self._give_back()
         self._asked = False
@@ -442,7 +514,7 @@ class TurnSpend:
         self._asked = False
         try:
             await self._ledger._store.release_budget(
-                self.run_id, [b.claim.key for b in self.budgets])
+                self.run_id, self._keys)
         except Exception as exc:
             log.warning("run %s: its budget holds could not be released (they expire): %s",
                         self.run_id, exc)

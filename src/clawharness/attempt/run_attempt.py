@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
@@ -233,14 +233,13 @@ class AttemptRunner:
             tool_loops=tool_loop_guard(self._context.config.tools.loop_detection),
             prompt_context=prompt_context,
             take_steering=opts.take_steering, return_steering=opts.return_steering,
+            # a built-in turn's budgets are held before each later model call: a spent
+            # budget stops the turn there
+            spend_check=turn.spend.check(workspace) if decision.builtin else None,
         )
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)
         await turn.spend.reserve(params, deadline=deadline, builtin=decision.builtin)
-        check = turn.spend.check(params) if decision.builtin else None
-        if check is not None:
-            # and held before each later model call: a spent budget stops the turn there
-            params = replace(params, spend_check=check)
         gate = agent_tools.tool_policy_gate(decision, agent_id, opts.tool_restriction)
         preflight: AgentHarnessPreflightError | None = None
         with attempt_span(decision.selected_harness_id, decision.selected_reason,

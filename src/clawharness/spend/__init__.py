@@ -18,13 +18,16 @@ from clawharness._faces import lazy_face
 if TYPE_CHECKING:
     from clawharness.spend.budgets import (
         DEFAULT_OUTPUT_TOKENS,
+        NANO,
         TurnBudget,
         estimate,
         extension,
         format_amount,
         prompt_chars,
         refusal_error,
+        session_budget,
         spent,
+        turn_budget_parts,
         turn_budgets,
         warnings,
     )
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_OUTPUT_TOKENS",
+    "NANO",
     "Cost",
     "PriceTable",
     "PricedUsage",
@@ -43,19 +47,24 @@ __all__ = [
     "format_amount",
     "prompt_chars",
     "refusal_error",
+    "session_budget",
     "spent",
+    "turn_budget_parts",
     "turn_budgets",
     "warnings",
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, {
     "DEFAULT_OUTPUT_TOKENS": "clawharness.spend.budgets",
+    "NANO": "clawharness.spend.budgets",
     "TurnBudget": "clawharness.spend.budgets",
     "estimate": "clawharness.spend.budgets",
     "extension": "clawharness.spend.budgets",
     "format_amount": "clawharness.spend.budgets",
     "prompt_chars": "clawharness.spend.budgets",
     "refusal_error": "clawharness.spend.budgets",
+    "session_budget": "clawharness.spend.budgets",
+    "turn_budget_parts": "clawharness.spend.budgets",
     "spent": "clawharness.spend.budgets",
     "turn_budgets": "clawharness.spend.budgets",
     "warnings": "clawharness.spend.budgets",

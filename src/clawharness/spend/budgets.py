@@ -50,7 +50,9 @@ __all__ = [
     "format_amount",
     "prompt_chars",
     "refusal_error",
+    "session_budget",
     "spent",
+    "turn_budget_parts",
     "turn_budgets",
     "warnings",
 ]
@@ -124,33 +126,52 @@ def turn_budgets(config: BudgetsConfig, *, agent_id: str, session_key: str, day:
     of `caller`, the HTTP API caller that started it), broadest first. A sub-agent's
     turn also falls under the session budget of each of its `ancestors` (its parent
     session first), so a parent's budget bounds what its children spend."""
-    out: list[TurnBudget] = []
+    before, after = turn_budget_parts(config, agent_id=agent_id, day=day, caller=caller)
+    if config.per_session is None:
+        return (*before, *after)
+    sessions = [session_budget(config.per_session, session_key)]
+    for ancestor in dict.fromkeys(ancestors):
+        if ancestor != session_key:
+            sessions.append(session_budget(config.per_session, ancestor, parent=True))
+    return (*before, *sessions, *after)
+
+
+def turn_budget_parts(config: BudgetsConfig, *, agent_id: str, day: str,
+                      caller: str | None = None
+                      ) -> tuple[tuple[TurnBudget, ...], tuple[TurnBudget, ...]]:
+    """`turn_budgets` but for the session budgets: those before them (the day's, the
+    agent's) and those after (the caller's). They are the same for every session of
+    an agent and caller on a day: a host makes them once (`session_budget` makes the
+    rest)."""
+    before: list[TurnBudget] = []
     if config.daily is not None:
-        out.append(_one(f"day:{day}", config.daily, "budgets.daily", "the daily budget"))
+        before.append(_one(f"day:{day}", config.daily, "budgets.daily", "the daily budget"))
     own = config.agents.get(agent_id)
     if own is not None:
-        _windows(out, own, f"agent:{agent_id}", f"budgets.agents.{agent_id}",
+        _windows(before, own, f"agent:{agent_id}", f"budgets.agents.{agent_id}",
                  f"agent {agent_id}", day)
     elif config.per_agent is not None:
-        _windows(out, config.per_agent, f"agent:{agent_id}", "budgets.perAgent",
+        _windows(before, config.per_agent, f"agent:{agent_id}", "budgets.perAgent",
                  f"agent {agent_id}", day)
-    if config.per_session is not None:
-        out.append(_one(f"session:{session_key}", config.per_session, "budgets.perSession",
-                        f"session {session_key}'s budget"))
-        for ancestor in dict.fromkeys(ancestors):
-            if ancestor != session_key:
-                out.append(_one(f"session:{ancestor}", config.per_session,
-                                "budgets.perSession",
-                                f"session {ancestor}'s budget (a sub-agent's parent)"))
+    after: list[TurnBudget] = []
     if caller is not None:
         mine = config.callers.get(caller)
         if mine is not None:
-            _windows(out, mine, f"caller:{caller}", f"budgets.callers.{caller}",
+            _windows(after, mine, f"caller:{caller}", f"budgets.callers.{caller}",
                      f"caller {caller}", day)
         elif config.per_caller is not None:
-            _windows(out, config.per_caller, f"caller:{caller}", "budgets.perCaller",
+            _windows(after, config.per_caller, f"caller:{caller}", "budgets.perCaller",
                      f"caller {caller}", day)
-    return tuple(out)
+    return tuple(before), tuple(after)
+
+
+def session_budget(limits: BudgetLimits, session_key: str, *,
+                   parent: bool = False) -> TurnBudget:
+    """The budget of `session_key` (`budgets.perSession`: `limits`); `parent`: that
+    of a sub-agent's parent session above the turn's own."""
+    label = (f"session {session_key}'s budget (a sub-agent's parent)" if parent
+             else f"session {session_key}'s budget")
+    return _one(f"session:{session_key}", limits, "budgets.perSession", label)
 
 
 def prompt_chars(value: object) -> int:

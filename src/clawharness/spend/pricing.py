@@ -19,9 +19,10 @@ few multiplications (the package's own calculation is kept for the tests to comp
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 
 from clawharness.config import ClawConfig, ModelCost, ProviderConfig
@@ -32,6 +33,7 @@ __all__ = ["Cost", "PriceTable", "PricedUsage", "Rates", "TokenCounts"]
 log = logging.getLogger("clawharness.spend")
 
 _PER: Final = 1_000_000
+_DAY_SECONDS: Final = 86_400
 #: an estimate is an upper bound: past the last float digit of the cost it bounds
 _ROUND_UP: Final = 1 + 1e-9
 #: a rate: (input-token threshold above which it applies, USD per million), ascending
@@ -138,6 +140,19 @@ class Rates:
         return Cost(input_usd + read_usd + write_usd + output_usd, input_usd, output_usd,
                     read_usd, write_usd, self.source)
 
+    def total(self, usage: PricedUsage) -> float:
+        """`cost(usage).total` alone (a running turn's check of what it spent)."""
+        if self.reasoning is not None:
+            return self.cost(usage).total
+        uncached = usage.input or 0
+        read = usage.cache_read or 0
+        write = usage.cache_write or 0
+        whole = uncached + read + write
+        return (uncached * _rate(self.input, whole) / _PER
+                + read * _rate(self.cache_read, whole) / _PER
+                + write * _rate(self.cache_write, whole) / _PER
+                + (usage.output or 0) * _rate(self.output, whole) / _PER)
+
     def estimate(self, input_tokens: int, output_tokens: int) -> float:
         """The most a call of `input_tokens` uncached input and at most `output_tokens`
         output can cost (what a budget reserves for it), rounded up past float error."""
@@ -156,7 +171,7 @@ class PriceTable:
                  use_catalog: bool = True) -> None:
         self._providers = providers
         self._use_catalog = use_catalog
-        self._cache: dict[tuple[str, str], tuple[date, Rates | None]] = {}
+        self._cache: dict[tuple[str, str], tuple[int, Rates | None]] = {}
 
     @classmethod
     def from_config(cls, config: ClawConfig, *, use_catalog: bool = True) -> PriceTable:
@@ -164,7 +179,7 @@ class PriceTable:
 
     def rates(self, provider: str, model: str) -> Rates | None:
         """The rates of `provider/model`; None when nothing prices it."""
-        today = datetime.now(tz=UTC).date()
+        today = int(time.time() // _DAY_SECONDS)  # the UTC day's number
         key = (provider, model)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == today:

@@ -155,7 +155,7 @@ class BudgetLedgerMethods:
         return result
 
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
-                            spent: Amount) -> bool:
+                            spent: Amount, *, holds: bool = True) -> bool:
         ordered = sorted(set(keys))
         row = (record.run_id, record.day, record.at, record.agent_id, record.session_key,
                record.caller, record.provider, record.model, record.runtime, record.terminal,
@@ -166,7 +166,8 @@ class BudgetLedgerMethods:
             if ordered:
                 await conn.execute(_ENSURE, (ordered,))
                 await conn.execute(_LOCK, (ordered,))
-            await conn.execute(_RELEASE, (record.run_id,))
+            if holds:
+                await conn.execute(_RELEASE, (record.run_id,))
             inserted = await (await conn.execute(_SPEND_INSERT, row)).fetchone()
             if inserted is None:
                 return False  # a retried turn settled twice: counted once

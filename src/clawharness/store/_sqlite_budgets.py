@@ -7,6 +7,7 @@ the hold of a reservation cannot interleave with another's.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -123,10 +124,12 @@ def _reserve(conn: sqlite3.Connection, run_id: str, claims: Sequence[BudgetClaim
 
 
 def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
-            spent: Amount) -> bool:
-    """Release the run's holds; unless the run was settled before, record its spend row
-    and add `spent` to every key. True when this call counted it."""
-    _release(conn, record.run_id)
+            spent: Amount, holds: bool) -> bool:
+    """Release the run's holds (`holds`: it may have some); unless the run was settled
+    before, record its spend row and add `spent` to every key. True when this call
+    counted it."""
+    if holds:
+        _release(conn, record.run_id)
     row = _spend_row(record)
     marks = ", ".join("?" * len(row))
     if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
@@ -156,6 +159,13 @@ def _spend_row(r: SpendRecord) -> tuple[Any, ...]:
             r.cache_write_tokens, r.reasoning_tokens, r.nano_usd, r.ms)
 
 
+@functools.lru_cache(maxsize=32)
+def _counters_query(n: int) -> str:
+    """The read of `n` budgets' counters (`budget_counters`)."""
+    return (f"SELECT budget_key, {_STATE_COLS} FROM budget_counters "
+            f"WHERE budget_key IN ({', '.join('?' * n)})")
+
+
 class BudgetLedgerMethods:
     """The `Store` protocol's budget ledger methods, for `SqliteStore`."""
 
@@ -176,8 +186,8 @@ class BudgetLedgerMethods:
         return await self._write_small(fn)
 
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
-                            spent: Amount) -> bool:
-        return await self._write_small(lambda conn: _settle(conn, record, keys, spent))
+                            spent: Amount, *, holds: bool = True) -> bool:
+        return await self._write_small(lambda conn: _settle(conn, record, keys, spent, holds))
 
     async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
         await self._write_small(lambda conn: _release(conn, run_id))
@@ -207,8 +217,7 @@ class BudgetLedgerMethods:
     async def budget_counters(self, keys: Sequence[str]) -> dict[str, Counters]:
         if not keys:
             return {}
-        query = (f"SELECT budget_key, {_STATE_COLS} FROM budget_counters "
-                 f"WHERE budget_key IN ({', '.join('?' * len(keys))})")
+        query = _counters_query(len(keys))
 
         def fn(conn: sqlite3.Connection) -> dict[str, Counters]:
             return {row[0]: row[1:] for row in conn.execute(query, tuple(keys))}

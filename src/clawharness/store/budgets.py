@@ -31,12 +31,15 @@ __all__ = [
     "BudgetRefusal",
     "BudgetState",
     "Counters",
+    "LimitCheck",
     "Measure",
     "SpendGrouping",
     "SpendRecord",
     "SpendSummary",
     "counters_refusal",
     "first_refusal",
+    "limit_checks",
+    "limits_refusal",
     "state_of",
     "summary_of",
     "summary_sql",
@@ -154,23 +157,47 @@ def first_refusal(claims: Sequence[BudgetClaim], states: Mapping[str, BudgetStat
 def counters_refusal(claims: Sequence[BudgetClaim], counters: Mapping[str, Counters],
                      asked: Amount, *, held: Amount | None = None) -> BudgetRefusal | None:
     """`first_refusal` over the budgets' counters as the ledger's rows hold them (no
-    object made per budget: a turn's check reads them on its path)."""
+    object made per budget)."""
+    return limits_refusal([c.key for c in claims], [c.pool for c in claims],
+                          limit_checks([c.limit for c in claims]), counters, asked,
+                          held or Amount())
+
+
+#: one limited measure of one of a turn's budgets, as its check reads it: the budget's
+#: index among the turn's, the measure's in MEASURES, and the limit
+LimitCheck = tuple[int, int, int]
+
+
+def limit_checks(limits: Sequence[BudgetLimit]) -> tuple[LimitCheck, ...]:
+    """The limited measures of budgets whose limits are `limits` (`limits_refusal`)."""
+    return tuple((j, i, cap) for j, limit in enumerate(limits)
+                 for i, cap in enumerate((limit.nano_usd, limit.tokens, limit.turns,
+                                          limit.ms)) if cap is not None)
+
+
+def limits_refusal(keys: Sequence[str], pools: Sequence[str | None],
+                   checks: Sequence[LimitCheck], counters: Mapping[str, Counters],
+                   asked: Amount, held: Amount) -> BudgetRefusal | None:
+    """`counters_refusal` of the budgets `keys` (each one's pool in `pools`, their
+    limits as `limit_checks` made them): what a turn checks on its path, with nothing
+    made but the refusal."""
     want_of = asked.fields
-    held_of = (0, 0, 0, 0) if held is None else held.fields
-    for claim in claims:
-        row = counters.get(claim.key) or _NO_COUNTERS
-        pool = None if claim.pool is None else counters.get(claim.pool)
-        limits = (claim.limit.nano_usd, claim.limit.tokens, claim.limit.turns, claim.limit.ms)
-        for i, limit in enumerate(limits):
-            want = want_of[i]
-            if limit is None or want <= 0:
-                continue
-            room = limit + row[8 + i]
-            spent, reserved = row[i], row[4 + i] - held_of[i]
+    held_of = held.fields
+    for j, i, cap in checks:
+        want = want_of[i]
+        if want <= 0:
+            continue
+        key = keys[j]
+        row = counters.get(key) or _NO_COUNTERS
+        room = cap + row[8 + i]
+        spent, reserved = row[i], row[4 + i] - held_of[i]
+        pool_key = pools[j]
+        if pool_key is not None:
+            pool = counters.get(pool_key)
             if pool is not None:
                 reserved += pool[4 + i]
-            if spent + reserved + want > room:
-                return BudgetRefusal(claim.key, MEASURES[i], room, spent, reserved, want)
+        if spent + reserved + want > room:
+            return BudgetRefusal(key, MEASURES[i], room, spent, reserved, want)
     return None
 
 
