@@ -191,3 +191,20 @@ def test_status_imports_no_plugin_the_config_leaves_off_and_no_price_table(
     modules = _imported_by_command(tmp_path, ["status"])
     assert "clawharness.plugins.loader" in modules  # it did load the plugins
     assert _under(modules, ("clawharness.harnesses.codex", "genai_prices")) == []
+
+
+def test_a_finished_command_leaves_its_objects_to_the_process_end(tmp_path: Path) -> None:
+    """What a command built is frozen out of the collector when it is done, so the
+    interpreter's teardown does not walk it all again (docs/cli.md, "Start-up")."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"store": {"url": str(tmp_path / "state.db")}}))
+    probe = ("import gc, sys\nsys.argv = ['clawharness', 'sessions', 'list', '--json']\n"
+             "from clawharness.cli.main import main\n"
+             "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+             "print(gc.get_freeze_count())")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV", "CLAWHARNESS_"))}
+    env.update(CLAWHARNESS_CONFIG=str(config), HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, check=True, timeout=120)
+    assert out.stdout.splitlines()[0] == "[]"
+    assert int(out.stdout.splitlines()[-1]) > 10_000

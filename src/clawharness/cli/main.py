@@ -9,6 +9,7 @@ reaches the core through `clawharness.host.Host`.
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 from enum import StrEnum
@@ -110,6 +111,10 @@ def main() -> None:
         code = _exit_code(exc)
     except Exception as exc:
         code = _report_missing_extra(exc)
+    # the command is done: what it built lives until the process ends, so the collections
+    # the interpreter's teardown would run over all of it are left out (a sixth of a short
+    # command's instructions); exit handlers, flushes and refcount finalizers still run
+    gc.freeze()
     if _TEMPORAL_BRIDGE not in sys.modules:
         raise SystemExit(code)
     atexit._run_exitfuncs()
