@@ -33,6 +33,7 @@ from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, App
 from clawharness.harness.types import AgentEvent, AttemptResult
 from clawharness.records.turn_result import ModelFallback, TurnResult
 from clawharness.records.usage import Usage
+from clawharness.redaction.known import known_generation
 from clawharness.redaction.outbound import redact_secrets_in
 from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
@@ -218,17 +219,7 @@ class TurnRecorder:
         """An attempt's selection: harness, reason, policy and candidates."""
         self._attempt = index
         self._step_started = self.now_ms()
-        policy = decision.policy
-        self.selections.append({
-            "attempt": index, "model": model,
-            "selected_harness_id": decision.selected_harness_id,
-            "selected_reason": decision.selected_reason,
-            "runtime": policy.runtime, "runtime_source": policy.source,
-            "requested_runtime": decision.requested_policy.runtime,
-            "builtin": decision.builtin, "availability": decision.availability,
-            "owner_plugin_id": decision.owner_plugin_id,
-            "candidates": [_candidate(c) for c in decision.candidates],
-        })
+        self.selections.append({"attempt": index, "model": model, **_selection_facts(decision)})
         self.event("attempt.start", data={"attempt": index, "model": model,
                                           "harness": decision.selected_harness_id})
 
@@ -325,6 +316,34 @@ class TurnRecorder:
         )
 
 
+#: the recorded facts of the selection decisions seen last (a selector keeps its
+#: decisions, so the same few come back turn after turn), by the decision's identity
+_FACTS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_MAX_FACTS: Final = 256
+
+
+def _selection_facts(decision: Any) -> dict[str, Any]:
+    """What the record says of a selection decision besides the attempt and its model
+    (read-only: records share it)."""
+    known = _FACTS.get(id(decision))
+    if known is not None and known[0] is decision:
+        return known[1]
+    policy = decision.policy
+    facts = {
+        "selected_harness_id": decision.selected_harness_id,
+        "selected_reason": decision.selected_reason,
+        "runtime": policy.runtime, "runtime_source": policy.source,
+        "requested_runtime": decision.requested_policy.runtime,
+        "builtin": decision.builtin, "availability": decision.availability,
+        "owner_plugin_id": decision.owner_plugin_id,
+        "candidates": [_candidate(c) for c in decision.candidates],
+    }
+    if len(_FACTS) >= _MAX_FACTS:
+        _FACTS.clear()
+    _FACTS[id(decision)] = (decision, facts)
+    return facts
+
+
 def _candidate(candidate: Any) -> dict[str, Any]:
     as_dict = getattr(candidate, "as_dict", None)
     raw = dict(as_dict()) if callable(as_dict) else {"id": str(candidate)}
@@ -341,9 +360,65 @@ _IDENTITY: Final = frozenset({"run_id", "session_key", "session_id", "agent_id",
 
 def _redacted(record: dict[str, Any]) -> dict[str, Any]:
     """A record as stored: every other string passes the secret redaction (tool
-    arguments, failure messages, approval reasons, timeline data)."""
-    rest = redact_secrets_in({k: v for k, v in record.items() if k not in _IDENTITY})
-    return {**{k: v for k, v in record.items() if k in _IDENTITY}, **rest}
+    arguments, failure messages, approval reasons, timeline data).
+
+    Two parts are not walked again each turn: a selection's candidates (the same list
+    for every turn of a kept decision, `_selection_facts`: redacted once per list and
+    set of known values), and the session id the attempt used when it is the turn's own
+    (`session_id`, an identity stored as it is)."""
+    identity: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in record.items():
+        (identity if key in _IDENTITY else rest)[key] = value
+    selections: Any = rest.get("selections")
+    candidates: list[tuple[int, Any]] = []
+    if type(selections) is list:
+        rest["selections"] = [_without(s, "candidates", candidates, i)
+                              for i, s in enumerate(selections)]
+    native: Any = rest.get("native")
+    own: list[tuple[int, Any]] = []
+    if (type(native) is dict and native.get("session_id_used") is not None
+            and native.get("session_id_used") == identity.get("session_id")):
+        rest["native"] = _without(native, "session_id_used", own, 0)
+    out = redact_secrets_in(rest)
+    if candidates:
+        generation = known_generation()
+        stored = out["selections"]
+        for i, listed in candidates:
+            stored[i] = _with(selections[i], stored[i], "candidates",
+                              _redacted_candidates(listed, generation))
+    if own:
+        out["native"] = _with(native, out["native"], "session_id_used", own[0][1])
+    return {**identity, **out}
+
+
+def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> Any:
+    """`value` without `key` (noted in `taken` under `index`), when it is a dict with it."""
+    if type(value) is not dict or key not in value:
+        return value
+    taken.append((index, value[key]))
+    return {k: v for k, v in value.items() if k != key}
+
+
+def _with(original: dict[str, Any], redacted: dict[str, Any], key: str,
+          item: Any) -> dict[str, Any]:
+    """`redacted` with `key` put back as `item`, in `original`'s order of keys."""
+    return {k: item if k == key else redacted[k] for k in original}
+
+
+#: the redacted copy of each kept decision's candidates list, by the list's identity
+_CANDIDATES: dict[int, tuple[Any, int, Any]] = {}
+
+
+def _redacted_candidates(listed: Any, generation: int) -> Any:
+    known = _CANDIDATES.get(id(listed))
+    if known is not None and known[0] is listed and known[1] == generation:
+        return known[2]
+    redacted = redact_secrets_in(listed)
+    if len(_CANDIDATES) >= _MAX_FACTS:
+        _CANDIDATES.clear()
+    _CANDIDATES[id(listed)] = (listed, generation, redacted)
+    return redacted
 
 
 class TurnRecordKeeper:

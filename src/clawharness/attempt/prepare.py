@@ -22,6 +22,9 @@ __all__ = ["PreparedTurn", "TurnPreparer", "check_workspace"]
 
 log = logging.getLogger("clawharness.turn")
 
+#: parsed model refs a preparer keeps (forgotten all at once past this)
+_MAX_REFS = 256
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedTurn:
@@ -75,6 +78,10 @@ class TurnPreparer:
         self._context = context
         self._store = store
         self._workspaces: dict[str, str] = {}
+        #: model refs parsed, by their text, while the config and the plugins' providers
+        #: they were parsed against stay the same objects (`_ref_basis`)
+        self._refs: dict[str, ModelRef] = {}
+        self._ref_basis: tuple[object, object] | None = None
 
     async def prepare(self, *, run_id: str, session_key: str, agent_id: str, message: str,
                       opts: TurnOptions, started: float, fence: SessionLease | None,
@@ -114,14 +121,28 @@ class TurnPreparer:
         return self._parse_ref(text)
 
     def _parse_ref(self, text: str) -> ModelRef:
+        """`text` parsed against the configured and the plugins' providers (a pure
+        function of the three: parsed once while config and providers stay the same)."""
         config = self._context.config
+        providers = self._context.harnesses.providers
+        basis = self._ref_basis
+        if basis is None or basis[0] is not config or basis[1] is not providers:
+            self._refs.clear()
+            self._ref_basis = (config, providers)
+        ref = self._refs.get(text)
+        if ref is not None:
+            return ref
         models_by_provider = {p: [m.id for m in cfg.models]
                               for p, cfg in config.models.providers.items()}
-        return parse_model_ref(
+        ref = parse_model_ref(
             text,
-            known_providers=known_provider_ids(config, self._context.harnesses.providers),
+            known_providers=known_provider_ids(config, providers),
             models_by_provider=models_by_provider,
         )
+        if len(self._refs) >= _MAX_REFS:
+            self._refs.clear()
+        self._refs[text] = ref
+        return ref
 
     def workspace(self, agent_id: str) -> str:
         """The agent's workspace directory, made on first use (and again if removed)."""

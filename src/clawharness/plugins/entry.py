@@ -137,11 +137,26 @@ class PluginRegistrations:
     #: session bindings the host resets, deletes and rewinds with their sessions, with
     #: the plugin that registered each
     session_bindings: list[tuple[str, SessionBindings[Any]]] = field(default_factory=list)
+    #: bumped whenever `providers` changes (`providers_changed`): what is worked out from
+    #: them (their routes, a selector's decisions) is kept until it moves
+    generation: int = field(default=0, compare=False)
+    _routes: tuple[int, dict[str, tuple[ProviderRoute, ...]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+
+    def providers_changed(self) -> None:
+        """Say `providers` changed (a registration added or rolled back)."""
+        self.generation += 1
 
     def provider_routes(self) -> dict[str, tuple[ProviderRoute, ...]]:
-        """Provider id -> declared routes (for `build_support_context`)."""
-        return {pid: tuple(r for reg in regs for r in reg.routes)
-                for pid, regs in self.providers.items()}
+        """Provider id -> declared routes (for `build_support_context`); worked out once
+        per `generation` (every turn asks), so the same mapping until then (read-only)."""
+        known = self._routes
+        if known is not None and known[0] == self.generation:
+            return known[1]
+        routes = {pid: tuple(r for reg in regs for r in reg.routes)
+                  for pid, regs in self.providers.items()}
+        self._routes = (self.generation, routes)
+        return routes
 
     def provider_owner_plugin_ids(self, provider: str) -> tuple[str, ...]:
         """Plugins registering `provider` (one: owned, several: ambiguous, none: unowned)."""
@@ -290,6 +305,7 @@ class PluginApi:
             routes = (ProviderRoute(api=api, base_url=base_url, runtime_policy=policy),)
         registration = ProviderRegistration(pid, self.id, label, tuple(routes), tuple(models))
         self._registrations.providers.setdefault(pid, []).append(registration)
+        self._registrations.providers_changed()
         return registration
 
     def on_agent_end(self, handler: Callable[..., Any]) -> None:

@@ -385,6 +385,7 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
                 result.registrations.providers[pid] = kept
             else:
                 del result.registrations.providers[pid]
+        result.registrations.providers_changed()
         result.registrations.middlewares[:] = [
             m for m in result.registrations.middlewares if m.owner_plugin_id != entry.id
         ]

@@ -33,7 +33,11 @@ from clawharness.redaction.mask import mask_token
 
 if TYPE_CHECKING:
     from clawharness.redaction.env import is_secret_variable
-    from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
+    from clawharness.redaction.known import (
+        known_generation,
+        register_known_secrets,
+        unregister_known_secrets,
+    )
     from clawharness.redaction.outbound import (
         redact_secrets,
         redact_secrets_in,
@@ -46,6 +50,7 @@ __all__ = [
     "is_secret_key_path",
     "is_secret_variable",
     "is_sensitive_field_key",
+    "known_generation",
     "mask_token",
     "redact_config_text",
     "redact_model_visible_secrets",
@@ -63,6 +68,7 @@ __all__ = [
 
 __getattr__, __dir__ = lazy_face(__name__, {
     "is_secret_variable": "clawharness.redaction.env",
+    "known_generation": "clawharness.redaction.known",
     "redact_secrets": "clawharness.redaction.outbound",
     "redact_secrets_in": "clawharness.redaction.outbound",
     "redact_tool_result": "clawharness.redaction.outbound",

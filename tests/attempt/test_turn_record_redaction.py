@@ -1,0 +1,68 @@
+"""A turn record is stored redacted as if every part of it were walked each time: the
+parts kept between turns (a kept decision's candidates, the turn's own session id) read
+the same, a secret in them is still masked, and a value made known since is masked too."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from clawharness.attempt.inspector import _IDENTITY, _redacted
+from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
+from clawharness.redaction.outbound import redact_secrets_in
+
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def walked(record: dict[str, Any]) -> dict[str, Any]:
+    """The record redacted the plain way: every non-identity part walked."""
+    rest = redact_secrets_in({k: v for k, v in record.items() if k not in _IDENTITY})
+    return {**{k: v for k, v in record.items() if k in _IDENTITY}, **rest}
+
+
+def record(candidates: list[dict[str, Any]], *, session_id: str,
+           used: str) -> dict[str, Any]:
+    return {
+        "run_id": "r1", "session_key": "agent:main:a", "session_id": session_id,
+        "agent_id": "main", "terminal": "ok", "error": f"failed with {SECRET}",
+        "selections": [{"attempt": 0, "model": "bench/m", "selected_harness_id": "openclaw",
+                        "candidates": candidates}],
+        "native": {"harness_id": "openclaw", "attempt": 0, "session_id_used": used},
+        "timeline": [{"at_ms": 1.0, "kind": "tool.start", "data": {"tool": "read"}}],
+    }
+
+
+def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return json.dumps(a) == json.dumps(b)  # equal, and in the same order of keys
+
+
+def test_kept_parts_are_stored_as_a_full_walk_stores_them() -> None:
+    candidates = [{"id": "codex", "label": "Codex", "supported": False,
+                   "reason": f"token {SECRET} refused"},
+                  {"id": "acp", "label": "ACP", "supported": None, "reason": None}]
+    own = record(candidates, session_id="s-1", used="s-1")
+    first = _redacted(own)
+    assert same(first, walked(own))
+    assert SECRET not in json.dumps(first)
+    assert first["native"]["session_id_used"] == "s-1"
+    # the next turn of the same decision: the same list, the same answer
+    again = record(candidates, session_id="s-2", used="s-2")
+    assert same(_redacted(again), walked(again))
+    # a native session id that is not the turn's own is redacted like any string
+    foreign = record(candidates, session_id="s-3", used=f"native {SECRET}")
+    stored = _redacted(foreign)
+    assert same(stored, walked(foreign)) and SECRET not in json.dumps(stored)
+
+
+def test_a_value_made_known_since_is_masked_in_the_kept_candidates() -> None:
+    private = "hunter2-private-value-0042"
+    candidates = [{"id": "codex", "label": "Codex", "reason": f"saw {private}"}]
+    before = _redacted(record(candidates, session_id="s-1", used="s-1"))
+    assert private in json.dumps(before)  # not a secret shape, and not known yet
+    token = register_known_secrets([private])
+    try:
+        after = _redacted(record(candidates, session_id="s-1", used="s-1"))
+        assert private not in json.dumps(after)
+        assert same(after, walked(record(candidates, session_id="s-1", used="s-1")))
+    finally:
+        unregister_known_secrets(token)
