@@ -201,13 +201,14 @@ class TurnPromptContext:
         self.results: list[CompactionResult] = []
 
     def _pruned(self, context: Sequence[Message]) -> tuple[list[Raw], int]:
-        """The context pruned, and its tokens; remembered for the same list at the same
-        length (the loop asks `wants_compaction`, then `shape`, of one context)."""
+        """The context pruned, and its tokens (0, uncounted, with no budget to weigh them
+        against); remembered for the same list at the same length (the loop asks
+        `wants_compaction`, then `shape`, of one context)."""
         last = self._last
         if last is not None and last[0] is context and last[1] == len(context):
             return last[2], last[3]
         pruned = prune_tool_results(_raw(context), self._rules)
-        total = self._counter.messages(pruned)
+        total = 0 if self._budget is None else self._counter.messages(pruned)
         self._last = (context, len(context), pruned, total)
         return pruned, total
 
