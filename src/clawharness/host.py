@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.lifecycle import SessionLifecycle
     from clawharness.subagents import SubagentManager
     from clawharness.tools.agent_tools import AgentTools
+    from clawharness.tools.sandbox import SandboxService
 
 __all__ = ["Host", "TurnResult"]
 
@@ -143,14 +144,19 @@ class Host(PortableSessionsMixin, HostReportsMixin):
 
     @cached_property
     def agent_tools(self) -> AgentTools:
-        """The agents' tool policy and host tools; its sandbox is where exec runs
-        (agents.*.sandbox), and never shows the store or the config file."""
+        """The agents' tool policy and host tools, over the host's `sandbox`."""
         from clawharness.tools.agent_tools import AgentTools
+
+        return AgentTools(self.config, self.sandbox)
+
+    @cached_property
+    def sandbox(self) -> SandboxService:
+        """Where exec runs (agents.*.sandbox), never showing the store or the config
+        file; what `status` reads of the tools (it imports no tool policy)."""
         from clawharness.tools.sandbox import SandboxService
 
-        return AgentTools(self.config, SandboxService(
-            self.config, state_dir=self.state_dir, store_url=self._store_url,
-            config_path=self.loaded.path))
+        return SandboxService(self.config, state_dir=self.state_dir,
+                              store_url=self._store_url, config_path=self.loaded.path)
 
     @cached_property
     def agent_setup(self) -> AgentSetup:

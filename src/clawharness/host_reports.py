@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from clawharness.models.catalog import ModelCatalog
     from clawharness.plugins.runtime import PluginRuntime
     from clawharness.store import Store
-    from clawharness.tools.agent_tools import AgentTools
-    from clawharness.tools.sandbox import SandboxExplanation
+    from clawharness.tools.sandbox import SandboxExplanation, SandboxService
 
 __all__ = ["HostReportsMixin"]
 
@@ -39,7 +38,7 @@ class _HostParts(Protocol):
     @property
     def plugins(self) -> PluginRuntime: ...
     @property
-    def agent_tools(self) -> AgentTools: ...
+    def sandbox(self) -> SandboxService: ...
     @property
     def store(self) -> Store: ...
     def session_key(self, key: str | None) -> str: ...
@@ -98,7 +97,7 @@ class HostReportsMixin:
                           for p in unknown_provider_problems(self.config, plugin_providers))
         # where exec runs: said when no sandbox works here (or a required one cannot run)
         sandbox = tuple(await asyncio.to_thread(
-            status_lines, self.agent_tools.sandbox, agents or list(known_agent_ids(self.config))))
+            status_lines, self.sandbox, agents or list(known_agent_ids(self.config))))
         return StatusReport(report.agents, report.sessions, report.harnesses,
                             report.warnings + problems + sandbox + self._config_warnings())
 
@@ -121,7 +120,7 @@ class HostReportsMixin:
         require_known_agent(self.config, agent_id, session_key=key if session_key else None)
         from clawharness.tools.sandbox import explain_sandbox
 
-        return await asyncio.to_thread(explain_sandbox, self.agent_tools.sandbox, agent_id, key)
+        return await asyncio.to_thread(explain_sandbox, self.sandbox, agent_id, key)
 
     async def model_catalog(self: _HostParts, agent_id: str | None = None) -> ModelCatalog:
         """The configured models as `agent_id` (else the default agent) sees them, each

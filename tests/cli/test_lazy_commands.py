@@ -208,3 +208,16 @@ def test_a_finished_command_leaves_its_objects_to_the_process_end(tmp_path: Path
                          env=env, check=True, timeout=120)
     assert out.stdout.splitlines()[0] == "[]"
     assert int(out.stdout.splitlines()[-1]) > 10_000
+
+
+#: what `status` must not import: the bundled harnesses are registered from their facts
+#: (`clawharness.plugins.deferred`) and imported when one is asked to run or to support
+#: a route; status reads the agents' sandbox, not their tool policy
+STATUS_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
+                "clawharness.plugin_sdk._cli_backend", "clawharness.tools.agent_tools",
+                "clawharness.tools.policy")
+
+
+def test_status_imports_no_bundled_harness_and_no_tool_policy(tmp_path: Path) -> None:
+    modules = _imported_by_command(tmp_path, ["status"])
+    assert _under(modules, STATUS_SKIPS) == []

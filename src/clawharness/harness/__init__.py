@@ -71,7 +71,7 @@ if TYPE_CHECKING:
         build_status,
         runtime_for_ref,
     )
-    from clawharness.harness.support import ProviderRoute
+    from clawharness.harness.support import ProviderRoute, auto_selection_provider_ids
     from clawharness.harness.tool_loops import TOOL_LOOP, ToolLoop, ToolLoopGuard, ToolLoopLimits
     from clawharness.harness.tool_spec import (
         CallerToolResult,
@@ -205,6 +205,7 @@ __all__ = [
     "UserInputPromptOptions",
     "UserInputQuestion",
     "acp_mcp_servers",
+    "auto_selection_provider_ids",
     "build_agent_harness_user_input_answers",
     "build_status",
     "caller_tool",
@@ -315,6 +316,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "build_status": "clawharness.harness.status",
     "caller_tool": "clawharness.harness.tool_spec",
     "check_tool_names": "clawharness.harness.capabilities",
+    "auto_selection_provider_ids": "clawharness.harness.support",
     "claude_mcp_config": "clawharness.harness.mcp_servers",
     "codex_mcp_servers": "clawharness.harness.mcp_servers",
     "coerce_support_result": "clawharness.harness.selection",

@@ -35,6 +35,7 @@ __all__ = [
     "ProviderRoute",
     "authored_override_presence",
     "auto_selection_hint",
+    "auto_selection_provider_ids",
     "build_support_context",
     "classify_openai_route",
     "coerce_support_result",
@@ -396,7 +397,8 @@ def probe_support(harness: AgentHarness, ctx: SupportContext) -> SupportResult:
         return Unsupported(reason=f"supports() raised {type(exc).__name__}: {exc}")
 
 
-def _provider_ids_of(harness: AgentHarness) -> Sequence[str] | None:
+def auto_selection_provider_ids(harness: AgentHarness) -> Sequence[str] | None:
+    """The harness's `auto_selection` providerIds (None when it declares none)."""
     auto = getattr(harness, "auto_selection", None)
     if auto is None:
         return None
@@ -414,7 +416,7 @@ def auto_selection_hint(harness: AgentHarness, provider: str) -> Unsupported | N
     Absent list: probe dynamically. Empty list: explicit-only. Otherwise the provider
     must be listed.
     """
-    ids = _provider_ids_of(harness)
+    ids = auto_selection_provider_ids(harness)
     if ids is None:
         return None
     wanted = provider.strip().lower()

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from clawharness._json import JsonObject, JsonValue
 from clawharness.errors import PluginError
@@ -21,14 +21,13 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_runtime_id
 from clawharness.harness.support import ProviderRoute
 from clawharness.harness.types import AgentHarness, RuntimePolicyFact
-from clawharness.sessions.bindings.session_bindings import (
-    JsonRecordCodec,
-    NativeSessionRecord,
-    SessionBindings,
-    native_session_bindings,
-)
-from clawharness.store import Store
 from clawharness.tools.middleware import ToolResultMiddlewareRegistration
+
+# the session bindings are imported by the plugin that asks for them (`session_bindings`):
+# a host whose plugins are registered from their facts (`plugins.deferred`) needs none
+if TYPE_CHECKING:
+    from clawharness.sessions.bindings.session_bindings import SessionBindings
+    from clawharness.store import Store
 
 __all__ = [
     "PluginApi",
@@ -246,6 +245,13 @@ class PluginApi:
         the CLI and ACP harnesses keep). `validate` checks each record (raise ValueError
         to refuse it); `version` is the record format's version.
         """
+        from clawharness.sessions.bindings.session_bindings import (
+            JsonRecordCodec,
+            NativeSessionRecord,
+            SessionBindings,
+            native_session_bindings,
+        )
+
         bindings: SessionBindings[JsonObject]
         if native_session:
             if validate is not None:
@@ -263,6 +269,8 @@ class PluginApi:
     def register_session_bindings(self, bindings: SessionBindings[T]) -> SessionBindings[T]:
         """Hand bindings made elsewhere to the host, which then resets, deletes and
         rewinds them with their sessions. One namespace belongs to one registration."""
+        from clawharness.sessions.bindings.session_bindings import SessionBindings
+
         if not isinstance(bindings, SessionBindings):
             raise PluginError(f'plugin "{self._id}": register_session_bindings takes the '
                               f"SessionBindings of a harness, got {type(bindings).__name__}")

@@ -3,13 +3,15 @@ bound per runtime, and the agent_end side effects."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
 from clawharness.harness.types import TransformToolResult
 from clawharness.plugins.entry import PluginRegistrations
-from clawharness.records.agent_end import AgentEnd
-from clawharness.tools.middleware import apply_tool_result_middleware
+
+# the middleware runner and the agent_end side effects are imported when a plugin
+# registered one (a host that runs no turn, as `status`, imports neither)
+if TYPE_CHECKING:
+    from clawharness.records.agent_end import AgentEnd
 
 __all__ = ["PluginHooks"]
 
@@ -28,6 +30,7 @@ class PluginHooks:
         if not registrations:
             return None
         declared = self.middleware_runtimes()
+        from clawharness.tools.middleware import apply_tool_result_middleware
 
         async def transform(tool: str, call_id: str, args: dict[str, Any],
                             result: dict[str, Any], is_error: bool) -> dict[str, Any]:
@@ -50,4 +53,9 @@ class PluginHooks:
         """Start the agent_end side effects (never awaited by the reply path)."""
         hooks = self.registrations.agent_end_hooks
         if hooks:
+            from clawharness.attempt.side_effects import (
+                AgentEndHooks,
+                run_agent_end_side_effects,
+            )
+
             run_agent_end_side_effects(payload, AgentEndHooks(agent_end=tuple(hooks)))

@@ -38,6 +38,7 @@ from typing import Literal
 from clawharness.config.schema import ClawConfig, PluginsConfig
 from clawharness.errors import PluginApiFloorError, PluginError
 from clawharness.harness.registry import HarnessRegistry
+from clawharness.plugins.deferred import BUNDLED_FACTS, DeferredPlugin, PluginFacts
 from clawharness.plugins.entry import PluginApi, PluginEntry, PluginRegistrations
 from clawharness.store import Store
 
@@ -70,7 +71,9 @@ BUNDLED_PLUGINS: tuple[str, ...] = (
 
 #: what a bundled plugin's entry says of itself, known without importing it: (its id,
 #: on by default). One off by default (Codex) is then not imported at all unless the
-#: config enables it; an entry that disagrees with this table fails to load.
+#: config enables it; an entry that disagrees with this table fails to load. One that
+#: `BUNDLED_FACTS` also describes is registered from those facts and imported at its
+#: first use (`clawharness.plugins.deferred`).
 BUNDLED_ENTRIES: Mapping[str, tuple[str, bool]] = {
     "clawharness.harnesses.codex.plugin:entry": ("codex", False),
     "clawharness.harnesses.cli.plugin:entry": ("claude-cli", True),
@@ -333,8 +336,14 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
             result.skipped.append(PluginProblem(source.target, source.declared_id, "skipped",
                                                 reason or "disabled"))
             return
-    check_api_floor(source.declared_id or source.target, read_static_plugin_api(source.target),
-                    host_api_version)
+    static_api = read_static_plugin_api(source.target)
+    check_api_floor(source.declared_id or source.target, static_api, host_api_version)
+    facts = BUNDLED_FACTS.get(source.target) if known is not None else None
+    if known is not None and facts is not None:  # registered now, imported at first use
+        _defer(source.target, known, facts, static_api, config, result, base_state,
+               host_api_version, store)
+        seen.add(known[0])
+        return
     module_name, _, attr = source.target.partition(":")
     module = importlib.import_module(module_name.strip())
     entry = _resolve_entry(module, attr.strip() or None, source.target)
@@ -396,3 +405,27 @@ def _load_one(source: PluginSource, config: ClawConfig, result: PluginLoadResult
     seen.add(entry.id)
     result.loaded.append(LoadedPlugin(entry.id, entry.name, source.origin, source.target,
                                       entry.plugin_api, tuple(api.harness_ids)))
+
+
+def _defer(target: str, known: tuple[str, bool], facts: PluginFacts, static_api: str | None,
+           config: ClawConfig, result: PluginLoadResult, base_state: Path,
+           host_api_version: str, store: Store | None) -> None:
+    """Register a bundled plugin from its facts; `DeferredPlugin.load` imports it."""
+    plugin_id = known[0]
+
+    def check(entry_id: str, enabled_by_default: bool, plugin_api: str | None) -> None:
+        if (entry_id, enabled_by_default) != known:
+            raise PluginError(f"{target}: its entry (id {entry_id!r}, on by default: "
+                              f"{enabled_by_default}) is not what BUNDLED_ENTRIES says")
+        check_api_floor(entry_id, plugin_api, host_api_version)
+
+    entries = config.plugins.entries
+    deferred = DeferredPlugin(
+        target=target, plugin_id=plugin_id, facts=facts, registrations=result.registrations,
+        config=entries[plugin_id].config if plugin_id in entries else {},
+        state_dir=base_state / "plugins" / plugin_id, store=store, check=check,
+        rank=lambda owner: next((i for i, p in enumerate(result.loaded) if p.id == owner),
+                                len(result.loaded)))
+    deferred.declare(result.registry)
+    result.loaded.append(LoadedPlugin(plugin_id, facts.name, "bundled", target, static_api,
+                                      tuple(h.id for h in facts.harnesses)))

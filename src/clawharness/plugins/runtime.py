@@ -15,16 +15,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawharness.config.schema import ClawConfig
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import AgentHarness
+from clawharness.plugins.deferred import DeferredHarness
 from clawharness.plugins.entry import PluginRegistrations
 from clawharness.plugins.hooks import PluginHooks
 from clawharness.plugins.loader import PluginLoadResult, load_plugins
 from clawharness.plugins.selector import HarnessSelector
-from clawharness.sessions.lifecycle import SessionParticipant
 from clawharness.store import Store
+
+if TYPE_CHECKING:
+    from clawharness.sessions.lifecycle import SessionParticipant
 
 __all__ = ["PluginRuntime"]
 
@@ -82,7 +86,11 @@ class PluginRuntime:
         """Who takes part in a session hook (`reset`, `with_session_deletion`,
         `with_session_context_reset`): every harness that has it, then every set of
         session bindings a plugin registered (the host removes those with the session,
-        so a harness need not write the hook itself)."""
+        so a harness need not write the hook itself). A bundled plugin not imported yet
+        is imported now: its harness and bindings take part too."""
+        for registered in self.registry.list():
+            if isinstance(registered.harness, DeferredHarness):
+                registered.harness.materialize()
         found: list[SessionParticipant] = [
             h for h in self.harnesses() if callable(getattr(h, capability, None))]
         found.extend(bindings for _owner, bindings in self.registrations.session_bindings

@@ -74,6 +74,8 @@ class AcpHarness:
 
     id = HARNESS_ID
     label = "Agent Client Protocol"
+    #: auto mode asks `supports` only for provider acp, the one it serves
+    auto_selection: Mapping[str, tuple[str, ...]] = {"providerIds": ("acp",)}
 
     def __init__(self, *, state_dir: str | os.PathLike[str] | None = None,
                  config: Mapping[str, Any] | None = None, store: Store | None = None,

@@ -41,6 +41,10 @@ __all__ = ["CliBackendHarness"]
 class CliBackendHarness:
     """The harness for one described CLI agent."""
 
+    #: explicit-only (`supports` claims a route only when its runtime names this
+    #: harness): auto mode passes it over without asking
+    auto_selection: Mapping[str, tuple[str, ...]] = {"providerIds": ()}
+
     def __init__(self, spec: CliAgentSpec, *, state_dir: str | os.PathLike[str] | None = None,
                  config: Mapping[str, Any] | None = None, store: Store | None = None,
                  bindings: SessionBindings[NativeSessionRecord] | None = None) -> None:
