@@ -175,7 +175,15 @@ async def test_a_lost_race_to_create_the_session_writes_nothing_and_changes_noth
         await real_create(dataclasses.replace(record, session_id="theirs"))
         return await real_create(record)
 
+    real_with_entries = store.create_session_with_entries
+
+    async def someone_else_first_with_entries(record: Any, *args: Any, **kw: Any) -> Any:
+        # (a new session's row usually goes in with the transcript's first append)
+        await real_create(dataclasses.replace(record, session_id="theirs"))
+        return await real_with_entries(record, *args, **kw)
+
     monkeypatch.setattr(store, "create_session", someone_else_first)
+    monkeypatch.setattr(store, "create_session_with_entries", someone_else_first_with_entries)
     with pytest.raises(ConditionalWriteConflict):
         await host.run_turn("race", "write a file")
     monkeypatch.undo()

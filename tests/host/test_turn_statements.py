@@ -23,10 +23,10 @@ SCRIPT = {"responses": [
 ]}
 
 #: a turn on a new session, one tool call: the steering check, the lease taken, the
-#: session read and made, two appends, the steering inbox read, the lease given back and
+#: session read, its row made with the first append, the second append, the steering inbox read, the lease given back and
 #: the turn's spend settled (the inspector's records, written in batches behind the
 #: turns, are counted apart)
-NEW_SESSION_TURN_MAX = 28
+NEW_SESSION_TURN_MAX = 25
 
 
 @pytest.fixture
@@ -112,5 +112,9 @@ async def test_a_warm_turn_on_a_new_session_stays_within_its_statement_count(
     # every append is one transaction of one read, its rows and the session's touch
     assert not any(s.startswith("SELECT max(seq)") for s in seen)
     assert not any(s.startswith("SELECT token, fence FROM session_leases") for s in seen)
+    # the session row goes in with the transcript's first entry, in one transaction
+    for at in [i for i, s in enumerate(kept) if s.startswith("INSERT INTO sessions")]:
+        txn = kept[at:kept.index("COMMIT", at)]
+        assert any(s.startswith("INSERT INTO transcript_entries") for s in txn), txn
     roles = [[e.role for e in await host.history(f"s{i}")] for i in range(n)]
     assert roles == [["user", "assistant", "toolResult", "assistant"]] * n

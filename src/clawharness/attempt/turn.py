@@ -50,6 +50,7 @@ from clawharness.sessions.queue import (
     parse_queue_mode,
     resolve_queue_mode,
 )
+from clawharness.sessions.transcript import SessionCreation
 from clawharness.store import SessionRecord, Store
 
 __all__ = ["TurnContext", "TurnOptions", "TurnRunner"]
@@ -190,7 +191,7 @@ class TurnRunner:
         #: the new session row's write, in flight while the first attempt starts; the
         #: transcript waits for it before its first append (and so does any tool that
         #: may change state), so a lost creation race writes nothing
-        creating: asyncio.Future[SessionRecord] | None = None
+        creating: SessionCreation | None = None
         results_stored = False
         last = len(turn.candidates) - 1
         for index, ref in enumerate(turn.candidates):
@@ -225,7 +226,8 @@ class TurnRunner:
                     model_ref=str(ref), agent_harness_id=decision.selected_harness_id,
                     created_at=now, updated_at=now,
                 )
-                creating = asyncio.ensure_future(self._store.create_session(record))
+                # made with the transcript's first append (one write), or alone
+                creating = SessionCreation(self._store, record)
                 created = True
             try:
                 attempt = await self._attempts.run(turn, candidate, record,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any, Final
 
 from clawharness.observability.spans import store_append_span
@@ -27,11 +27,13 @@ from clawharness.store import (
     AppendOutcome,
     NewEntry,
     SessionLease,
+    SessionRecord,
+    SessionStore,
     TranscriptEntry,
     TranscriptStore,
 )
 
-__all__ = ["RUN_ID_META", "HistoryCache", "TranscriptMirror", "entry_run_id", "entry_to_message",
+__all__ = ["RUN_ID_META", "HistoryCache", "SessionCreation", "TranscriptMirror", "entry_run_id", "entry_to_message",
            "message_text"]
 
 #: the metadata key of a transcript entry naming the run that wrote it
@@ -68,6 +70,48 @@ def message_text(message: dict[str, Any]) -> str:
 def entry_to_message(entry: TranscriptEntry) -> dict[str, Any]:
     message = entry.content if isinstance(entry.content, dict) else {"role": entry.role, "content": entry.content}
     return message
+
+
+class SessionCreation:
+    """A new session's row, made with the first entries its transcript mirror appends
+    (one write: `SessionStore.create_session_with_entries`), or on its own when it is
+    awaited before the mirror wrote anything. Awaiting it gives the stored row, or raises
+    why it could not be made (ConditionalWriteConflict: the key exists)."""
+
+    def __init__(self, store: SessionStore, record: SessionRecord) -> None:
+        self._store = store
+        self.record = record
+        self._made: asyncio.Future[SessionRecord] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._made is not None
+
+    async def with_entries(self, entries: Sequence[NewEntry],
+                           fence: SessionLease | None) -> list[AppendOutcome]:
+        """Make the row and append `entries`; raises why the row was not made, or, once
+        it was, why the append was refused (awaiting this then gives the row)."""
+        assert self._made is None, "the session row was asked for already"
+        made = self._made = asyncio.get_running_loop().create_future()
+        try:
+            stored, outcomes = await self._store.create_session_with_entries(
+                self.record, entries, fence=fence)
+        except Exception as exc:
+            made.set_exception(exc)
+            made.exception()  # the turn sees it when it awaits this; no "never retrieved"
+            raise
+        except BaseException:
+            made.cancel()
+            raise
+        made.set_result(stored)
+        if isinstance(outcomes, Exception):
+            raise outcomes
+        return outcomes
+
+    def __await__(self) -> Generator[Any, None, SessionRecord]:
+        if self._made is None:
+            self._made = asyncio.ensure_future(self._store.create_session(self.record))
+        return self._made.__await__()
 
 
 class TranscriptMirror:
@@ -140,8 +184,17 @@ class TranscriptMirror:
 
     async def _write_queued(self) -> None:
         try:
-            if self._after is not None:
-                await self._after
+            after = self._after
+            if isinstance(after, SessionCreation) and not after.started and self._queued:
+                # a new session: its row goes in with the first batch, in one write
+                batch, self._queued = self._queued, []
+                started = time.perf_counter()
+                with store_append_span(self._session_id, len(batch)):
+                    outcomes = await after.with_entries(batch, self._fence)
+                current_telemetry().store_append.record(time.perf_counter() - started)
+                self.appended.extend(outcomes)
+            elif after is not None:
+                await after
             while self._queued and self._failure is None:
                 batch, self._queued = self._queued, []
                 started = time.perf_counter()

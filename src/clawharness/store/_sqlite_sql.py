@@ -233,14 +233,16 @@ def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) 
 
 def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str,
                 session_id: str, rows: Sequence[tuple[Any, str, str]],
-                fence: SessionLease | None) -> tuple[float, list[Any]]:
+                fence: SessionLease | None, *, now: float | None = None,
+                touch: bool = True) -> tuple[float, list[Any]]:
     """One `append_entries` request inside a write transaction: (the time stored, per
     row its new seq or the stored row its idempotency key already names). `seqs` caches
     each session's highest seq for the connection it is used with.
 
     A warm append is one read (the lease row and the newest seq together), one
     `executemany` of the rows, and the session's touch. A row whose idempotency key is
-    stored already (a retry) makes it take back what it inserted and go a row at a time."""
+    stored already (a retry) makes it take back what it inserted and go a row at a time.
+    `touch=False`: the caller set the session's `updated_at` itself (a row it just made)."""
     seq = seqs.get(session_id)
     if fence is None:
         if seq is None:
@@ -251,7 +253,8 @@ def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str
         seq = top or 0
     else:
         check_fence(conn, session_key, fence, "append")
-    now = time.time()
+    if now is None:
+        now = time.time()
     base = seq
     values = [(session_key, session_id, base + i, e.role, content, meta, e.idempotency_key,
                e.text, now) for i, (e, content, meta) in enumerate(rows, 1)]
@@ -275,7 +278,7 @@ def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str
                 continue
             marks.append(seq)
     seqs[session_id] = seq
-    if seq > base:
+    if touch and seq > base:
         conn.execute(TOUCH_SESSION, (now, session_key, session_id))
     return now, marks
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from clawharness.errors import StoreError
+from clawharness.errors import ClawHarnessError, ConditionalWriteConflict, StoreError
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
 from clawharness.store import turn_records
@@ -26,8 +27,10 @@ from clawharness.store.records import (
     AppendOutcome,
     NewEntry,
     SearchHit,
+    SessionRecord,
     TranscriptEntry,
     dump_json,
+    new_session_row,
 )
 from clawharness.store.search_query import parse_search_query
 from clawharness.store.turn_records import StoredTurnRecord
@@ -52,6 +55,23 @@ def entry_of(row: Sequence[Any], session_id: str) -> TranscriptEntry:
     )
 
 
+def _encoded(entries: Sequence[NewEntry]) -> list[tuple[NewEntry, str, str]]:
+    return [(e, dump_json(e.content, f"content of entry {i}"),
+             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"))
+            for i, e in enumerate(entries)]
+
+
+def _outcomes(session_key: str, session_id: str, rows: Sequence[tuple[NewEntry, str, str]],
+              now: float, marks: Sequence[Any]) -> list[AppendOutcome]:
+    return [
+        AppendOutcome(TranscriptEntry(
+            session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),
+            e.idempotency_key, e.text, now), True)
+        if isinstance(m, int) else AppendOutcome(entry_of(m, session_id), False)
+        for (e, _, _), m in zip(rows, marks, strict=True)
+    ]
+
+
 class TranscriptMethods:
     """The `Store` protocol's transcript, turn-record and search methods, for
     `SqliteStore`."""
@@ -67,6 +87,7 @@ class TranscriptMethods:
         async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
                          group: GroupFn | None = None, payload: Any = None) -> _T: ...
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def create_session(self, record: SessionRecord) -> SessionRecord: ...
         def _write_inline(self, fn: Callable[[sqlite3.Connection], _T], *,
                           rows: int = 1) -> tuple[bool, Any]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
@@ -80,12 +101,7 @@ class TranscriptMethods:
         """Append atomically, in order, `seq` increasing per physical session."""
         if not entries:
             return []
-        rows = [
-            (e, dump_json(e.content, f"content of entry {i}"),
-             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"))
-            for i, e in enumerate(entries)
-        ]
-
+        rows = _encoded(entries)
         writer = self._need_writer()
 
         def fn(conn: sqlite3.Connection) -> tuple[float, list[Any]]:
@@ -110,13 +126,56 @@ class TranscriptMethods:
         else:
             now, marks = await self._write(fn, group=self._append_group,
                                            payload=(session_key, session_id, rows, fence))
-        return [
-            AppendOutcome(TranscriptEntry(
-                session_key, session_id, m, e.role, e.content, dict(e.metadata or {}),
-                e.idempotency_key, e.text, now), True)
-            if isinstance(m, int) else AppendOutcome(entry_of(m, session_id), False)
-            for (e, _, _), m in zip(rows, marks, strict=True)
-        ]
+        return _outcomes(session_key, session_id, rows, now, marks)
+
+    async def create_session_with_entries(
+        self, record: SessionRecord, entries: Sequence[NewEntry], *,
+        fence: SessionLease | None = None,
+    ) -> tuple[SessionRecord, list[AppendOutcome] | Exception]:
+        """The new session's row and its first entries in one transaction: the row goes
+        in with `updated_at` already where the append's touch would put it, and the
+        append's lease check and newest-seq read are the one read it makes. An append
+        refused by its lease commits the row alone."""
+        try:
+            rows = _encoded(entries)
+        except StoreError as exc:
+            return await self.create_session(record), exc
+        if not rows:
+            return await self.create_session(record), []
+        stored, meta = new_session_row(record)
+        key, sid = record.key, stored.session_id
+        writer = self._need_writer()
+
+        def write(conn: sqlite3.Connection, seqs: dict[str, int]) -> Any:
+            now = time.time()
+            if conn.execute(q.INSERT_SESSION, (
+                    key, sid, stored.agent_id, stored.model_ref, stored.agent_harness_id,
+                    stored.created_at, max(stored.updated_at, now), meta)).rowcount == 0:
+                raise ConditionalWriteConflict(f"session {key!r} already exists")
+            try:
+                return q.append_rows(conn, seqs, key, sid, rows, fence, now=now, touch=False)
+            except ClawHarnessError as exc:  # refused before it wrote: the row stays,
+                conn.execute("UPDATE sessions SET updated_at = ? WHERE key = ?",  # untouched
+                             (stored.updated_at, key))
+                return exc
+
+        def in_writer(conn: sqlite3.Connection) -> Any:
+            result = write(conn, writer.seqs)
+            if not isinstance(result, Exception):
+                writer.unindexed += len(rows)
+            return result
+
+        done, result = self._write_inline(lambda conn: write(conn, {}), rows=len(rows) + 1)
+        if done:
+            if self._indexer is not None and not isinstance(result, Exception):
+                self._indexer.note_written(len(rows))
+            await asyncio.sleep(0)
+        else:
+            result = await self._write(in_writer)
+        if isinstance(result, Exception):
+            return stored, result
+        now, marks = result
+        return stored, _outcomes(key, sid, rows, now, marks)
 
     async def read_entries(
         self, session_id: str, *, last: int | None = None, after_seq: int | None = None

@@ -252,6 +252,19 @@ class PostgresStore(leases.SessionLeaseMethods, tool_outcomes.ToolOutcomeMethods
             raise ConditionalWriteConflict(f"session {record.key!r} already exists")
         return stored
 
+    async def create_session_with_entries(
+        self, record: SessionRecord, entries: Sequence[NewEntry], *,
+        fence: SessionLease | None = None,
+    ) -> tuple[SessionRecord, list[AppendOutcome] | Exception]:
+        """The two calls, one after the other: each is one statement here already (a
+        transaction around both would cost two round trips more)."""
+        stored = await self.create_session(record)
+        try:
+            return stored, await self.append_entries(record.key, stored.session_id, entries,
+                                                     fence=fence)
+        except Exception as exc:  # the row is made
+            return stored, exc
+
     async def get_session(self, key: str) -> SessionRecord | None:
         """The session row under `key`, or None."""
         row = await self._one("get_session", q.SELECT_SESSION + " WHERE key = %s", (key,))

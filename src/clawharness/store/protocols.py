@@ -75,6 +75,17 @@ class SessionStore(Protocol):
     async def create_session(self, record: SessionRecord) -> SessionRecord:
         """Insert a new session row; ConditionalWriteConflict if the key exists."""
 
+    async def create_session_with_entries(
+        self, record: SessionRecord, entries: Sequence[NewEntry], *,
+        fence: SessionLease | None = None,
+    ) -> tuple[SessionRecord, list[AppendOutcome] | Exception]:
+        """`create_session(record)`, then `append_entries(record.key, record.session_id,
+        entries, fence=fence)`, as one write where the store can (a new session's row
+        and the first entries of its transcript). Raises what `create_session` would
+        (ConditionalWriteConflict when the key exists), and then nothing is written;
+        once the row is made: (the row, the append's outcomes, or the error that refused
+        the append: its lease lost, content not JSON, the store failing)."""
+
     async def get_session(self, key: str) -> SessionRecord | None: ...
 
     async def list_sessions(

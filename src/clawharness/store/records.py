@@ -8,6 +8,7 @@ implementations apply to what they are given.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ __all__ = [
     "TranscriptEntry",
     "check_session_update",
     "dump_json",
+    "new_session_row",
     "stored_session_meta",
 ]
 
@@ -144,3 +146,13 @@ def stored_session_meta(stored: object) -> SessionMeta:
     """A row's meta column, decoded: typed (a value that is not a JSON object, which
     this code never writes, reads as no meta)."""
     return SessionMeta.from_stored(stored) if isinstance(stored, dict) else SessionMeta()
+
+
+def new_session_row(record: SessionRecord) -> tuple[SessionRecord, str]:
+    """A new session's row as `create_session` stores it (its times filled in, now when
+    unset) and its meta as JSON."""
+    created = record.created_at or time.time()
+    stored = SessionRecord(record.key, record.session_id, record.agent_id, record.model_ref,
+                           record.agent_harness_id, created, record.updated_at or created,
+                           record.meta)
+    return stored, dump_json(stored.meta.to_stored(), f"meta of session {record.key!r}")

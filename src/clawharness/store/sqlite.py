@@ -65,6 +65,7 @@ from clawharness.store.records import (
     SessionRecord,
     check_session_update,
     dump_json,
+    new_session_row,
     stored_session_meta,
 )
 
@@ -311,12 +312,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
     # sessions -----------------------------------------------------------------------
     async def create_session(self, record: SessionRecord) -> SessionRecord:
         """Insert a new session row; ConditionalWriteConflict if the key exists."""
-        now = time.time()
-        created = record.created_at or now
-        stored = SessionRecord(record.key, record.session_id, record.agent_id, record.model_ref,
-                               record.agent_harness_id, created, record.updated_at or created,
-                               record.meta)
-        meta = dump_json(stored.meta.to_stored(), f"meta of session {record.key!r}")
+        stored, meta = new_session_row(record)
 
         def fn(conn: sqlite3.Connection) -> SessionRecord:
             cur = conn.execute(q.INSERT_SESSION, (
