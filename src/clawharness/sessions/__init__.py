@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.transcript import (
         RUN_ID_META,
         HistoryCache,
+        SessionCreation,
         TranscriptMirror,
         entry_run_id,
         entry_to_message,
@@ -114,6 +115,7 @@ __all__ = [
     "RemovedBinding",
     "Rollback",
     "SessionBindings",
+    "SessionCreation",
     "SessionHookParams",
     "SessionLifecycle",
     "SessionParticipant",
@@ -181,6 +183,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "RemovedBinding": "clawharness.sessions.bindings.session_bindings",
     "Rollback": "clawharness.sessions.bindings.lifecycle",
     "SessionBindings": "clawharness.sessions.bindings.session_bindings",
+    "SessionCreation": "clawharness.sessions.transcript",
     "SessionHookParams": "clawharness.sessions.lifecycle",
     "SessionLifecycle": "clawharness.sessions.lifecycle",
     "SessionParticipant": "clawharness.sessions.lifecycle",
