@@ -135,13 +135,10 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
     if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
                     row).rowcount == 0:
         return False  # a retried turn settled twice: counted once
-    conn.executemany("INSERT INTO budget_counters (budget_key, spent_nano_usd, spent_tokens, "
-                     "spent_turns, spent_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (budget_key) "
-                     "DO UPDATE SET spent_nano_usd = spent_nano_usd + excluded.spent_nano_usd, "
-                     "spent_tokens = spent_tokens + excluded.spent_tokens, "
-                     "spent_turns = spent_turns + excluded.spent_turns, "
-                     "spent_ms = spent_ms + excluded.spent_ms",
-                     [(key, *spent.fields) for key in keys])
+    if keys:
+        fields = spent.fields
+        conn.execute(_spent_upsert(len(keys)),
+                     [v for key in keys for v in (key, *fields)])
     return True
 
 
@@ -157,6 +154,18 @@ def _spend_row(r: SpendRecord) -> tuple[Any, ...]:
     return (r.run_id, r.day, r.at, r.agent_id, r.session_key, r.caller, r.provider, r.model,
             r.runtime, r.terminal, r.input_tokens, r.output_tokens, r.cache_read_tokens,
             r.cache_write_tokens, r.reasoning_tokens, r.nano_usd, r.ms)
+
+
+@functools.lru_cache(maxsize=32)
+def _spent_upsert(n: int) -> str:
+    """Add what a turn spent to `n` budgets' counters, in one statement."""
+    rows = ", ".join(["(?, ?, ?, ?, ?)"] * n)
+    return ("INSERT INTO budget_counters (budget_key, spent_nano_usd, spent_tokens, "
+            f"spent_turns, spent_ms) VALUES {rows} ON CONFLICT (budget_key) "
+            "DO UPDATE SET spent_nano_usd = spent_nano_usd + excluded.spent_nano_usd, "
+            "spent_tokens = spent_tokens + excluded.spent_tokens, "
+            "spent_turns = spent_turns + excluded.spent_turns, "
+            "spent_ms = spent_ms + excluded.spent_ms")
 
 
 @functools.lru_cache(maxsize=32)
