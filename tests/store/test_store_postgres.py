@@ -242,3 +242,34 @@ async def test_a_schema_4_database_migrates_to_5_and_its_transcript_appends_on(
         await store.close()
     with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+
+
+async def test_a_schema_7_database_migrates_to_8_adding_the_childs_caller(
+        schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawharness.store import SubagentRecord
+    from clawharness.store import postgres as postgres_mod
+
+    monkeypatch.setattr(postgres_mod, "SCHEMA_VERSION", 7)
+    old = PostgresStore(PG_URL, schema=schema)
+    await old.open()
+    await old.close()
+    with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
+        conn.execute("INSERT INTO subagents (child_key, parent_key, run_id, agent_id, status, "
+                      "depth, task, context, created_at, heartbeat_at) VALUES "
+                      "('agent:main:subagent:old', 'agent:main:boss', 'r0', 'main', 'ok', 1, "
+                      "'t', 'fresh', 1.0, 1.0)")
+    monkeypatch.setattr(postgres_mod, "SCHEMA_VERSION", SCHEMA_VERSION)
+    store = PostgresStore(PG_URL, schema=schema)
+    await store.open()
+    try:
+        before = await store.get_subagent("agent:main:subagent:old")
+        assert before is not None and before.caller is None
+        await store.register_subagent(SubagentRecord(
+            child_key="agent:main:subagent:new", parent_key="agent:main:boss", run_id="r1",
+            agent_id="main", status="queued", depth=1, task="t", caller="alice"))
+        new = await store.get_subagent("agent:main:subagent:new")
+        assert new is not None and new.caller == "alice"
+    finally:
+        await store.close()
+    with psycopg.connect(PG_URL, options=f"-c search_path={schema}") as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(8,)]

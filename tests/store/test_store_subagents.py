@@ -76,3 +76,44 @@ async def test_a_heartbeat_touches_only_its_owners_active_rows(make_store) -> No
     assert by_key["agent:main:subagent:b"].heartbeat_at == pytest.approx(old)
     assert by_key["agent:main:subagent:b"].lost(time.time(), after=30)
     assert not by_key["agent:main:subagent:a"].lost(time.time(), after=30)
+
+
+async def test_a_childs_http_api_caller_is_kept_with_it(make_store) -> None:
+    store = await make_store()
+    base = _child("agent:main:subagent:c1")
+    called = _child("agent:main:subagent:c2")
+    called = SubagentRecord(**{**{f: getattr(called, f) for f in called.__slots__},
+                               "caller": "token:abc123"})
+    await store.register_subagent(base)
+    await store.register_subagent(called)
+    assert (await store.get_subagent(base.child_key)).caller is None
+    assert (await store.get_subagent(called.child_key)).caller == "token:abc123"
+
+
+async def test_a_version_7_sqlite_store_migrates_its_children_to_8_without_a_caller(
+        tmp_path) -> None:
+    import sqlite3
+
+    from clawharness.store.sqlite import SCHEMA_VERSION, SqliteStore
+
+    path = tmp_path / "v7.db"
+    store = SqliteStore(path)
+    await store.open()
+    await store.register_subagent(_child("agent:main:subagent:old"))
+    await store.close()
+    with sqlite3.connect(path) as conn:  # back to v7: the registry had no caller
+        conn.execute("ALTER TABLE subagents DROP COLUMN caller")
+        conn.execute("PRAGMA user_version = 7")
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        old = await store.get_subagent("agent:main:subagent:old")
+        assert old is not None and old.caller is None and old.task == "do it"
+        new = _child("agent:main:subagent:new")
+        await store.register_subagent(SubagentRecord(
+            **{**{f: getattr(new, f) for f in new.__slots__}, "caller": "alice"}))
+        assert (await store.get_subagent(new.child_key)).caller == "alice"
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8

@@ -16,6 +16,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.attempt.agent_setup import AgentSetup
+    from clawharness.attempt.budget_step import turn_caller
     from clawharness.attempt.caller_tools import pending_calls
     from clawharness.attempt.compaction_session import compact_native_session, compact_session
     from clawharness.attempt.delegation import DelegateRequest, StoredSession, check_delegate
@@ -95,6 +96,7 @@ __all__ = [
     "project_settled_turn_finalization_attempt_result",
     "run_agent_end_side_effects",
     "set_attempt_terminal_failure",
+    "turn_caller",
     "validate_attempt_result",
 ]
 
@@ -102,6 +104,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "HarnessChoice": "clawharness.attempt.services",
     "TurnHooks": "clawharness.attempt.services",
     "AgentSetup": "clawharness.attempt.agent_setup",
+    "turn_caller": "clawharness.attempt.budget_step",
     "AgentEndHooks": "clawharness.attempt.side_effects",
     "DelegateRequest": "clawharness.attempt.delegation",
     "EmptySettledTurnFinalizationError": "clawharness.attempt.finalize_result",

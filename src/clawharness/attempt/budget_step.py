@@ -24,6 +24,7 @@ held by token, turn and time budgets.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import math
 import time
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from clawharness.records.turn_result import TurnResult
     from clawharness.store import Store
 
-__all__ = ["EXTEND_TOOL", "SpendLedger", "TurnSpend", "priced_usage"]
+__all__ = ["EXTEND_TOOL", "SpendLedger", "TurnSpend", "priced_usage", "turn_caller"]
 
 log = logging.getLogger("clawharness.spend")
 
@@ -81,8 +82,17 @@ log = logging.getLogger("clawharness.spend")
 EXTEND_TOOL: Final = "budget.extend"
 #: a hold outlives the turn's own time limit by this much before it may be reclaimed
 _TTL_GRACE_SECONDS: Final = 60.0
+#: the HTTP API caller of the turn running in this context (`turn_caller`)
+_TURN_CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "clawharness_turn_caller", default=None)
 #: how many plans of budgets are kept (the rules are pure: recomputed when dropped)
 _PLANS_KEPT: Final = 1024
+
+
+def turn_caller() -> str | None:
+    """The HTTP API caller (`TurnOptions.caller`) of the turn whose task asks: a
+    sub-agent it spawns counts on that caller's budgets too (`SubagentRecord.caller`)."""
+    return _TURN_CALLER.get()
 
 
 def priced_usage(prices: PriceTable, provider: str, model: str,
@@ -197,6 +207,7 @@ class SpendLedger:
              approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        _TURN_CALLER.set(caller)  # the turn's tools (sessions_spawn) see it
         config = self._config.budgets
         if not config.configured:
             return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,

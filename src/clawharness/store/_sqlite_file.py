@@ -69,12 +69,24 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int,
             raise StoreError(f"{path}: a SQLite database that is not a clawharness store")
         for v in range(version + 1, target + 1):
             for stmt in migrations[v]:
-                conn.execute(stmt)
+                _apply(conn, stmt)
             conn.execute(f"PRAGMA user_version = {v}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _apply(conn: sqlite3.Connection, stmt: str) -> None:
+    """One migration statement. Like the tables' `IF NOT EXISTS`, an added column that is
+    there already is no error (SQLite has no `ADD COLUMN IF NOT EXISTS`): a file whose
+    version number went back (a test's older file made from a newer one) migrates on."""
+    try:
+        conn.execute(stmt)
+    except sqlite3.OperationalError as exc:
+        if not (stmt.startswith("ALTER TABLE") and " ADD COLUMN " in stmt
+                and "duplicate column name" in str(exc)):
+            raise
 
 
 def create_if_absent(path: Path, init: Callable[[sqlite3.Connection], None]) -> None:

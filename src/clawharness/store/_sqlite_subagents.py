@@ -16,7 +16,7 @@ from clawharness.store.subagents import (
     row_to_subagent,
 )
 
-__all__ = ["MIGRATION_V7", "SubagentMethods"]
+__all__ = ["MIGRATION_V7", "MIGRATION_V8", "SubagentMethods"]
 
 _T = TypeVar("_T")
 
@@ -44,6 +44,8 @@ MIGRATION_V7: tuple[str, ...] = (
     ) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS subagents_by_parent ON subagents (parent_key, created_at)",
 )
+#: v8: the HTTP API caller a child's turns count on (`SubagentRecord.caller`)
+MIGRATION_V8: tuple[str, ...] = ("ALTER TABLE subagents ADD COLUMN caller TEXT",)
 _GET = f"SELECT {SUBAGENT_COLUMNS} FROM subagents WHERE child_key = ?"
 
 

@@ -58,7 +58,7 @@ from clawharness.store.turn_records import StoredTurnRecord
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
 #: the PostgreSQL store's schema version that `open()` migrates to (SQLite counts its own)
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _T = TypeVar("_T")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
@@ -66,7 +66,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: leases.MIGRATION_V
                                            3: turn_records.POSTGRES_MIGRATION_V3,
                                            4: tool_outcomes.MIGRATION_V4, 5: q.MIGRATION_V5,
                                            6: budgets.MIGRATION_V6,
-                                           7: subagents.MIGRATION_V7}
+                                           7: subagents.MIGRATION_V7,
+                                           8: subagents.MIGRATION_V8}
 
 
 def _redact(url: str) -> str:

@@ -84,9 +84,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
                                            4: turn_records.SQLITE_MIGRATION_V4,
                                            5: tool_outcomes.MIGRATION_V5,
                                            6: budgets.MIGRATION_V6,
-                                           7: subagents.MIGRATION_V7}
+                                           7: subagents.MIGRATION_V7,
+                                           8: subagents.MIGRATION_V8}
 #: the SQLite file's schema version (the PostgreSQL store counts its own)
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _session(row: Sequence[Any]) -> SessionRecord:

@@ -3,7 +3,8 @@
 A row names the parent (the requester's session key), the child's session key and run
 id, what it was asked (task, label, context `fresh` or `fork`, runtime, model), its depth
 (1 for a child of a top-level session), its status and, once it ended, its result text
-or error. `owner` is the host instance running the child and `heartbeat_at` when that
+or error, and the HTTP API caller whose turn spawned it (or its parent), whose per-caller
+budgets its turns count on too. `owner` is the host instance running the child and `heartbeat_at` when that
 host last said it still runs it: a `running` row whose owner stopped beating is shown
 as lost (`SubagentRecord.lost`). A kill from anywhere (another process, the CLI) is a
 conditional write of status `killed`; the owner sees it at its next beat and aborts the
@@ -35,7 +36,7 @@ TERMINAL_STATUSES: Final[tuple[SubagentStatus, ...]] = ("ok", "error", "timeout"
 #: the row's columns, in `row_to_subagent`'s order
 SUBAGENT_COLUMNS: Final = ("child_key, parent_key, run_id, agent_id, status, depth, task, "
                            "label, context, runtime, model_ref, owner, created_at, "
-                           "heartbeat_at, ended_at, result, error, announced")
+                           "heartbeat_at, ended_at, result, error, announced, caller")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,9 @@ class SubagentRecord:
     error: str | None = None
     #: the parent was told of the ending
     announced: bool = False
+    #: the HTTP API caller of the turn that spawned it (`TurnOptions.caller`), inherited
+    #: from its parent's: its turns count on that caller's budgets (`budgets.perCaller`)
+    caller: str | None = None
 
     @property
     def active(self) -> bool:
@@ -77,7 +81,7 @@ class SubagentRecord:
         return (self.child_key, self.parent_key, self.run_id, self.agent_id, self.status,
                 self.depth, self.task, self.label, self.context, self.runtime,
                 self.model_ref, self.owner, self.created_at, self.heartbeat_at,
-                self.ended_at, self.result, self.error, self.announced)
+                self.ended_at, self.result, self.error, self.announced, self.caller)
 
 
 def row_to_subagent(row: Sequence[Any]) -> SubagentRecord:
@@ -88,4 +92,4 @@ def row_to_subagent(row: Sequence[Any]) -> SubagentRecord:
         label=row[7], context="fork" if row[8] == "fork" else "fresh", runtime=row[9],
         model_ref=row[10], owner=row[11], created_at=float(row[12]),
         heartbeat_at=float(row[13]), ended_at=None if row[14] is None else float(row[14]),
-        result=row[15], error=row[16], announced=bool(row[17]))
+        result=row[15], error=row[16], announced=bool(row[17]), caller=row[18])

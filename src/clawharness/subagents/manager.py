@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from clawharness._ids import new_id
-from clawharness.attempt import TurnOptions
+from clawharness.attempt import TurnOptions, turn_caller
 from clawharness.config import ClawConfig
 from clawharness.errors import ClawHarnessError, SubagentError, SubagentForbiddenError
 from clawharness.harness import ToolCallContext, ToolPolicyCheck, ToolSpec
@@ -118,7 +118,8 @@ class SubagentManager:
         async def execute(args: Any, ctx: ToolCallContext) -> dict[str, Any]:
             try:
                 request = parse_spawn_request(args)
-                record, applied = await self.spawn(ctx.session_key, request)
+                record, applied = await self.spawn(ctx.session_key, request,
+                                                   caller=turn_caller())
             except SubagentForbiddenError as exc:
                 return spawn_result("forbidden", error=str(exc))
             except ClawHarnessError as exc:
@@ -134,9 +135,11 @@ class SubagentManager:
 
     # spawning ----------------------------------------------------------------------
 
-    async def spawn(self, parent_key: str,
-                    request: SpawnRequest) -> tuple[SubagentRecord, bool]:
+    async def spawn(self, parent_key: str, request: SpawnRequest, *,
+                    caller: str | None = None) -> tuple[SubagentRecord, bool]:
         """Start a child of `parent_key`: its record, and whether a model was applied.
+        `caller`: the HTTP API caller of the parent's turn, whose budgets the child's
+        turns count on too (`budgets.perCaller`, `budgets.callers`).
         `SubagentForbiddenError` for a limit, `SubagentError` (or the route's error)
         for a spawn that cannot be made; nothing is left behind then."""
         if self._closing:
@@ -155,7 +158,7 @@ class SubagentManager:
             child_key=child_key, parent_key=parent_key, run_id=new_id(), agent_id=agent_id,
             status="queued", depth=depth + 1, task=request.task, label=request.label,
             context=request.context, runtime=harness or request.runtime, model_ref=ref,
-            owner=self.owner, created_at=now, heartbeat_at=now)
+            owner=self.owner, created_at=now, heartbeat_at=now, caller=caller)
         await self._make_session(parent, record, ref, harness)
         await store.register_subagent(record)
         self._start(record, request)
@@ -273,7 +276,8 @@ class SubagentManager:
                               timeout=float(seconds) if seconds else None,
                               tool_restriction=self._restriction(parent_agent,
                                                                  record.agent_id),
-                              budget_sessions=await self._ancestors(record))
+                              budget_sessions=await self._ancestors(record),
+                              caller=record.caller)
         try:
             result = await self._host.run_turn(record.child_key, record.task, options)
         except asyncio.CancelledError:
@@ -308,7 +312,8 @@ class SubagentManager:
             if await store.get_session(record.parent_key) is None:
                 return
             told = await self._host.run_turn(record.parent_key, announcement(record),
-                                             TurnOptions(busy_timeout=ANNOUNCE_WAIT_SECONDS))
+                                             TurnOptions(busy_timeout=ANNOUNCE_WAIT_SECONDS,
+                                                         caller=record.caller))
             if told.terminal != "ok":
                 log.warning("announcing sub-agent %s to %s: the parent's turn ended %s: %s",
                             record.child_key, record.parent_key, told.terminal, told.error)
