@@ -50,6 +50,7 @@ from clawharness.sessions.queue import (
     parse_queue_mode,
     resolve_queue_mode,
 )
+from clawharness.sessions.steering_inbox import Offer
 from clawharness.sessions.transcript import SessionCreation
 from clawharness.store import SessionRecord, Store
 
@@ -92,7 +93,15 @@ class TurnRunner:
 
         async def turn(text: str, steering: Steering) -> TurnResult:
             interrupting = None
-            if mode == "steer" and text == message:
+            if opts.steer_offer and text == message:
+                # offered to the turn that ran when it arrived (on a cluster): its answer
+                # if that turn took it, else it runs now
+                answered = await self._across.settle(
+                    Offer(session_key, opts.steer_offer, message),
+                    timeout=opts.busy_timeout, run_id=run_id)
+                if answered is not None:
+                    return answered
+            elif mode == "steer" and text == message:
                 # a turn another process runs on the session takes it, if it can
                 answered = await self._across.steer_elsewhere(
                     session_key, message, timeout=opts.busy_timeout, run_id=run_id)

@@ -82,6 +82,10 @@ class TurnOptions:
     take_steering: TakeSteering | None = None
     #: hand back steered messages the runtime refused (set by the session queue)
     return_steering: ReturnSteering | None = None
+    #: the steering inbox row that offered this message to the turn running when it
+    #: arrived (a cluster worker's turn, docs/steering.md "On a cluster"): settled first;
+    #: taken, the answer is that turn's reply and this message does not run
+    steer_offer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

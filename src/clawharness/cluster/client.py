@@ -184,7 +184,8 @@ class ClusterClient:
                 trace=trace_carrier(), approvals=opts.approvals is not None,
                 user_input=opts.user_input is not None,
                 partials=opts.on_partial_reply is not None,
-                abortable=opts.abort is not None, thinking=opts.thinking), opts)
+                abortable=opts.abort is not None, thinking=opts.thinking,
+                queue_mode=opts.queue_mode), opts)
             if span.is_recording():
                 span.set_attribute(TERMINAL, result.terminal)
                 if result.terminal not in ("ok", "aborted"):

@@ -13,6 +13,7 @@ the `cluster` extra): what needs them is imported when a front starts or asks.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from clawharness.errors import ClawHarnessError, ClientToolsUnsupportedError
 from clawharness.records import TurnResult
 from clawharness.sessions.agents import require_known_agent
 from clawharness.sessions.keys import parse_session_key
+from clawharness.sessions.queue import parse_queue_mode, resolve_queue_mode
 
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions
@@ -46,8 +48,8 @@ class ClusterTurnExecutor:
 
     async def run_turn(self, session_key: str, message: str,
                        options: TurnOptions) -> TurnResult:
-        require_known_agent(self._config, parse_session_key(session_key).agent_id,
-                            session_key=session_key)
+        agent_id = parse_session_key(session_key).agent_id
+        require_known_agent(self._config, agent_id, session_key=session_key)
         if options.workspace or options.tool_backends or options.tool_restriction:
             # a worker elsewhere cannot reach a front's editor, nor its directory
             raise ClawHarnessError(
@@ -57,7 +59,11 @@ class ClusterTurnExecutor:
             raise ClientToolsUnsupportedError(
                 "a caller's tools (an HTTP client's function tools) cannot run on the "
                 "cluster yet: serve the HTTP API from a host without cluster.url")
-        return await self.client.run_turn(session_key, message, options)
+        # the message's mode, the agent's, or the defaults': a `steer` is offered to the
+        # session's running turn by its workflow (docs/steering.md, "On a cluster")
+        mode = resolve_queue_mode(self._config, agent_id, parse_queue_mode(options.queue_mode))
+        return await self.client.run_turn(session_key, message,
+                                          replace(options, queue_mode=mode))
 
     async def close(self) -> None:
         await self.relay.close()

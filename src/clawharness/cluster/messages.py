@@ -12,12 +12,14 @@ __all__ = [
     "FAILURE_ACTIVITY",
     "LOCAL_TURN_ACTIVITY",
     "SPILL_REFUSED",
+    "STEER_OFFER_ACTIVITY",
     "SUBMIT_SIGNAL",
     "TURN_ACTIVITY",
     "WITHDRAWN_ACTIVITY",
     "WITHDRAW_SIGNAL",
     "LocalTurn",
     "SessionWorkflowInput",
+    "SteerOffer",
     "TurnFailure",
     "TurnRequest",
     "worker_queue",
@@ -38,6 +40,9 @@ FAILURE_ACTIVITY = "report_turn_failure"
 WITHDRAW_SIGNAL = "withdraw_turn"
 #: the activity that reports a withdrawn turn, `aborted`, to its waiting front
 WITHDRAWN_ACTIVITY = "report_turn_withdrawn"
+#: the local activity that offers a `steer` message to the turn its session runs now
+#: (the store's steering inbox), or withdraws that offer (docs/steering.md, "On a cluster")
+STEER_OFFER_ACTIVITY = "offer_steered_message"
 WORKFLOW_TYPE = "ClawharnessSession"
 
 
@@ -85,6 +90,22 @@ class TurnRequest:
     spilled: bool = False
     #: the message's thinking level (`TurnOptions.thinking`; docs/thinking.md)
     thinking: str | None = None
+    #: the message's queue mode as its front resolved it (`steer` may be offered to the
+    #: session's running turn; None from a front before the field: a followup)
+    queue_mode: str | None = None
+    #: the row of the store's steering inbox that offered this message to the turn that
+    #: ran when it arrived: its worker settles it first (taken: that turn's answer)
+    steer_offer: str = ""
+
+
+@dataclass
+class SteerOffer:
+    """Offer `message` to the running turn of `session_key` (no `key`), or withdraw
+    the offer `key`."""
+
+    session_key: str
+    message: str = ""
+    key: str = ""
 
 
 @dataclass

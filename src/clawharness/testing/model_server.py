@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
@@ -118,8 +119,18 @@ class ScriptedModelServer:
         self._player = ScriptPlayer(self.script)
         self._lock = threading.Lock()
         self._requests: list[LoggedRequest] = []
+        #: requests whose latest text matches wait here until their event is set
+        self._holds: list[tuple[re.Pattern[str], threading.Event]] = []
         self.app = self._build_app()
         self._serving = LoopbackApp(self.app, self.host, port, name="scripted model server")
+
+    def hold(self, pattern: str) -> threading.Event:
+        """From now on, a request whose latest text matches `pattern` (a regex) is
+        answered only once the returned event is set (by a test, from any thread)."""
+        released = threading.Event()
+        with self._lock:
+            self._holds.append((re.compile(pattern), released))
+        return released
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -284,7 +295,14 @@ class ScriptedModelServer:
         body = await self._record(request)
         if not isinstance(body, dict):
             return _error_response(api, ScriptError(400, "request body must be a JSON object"))
-        item = self._player.choose(latest_text(api, body))
+        latest = latest_text(api, body)
+        if self._holds:
+            with self._lock:
+                holds = [event for pattern, event in self._holds if pattern.search(latest)]
+            for event in holds:
+                if not event.is_set():
+                    await asyncio.get_running_loop().run_in_executor(None, event.wait)
+        item = self._player.choose(latest)
         if item.delay_ms > 0:
             await asyncio.sleep(item.delay_ms / 1000)
         if item.error is not None:

@@ -27,6 +27,11 @@ A retried turn runs the same `turn_id` as its run id: the transcript's idempoten
 make its re-mirrored messages no-ops, the turn sees its transcript end with its own run
 and continues it (`resumedRun`), and the tool-outcome ledger replays or refuses its
 tool calls (see `clawharness.tools.outcomes`).
+
+A `steer` message for a session whose turn runs is offered to that turn in the store's
+steering inbox (`offer_steered`, a local activity the workflow starts when the message
+arrives); the message's own turn settles the offer first (`TurnOptions.steer_offer`):
+taken, its answer is the running turn's reply; else it runs as the next turn.
 """
 
 from __future__ import annotations
@@ -45,9 +50,11 @@ from clawharness.cluster.messages import (
     FAILURE_ACTIVITY,
     LOCAL_TURN_ACTIVITY,
     SPILL_REFUSED,
+    STEER_OFFER_ACTIVITY,
     TURN_ACTIVITY,
     WITHDRAWN_ACTIVITY,
     LocalTurn,
+    SteerOffer,
     TurnFailure,
     TurnRequest,
     worker_queue,
@@ -56,6 +63,7 @@ from clawharness.cluster.questions import RelayedApprovals, RelayedUserInput
 from clawharness.cluster.results import failed_result, result_to_wire, withdrawn_result
 from clawharness.errors import ClawHarnessError, SessionBusyError
 from clawharness.records.turn_result import ClusterPlacement
+from clawharness.sessions import Offer, SteeringInbox
 from clawharness.worker.newest import NewestOnly
 from clawharness.worker.slots import RoomAnnouncer, RoomBoard, TurnSlots
 
@@ -225,6 +233,7 @@ class TurnActivities:
                               on_partial_reply=partials if request.partials else None,
                               durable_tools=True,
                               resumes_run=attempt > 1 or request.resumed, abort=abort,
+                              steer_offer=request.steer_offer or None,
                               trace_context=request.trace or None,
                               approvals=(RelayedApprovals(self._relay, request.turn_id)
                                          if request.approvals else None),
@@ -262,8 +271,22 @@ class TurnActivities:
 
     @activity.defn(name=WITHDRAWN_ACTIVITY)
     async def report_withdrawn(self, request: TurnRequest) -> None:
+        if request.steer_offer:  # no turn may take the message of a caller gone
+            await SteeringInbox(self._host.store).withdraw(
+                Offer(request.session_key, request.steer_offer, request.message))
         result = withdrawn_result(request.session_key, request.turn_id)
         await self._relay.append(request.turn_id, "result", result_to_wire(result))
 
+    @activity.defn(name=STEER_OFFER_ACTIVITY)
+    async def offer_steered(self, asked: SteerOffer) -> str:
+        """Offer a steer message to the session's running turn (its row's key), or
+        withdraw the offer `asked.key` (a message withdrawn while it was offered)."""
+        inbox = SteeringInbox(self._host.store)
+        if asked.key:
+            await inbox.withdraw(Offer(asked.session_key, asked.key, asked.message))
+            return ""
+        return (await inbox.offer(asked.session_key, asked.message)).key
+
     def all(self) -> list[Any]:
-        return [self.run_turn_here, self.run_turn, self.report_failure, self.report_withdrawn]
+        return [self.run_turn_here, self.run_turn, self.report_failure, self.report_withdrawn,
+                self.offer_steered]

@@ -18,6 +18,7 @@ Deterministic code only: this module runs in Temporal's workflow sandbox.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from datetime import timedelta
 
@@ -31,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         FAILURE_ACTIVITY,
         LOCAL_TURN_ACTIVITY,
         SPILL_REFUSED,
+        STEER_OFFER_ACTIVITY,
         SUBMIT_SIGNAL,
         TURN_ACTIVITY,
         WITHDRAW_SIGNAL,
@@ -38,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
         LocalTurn,
         SessionWorkflowInput,
+        SteerOffer,
         TurnFailure,
         TurnRequest,
     )
@@ -53,6 +56,9 @@ TURN_ATTEMPTS = 5
 SPILL_ATTEMPTS = 3
 #: workflows that scheduled turns before local turns existed replay without them
 LOCAL_TURNS_PATCH = "turns-run-where-scheduled"
+#: workflows that queued every message before steering existed replay without offers
+STEER_PATCH = "steer-into-running-turn"
+_OFFER_RETRIES = RetryPolicy(maximum_interval=timedelta(seconds=2), maximum_attempts=3)
 
 
 @workflow.defn(name=WORKFLOW_TYPE, sandboxed=True)
@@ -68,6 +74,10 @@ class SessionWorkflow:
         self._busy = False
         self._idle = False
         self._clock: asyncio.Task[None] | None = None
+        #: `steer` messages whose offer to the running turn is being made: each waits
+        #: in its place in the queue until its offer is made (or failed)
+        self._offering: set[str] = set()
+        self._offers: set[asyncio.Task[None]] = set()
 
     @workflow.signal(name=SUBMIT_SIGNAL)
     def submit(self, request: TurnRequest) -> None:
@@ -75,6 +85,38 @@ class SessionWorkflow:
         if request.turn_id not in self._accepted:
             self._accepted.add(request.turn_id)
             self._pending.append(request)
+            if (request.queue_mode == "steer" and self._busy and len(self._pending) == 1
+                    and workflow.patched(STEER_PATCH)):
+                # a steer for the running turn, with nothing waiting ahead of it: offered
+                # in the store, where the turn takes it at its next tool boundary
+                self._offering.add(request.turn_id)
+                task = asyncio.create_task(self._offer(request))
+                self._offers.add(task)
+                task.add_done_callback(self._offers.discard)
+
+    async def _offer(self, request: TurnRequest) -> None:
+        """Offer the steer message; its turn (still queued here) then settles the offer
+        first: taken by the running turn, it answers with that turn's reply."""
+        key = ""
+        try:
+            key = await workflow.execute_local_activity(
+                STEER_OFFER_ACTIVITY, SteerOffer(request.session_key, request.message),
+                result_type=str, start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=_OFFER_RETRIES)
+        except ActivityError:
+            pass  # not offered: it runs as the next turn
+        finally:
+            self._offering.discard(request.turn_id)
+        for index, queued in enumerate(self._pending):
+            if queued.turn_id == request.turn_id:
+                self._pending[index] = dataclasses.replace(queued, steer_offer=key)
+                return
+        if key:  # withdrawn while it was being offered: no turn may take it now
+            with contextlib.suppress(ActivityError):
+                await workflow.execute_local_activity(
+                    STEER_OFFER_ACTIVITY, SteerOffer(request.session_key, key=key),
+                    result_type=str, start_to_close_timeout=timedelta(seconds=30),
+                    retry_policy=_OFFER_RETRIES)
 
     @workflow.signal(name=WITHDRAW_SIGNAL)
     async def withdraw(self, turn_id: str) -> None:
@@ -116,6 +158,12 @@ class SessionWorkflow:
                 except TimeoutError:
                     if not self._pending:
                         return turns_run
+            if self._offering:
+                # the next message's offer is being made: it runs (or settles) after
+                await workflow.wait_condition(
+                    lambda: not self._pending or self._pending[0].turn_id not in self._offering)
+                if not self._pending:
+                    continue
             request = self._pending.pop(0)
             if self._idle:  # a turn came as the clock ran out: the workflow lives on
                 self._idle = False
@@ -130,7 +178,8 @@ class SessionWorkflow:
             ran_here += 1
             if (ran_here >= start.turns_per_run
                     or workflow.info().is_continue_as_new_suggested()):
-                await workflow.wait_condition(workflow.all_handlers_finished)
+                await workflow.wait_condition(
+                    lambda: workflow.all_handlers_finished() and not self._offering)
                 workflow.continue_as_new(dataclasses.replace(
                     start, pending=list(self._pending), turns_run=turns_run,
                     bound_queue=self._bound))
