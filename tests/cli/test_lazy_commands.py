@@ -216,8 +216,21 @@ def test_a_finished_command_leaves_its_objects_to_the_process_end(tmp_path: Path
 STATUS_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
                 "clawharness.plugin_sdk._cli_backend", "clawharness.tools.agent_tools",
                 "clawharness.tools.policy")
+#: what a plugin that keeps session bindings (the example echo harness, installed in the
+#: dev environment) brings: the bindings, not the generation, initialization and
+#: recovery machinery beside them in `sessions.bindings`
+BINDINGS_ONLY_SKIPS = tuple(f"clawharness.sessions.bindings.{m}" for m in (
+    "generations", "initialization", "recovery", "user_turn", "bootstrap"))
 
 
 def test_status_imports_no_bundled_harness_and_no_tool_policy(tmp_path: Path) -> None:
     modules = _imported_by_command(tmp_path, ["status"])
     assert _under(modules, STATUS_SKIPS) == []
+
+
+def test_a_plugin_with_session_bindings_imports_the_bindings_alone(tmp_path: Path) -> None:
+    modules = _imported_by_command(tmp_path, ["status"])
+    if "echo_harness" not in modules:
+        pytest.skip("the example plugin (examples/echo-harness) is not installed")
+    assert "clawharness.sessions.bindings.session_bindings" in modules
+    assert _under(modules, BINDINGS_ONLY_SKIPS) == []

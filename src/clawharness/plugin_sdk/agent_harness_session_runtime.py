@@ -48,43 +48,50 @@ The bindings library is the host's own; the SDK publishes these names as its con
 
 from __future__ import annotations
 
+import typing
+
+from clawharness import _faces
 from clawharness.errors import (
     NativeSessionFormatError,
     NativeSessionNotFoundError,
     NativeSessionUnsupportedError,
 )
-from clawharness.harness import (
-    AdoptRequest,
-    HandoffRequest,
-    NativeAdoption,
-    NativeEntry,
-    NativeHandoff,
-    read_session_lines,
-)
-from clawharness.sessions.bindings.bootstrap import transcript_context
-from clawharness.sessions.bindings.errors import InvalidRecordError
-from clawharness.sessions.bindings.leases import LeaseTimings
-from clawharness.sessions.bindings.lifecycle import (
-    BindingOperationParams,
-    NativeSessionBindingLifecycle,
-    create_native_session_binding_lifecycle,
-)
-from clawharness.sessions.bindings.namespace import DictRecordCodec
-from clawharness.sessions.bindings.recovery import (
-    NativeSessionGone,
-    NativeSessionRecovery,
-    native_session_recovery,
-)
-from clawharness.sessions.bindings.session_bindings import (
-    BoundSession,
-    JsonRecordCodec,
-    NativeSessionRecord,
-    RemovedBinding,
-    SessionBindings,
-    native_session_bindings,
-)
-from clawharness.sessions.bindings.state_dir import resolve_state_dir
-from clawharness.sessions.lifecycle import SessionHookParams
+
+# each name loads its module when first asked for (a plugin that keeps bindings imports
+# them, not the generations, recovery and initialization machinery beside them)
+if typing.TYPE_CHECKING:
+    from clawharness.harness import (
+        AdoptRequest,
+        HandoffRequest,
+        NativeAdoption,
+        NativeEntry,
+        NativeHandoff,
+        read_session_lines,
+    )
+    from clawharness.sessions.bindings.bootstrap import transcript_context
+    from clawharness.sessions.bindings.errors import InvalidRecordError
+    from clawharness.sessions.bindings.leases import LeaseTimings
+    from clawharness.sessions.bindings.lifecycle import (
+        BindingOperationParams,
+        NativeSessionBindingLifecycle,
+        create_native_session_binding_lifecycle,
+    )
+    from clawharness.sessions.bindings.namespace import DictRecordCodec
+    from clawharness.sessions.bindings.recovery import (
+        NativeSessionGone,
+        NativeSessionRecovery,
+        native_session_recovery,
+    )
+    from clawharness.sessions.bindings.session_bindings import (
+        BoundSession,
+        JsonRecordCodec,
+        NativeSessionRecord,
+        RemovedBinding,
+        SessionBindings,
+        native_session_bindings,
+    )
+    from clawharness.sessions.bindings.state_dir import resolve_state_dir
+    from clawharness.sessions.lifecycle import SessionHookParams
 from clawharness.store import Store
 
 __all__ = [
@@ -117,3 +124,30 @@ __all__ = [
     "resolve_state_dir",
     "transcript_context",
 ]
+
+__getattr__, __dir__ = _faces.lazy_face(__name__, {
+    "AdoptRequest": "clawharness.harness",
+    "BindingOperationParams": "clawharness.sessions.bindings.lifecycle",
+    "BoundSession": "clawharness.sessions.bindings.session_bindings",
+    "DictRecordCodec": "clawharness.sessions.bindings.namespace",
+    "HandoffRequest": "clawharness.harness",
+    "InvalidRecordError": "clawharness.sessions.bindings.errors",
+    "JsonRecordCodec": "clawharness.sessions.bindings.session_bindings",
+    "LeaseTimings": "clawharness.sessions.bindings.leases",
+    "NativeAdoption": "clawharness.harness",
+    "NativeEntry": "clawharness.harness",
+    "NativeHandoff": "clawharness.harness",
+    "NativeSessionBindingLifecycle": "clawharness.sessions.bindings.lifecycle",
+    "NativeSessionGone": "clawharness.sessions.bindings.recovery",
+    "NativeSessionRecord": "clawharness.sessions.bindings.session_bindings",
+    "NativeSessionRecovery": "clawharness.sessions.bindings.recovery",
+    "RemovedBinding": "clawharness.sessions.bindings.session_bindings",
+    "SessionBindings": "clawharness.sessions.bindings.session_bindings",
+    "SessionHookParams": "clawharness.sessions.lifecycle",
+    "create_native_session_binding_lifecycle": "clawharness.sessions.bindings.lifecycle",
+    "native_session_bindings": "clawharness.sessions.bindings.session_bindings",
+    "native_session_recovery": "clawharness.sessions.bindings.recovery",
+    "read_session_lines": "clawharness.harness",
+    "resolve_state_dir": "clawharness.sessions.bindings.state_dir",
+    "transcript_context": "clawharness.sessions.bindings.bootstrap",
+})

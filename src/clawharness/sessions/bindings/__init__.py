@@ -11,112 +11,117 @@ user-turn persistence facts (`user_turn`). See docs/native-bindings.md.
 
 from __future__ import annotations
 
-from clawharness.sessions.bindings.bootstrap import (
-    DEFAULT_CONTEXT_CHARS,
-    transcript_context,
-)
-from clawharness.sessions.bindings.errors import (
-    AcquisitionRejectedError,
-    DeletionChangedError,
-    InitializationChangedError,
-    InvalidRecordError,
-    LeaseTimeoutError,
-    LostLeaseError,
-    MutationBlockedError,
-    RollbackChangedError,
-    UnsupportedRecordVersionError,
-    ValueTooLargeError,
-)
-from clawharness.sessions.bindings.fences import MutationFence
-from clawharness.sessions.bindings.generations import (
-    AdoptionResult,
-    GenerationOperations,
-    GenerationRecord,
-    GenerationRecordCodec,
-    HostGenerationAuthority,
-    ReclaimPlan,
-    ResolvedNativeSessionBinding,
-    RetirementResult,
-    SessionGenerationBindings,
-    SessionIdentity,
-    capture_native_session_generation_authority,
-    reclaim_native_session_generation,
-    resolve_native_session_binding,
-    session_binding_key,
-)
-from clawharness.sessions.bindings.hooks import (
-    HarnessSessionHooks,
-    HostRun,
-    harness_session_hooks,
-)
-from clawharness.sessions.bindings.initialization import (
-    NativeSessionInitializationOwner,
-    PreparedInitialization,
-    SessionInitialization,
-    SessionInitializationHandle,
-    UpstreamLink,
-    UpstreamLinks,
-    create_native_session_initialization_owner,
-)
-from clawharness.sessions.bindings.journal import (
-    JOURNAL_SUFFIX,
-    DeletionJournal,
-    RecoveredDeletion,
-)
-from clawharness.sessions.bindings.leases import (
-    CODEX_LEASE_TIMINGS,
-    LeaseOwner,
-    LeaseTimings,
-    NativeSessionBindingLeases,
-)
-from clawharness.sessions.bindings.lifecycle import (
-    BindingOperationParams,
-    Commit,
-    NativeSessionBindingLifecycle,
-    Rollback,
-    create_native_session_binding_lifecycle,
-)
-from clawharness.sessions.bindings.namespace import (
-    MAX_VALUE_BYTES,
-    DictRecordCodec,
-    Lease,
-    PluginStateNamespace,
-    RecordCodec,
-    Row,
-    bound_fingerprint,
-    canonical_json,
-    fingerprint,
-    is_fingerprint,
-)
-from clawharness.sessions.bindings.recovery import (
-    NATIVE_SESSION_GONE,
-    WARNING_STREAM,
-    GoneOutcome,
-    NativeSessionGone,
-    NativeSessionRecovery,
-    TurnProgress,
-    native_session_cleared,
-    native_session_names,
-    native_session_recovery,
-)
-from clawharness.sessions.bindings.session_bindings import (
-    BoundSession,
-    JsonRecordCodec,
-    NativeSessionRecord,
-    SessionBindings,
-    native_session_bindings,
-    session_binding_row_key,
-)
-from clawharness.sessions.bindings.state_dir import (
-    StateDirResolution,
-    forget_state_dir_decisions,
-    resolve_state_dir,
-)
-from clawharness.sessions.bindings.user_turn import (
-    PersistedUserTurn,
-    UserTurnTranscriptRecorder,
-    reimport_native_entries,
-)
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.sessions.bindings.bootstrap import (
+        DEFAULT_CONTEXT_CHARS,
+        transcript_context,
+    )
+    from clawharness.sessions.bindings.errors import (
+        AcquisitionRejectedError,
+        DeletionChangedError,
+        InitializationChangedError,
+        InvalidRecordError,
+        LeaseTimeoutError,
+        LostLeaseError,
+        MutationBlockedError,
+        RollbackChangedError,
+        UnsupportedRecordVersionError,
+        ValueTooLargeError,
+    )
+    from clawharness.sessions.bindings.fences import MutationFence
+    from clawharness.sessions.bindings.generations import (
+        AdoptionResult,
+        GenerationOperations,
+        GenerationRecord,
+        GenerationRecordCodec,
+        HostGenerationAuthority,
+        ReclaimPlan,
+        ResolvedNativeSessionBinding,
+        RetirementResult,
+        SessionGenerationBindings,
+        SessionIdentity,
+        capture_native_session_generation_authority,
+        reclaim_native_session_generation,
+        resolve_native_session_binding,
+        session_binding_key,
+    )
+    from clawharness.sessions.bindings.hooks import (
+        HarnessSessionHooks,
+        HostRun,
+        harness_session_hooks,
+    )
+    from clawharness.sessions.bindings.initialization import (
+        NativeSessionInitializationOwner,
+        PreparedInitialization,
+        SessionInitialization,
+        SessionInitializationHandle,
+        UpstreamLink,
+        UpstreamLinks,
+        create_native_session_initialization_owner,
+    )
+    from clawharness.sessions.bindings.journal import (
+        JOURNAL_SUFFIX,
+        DeletionJournal,
+        RecoveredDeletion,
+    )
+    from clawharness.sessions.bindings.leases import (
+        CODEX_LEASE_TIMINGS,
+        LeaseOwner,
+        LeaseTimings,
+        NativeSessionBindingLeases,
+    )
+    from clawharness.sessions.bindings.lifecycle import (
+        BindingOperationParams,
+        Commit,
+        NativeSessionBindingLifecycle,
+        Rollback,
+        create_native_session_binding_lifecycle,
+    )
+    from clawharness.sessions.bindings.namespace import (
+        MAX_VALUE_BYTES,
+        DictRecordCodec,
+        Lease,
+        PluginStateNamespace,
+        RecordCodec,
+        Row,
+        bound_fingerprint,
+        canonical_json,
+        fingerprint,
+        is_fingerprint,
+    )
+    from clawharness.sessions.bindings.recovery import (
+        NATIVE_SESSION_GONE,
+        WARNING_STREAM,
+        GoneOutcome,
+        NativeSessionGone,
+        NativeSessionRecovery,
+        TurnProgress,
+        native_session_cleared,
+        native_session_names,
+        native_session_recovery,
+    )
+    from clawharness.sessions.bindings.session_bindings import (
+        BoundSession,
+        JsonRecordCodec,
+        NativeSessionRecord,
+        SessionBindings,
+        native_session_bindings,
+        session_binding_row_key,
+    )
+    from clawharness.sessions.bindings.state_dir import (
+        StateDirResolution,
+        forget_state_dir_decisions,
+        resolve_state_dir,
+    )
+    from clawharness.sessions.bindings.user_turn import (
+        PersistedUserTurn,
+        UserTurnTranscriptRecorder,
+        reimport_native_entries,
+    )
 
 __all__ = [
     "CODEX_LEASE_TIMINGS",
@@ -200,3 +205,86 @@ __all__ = [
     "session_binding_row_key",
     "transcript_context",
 ]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "AcquisitionRejectedError": "clawharness.sessions.bindings.errors",
+    "AdoptionResult": "clawharness.sessions.bindings.generations",
+    "BindingOperationParams": "clawharness.sessions.bindings.lifecycle",
+    "BoundSession": "clawharness.sessions.bindings.session_bindings",
+    "CODEX_LEASE_TIMINGS": "clawharness.sessions.bindings.leases",
+    "Commit": "clawharness.sessions.bindings.lifecycle",
+    "DEFAULT_CONTEXT_CHARS": "clawharness.sessions.bindings.bootstrap",
+    "DeletionChangedError": "clawharness.sessions.bindings.errors",
+    "DeletionJournal": "clawharness.sessions.bindings.journal",
+    "DictRecordCodec": "clawharness.sessions.bindings.namespace",
+    "GenerationOperations": "clawharness.sessions.bindings.generations",
+    "GenerationRecord": "clawharness.sessions.bindings.generations",
+    "GenerationRecordCodec": "clawharness.sessions.bindings.generations",
+    "GoneOutcome": "clawharness.sessions.bindings.recovery",
+    "HarnessSessionHooks": "clawharness.sessions.bindings.hooks",
+    "HostGenerationAuthority": "clawharness.sessions.bindings.generations",
+    "HostRun": "clawharness.sessions.bindings.hooks",
+    "InitializationChangedError": "clawharness.sessions.bindings.errors",
+    "InvalidRecordError": "clawharness.sessions.bindings.errors",
+    "JOURNAL_SUFFIX": "clawharness.sessions.bindings.journal",
+    "JsonRecordCodec": "clawharness.sessions.bindings.session_bindings",
+    "Lease": "clawharness.sessions.bindings.namespace",
+    "LeaseOwner": "clawharness.sessions.bindings.leases",
+    "LeaseTimeoutError": "clawharness.sessions.bindings.errors",
+    "LeaseTimings": "clawharness.sessions.bindings.leases",
+    "LostLeaseError": "clawharness.sessions.bindings.errors",
+    "MAX_VALUE_BYTES": "clawharness.sessions.bindings.namespace",
+    "MutationBlockedError": "clawharness.sessions.bindings.errors",
+    "MutationFence": "clawharness.sessions.bindings.fences",
+    "NATIVE_SESSION_GONE": "clawharness.sessions.bindings.recovery",
+    "NativeSessionBindingLeases": "clawharness.sessions.bindings.leases",
+    "NativeSessionBindingLifecycle": "clawharness.sessions.bindings.lifecycle",
+    "NativeSessionGone": "clawharness.sessions.bindings.recovery",
+    "NativeSessionInitializationOwner": "clawharness.sessions.bindings.initialization",
+    "NativeSessionRecord": "clawharness.sessions.bindings.session_bindings",
+    "NativeSessionRecovery": "clawharness.sessions.bindings.recovery",
+    "PersistedUserTurn": "clawharness.sessions.bindings.user_turn",
+    "PluginStateNamespace": "clawharness.sessions.bindings.namespace",
+    "PreparedInitialization": "clawharness.sessions.bindings.initialization",
+    "ReclaimPlan": "clawharness.sessions.bindings.generations",
+    "RecordCodec": "clawharness.sessions.bindings.namespace",
+    "RecoveredDeletion": "clawharness.sessions.bindings.journal",
+    "ResolvedNativeSessionBinding": "clawharness.sessions.bindings.generations",
+    "RetirementResult": "clawharness.sessions.bindings.generations",
+    "Rollback": "clawharness.sessions.bindings.lifecycle",
+    "RollbackChangedError": "clawharness.sessions.bindings.errors",
+    "Row": "clawharness.sessions.bindings.namespace",
+    "SessionBindings": "clawharness.sessions.bindings.session_bindings",
+    "SessionGenerationBindings": "clawharness.sessions.bindings.generations",
+    "SessionIdentity": "clawharness.sessions.bindings.generations",
+    "SessionInitialization": "clawharness.sessions.bindings.initialization",
+    "SessionInitializationHandle": "clawharness.sessions.bindings.initialization",
+    "StateDirResolution": "clawharness.sessions.bindings.state_dir",
+    "TurnProgress": "clawharness.sessions.bindings.recovery",
+    "UnsupportedRecordVersionError": "clawharness.sessions.bindings.errors",
+    "UpstreamLink": "clawharness.sessions.bindings.initialization",
+    "UpstreamLinks": "clawharness.sessions.bindings.initialization",
+    "UserTurnTranscriptRecorder": "clawharness.sessions.bindings.user_turn",
+    "ValueTooLargeError": "clawharness.sessions.bindings.errors",
+    "WARNING_STREAM": "clawharness.sessions.bindings.recovery",
+    "bound_fingerprint": "clawharness.sessions.bindings.namespace",
+    "canonical_json": "clawharness.sessions.bindings.namespace",
+    "capture_native_session_generation_authority": "clawharness.sessions.bindings.generations",
+    "create_native_session_binding_lifecycle": "clawharness.sessions.bindings.lifecycle",
+    "create_native_session_initialization_owner": "clawharness.sessions.bindings.initialization",
+    "fingerprint": "clawharness.sessions.bindings.namespace",
+    "forget_state_dir_decisions": "clawharness.sessions.bindings.state_dir",
+    "harness_session_hooks": "clawharness.sessions.bindings.hooks",
+    "is_fingerprint": "clawharness.sessions.bindings.namespace",
+    "native_session_bindings": "clawharness.sessions.bindings.session_bindings",
+    "native_session_cleared": "clawharness.sessions.bindings.recovery",
+    "native_session_names": "clawharness.sessions.bindings.recovery",
+    "native_session_recovery": "clawharness.sessions.bindings.recovery",
+    "reclaim_native_session_generation": "clawharness.sessions.bindings.generations",
+    "reimport_native_entries": "clawharness.sessions.bindings.user_turn",
+    "resolve_native_session_binding": "clawharness.sessions.bindings.generations",
+    "resolve_state_dir": "clawharness.sessions.bindings.state_dir",
+    "session_binding_key": "clawharness.sessions.bindings.generations",
+    "session_binding_row_key": "clawharness.sessions.bindings.session_bindings",
+    "transcript_context": "clawharness.sessions.bindings.bootstrap",
+})
