@@ -182,6 +182,9 @@ def test_sessions_list_reads_the_store_without_plugins_harnesses_or_tools(
     assert _under(modules, HOST_PARTS) == []
     # the turn executor names a turn's result for typing only: no reply delivery code
     assert _under(modules, ("clawharness.delivery", "clawharness.records.tool_calls")) == []
+    # with traces and metrics off (the default) a host that runs no turn has no use for
+    # OpenTelemetry: its instruments record nothing, the span helpers load with a turn
+    assert _under(modules, ("opentelemetry", "clawharness.observability.spans")) == []
 
 
 def test_status_imports_no_plugin_the_config_leaves_off_and_no_price_table(

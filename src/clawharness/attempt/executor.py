@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from clawharness.observability.spans import continued_trace
-
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnRunner
     from clawharness.records import TurnResult
@@ -52,6 +50,10 @@ class LocalTurnExecutor:
 
     async def run_turn(self, session_key: str, message: str,
                        options: TurnOptions) -> TurnResult:
+        # the span helpers (and OpenTelemetry) load with the first turn: a host that
+        # runs none, like `sessions list`'s, does without them
+        from clawharness.observability.spans import continued_trace
+
         with continued_trace(options.trace_context or {}):
             return await self.runner.run(session_key, message, options)
 

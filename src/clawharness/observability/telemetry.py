@@ -4,7 +4,8 @@
 turn it is the *current* telemetry (a context variable, so several hosts in one process
 each trace their own turns). With tracing off there is no tracer at all and the span
 helpers (`clawharness.observability.spans`) hand back one shared no-op context; with
-metrics off the instruments are the OpenTelemetry API's no-op ones.
+metrics off the instruments record nothing, and with both off OpenTelemetry is not even
+imported (a command that runs no turn, like `sessions list`, does without it).
 
 Nothing here installs OpenTelemetry's process-global providers: an application that
 embeds a host keeps its own.
@@ -15,11 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any
-
-from opentelemetry import metrics as otel_metrics
-from opentelemetry import trace as otel_trace
-from opentelemetry.metrics import CallbackOptions, Observation
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clawharness.extras import requires_extra
 from clawharness.observability.instruments import (
@@ -38,6 +35,11 @@ from clawharness.observability.instruments import (
 )
 from clawharness.observability.settings import TelemetrySettings
 
+if TYPE_CHECKING:
+    from opentelemetry import metrics as otel_metrics
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.metrics import CallbackOptions, Observation
+
 __all__ = ["Telemetry", "current_telemetry", "use_telemetry"]
 
 log = logging.getLogger("clawharness.observability")
@@ -47,6 +49,32 @@ log = logging.getLogger("clawharness.observability")
 EXPORT_TIMEOUT = 2.0
 
 GaugeSource = Callable[[], Iterable[tuple[float, Mapping[str, str]]]]
+
+
+class Counter(Protocol):
+    def add(self, amount: int | float, attributes: Mapping[str, Any] | None = None) -> None: ...
+
+
+class Histogram(Protocol):
+    def record(self, amount: int | float,
+               attributes: Mapping[str, Any] | None = None) -> None: ...
+
+
+class _Unrecorded:
+    """A counter or histogram with metrics off: records nothing, as the OpenTelemetry
+    API's no-op instruments do, without importing the API."""
+
+    __slots__ = ()
+
+    def add(self, amount: int | float, attributes: Mapping[str, Any] | None = None) -> None:
+        pass
+
+    def record(self, amount: int | float,
+               attributes: Mapping[str, Any] | None = None) -> None:
+        pass
+
+
+_UNRECORDED = _Unrecorded()
 
 
 class Telemetry:
@@ -67,10 +95,10 @@ class Telemetry:
         self.capture_content = settings.capture_content
         if self.tracing:
             self._start_tracing(span_processors)
-        meter = otel_metrics.NoOpMeter("clawharness")
         if settings.metrics:
-            meter = self._start_metrics(metric_readers)
-        self._instruments(meter)
+            self._instruments(self._start_metrics(metric_readers))
+        else:
+            self._unrecorded()
 
     @classmethod
     def off(cls) -> Telemetry:
@@ -136,6 +164,17 @@ class Telemetry:
                                              shutdown_on_exit=False)
         return self._meter_provider.get_meter("clawharness")
 
+    def _unrecorded(self) -> None:
+        self.token_usage: Histogram = _UNRECORDED
+        self.operation_duration: Histogram = _UNRECORDED
+        self.turns: Counter = _UNRECORDED
+        self.turn_duration: Histogram = _UNRECORDED
+        self.cost: Counter = _UNRECORDED
+        self.tool_calls: Counter = _UNRECORDED
+        self.lease_wait: Histogram = _UNRECORDED
+        self.store_append: Histogram = _UNRECORDED
+        self.native_processes_started: Counter = _UNRECORDED
+
     def _instruments(self, meter: otel_metrics.Meter) -> None:
         def counter(spec: Instrument) -> otel_metrics.Counter:
             return meter.create_counter(spec.name, unit=spec.unit, description=spec.description)
@@ -160,6 +199,8 @@ class Telemetry:
                                           unit=spec.unit, description=spec.description)
 
     def _observe(self, name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
+        from opentelemetry.metrics import Observation
+
         def callback(options: CallbackOptions) -> Iterable[Observation]:
             source = self._gauges.get(name)
             if source is None:

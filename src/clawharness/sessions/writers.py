@@ -31,7 +31,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
-from clawharness.observability.spans import lease_wait_span
 from clawharness.observability.telemetry import current_telemetry
 from clawharness.store import (
     SessionLease,
@@ -165,6 +164,10 @@ class SessionWriters:
         self._waiters[key] = self._waiters.get(key, 0) + 1
         try:
             if lock.locked() or self._waiters[key] > 1:
+                # the span helpers load when a writer first waits (a host that writes
+                # nothing, like `sessions list`'s, never imports them or OpenTelemetry)
+                from clawharness.observability.spans import lease_wait_span
+
                 try:
                     with lease_wait_span(key, "process"):
                         await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
@@ -217,6 +220,8 @@ class SessionWriters:
         attempt = await _acquire_once(store, key, holder, timings.ttl, None)
         if isinstance(attempt, SessionLease):
             return attempt
+        from clawharness.observability.spans import lease_wait_span
+
         with lease_wait_span(key, "store"):
             return await self._wait_in_store(store, key, holder, attempt, wait, deadline)
 
