@@ -7,7 +7,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from clawharness.store import NewEntry, SessionRecord
+from clawharness.store import NewEntry, SessionLease, SessionRecord
 from clawharness.store.sqlite import SqliteStore
 
 
@@ -151,4 +151,37 @@ async def test_a_batch_with_a_retried_row_in_the_middle_keeps_seqs_dense(
         assert [(o.entry.seq, o.appended) for o in twice] == [(5, True), (5, False)]
         assert await store.count_entries("s") == 5
     finally:
+        await store.close()
+
+
+async def test_a_batch_of_queued_appends_checks_every_fence_and_fails_only_the_stale_one(
+        tmp_path: Path) -> None:
+    """Appends queued behind another process's write go to the writer thread as one
+    group, whose lease rows are read at once: a stale fence among them fails alone."""
+    path = tmp_path / "fences.db"
+    store = SqliteStore(path)
+    await store.open()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        live = await store.acquire_session_lease("agent:main:live", holder="a", ttl=30)
+        stale = await store.acquire_session_lease("agent:main:stale", holder="a", ttl=30)
+        assert isinstance(live, SessionLease) and isinstance(stale, SessionLease)
+        assert await store.release_session_lease(stale)
+        await store.acquire_session_lease("agent:main:stale", holder="b", ttl=30)
+        before = store.writer_stats["requests"]
+        blocker.execute("BEGIN IMMEDIATE")  # the file is busy: every append queues
+        pending = [
+            asyncio.ensure_future(store.append_entries(
+                "agent:main:live", "live", [msg(f"ok {i}")], fence=live)) for i in range(3)
+        ] + [asyncio.ensure_future(store.append_entries(
+            "agent:main:stale", "stale", [msg("late")], fence=stale))]
+        await asyncio.sleep(0)
+        blocker.execute("COMMIT")
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        assert store.writer_stats["requests"] - before == 4  # through the writer thread
+        assert [type(r).__name__ for r in results] == ["list"] * 3 + ["SessionLeaseLostError"]
+        assert [e.text for e in await store.read_entries("live")] == ["ok 0", "ok 1", "ok 2"]
+        assert await store.read_entries("stale") == []
+    finally:
+        blocker.close()
         await store.close()

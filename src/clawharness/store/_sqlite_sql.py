@@ -127,6 +127,12 @@ FENCE_AND_MAX_SEQ = (
     "SELECT l.token, l.fence, (SELECT max(seq) FROM transcript_entries WHERE session_id = ?) "
     "FROM (SELECT 1) LEFT JOIN session_leases l ON l.session_key = ?"
 )
+#: [session_key, ...] as JSON -> each one's lease row (token, fence; NULLs without one),
+#: in that order
+FENCES_MANY = (
+    "SELECT l.token, l.fence FROM json_each(?) j "
+    "LEFT JOIN session_leases l ON l.session_key = j.value ORDER BY j.key"
+)
 #: an append's own rows taken back in its transaction (a retry among them)
 DROP_AFTER = "DELETE FROM transcript_entries WHERE session_id = ? AND seq > ?"
 #: an append is the session's latest activity (only while that physical session is current;
@@ -302,8 +308,11 @@ def make_append_group(writer: Writer) -> GroupFn:
     seqs = writer.seqs
 
     def group(conn: sqlite3.Connection, payloads: list[Any]) -> list[Any]:
-        for skey, _, _, fence in payloads:
-            check_fence(conn, skey, fence, "append")
+        fenced = [(skey, fence) for skey, _, _, fence in payloads if fence is not None]
+        if fenced:  # every lease row in one read
+            leases = conn.execute(FENCES_MANY, (json.dumps([k for k, _ in fenced]),))
+            for (skey, fence), (token, number) in zip(fenced, leases, strict=True):
+                _check_fence_row(fence, skey, token, number)
         now = time.time()
         keyed = [[sid, e.idempotency_key] for _, sid, rows, _ in payloads
                  for e, _, _ in rows if e.idempotency_key is not None]
