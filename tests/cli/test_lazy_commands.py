@@ -63,6 +63,25 @@ def _eager_app() -> typer.Typer:
     return eager
 
 
+def test_the_sessions_commands_parameters_need_no_string_evaluated() -> None:
+    """typer reads a command's parameters from its annotations: written as objects (no
+    `from __future__ import annotations` in the module), not as strings it evaluates one
+    by one when `sessions list` loads the module's every command."""
+    def callbacks(command: Any) -> list[Any]:
+        found = [command.callback] if command.callback is not None else []
+        for sub in (getattr(command, "commands", None) or {}).values():
+            found += callbacks(sub)
+        return found
+
+    found = [cb for command in load_commands("clawharness.cli.sessions_cmd").values()
+             for cb in callbacks(command)]
+    assert len(found) > 5
+    for callback in found:
+        strings = [name for name, p in inspect.signature(callback).parameters.items()
+                   if isinstance(p.annotation, str)]
+        assert strings == [], f"{callback.__qualname__}: {strings}"
+
+
 def test_the_root_help_reads_as_with_every_module_imported() -> None:
     runner = CliRunner()
     env = {"COLUMNS": "100"}

@@ -2,8 +2,6 @@
 native runtime and the host, and onto another model or runtime
 (docs/portable-sessions.md)."""
 
-from __future__ import annotations
-
 import shlex
 from typing import TYPE_CHECKING, Annotated
 
@@ -55,7 +53,7 @@ def register_portable(sessions: typer.Typer) -> None:
             as_json: JsonOption = False) -> None:
         """Mirror a Claude Code, Codex or ACP session into a host session; its next turn
         resumes it natively. Adopting again adds only what is new."""
-        async def go() -> AdoptionResult:
+        async def go() -> "AdoptionResult":
             async with Host.from_config(config) as host:
                 return await host.adopt_session(runtime, source, key=as_key, agent_id=agent,
                                                 model=model, home=home)
@@ -85,7 +83,7 @@ def register_portable(sessions: typer.Typer) -> None:
             as_json: JsonOption = False) -> None:
         """Make a native session holding a host session's transcript, for the runtime's
         own CLI to resume; print the command that does."""
-        async def go() -> tuple[str, NativeHandoff]:
+        async def go() -> "tuple[str, NativeHandoff]":
             async with Host.from_config(config) as host:
                 record = await host.get_session(key)
                 return record.key, await host.handoff_session(key, to, home=home, cwd=cwd)
@@ -120,7 +118,7 @@ def register_portable(sessions: typer.Typer) -> None:
             config: ConfigOption = None, as_json: JsonOption = False) -> None:
         """A new session holding a prefix of another's transcript, to go on from there
         on another model or runtime. The source is not changed."""
-        async def go() -> ForkResult:
+        async def go() -> "ForkResult":
             async with Host.from_config(config) as host:
                 return await host.fork_session(key, at=at, new_key=as_key, model=model,
                                                runtime=runtime)

@@ -1,7 +1,5 @@
 """`clawharness sessions ...` and `clawharness transcript search`."""
 
-from __future__ import annotations
-
 import datetime as dt
 import sys
 from typing import Annotated, Any

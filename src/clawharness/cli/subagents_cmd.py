@@ -2,8 +2,6 @@
 child sessions `sessions_spawn` started, from the registry in the store
 (docs/portable-sessions.md, "Sub-agents")."""
 
-from __future__ import annotations
-
 import datetime as dt
 import time
 from typing import Annotated, Any

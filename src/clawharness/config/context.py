@@ -21,8 +21,6 @@ What the values do is in docs/compaction.md; the rules that use them are pure
 (`clawharness.context`).
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -7,8 +7,6 @@ key (`env` and `binds` merge), and `clawharness.tools.sandbox.settings` fills in
 left unset. What the values mean is in docs/configuration.md ("Sandbox").
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field

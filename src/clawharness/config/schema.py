@@ -5,8 +5,6 @@ as warnings by the loader), so a newer file never fails on an older host. Values
 start-up would refuse are refused here, by the validators in `clawharness.config.checks`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -209,6 +207,34 @@ class AgentDefaults(_Node):
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 
 
+class ExecToolConfig(_Node):
+    security: Literal["deny", "allowlist", "full"] = "allowlist"
+    ask: Literal["off", "on-miss", "always"] = "on-miss"
+    allowlist: list[str] = Field(default_factory=_empty)
+    timeout_sec: PositiveSeconds = Field(default=60.0, alias="timeoutSec")
+    max_output_chars: PositiveInt = Field(default=20_000, alias="maxOutputChars")
+
+
+class WebFetchConfig(_Node):
+    enabled: bool = False
+
+
+class WebToolsConfig(_Node):
+    fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
+
+
+class ToolsConfig(_Node):
+    #: an unknown profile would restrict nothing, so it is refused (fail closed)
+    profile: Annotated[str | None, AfterValidator(check_tool_profile)] = None
+    allow: list[ToolPolicyEntry] | None = None
+    deny: list[ToolPolicyEntry] = Field(default_factory=_empty)
+    also_allow: list[ToolPolicyEntry] = Field(default_factory=_empty, alias="alsoAllow")
+    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
+    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
+    loop_detection: LoopDetectionConfig = Field(default_factory=LoopDetectionConfig,
+                                                alias="loopDetection")
+
+
 class AgentEntry(_Node):
     default: bool = False
     name: str | None = None
@@ -262,34 +288,6 @@ class PluginsConfig(_Node):
     load: list[str] = Field(default_factory=_empty)
 
 
-class ExecToolConfig(_Node):
-    security: Literal["deny", "allowlist", "full"] = "allowlist"
-    ask: Literal["off", "on-miss", "always"] = "on-miss"
-    allowlist: list[str] = Field(default_factory=_empty)
-    timeout_sec: PositiveSeconds = Field(default=60.0, alias="timeoutSec")
-    max_output_chars: PositiveInt = Field(default=20_000, alias="maxOutputChars")
-
-
-class WebFetchConfig(_Node):
-    enabled: bool = False
-
-
-class WebToolsConfig(_Node):
-    fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
-
-
-class ToolsConfig(_Node):
-    #: an unknown profile would restrict nothing, so it is refused (fail closed)
-    profile: Annotated[str | None, AfterValidator(check_tool_profile)] = None
-    allow: list[ToolPolicyEntry] | None = None
-    deny: list[ToolPolicyEntry] = Field(default_factory=_empty)
-    also_allow: list[ToolPolicyEntry] = Field(default_factory=_empty, alias="alsoAllow")
-    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
-    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
-    loop_detection: LoopDetectionConfig = Field(default_factory=LoopDetectionConfig,
-                                                alias="loopDetection")
-
-
 class GatewayAuthConfig(_Node):
     mode: Literal["token", "none"] = "token"
     token: str | None = None
@@ -332,7 +330,7 @@ class GatewayConfig(_Node):
                                                alias="controlUi")
 
     @model_validator(mode="after")
-    def _auth_beyond_loopback(self) -> GatewayConfig:
+    def _auth_beyond_loopback(self) -> "GatewayConfig":
         host = bind_host(self.bind)
         if self.auth.mode == "none" and host is not None and not is_loopback_host(host):
             raise CheckFailed(
@@ -358,7 +356,7 @@ class ClusterTlsConfig(_Node):
     server_name: str | None = Field(default=None, min_length=1, alias="serverName")
 
     @model_validator(mode="after")
-    def _client_pair(self) -> ClusterTlsConfig:
+    def _client_pair(self) -> "ClusterTlsConfig":
         if (self.cert_file is None) != (self.key_file is None):
             given, missing = (("certFile", "keyFile") if self.key_file is None
                               else ("keyFile", "certFile"))
@@ -395,7 +393,7 @@ class ClusterConfig(_Node):
     tls: bool | ClusterTlsConfig | None = None
 
     @model_validator(mode="after")
-    def _no_key_in_the_clear(self) -> ClusterConfig:
+    def _no_key_in_the_clear(self) -> "ClusterConfig":
         if self.api_key is not None and self.tls is False:
             raise CheckFailed(
                 "cluster.apiKey with cluster.tls false would send the key in plaintext, so "
@@ -464,7 +462,7 @@ class McpServerConfig(_Node):
     tools: McpToolFilter = Field(default_factory=McpToolFilter)
 
     @model_validator(mode="after")
-    def _one_transport(self) -> McpServerConfig:
+    def _one_transport(self) -> "McpServerConfig":
         if self.transport is None and not self.command and not self.url:
             raise CheckFailed("an MCP server needs `command` (stdio) or `url` "
                               "(streamable-http, sse)", code="mcp-server-invalid",

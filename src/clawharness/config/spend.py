@@ -12,8 +12,6 @@ What the values mean is in docs/budgets.md; the rules that use them are pure
 (`clawharness.spend`).
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -62,7 +60,7 @@ class BudgetLimits(_Node):
     warn_at: float | None = Field(default=None, gt=0, lt=1, alias="warnAt")
 
     @model_validator(mode="after")
-    def _some_limit(self) -> BudgetLimits:
+    def _some_limit(self) -> "BudgetLimits":
         if (self.usd is None and self.tokens is None and self.turns is None
                 and self.wall_clock_seconds is None):
             raise CheckFailed("a budget needs at least one of usd, tokens, turns, "

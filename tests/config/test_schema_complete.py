@@ -1,0 +1,28 @@
+"""The config schema's models are complete when their modules are imported: no forward
+reference is left for pydantic to resolve (and rebuild a model's validator for) at the
+first validation, which every command pays (docs/cli.md, "Start-up")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROBE = """
+import pydantic
+import clawharness.config.schema as schema
+import clawharness.config.context, clawharness.config.sandbox, clawharness.config.spend
+models = [v for m in (schema, clawharness.config.context, clawharness.config.sandbox,
+                      clawharness.config.spend)
+          for v in vars(m).values()
+          if isinstance(v, type) and issubclass(v, pydantic.BaseModel)
+          and v.__module__ == m.__name__]
+assert len(models) > 40, len(models)
+print(sorted(v.__name__ for v in models if not v.__pydantic_complete__))
+"""
+
+
+def test_every_config_model_is_complete_when_imported() -> None:
+    # a fresh process: in this one an earlier validation may have completed them
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
