@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from clawharness.errors import ConfigError, InvalidSessionKeyError
@@ -40,6 +41,8 @@ class _HostParts(Protocol):
     @property
     def sandbox(self) -> SandboxService: ...
     @property
+    def state_dir(self) -> Path: ...
+    @property
     def store(self) -> Store: ...
     def session_key(self, key: str | None) -> str: ...
     def default_agent_id(self) -> str: ...
@@ -72,7 +75,7 @@ class HostReportsMixin:
         from clawharness.models import unknown_provider_problems
         from clawharness.models.routes import known_provider_ids
         from clawharness.plugins.diagnostics import plugin_findings
-        from clawharness.tools.sandbox import status_lines
+        from clawharness.tools.sandbox.settings import sandboxed_agents
 
         pins: list[SessionPin] = []
         agents: list[str] | None = None
@@ -95,9 +98,15 @@ class HostReportsMixin:
                                                             self.config.plugins))
         problems += tuple(f"{p.key_path}: {p.message}; {p.hint}"
                           for p in unknown_provider_problems(self.config, plugin_providers))
-        # where exec runs: said when no sandbox works here (or a required one cannot run)
-        sandbox = tuple(await asyncio.to_thread(
-            status_lines, self.sandbox, agents or list(known_agent_ids(self.config))))
+        # where exec runs: said when no sandbox works here (or a required one cannot run);
+        # only an agent whose sandbox is on needs its backends probed
+        sandboxed = sandboxed_agents(self.config, agents or list(known_agent_ids(self.config)),
+                                     state_dir=self.state_dir)
+        sandbox: tuple[str, ...] = ()
+        if sandboxed:
+            from clawharness.tools.sandbox.explain import status_lines
+
+            sandbox = tuple(await asyncio.to_thread(status_lines, self.sandbox, sandboxed))
         return StatusReport(report.agents, report.sessions, report.harnesses,
                             report.warnings + problems + sandbox + self._config_warnings())
 

@@ -149,13 +149,17 @@ def test_the_version_is_answered_before_the_command_line_is_imported() -> None:
 TURN_ONLY = ("clawharness.attempt.turn", "clawharness.cli.chat_render")
 
 
-def _imported_by_command(tmp_path: Path, argv: list[str]) -> set[str]:
+def _imported_by_command(tmp_path: Path, argv: list[str],
+                         defaults: dict[str, Any] | None = None,
+                         base_url: str = "http://127.0.0.1:9/v1") -> set[str]:
+    """The modules a command imports; `defaults` adds to `agents.defaults`."""
     config = tmp_path / "config.json"
     config.write_text(json.dumps({
         "models": {"providers": {"scripted": {
-            "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-responses",
+            "baseUrl": base_url, "api": "openai-responses",
             "apiKey": "offline", "models": [{"id": "m"}]}}},
-        "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws")}},
+        "agents": {"defaults": {"model": "scripted/m", "workspace": str(tmp_path / "ws"),
+                                **(defaults or {})}},
         "store": {"url": str(tmp_path / "state.db")},
     }))
     modules = _imported_after(
@@ -238,6 +242,10 @@ def test_a_finished_command_leaves_its_objects_to_the_process_end(tmp_path: Path
 STATUS_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
                 "clawharness.plugin_sdk._cli_backend", "clawharness.tools.agent_tools",
                 "clawharness.tools.policy")
+#: what status imports only when an agent's sandbox is on: the sandbox's runner and
+#: backend probes (the settings say it is off)
+SANDBOX_PARTS = ("clawharness.tools.sandbox.runner", "clawharness.tools.sandbox.explain",
+                 "clawharness.tools.sandbox.backends")
 #: what a plugin that keeps session bindings (the example echo harness, installed in the
 #: dev environment) brings: the bindings, not the generation, initialization and
 #: recovery machinery beside them in `sessions.bindings`
@@ -250,9 +258,34 @@ def test_status_imports_no_bundled_harness_and_no_tool_policy(tmp_path: Path) ->
     assert _under(modules, STATUS_SKIPS) == []
 
 
+def test_status_probes_no_sandbox_when_every_agents_sandbox_is_off(tmp_path: Path) -> None:
+    assert _under(_imported_by_command(tmp_path, ["status"]), SANDBOX_PARTS) != []
+    off = _imported_by_command(tmp_path, ["status"], {"sandbox": {"mode": "off"}})
+    assert _under(off, SANDBOX_PARTS) == []
+
+
 def test_a_plugin_with_session_bindings_imports_the_bindings_alone(tmp_path: Path) -> None:
     modules = _imported_by_command(tmp_path, ["status"])
     if "echo_harness" not in modules:
         pytest.skip("the example plugin (examples/echo-harness) is not installed")
     assert "clawharness.sessions.bindings.session_bindings" in modules
     assert _under(modules, BINDINGS_ONLY_SKIPS) == []
+
+
+#: what a one-line turn on the built-in runtime must not import: the bundled harnesses
+#: (no plugin harness claims the route), status's report and the sandbox's explanations
+TURN_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
+              "clawharness.plugin_sdk._cli_backend", "clawharness.cli.status_cmd",
+              "clawharness.harness.status", "clawharness.tools.sandbox.explain")
+
+
+def test_a_turn_imports_no_bundled_harness_and_no_status_report(tmp_path: Path) -> None:
+    from clawharness.testing import ScriptedModelServer
+
+    server = ScriptedModelServer({"responses": [{"match": "hello", "repeat": True,
+                                                 "text": "Hello from the script."}]})
+    with server.run_in_thread():
+        modules = _imported_by_command(tmp_path, ["agent", "-m", "hello"],
+                                       base_url=server.base_url_openai)
+    assert "clawharness.attempt.turn" in modules  # it did run a turn
+    assert _under(modules, TURN_SKIPS) == []

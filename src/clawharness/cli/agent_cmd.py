@@ -23,7 +23,6 @@ from clawharness.cli.common import (
     print_json,
     run_async,
 )
-from clawharness.cli.status_cmd import session_explanation
 from clawharness.errors import ClawHarnessError
 from clawharness.harness.explain import explain_selection
 from clawharness.host import Host
@@ -126,6 +125,8 @@ def register(app: typer.Typer) -> None:
                     except ClawHarnessError:
                         report = None
                     if report is not None and report.sessions:
+                        from clawharness.cli.status_cmd import session_explanation
+
                         why = session_explanation(report.sessions[0])
                 if why is None:
                     why = explain_selection(result.runtime, result.selected_reason,

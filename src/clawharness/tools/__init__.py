@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         status_lines,
     )
     from clawharness.tools.sandbox.hostfacts import agent_workspace_dir
+    from clawharness.tools.sandbox.settings import sandboxed_agents
     from clawharness.tools.sanitize import sanitize_tool_args, sanitize_tool_result
     from clawharness.tools.shell_scan import (
         has_shell_compound_command,
@@ -118,6 +119,7 @@ __all__ = [
     "redacting_tool",
     "restricted_policy",
     "sandbox_findings",
+    "sandboxed_agents",
     "sanitize_tool_args",
     "sanitize_tool_result",
     "scan_top_level_chars",
@@ -163,6 +165,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "positional_args": "clawharness.tools.shell_words",
     "redacting_tool": "clawharness.tools.redacting",
     "sandbox_findings": "clawharness.tools.sandbox",
+    "sandboxed_agents": "clawharness.tools.sandbox.settings",
     "sanitize_tool_args": "clawharness.tools.sanitize",
     "sanitize_tool_result": "clawharness.tools.sanitize",
     "scan_top_level_chars": "clawharness.tools.shell_scan",

@@ -17,14 +17,19 @@ Bind specs (`host:container[:options]`) are a name an operator writes:
 
 from __future__ import annotations
 
-from clawharness.tools.sandbox.explain import (
-    SandboxExplanation,
-    explain_sandbox,
-    sandbox_findings,
-    status_lines,
-)
-from clawharness.tools.sandbox.runner import AgentSandbox, SandboxService
-from clawharness.tools.sandbox.settings import SandboxSettings, resolve_sandbox_settings
+from typing import TYPE_CHECKING
+
+from clawharness._faces import lazy_face
+
+if TYPE_CHECKING:
+    from clawharness.tools.sandbox.explain import (
+        SandboxExplanation,
+        explain_sandbox,
+        sandbox_findings,
+        status_lines,
+    )
+    from clawharness.tools.sandbox.runner import AgentSandbox, SandboxService
+    from clawharness.tools.sandbox.settings import SandboxSettings, resolve_sandbox_settings
 
 __all__ = [
     "AgentSandbox",
@@ -36,3 +41,14 @@ __all__ = [
     "sandbox_findings",
     "status_lines",
 ]
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "AgentSandbox": "clawharness.tools.sandbox.runner",
+    "SandboxExplanation": "clawharness.tools.sandbox.explain",
+    "SandboxService": "clawharness.tools.sandbox.runner",
+    "SandboxSettings": "clawharness.tools.sandbox.settings",
+    "explain_sandbox": "clawharness.tools.sandbox.explain",
+    "resolve_sandbox_settings": "clawharness.tools.sandbox.settings",
+    "sandbox_findings": "clawharness.tools.sandbox.explain",
+    "status_lines": "clawharness.tools.sandbox.explain",
+})

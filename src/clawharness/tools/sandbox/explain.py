@@ -17,6 +17,7 @@ from clawharness.tools.sandbox.settings import (
     SandboxSettings,
     sandbox_applies,
     scope_key,
+    status_probe_key,
 )
 
 __all__ = ["SandboxExplanation", "SandboxFinding", "explain_sandbox", "sandbox_findings",
@@ -179,7 +180,7 @@ def status_lines(service: SandboxService, agent_ids: Sequence[str]) -> list[str]
     said_host = False
     for agent_id in agent_ids:
         settings = service.settings(agent_id)
-        probe_key = f"agent:{agent_id}:sandbox-check"
+        probe_key = status_probe_key(agent_id)
         if not sandbox_applies(settings, probe_key):
             continue
         decision = service.for_agent(agent_id).decision(probe_key)

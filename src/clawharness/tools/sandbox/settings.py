@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -42,7 +42,9 @@ __all__ = [
     "is_main_session",
     "resolve_sandbox_settings",
     "sandbox_applies",
+    "sandboxed_agents",
     "scope_key",
+    "status_probe_key",
 ]
 
 SandboxBackendName = Literal["bwrap", "docker"]
@@ -197,6 +199,20 @@ def sandbox_applies(settings: SandboxSettings, session_key: str) -> bool:
     if settings.mode == "non-main":
         return not is_main_session(session_key, settings.agent_id)
     return True
+
+
+def status_probe_key(agent_id: str) -> str:
+    """The session `clawharness status` asks about for an agent's sandbox."""
+    return f"agent:{agent_id}:sandbox-check"
+
+
+def sandboxed_agents(config: ClawConfig, agent_ids: Sequence[str], *,
+                     state_dir: Path) -> list[str]:
+    """The agents whose status check belongs in the sandbox: only theirs need a backend
+    probed (`explain.status_lines`); the others' sandbox is off for it."""
+    return [agent_id for agent_id in agent_ids
+            if sandbox_applies(resolve_sandbox_settings(config, agent_id, state_dir=state_dir),
+                               status_probe_key(agent_id))]
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
