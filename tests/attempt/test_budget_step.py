@@ -50,3 +50,40 @@ async def test_a_native_runtime_is_priced_by_the_config(tmp_path: Path) -> None:
         assert usage.cost is not None and abs(usage.cost.total - 3.0) < 1e-9
     finally:
         await store.close()
+
+
+def test_the_allowance_checks_reading_of_used_measures_decides_as_the_full_counters() -> None:
+    # the check on a turn's path reads spent + reserved - granted per limited measure
+    # (Store.budget_used); it must decide as the full counters' refusal does
+    import random
+
+    from clawharness.attempt.budget_step import _Plan
+    from clawharness.config import BudgetsConfig
+    from clawharness.spend import turn_budgets
+    from clawharness.store import Amount, limits_refusal
+
+    config = BudgetsConfig.model_validate({
+        "daily": {"usd": 5, "turns": 40}, "perAgent": {"total": {"tokens": 9_000}},
+        "perSession": {"tokens": 5_000, "wallClockSeconds": 900}})
+    budgets = turn_budgets(config, agent_id="main", session_key="agent:main:s", day="d")
+    plan = _Plan(budgets, (), None, budgets)
+    keys = tuple(b.claim.key for b in budgets)
+    read = (*keys, *plan.pool_keys)
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(3000):
+        counters = {key: [rng.randrange(0, 6_000_000_000 if n % 4 == 0 else 6_000)
+                          if n < 8 or rng.random() < 0.2 else 0 for n in range(12)]
+                    for key in keys}
+        for pool in plan.pool_keys:  # a pool only holds
+            counters[pool] = [0] * 4 + [rng.randrange(0, 300) for _ in range(4)] + [0] * 4
+        asked = Amount(rng.randrange(0, 10**9), rng.randrange(0, 3000), 1,
+                       rng.randrange(0, 600_000))
+        held = Amount(*(rng.randrange(0, v + 1) for v in asked.fields))
+        used = [counters[read[at]][m] + counters[read[at]][4 + m] - counters[read[at]][8 + m]
+                for at, m in zip(plan.read_at, plan.read_measures, strict=True)]
+        fits = plan.fits(used, asked, held)
+        assert fits == (limits_refusal(keys, plan.pool_of, plan.checks, counters, asked,
+                                       held) is None)
+        outcomes.add(fits)
+    assert outcomes == {True, False}

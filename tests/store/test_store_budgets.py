@@ -201,3 +201,14 @@ async def test_a_reservation_counts_what_processes_hold_in_its_budgets_pool(
                       BudgetGrant)
     (day_state, pool_state) = await store.budget_states([day.key, pool.key])
     assert day_state.reserved.nano_usd == 400 and pool_state.reserved.nano_usd == 100
+
+
+async def test_what_a_budget_used_is_read_per_measure_net_of_grants(store: Store) -> None:
+    await store.reserve_budget("r1", [DAY, AGENT], Amount(600, 100, 1, 7), ttl=60)
+    await store.settle_budget(spend("r0"), [DAY.key], Amount(250, 10, 1, 5), holds=False)
+    await store.grant_budget(DAY.key, Amount(50, 0, 2, 0))
+    # spent + reserved - granted, in the measure asked for each key; 0 for an unused key
+    assert await store.budget_used(
+        [DAY.key, DAY.key, DAY.key, AGENT.key, "day:never", AGENT.key],
+        (0, 1, 2, 1, 0, 3)) == [800, 110, 0, 100, 0, 7]
+    assert await store.budget_used([], ()) == []

@@ -146,7 +146,7 @@ class _Plan:
     made once (`SpendLedger._plan`). A turn adds its session's key (`keys`)."""
 
     __slots__ = ("after", "before", "checks", "limits_tokens", "limits_usd", "pool_keys",
-                 "pool_of", "pools", "session")
+                 "pool_of", "pools", "read_at", "read_measures", "session", "used_checks")
 
     def __init__(self, before: tuple[TurnBudget, ...], after: tuple[TurnBudget, ...],
                  session: BudgetLimits | None, sample: tuple[TurnBudget, ...]) -> None:
@@ -167,6 +167,44 @@ class _Plan:
         #: whether a budget limits dollars, tokens (what a running turn's spend is held to)
         self.limits_usd = any(b.claim.limit.nano_usd is not None for b in sample)
         self.limits_tokens = any(b.claim.limit.tokens is not None for b in sample)
+        # what the allowance check reads (`Store.budget_used`): for each limited measure
+        # of each budget, what the budget and its pool used in it; as positions among
+        # the turn's keys and then the pools' (`TurnSpend._read_keys`)
+        at: list[int] = []
+        measures: list[int] = []
+        used_checks: list[tuple[int, int, int, int]] = []
+        for j, i, cap in self.checks:
+            pool = self.pool_of[j]
+            mine = len(at)
+            at.append(j)
+            measures.append(i)
+            if pool is None:
+                used_checks.append((i, cap, mine, -1))
+                continue
+            at.append(len(sample) + self.pool_keys.index(pool))
+            measures.append(i)
+            used_checks.append((i, cap, mine, mine + 1))
+        self.read_at = tuple(at)
+        self.read_measures = tuple(measures)
+        #: (measure, limit, the budget's place in what is read, its pool's or -1)
+        self.used_checks = tuple(used_checks)
+
+    def fits(self, used: Sequence[int], asked: Amount, held: Amount) -> bool:
+        """Whether `asked` fits every budget, given what they and their pools used
+        (`Store.budget_used`, in `read_at` order) and what the turn holds of that
+        already: `counters_refusal` without the words (a pool's row is never spent or
+        granted: what it used is what it holds)."""
+        want, mine = asked.fields, held.fields
+        for i, cap, at, pool in self.used_checks:
+            more = want[i]
+            if more <= 0:
+                continue
+            total = used[at] - mine[i] + more
+            if pool >= 0:
+                total += used[pool]
+            if total > cap:
+                return False
+        return True
 
 
 class _NextCall:
@@ -347,27 +385,34 @@ class TurnSpend:
         """Reserve `amount` from this process's allowances (no write), if every budget
         has room for it beside what is spent, held, and allowed to every process."""
         plan = self._plan
-        pools = None if plan is None else plan.pools
-        if pools is None:
+        if plan is None or plan.pools is None:
             return False  # a budget without a pool: no allowances
+        pools = plan.pools
         allowances = self._ledger.allowances
         if not await allowances.take(pools, amount, self._ttl):
             return False
+        store = self._ledger._store
+        warns = self._ledger.warns
         try:
-            counters = await self._ledger._store.budget_counters(self._read_keys)
+            if warns:  # the warnings say how much of each budget is used: all counters
+                counters = await store.budget_counters(self._read_keys)
+                fits = limits_refusal(self._keys, plan.pool_of, plan.checks, counters,
+                                      amount, amount) is None
+            else:  # only what each limited measure used
+                read = self._read_keys
+                fits = plan.fits(await store.budget_used(
+                    [read[at] for at in plan.read_at], plan.read_measures), amount, amount)
         except BaseException:
             allowances.give_back(pools, amount)
             raise
         # the pools' holds include this turn's amount: the check asks for it once
-        assert plan is not None
-        if limits_refusal(self._keys, plan.pool_of, plan.checks, counters, amount,
-                          amount) is not None:
+        if not fits:
             allowances.give_back(pools, amount)
             return False  # the turn reserves on its own (and is refused there)
         self.held = amount
         self._pools = pools
         self._held_at = time.monotonic()
-        if self._ledger.warns:
+        if warns:
             self._warnings = warnings(self.budgets, [
                 _state(b.claim.key, counters.get(b.claim.key),
                        counters.get(b.claim.pool) if b.claim.pool else None)

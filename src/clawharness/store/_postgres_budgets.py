@@ -28,6 +28,7 @@ from clawharness.store.budgets import (
     state_of,
     summary_of,
     summary_sql,
+    used_sql,
 )
 
 __all__ = ["MIGRATION_V6", "BudgetLedgerMethods"]
@@ -213,6 +214,14 @@ class BudgetLedgerMethods:
         rows = await self._all("read budgets", f"SELECT budget_key, {_STATE_COLS} FROM "
                                "budget_counters WHERE budget_key = ANY(%s)", (list(keys),))
         return {row[0]: tuple(int(v) for v in row[1:]) for row in rows}
+
+    async def budget_used(self, keys: Sequence[str], measures: tuple[int, ...]) -> list[int]:
+        if not keys:
+            return []
+        used = [0] * len(keys)
+        for n, value in await self._all("read budgets", used_sql(measures, "%s"), list(keys)):
+            used[n] = int(value)
+        return used
 
     async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
         rows = await self._all("summarize spend", summary_sql(by, "%s"), (since,))

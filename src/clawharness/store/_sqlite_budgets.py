@@ -28,6 +28,7 @@ from clawharness.store.budgets import (
     state_of,
     summary_of,
     summary_sql,
+    used_sql,
 )
 
 __all__ = ["MIGRATION_V6", "BudgetLedgerMethods"]
@@ -230,6 +231,19 @@ class BudgetLedgerMethods:
 
         def fn(conn: sqlite3.Connection) -> dict[str, Counters]:
             return {row[0]: row[1:] for row in conn.execute(query, tuple(keys))}
+
+        return await self._read(fn, inline=True)
+
+    async def budget_used(self, keys: Sequence[str], measures: tuple[int, ...]) -> list[int]:
+        if not keys:
+            return []
+        query = used_sql(measures, "?")
+
+        def fn(conn: sqlite3.Connection) -> list[int]:
+            used = [0] * len(keys)
+            for n, value in conn.execute(query, keys):
+                used[n] = value
+            return used
 
         return await self._read(fn, inline=True)
 

@@ -17,6 +17,7 @@ backends run them inside their transactions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -43,6 +44,7 @@ __all__ = [
     "state_of",
     "summary_of",
     "summary_sql",
+    "used_sql",
 ]
 
 Measure = Literal["usd", "tokens", "turns", "seconds"]
@@ -266,6 +268,19 @@ def state_of(key: str, row: Sequence[Any]) -> BudgetState:
 SPEND_COLUMNS: Final = ("run_id, day, at, agent_id, session_key, caller, provider, model, "
                         "runtime, terminal, input_tokens, output_tokens, cache_read_tokens, "
                         "cache_write_tokens, reasoning_tokens, nano_usd, ms")
+
+
+_UNITS: Final = ("nano_usd", "tokens", "turns", "ms")
+
+
+@functools.lru_cache(maxsize=64)
+def used_sql(measures: tuple[int, ...], mark: str) -> str:
+    """`budget_used`'s query in both backends (`mark`: the placeholder): for the i-th key,
+    `i` and its spent + reserved - granted in `measures[i]` (a MEASURES index); no row
+    for a key never used. Only the columns a turn's check needs are read."""
+    return " UNION ALL ".join(
+        f"SELECT {n}, spent_{_UNITS[m]} + reserved_{_UNITS[m]} - granted_{_UNITS[m]} "
+        f"FROM budget_counters WHERE budget_key = {mark}" for n, m in enumerate(measures))
 
 
 def summary_sql(by: SpendGrouping, mark: str) -> str:

@@ -305,6 +305,11 @@ class BudgetLedgerStore(Protocol):
         """The counters of those of `keys` used so far, as the ledger's rows hold them
         (`Counters`: a turn's check reads them on its path, no object per budget)."""
 
+    async def budget_used(self, keys: Sequence[str], measures: tuple[int, ...]) -> list[int]:
+        """For each of `keys`, in order: what its budget used in `measures[i]` (a
+        `MEASURES` index), net of what was granted: spent + reserved - granted (0 for a
+        key never used). The columns a turn's check needs, and nothing else."""
+
     async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
         """Spend rows of turns from `since` (epoch seconds), summed per group."""
 
