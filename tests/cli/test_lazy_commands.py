@@ -185,6 +185,8 @@ def test_config_validate_imports_no_host_part(tmp_path: Path) -> None:
     modules = _imported_by_command(tmp_path, ["config", "validate"])
     assert not {"clawharness.harness.types", "clawharness.host", "asyncio",
                 "clawharness.redaction"} & modules
+    # it prints no table: rich's tables are imported by the first one a command makes
+    assert "rich.table" not in modules
 
 
 #: what a command that only reads the store must not import: the host makes its plugin

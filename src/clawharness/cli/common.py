@@ -15,16 +15,18 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
-from rich.table import Table
 
 from clawharness.cli.help_labels import flags_take_no_type_label
 from clawharness.errors import ClawHarnessError, ExtraMissingError
 from clawharness.extras import extra_missing_error
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = [
     "DETAIL_KEYS",
@@ -88,6 +90,9 @@ ClusterOption = Annotated[
 
 def new_table(*headers: str, title: str | None = None) -> Table:
     """A table whose long cells fold onto more lines instead of being cut."""
+    # imported by the first table: a command that prints none (`config validate`) skips it
+    from rich.table import Table
+
     table = Table(title=title)
     for header in headers:
         table.add_column(header, overflow="fold")
