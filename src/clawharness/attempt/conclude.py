@@ -80,7 +80,8 @@ class TurnConcluder:
                 model_ref=str(ref))
         text = final_text(result)
         warning: str | None = None
-        if decision.harness is not None and should_finalize(result) and not text.strip():
+        # (the text first: `should_finalize` reads the whole result, and is pure)
+        if decision.harness is not None and not text.strip() and should_finalize(result):
             text, warning = await self._finalize(decision.harness, attempt.params, result,
                                                  attempt.observer, attempt.mirror)
             recorder.finalized("incomplete-warning" if warning else "finalized")
@@ -88,14 +89,16 @@ class TurnConcluder:
         # what every front shows of a failed call: a tool echoing a key is masked
         tool_calls = tuple(_redacted_call(m) for m in result.tool_metas)
         run_id = attempt.params.run_id
-        self._context.hooks.after_turn(AgentEnd(
-            AgentEndEvent(run_id=run_id, session_key=session_key,
-                          terminal=result.terminal.kind, text=text, tool_metas=tool_calls,
-                          usage=result.usage),
-            AgentEndContext(run_id=run_id, agent_id=agent_id, session_key=session_key,
-                            session_id=record.session_id,
-                            harness_id=decision.selected_harness_id,
-                            workspace_dir=turn.workspace)))
+        hooks = self._context.hooks
+        if hooks.listens_after_turn:  # the event is built only for someone to hear it
+            hooks.after_turn(AgentEnd(
+                AgentEndEvent(run_id=run_id, session_key=session_key,
+                              terminal=result.terminal.kind, text=text,
+                              tool_metas=tool_calls, usage=result.usage),
+                AgentEndContext(run_id=run_id, agent_id=agent_id, session_key=session_key,
+                                session_id=record.session_id,
+                                harness_id=decision.selected_harness_id,
+                                workspace_dir=turn.workspace)))
         model = attempt.params.model
         failure = None if result.terminal.kind == "ok" else describe_failure(
             result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),

@@ -37,7 +37,8 @@ from clawharness.redaction.known import known_generation
 from clawharness.redaction.outbound import redact_secrets_in
 from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
-__all__ = ["TimelineEvent", "ToolCallRecord", "TurnRecord", "TurnRecordKeeper", "TurnRecorder"]
+__all__ = ["RECORDED_STREAMS", "TimelineEvent", "ToolCallRecord", "TurnRecord", "TurnRecordKeeper",
+           "TurnRecorder"]
 
 #: arguments (as JSON) longer than this are cut in the record
 MAX_ARGUMENT_CHARS: Final = 4000
@@ -51,6 +52,10 @@ MAX_TIMELINE_EVENTS: Final = 2000
 log = logging.getLogger("clawharness.attempt")
 
 EventSink = Callable[[AgentEvent], Awaitable[None] | None]
+
+#: the agent event streams `TurnRecorder.observe` reads (`AttemptParams.agent_event_streams`
+#: when nothing else listens)
+RECORDED_STREAMS: Final = frozenset({"tool", "usage", "lifecycle"})
 
 
 #: made once (`json.dumps` with options builds an encoder per call)

@@ -18,6 +18,7 @@ from clawharness.attempt.caller_tools import (
     pending_calls,
 )
 from clawharness.attempt.compaction import attempt_prompt_context
+from clawharness.attempt.inspector import RECORDED_STREAMS
 from clawharness.attempt.outcomes import ToolTerminalObserver
 from clawharness.attempt.prepare import PreparedTurn
 from clawharness.attempt.tool_loops import ended_by_tool_loop, tool_loop_guard
@@ -201,6 +202,8 @@ class AttemptRunner:
         if on_event is not None:
             previews = ToolResultPreviews(on_event)
             observe, on_event = previews.observing(observer), previews.sink
+        # with no front listening, the turn's record is the one reader of its events
+        streams = RECORDED_STREAMS if on_event is None else None
         on_event = recorder.chain(on_event)
         thinking = plan_turn_thinking(self._context.config, agent_id, route,
                                       message=opts.thinking, session=record.meta.thinking_level)
@@ -236,6 +239,7 @@ class AttemptRunner:
             # a built-in turn's budgets are held before each later model call: a spent
             # budget stops the turn there
             spend_check=turn.spend.check(workspace) if decision.builtin else None,
+            agent_event_streams=streams,
         )
         # reserve: the turn is not started without room on its budgets (the estimate
         # reads the attempt's prompt and model, so it is made here, before dispatch)

@@ -38,6 +38,11 @@ class TurnHooks(Protocol):
         """The tool-result middleware bound for one runtime; None when none applies."""
         ...
 
+    @property
+    def listens_after_turn(self) -> bool:
+        """Whether any agent_end hook is registered (no payload is built for none)."""
+        ...
+
     def after_turn(self, payload: AgentEnd) -> None:
         """Start the agent_end side effects (never awaited by the reply path)."""
         ...

@@ -344,6 +344,10 @@ class AttemptParams:
     #: the turn's budgets, checked before each model call after the first (None: no
     #: budget applies, or the runtime is not the built-in one)
     spend_check: SpendCheck | None = None
+    #: the streams `on_agent_event` reads (None: every stream); a harness may skip
+    #: building the events of the others (the host's own record reads `tool`, `usage`
+    #: and `lifecycle`, so with no front listening a reply's text deltas go unbuilt)
+    agent_event_streams: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,11 @@ class PluginHooks:
             declared.setdefault(m.owner_plugin_id, []).extend(m.runtimes)
         return {plugin: tuple(dict.fromkeys(ids)) for plugin, ids in declared.items()}
 
+    @property
+    def listens_after_turn(self) -> bool:
+        """Whether any agent_end hook is registered (no payload is built for none)."""
+        return bool(self.registrations.agent_end_hooks)
+
     def after_turn(self, payload: AgentEnd) -> None:
         """Start the agent_end side effects (never awaited by the reply path)."""
         hooks = self.registrations.agent_end_hooks

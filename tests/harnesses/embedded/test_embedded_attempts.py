@@ -4,6 +4,7 @@ once per model API (OpenAI Responses, Chat Completions, Anthropic Messages)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +235,25 @@ async def test_max_steps_bounds_the_loop(tmp_path: Path, api: str) -> None:
     assert last["isError"] is True and "limit of 3 model steps" in text_of(last)
     assert rec.observations[-1]["executionStarted"] is False
     assert [o["executionStarted"] for o in rec.observations] == [True, True, False]
+
+
+async def test_a_listener_gets_only_the_streams_it_reads(tmp_path: Path, api: str) -> None:
+    """`agent_event_streams`: the events of other streams are not sent (nor built); the
+    reply still streams to `on_partial_reply`, and the transcript is the same."""
+    (tmp_path / "notes.txt").write_text("the secret is 42\n")
+    script = {"responses": [
+        {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}]},
+        {"text": "It says 42, as the notes say.", "match": "secret is 42"},
+    ]}
+    rec = Recorder()
+    async with ScriptedModelServer(script) as server:
+        params = replace(make_params(tmp_path, api=api, url=base_url(server, api),
+                                     recorder=rec),
+                         agent_event_streams=frozenset({"tool", "usage"}))
+        result = await OpenClawHarness().run_attempt(params)
+    assert result.terminal.kind == "ok"
+    assert rec.roles() == ["user", "assistant", "toolResult", "assistant"]
+    assert {e.stream for e in rec.events} == {"tool", "usage"}
+    assert [e["phase"] for e in rec.streams("tool")] == ["start", "result"]
+    assert len(rec.streams("usage")) == 2
+    assert rec.partials and rec.partials[-1] == "It says 42, as the notes say."

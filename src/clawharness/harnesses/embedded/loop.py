@@ -93,9 +93,12 @@ class EmbeddedAttempt:
     # --- callbacks ------------------------------------------------------------------
 
     async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        """Send an agent event to `on_agent_event`, if set."""
+        """Send an agent event to `on_agent_event`, if set and reading `stream`."""
         sink = self.p.on_agent_event
         if sink is None:
+            return
+        streams = self.p.agent_event_streams
+        if streams is not None and stream not in streams:
             return
         result = sink(AgentEvent(stream, data))
         if result is not None and inspect.isawaitable(result):
@@ -311,6 +314,11 @@ class EmbeddedAttempt:
         builder = self.builder = self.new_builder()
         partial = p.on_partial_reply
         events = p.on_agent_event is not None
+        streams = p.agent_event_streams
+        # (the events of a stream no one reads are not built)
+        text_events = events and (streams is None or "assistant" in streams)
+        thinking_events = events and (streams is None or "thinking" in streams)
+        usage_events = events and (streams is None or "usage" in streams)
         done: Done | None = None
         abort = p.abort
         async for event in self.transport.stream(request):
@@ -325,7 +333,7 @@ class EmbeddedAttempt:
                     result = partial(text)
                     if result is not None and inspect.isawaitable(result):
                         await result
-                if events:
+                if text_events:
                     await self.emit("assistant", {"text": text, "delta": event.text})
             elif kind is ToolCall:
                 assert isinstance(event, ToolCall)
@@ -335,7 +343,7 @@ class EmbeddedAttempt:
             elif kind is ThinkingDelta:
                 assert isinstance(event, ThinkingDelta)
                 builder.add_thinking(event.text, event.signature)
-                if events and event.text:
+                if thinking_events and event.text:
                     await self.emit("thinking", {"delta": event.text})
             elif kind is Done:
                 assert isinstance(event, Done)
@@ -345,7 +353,7 @@ class EmbeddedAttempt:
         self.builder = None
         self.last_usage = done.usage
         self.usage = self.usage.plus(done.usage)
-        if events:
+        if usage_events:
             await self.emit("usage", {**done.usage.to_wire(), "attempt": self.usage.to_wire()})
         message = builder.message(done.stop_reason, done.usage)
         if builder.text:
