@@ -196,6 +196,10 @@ def is_silent_reply_payload_text(text: str | None, token: str = SILENT_REPLY_TOK
     """True for token-only text, its JSON forms, or reasoning followed by the token."""
     if not isinstance(text, str) or not text:
         return False
+    # every form holds the token itself (its case aside: the patterns fold ASCII case);
+    # a reply without it, as nearly every reply is, is answered by one search
+    if token.lower() not in text.lower():
+        return False
     return (
         is_silent_reply_text(text, token)
         or _is_json_string_silent(text, token)

@@ -45,8 +45,20 @@ def _real_root(root_lexical: str) -> str:
     return os.path.realpath(root_lexical)
 
 
+#: on POSIX an absolute path is one starting with "/", and its `abspath` is a pure
+#: function of it (no working directory involved), so it is remembered
+_POSIX = os.name == "posix"
+
+
+@functools.lru_cache(maxsize=256)
+def _absolute(path: str) -> str:
+    return os.path.abspath(path)
+
+
 def _roots(workspace_dir: str | os.PathLike[str]) -> tuple[str, str]:
-    root_lexical = os.path.abspath(os.fspath(workspace_dir))
+    raw = os.fspath(workspace_dir)
+    root_lexical = (_absolute(raw) if _POSIX and type(raw) is str and raw[:1] == "/"
+                    else os.path.abspath(raw))
     real = _real_root(root_lexical)
     if real != root_lexical and not os.path.isdir(real):  # moved since: look again
         _real_root.cache_clear()

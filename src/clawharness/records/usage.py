@@ -81,35 +81,42 @@ class Usage:
     def plus(self, other: Usage) -> Usage:
         """The token counts of both (an attempt's totals over its calls); a figure
         neither reported stays None. Cost and context usage are per call: not summed."""
+        # (each count written out: a figure neither reported stays None)
+        a, b = self, other
         return Usage(
-            input=_sum(self.input, other.input), output=_sum(self.output, other.output),
-            cache_read=_sum(self.cache_read, other.cache_read),
-            cache_write=_sum(self.cache_write, other.cache_write),
-            total=_sum(self.total, other.total),
-            cache_write_1h=_sum(self.cache_write_1h, other.cache_write_1h),
-            reasoning_tokens=_sum(self.reasoning_tokens, other.reasoning_tokens),
+            input=b.input if a.input is None else a.input if b.input is None
+            else a.input + b.input,
+            output=b.output if a.output is None else a.output if b.output is None
+            else a.output + b.output,
+            cache_read=b.cache_read if a.cache_read is None else a.cache_read
+            if b.cache_read is None else a.cache_read + b.cache_read,
+            cache_write=b.cache_write if a.cache_write is None else a.cache_write
+            if b.cache_write is None else a.cache_write + b.cache_write,
+            total=b.total if a.total is None else a.total if b.total is None
+            else a.total + b.total,
+            cache_write_1h=b.cache_write_1h if a.cache_write_1h is None else a.cache_write_1h
+            if b.cache_write_1h is None else a.cache_write_1h + b.cache_write_1h,
+            reasoning_tokens=b.reasoning_tokens if a.reasoning_tokens is None
+            else a.reasoning_tokens if b.reasoning_tokens is None
+            else a.reasoning_tokens + b.reasoning_tokens,
         )
 
     def to_wire(self) -> dict[str, JsonValue]:
         """The usage as the original's transcript writes it: the token counts reported,
         under `input`, `output`, `cacheRead`, `cacheWrite`, `totalTokens`."""
+        # (written out, not a loop of getattr: a turn writes a usage several times)
         out: dict[str, JsonValue] = {}
-        for name, key in _WIRE_COUNTS:
-            value = getattr(self, name)
-            if value is not None:
-                out[key] = value
+        if self.input is not None:
+            out["input"] = self.input
+        if self.output is not None:
+            out["output"] = self.output
+        if self.cache_read is not None:
+            out["cacheRead"] = self.cache_read
+        if self.cache_write is not None:
+            out["cacheWrite"] = self.cache_write
+        if self.total is not None:
+            out["totalTokens"] = self.total
         return out
-
-
-#: the wire keys of the token counts, in their order
-_WIRE_COUNTS: Final = (("input", "input"), ("output", "output"), ("cache_read", "cacheRead"),
-                       ("cache_write", "cacheWrite"), ("total", "totalTokens"))
-
-
-def _sum(a: int | None, b: int | None) -> int | None:
-    if a is None:
-        return b
-    return a if b is None else a + b
 
 
 def _get(value: JsonValue, path: _Path) -> JsonValue:

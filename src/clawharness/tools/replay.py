@@ -284,39 +284,40 @@ def _dialog_action(record: Record | None) -> JsonValue:
     return record.get("dialogAction") if record is not None else None
 
 
+#: tools that always change state
+_ALWAYS_MUTATING: Final = frozenset({
+    "write", "edit", "apply_patch", "sessions_spawn", "sessions_send", "conversations_send",
+    "conversations_turn", "create_goal", "update_goal",
+})
+
+#: tools whose action decides: (the call's action, its arguments) -> mutating
+_BY_ACTION: Final[dict[str, Callable[[str | None, Record | None], bool]]] = {
+    "process": lambda action, _r: action is not None and action in _PROCESS_MUTATING,
+    "message": lambda action, _r: action is None or action not in _MESSAGE_READ_ONLY,
+    "sessions": lambda action, _r: action != "group_list",
+    "computer": lambda action, record: not _is_computer_observation(
+        action, _dialog_action(record)),
+    "mobile_ui": lambda action, _r: action is None or action not in _MOBILE_UI_SAFE,
+    "subagents": lambda action, _r: action in ("cancel", "kill", "steer"),
+    "session_status": lambda _a, record: _has_model(record),
+    "gateway": lambda action, _r: action is None or action not in _GATEWAY_SAFE,
+    "portal": lambda action, _r: action != "list",
+    "theme": lambda action, _r: action not in ("list", "get"),
+    "nodes": lambda action, _r: action is None or action not in _NODES_SAFE,
+}
+
+
 def is_mutating_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True when the call may change state (writes, sends, non-read-only shell, …)."""
     name = _lower(tool_name)
-    record, action = _args_view(args)
-    if name in (
-        "write",
-        "edit",
-        "apply_patch",
-        "sessions_spawn",
-        "sessions_send",
-        "conversations_send",
-        "conversations_turn",
-        "create_goal",
-        "update_goal",
-    ):
+    if name in _ALWAYS_MUTATING:
         return True
+    record, action = _args_view(args)
     if name in ("exec", "bash"):
         return not is_plain_read_only_shell_command(_shell_command(record))
-    table: dict[str, Callable[[], bool]] = {
-        "process": lambda: action is not None and action in _PROCESS_MUTATING,
-        "message": lambda: action is None or action not in _MESSAGE_READ_ONLY,
-        "sessions": lambda: action != "group_list",
-        "computer": lambda: not _is_computer_observation(action, _dialog_action(record)),
-        "mobile_ui": lambda: action is None or action not in _MOBILE_UI_SAFE,
-        "subagents": lambda: action in ("cancel", "kill", "steer"),
-        "session_status": lambda: _has_model(record),
-        "gateway": lambda: action is None or action not in _GATEWAY_SAFE,
-        "portal": lambda: action != "list",
-        "theme": lambda: action not in ("list", "get"),
-        "nodes": lambda: action is None or action not in _NODES_SAFE,
-    }
-    if name in table:
-        return table[name]()
+    by_action = _BY_ACTION.get(name)
+    if by_action is not None:
+        return by_action(action, record)
     if _is_automations(name) or name == "canvas" or name.endswith("_actions"):
         return action is None or action not in _READ_ONLY_ACTIONS
     return name.startswith("message_") or "send" in name
@@ -327,32 +328,38 @@ def _has_model(record: Record | None) -> bool:
     return isinstance(model, str) and len(model.strip()) > 0
 
 
+#: tools whose action decides: (the call's name, action, record, arguments) -> replay-safe
+_SAFE_BY_ACTION: Final[dict[str, Callable[[str, str | None, Record | None, ToolArgs], bool]]] = {
+    "exec": lambda _n, _a, _r, _args: False,
+    "bash": lambda _n, _a, _r, _args: False,
+    "process": lambda _n, action, _r, _args: action is not None
+    and action in _PROCESS_REPLAY_SAFE,
+    "message": lambda _n, action, _r, _args: action is not None and action in _MESSAGE_READ_ONLY,
+    "subagents": lambda _n, action, _r, _args: action is None or action == "list",
+    "sessions": lambda _n, action, _r, _args: action == "group_list",
+    "session_status": lambda name, _a, _r, args: not is_mutating_tool_call(name, args),
+    "browser": lambda _n, action, _r, _args: action is not None and action in _BROWSER_READ_ONLY,
+    "computer": lambda _n, action, record, _args: _is_computer_observation(
+        action, _dialog_action(record)),
+    "mobile_ui": lambda _n, action, _r, _args: action is not None and action in _MOBILE_UI_SAFE,
+    "skill_workshop": lambda _n, action, _r, _args: action in ("list", "inspect", "read"),
+    "transcripts": lambda _n, action, _r, _args: action == "status",
+    "gateway": lambda _n, action, _r, _args: action is not None and action in _GATEWAY_SAFE,
+    "portal": lambda _n, action, _r, _args: action == "list",
+    "theme": lambda _n, action, _r, _args: action in ("list", "get"),
+    "nodes": lambda _n, action, _r, _args: action is not None and action in _NODES_SAFE,
+}
+
+
 def is_replay_safe_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True only for calls whose structured contract proves they are read-only."""
     name = _lower(tool_name)
-    record, action = _args_view(args)
     if name in _CALL_SAFE_TOOL_NAMES:
         return True
-    table: dict[str, Callable[[], bool]] = {
-        "exec": lambda: False,
-        "bash": lambda: False,
-        "process": lambda: action is not None and action in _PROCESS_REPLAY_SAFE,
-        "message": lambda: action is not None and action in _MESSAGE_READ_ONLY,
-        "subagents": lambda: action is None or action == "list",
-        "sessions": lambda: action == "group_list",
-        "session_status": lambda: not is_mutating_tool_call(name, args),
-        "browser": lambda: action is not None and action in _BROWSER_READ_ONLY,
-        "computer": lambda: _is_computer_observation(action, _dialog_action(record)),
-        "mobile_ui": lambda: action is not None and action in _MOBILE_UI_SAFE,
-        "skill_workshop": lambda: action in ("list", "inspect", "read"),
-        "transcripts": lambda: action == "status",
-        "gateway": lambda: action is not None and action in _GATEWAY_SAFE,
-        "portal": lambda: action == "list",
-        "theme": lambda: action in ("list", "get"),
-        "nodes": lambda: action is not None and action in _NODES_SAFE,
-    }
-    if name in table:
-        return table[name]()
+    record, action = _args_view(args)
+    by_action = _SAFE_BY_ACTION.get(name)
+    if by_action is not None:
+        return by_action(name, action, record, args)
     if _is_automations(name) or name == "canvas":
         return action is not None and action in _READ_ONLY_ACTIONS
     return False
