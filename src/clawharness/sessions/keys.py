@@ -27,8 +27,27 @@ class SessionKey:
         return f"agent:{self.agent_id}:{self.rest}"
 
 
+#: keys parsed lately (a turn parses its key three times); forgotten all at once past
+#: `_MAX_PARSED`
+_PARSED: dict[str, SessionKey] = {}
+_MAX_PARSED = 4096
+
+
 def parse_session_key(text: str) -> SessionKey:
     """Parse a full `agent:<agentId>:<rest>` key, or raise InvalidSessionKeyError."""
+    if type(text) is str:
+        known = _PARSED.get(text)
+        if known is not None:
+            return known
+    key = _parse_session_key(text)
+    if type(text) is str:
+        if len(_PARSED) >= _MAX_PARSED:
+            _PARSED.clear()
+        _PARSED[text] = key
+    return key
+
+
+def _parse_session_key(text: str) -> SessionKey:
     if not isinstance(text, str):
         raise InvalidSessionKeyError(f"session key must be a string, got {type(text).__name__}")
     parts = text.split(":", 2)
