@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cluster_rig import ClusterRig
 
+from clawharness.attempt.turn import TurnOptions
 from clawharness.host import Host
 from clawharness.records.turn_result import QueueDelivery
 from clawharness.sessions.steering_inbox import NAMESPACE
@@ -104,4 +105,34 @@ async def test_a_steer_the_running_turn_never_took_runs_as_the_next_turn(make_ri
     assert alone.run_id != done.run_id and alone.queue is None
     assert users == ["plain", "steered in"]
     assert _user_texts(rig.server.requests[1].body) == ["plain", "steered in"]
+    assert await _offers(rig) == []
+
+
+async def test_an_interrupt_stops_the_turn_running_on_a_worker(make_rig) -> None:
+    rig: ClusterRig = make_rig({"responses": [
+        {"match": "^start$", **READ},
+        {"match": "^stop, do this instead$", "text": "interrupting answer"},
+        {"match": "the notes", "text": "the interrupted turn went on"}]})
+    (rig.root / "ws").mkdir(exist_ok=True)
+    (rig.root / "ws" / "notes.txt").write_text("the notes\n")
+    released = rig.server.hold("^start$")
+    rig.start_worker("w1")
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        first = asyncio.ensure_future(front.run_turn("s", "start"))
+        await _until_asked(rig, 1)
+        other = asyncio.ensure_future(front.run_turn(
+            "s", "stop, do this instead", TurnOptions(queue_mode="interrupt")))
+        await _until_offered(rig)  # addressed to the running turn's lease
+        released.set()  # the turn reads the file and stops at the boundary
+        stopped = await asyncio.wait_for(first, 60)
+        after = await asyncio.wait_for(other, 60)
+        history = await front.history("s")
+    assert stopped.terminal == "aborted"
+    assert (after.terminal, after.text) == ("ok", "interrupting answer")
+    assert after.run_id != stopped.run_id
+    assert [e.text for e in history if e.role == "user"] == ["start", "stop, do this instead"]
+    assert "the interrupted turn went on" not in [e.text for e in history]
+    requests = rig.server.requests
+    assert len(requests) == 2  # the stopped turn made no model call after its tool
+    assert _user_texts(requests[1].body) == ["start", "stop, do this instead"]
     assert await _offers(rig) == []

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from clawharness.attempt.outcomes import ToolTerminalObserver
     from clawharness.attempt.services import HarnessChoice, TurnHooks
     from clawharness.attempt.side_effects import AgentEndHooks, run_agent_end_side_effects
+    from clawharness.attempt.steering import turn_purpose
     from clawharness.attempt.terminal import (
         LegacyTerminalFlags,
         Terminal,
@@ -97,6 +98,7 @@ __all__ = [
     "run_agent_end_side_effects",
     "set_attempt_terminal_failure",
     "turn_caller",
+    "turn_purpose",
     "validate_attempt_result",
 ]
 
@@ -137,6 +139,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "normalize_attempt_terminal": "clawharness.attempt.terminal",
     "pending_calls": "clawharness.attempt.caller_tools",
     "project_attempt_terminal": "clawharness.attempt.terminal",
+    "turn_purpose": "clawharness.attempt.steering",
     "project_settled_turn_finalization_attempt_result": "clawharness.attempt.finalize_projection",
     "run_agent_end_side_effects": "clawharness.attempt.side_effects",
     "set_attempt_terminal_failure": "clawharness.attempt.terminal",

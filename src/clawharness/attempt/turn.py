@@ -101,6 +101,9 @@ class TurnRunner:
                     timeout=opts.busy_timeout, run_id=run_id)
                 if answered is not None:
                     return answered
+            elif opts.interrupt_offer:
+                # the turn before it was asked to stop (on a cluster): the offer goes after
+                interrupting = Offer(session_key, opts.interrupt_offer, message)
             elif mode == "steer" and text == message:
                 # a turn another process runs on the session takes it, if it can
                 answered = await self._across.steer_elsewhere(

@@ -86,6 +86,9 @@ class TurnOptions:
     #: arrived (a cluster worker's turn, docs/steering.md "On a cluster"): settled first;
     #: taken, the answer is that turn's reply and this message does not run
     steer_offer: str | None = None
+    #: the steering inbox row that asked the turn running when this `interrupt` message
+    #: arrived to stop (on a cluster): removed once this message's turn ran
+    interrupt_offer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,8 @@ WITHDRAW_SIGNAL = "withdraw_turn"
 #: the activity that reports a withdrawn turn, `aborted`, to its waiting front
 WITHDRAWN_ACTIVITY = "report_turn_withdrawn"
 #: the local activity that offers a `steer` message to the turn its session runs now
-#: (the store's steering inbox), or withdraws that offer (docs/steering.md, "On a cluster")
+#: (the store's steering inbox), asks that turn to stop for an `interrupt` message, or
+#: withdraws such an offer (docs/steering.md, "On a cluster")
 STEER_OFFER_ACTIVITY = "offer_steered_message"
 WORKFLOW_TYPE = "ClawharnessSession"
 
@@ -96,16 +97,21 @@ class TurnRequest:
     #: the row of the store's steering inbox that offered this message to the turn that
     #: ran when it arrived: its worker settles it first (taken: that turn's answer)
     steer_offer: str = ""
+    #: the row that asked the turn running when this `interrupt` message arrived to
+    #: stop: the message's turn removes it once it ran
+    interrupt_offer: str = ""
 
 
 @dataclass
 class SteerOffer:
     """Offer `message` to the running turn of `session_key` (no `key`), or withdraw
-    the offer `key`."""
+    the offer `key`; with `interrupt` (a turn id), ask that turn, if it holds the
+    session, to stop instead."""
 
     session_key: str
     message: str = ""
     key: str = ""
+    interrupt: str = ""
 
 
 @dataclass

@@ -142,7 +142,10 @@ class ScriptedModelServer:
         await self._serving.start()
 
     async def stop(self) -> None:
-        """Stop serving and release the port (idempotent)."""
+        """Stop serving and release the port (idempotent); held requests are let go."""
+        with self._lock:
+            for _, released in self._holds:
+                released.set()
         await self._serving.stop()
 
     async def __aenter__(self) -> ScriptedModelServer:

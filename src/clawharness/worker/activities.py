@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from temporalio import activity
 
+from clawharness.attempt import turn_purpose
 from clawharness.attempt.turn import TurnOptions
 from clawharness.cluster.events import TurnEventRelay, abort_key
 from clawharness.cluster.messages import (
@@ -234,6 +235,7 @@ class TurnActivities:
                               durable_tools=True,
                               resumes_run=attempt > 1 or request.resumed, abort=abort,
                               steer_offer=request.steer_offer or None,
+                              interrupt_offer=request.interrupt_offer or None,
                               trace_context=request.trace or None,
                               approvals=(RelayedApprovals(self._relay, request.turn_id)
                                          if request.approvals else None),
@@ -271,9 +273,11 @@ class TurnActivities:
 
     @activity.defn(name=WITHDRAWN_ACTIVITY)
     async def report_withdrawn(self, request: TurnRequest) -> None:
-        if request.steer_offer:  # no turn may take the message of a caller gone
-            await SteeringInbox(self._host.store).withdraw(
-                Offer(request.session_key, request.steer_offer, request.message))
+        # no turn may take the message of a caller gone, nor stop for it
+        for key in (request.steer_offer, request.interrupt_offer):
+            if key:
+                await SteeringInbox(self._host.store).withdraw(
+                    Offer(request.session_key, key, request.message))
         result = withdrawn_result(request.session_key, request.turn_id)
         await self._relay.append(request.turn_id, "result", result_to_wire(result))
 
@@ -285,6 +289,14 @@ class TurnActivities:
         if asked.key:
             await inbox.withdraw(Offer(asked.session_key, asked.key, asked.message))
             return ""
+        if asked.interrupt:
+            # addressed to the running turn's lease (none yet, or another's: not offered)
+            state = await self._host.store.session_lease_state(asked.session_key)
+            holder = state.holder or ""
+            if not state.held or not holder.endswith(f"({turn_purpose(asked.interrupt)})"):
+                return ""
+            return (await inbox.offer_interrupt(asked.session_key, asked.message,
+                                                holder)).key
         return (await inbox.offer(asked.session_key, asked.message)).key
 
     def all(self) -> list[Any]:

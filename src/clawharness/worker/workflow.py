@@ -58,6 +58,8 @@ SPILL_ATTEMPTS = 3
 LOCAL_TURNS_PATCH = "turns-run-where-scheduled"
 #: workflows that queued every message before steering existed replay without offers
 STEER_PATCH = "steer-into-running-turn"
+#: ... and without interrupts of the running turn
+INTERRUPT_PATCH = "interrupt-running-turn"
 _OFFER_RETRIES = RetryPolicy(maximum_interval=timedelta(seconds=2), maximum_attempts=3)
 
 
@@ -72,6 +74,8 @@ class SessionWorkflow:
         self._local_turns = False
         self._turns_started = 0
         self._busy = False
+        #: the turn running now (an `interrupt` message is addressed to it)
+        self._running: TurnRequest | None = None
         self._idle = False
         self._clock: asyncio.Task[None] | None = None
         #: `steer` messages whose offer to the running turn is being made: each waits
@@ -85,22 +89,34 @@ class SessionWorkflow:
         if request.turn_id not in self._accepted:
             self._accepted.add(request.turn_id)
             self._pending.append(request)
-            if (request.queue_mode == "steer" and self._busy and len(self._pending) == 1
+            running = self._running
+            if running is None:
+                return
+            if (request.queue_mode == "steer" and len(self._pending) == 1
                     and workflow.patched(STEER_PATCH)):
                 # a steer for the running turn, with nothing waiting ahead of it: offered
                 # in the store, where the turn takes it at its next tool boundary
-                self._offering.add(request.turn_id)
-                task = asyncio.create_task(self._offer(request))
-                self._offers.add(task)
-                task.add_done_callback(self._offers.discard)
+                self._start_offer(request, "")
+            elif request.queue_mode == "interrupt" and workflow.patched(INTERRUPT_PATCH):
+                # the running turn is asked (in the store) to stop at its next tool
+                # boundary; the message runs in its place in the queue
+                self._start_offer(request, running.turn_id)
 
-    async def _offer(self, request: TurnRequest) -> None:
-        """Offer the steer message; its turn (still queued here) then settles the offer
-        first: taken by the running turn, it answers with that turn's reply."""
+    def _start_offer(self, request: TurnRequest, interrupt: str) -> None:
+        self._offering.add(request.turn_id)
+        task = asyncio.create_task(self._offer(request, interrupt))
+        self._offers.add(task)
+        task.add_done_callback(self._offers.discard)
+
+    async def _offer(self, request: TurnRequest, interrupt: str) -> None:
+        """Offer the steer message (its turn, still queued here, settles the offer first:
+        taken by the running turn, it answers with that turn's reply), or ask the running
+        turn `interrupt` to stop (the message's turn removes that offer once it ran)."""
         key = ""
         try:
             key = await workflow.execute_local_activity(
-                STEER_OFFER_ACTIVITY, SteerOffer(request.session_key, request.message),
+                STEER_OFFER_ACTIVITY,
+                SteerOffer(request.session_key, request.message, interrupt=interrupt),
                 result_type=str, start_to_close_timeout=timedelta(seconds=30),
                 retry_policy=_OFFER_RETRIES)
         except ActivityError:
@@ -109,7 +125,9 @@ class SessionWorkflow:
             self._offering.discard(request.turn_id)
         for index, queued in enumerate(self._pending):
             if queued.turn_id == request.turn_id:
-                self._pending[index] = dataclasses.replace(queued, steer_offer=key)
+                self._pending[index] = (
+                    dataclasses.replace(queued, interrupt_offer=key) if interrupt
+                    else dataclasses.replace(queued, steer_offer=key))
                 return
         if key:  # withdrawn while it was being offered: no turn may take it now
             with contextlib.suppress(ActivityError):
@@ -170,10 +188,12 @@ class SessionWorkflow:
                 self._clock = asyncio.create_task(self._idle_clock(start.idle_seconds))
             self._turns_started += 1
             self._busy = True
+            self._running = request
             try:
                 self._bound = await self._run_turn(request, start)
             finally:
                 self._busy = False
+                self._running = None
             turns_run += 1
             ran_here += 1
             if (ran_here >= start.turns_per_run

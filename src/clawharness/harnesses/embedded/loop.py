@@ -367,11 +367,14 @@ class EmbeddedAttempt:
         if take is None:
             return
         messages = await take()
-        if not messages:
-            return
-        for text in messages:
-            await self.settle(user_message(text))
-        await self.emit("steer", {"messages": len(messages)})
+        if messages:
+            for text in messages:
+                await self.settle(user_message(text))
+            await self.emit("steer", {"messages": len(messages)})
+        if self.p.abort.is_set():
+            # the take found an interrupt for this turn (docs/steering.md), or an abort
+            # came meanwhile: no next model call
+            raise _Aborted
 
     # --- tools ----------------------------------------------------------------------
 
