@@ -3,6 +3,8 @@ the mirror's `after`), or alone when nothing was appended."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -60,4 +62,32 @@ async def test_a_lost_race_fails_the_mirror_and_the_creation(tmp_path: Path) -> 
             await creation
         assert await store.read_entries("mine") == []
     finally:
+        await store.close()
+
+
+async def test_a_cancelled_waiter_does_not_undo_the_first_append(tmp_path: Path) -> None:
+    """The turn awaiting the row is cancelled while the row and first batch are being
+    written (queued behind another process's write): they still land, and the mirror
+    has their outcomes."""
+    path = tmp_path / "s.db"
+    store = SqliteStore(path)
+    await store.open()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        creation = SessionCreation(store, SessionRecord("agent:main:d", "sid-d", "main"))
+        mirror = TranscriptMirror(store, "agent:main:d", "sid-d", "run", after=creation)
+        blocker.execute("BEGIN IMMEDIATE")
+        await mirror([{"role": "user", "content": "hi"}])
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert creation.started
+        waiter = asyncio.ensure_future(asyncio.wait_for(creation, timeout=0.01))
+        with pytest.raises(asyncio.TimeoutError):
+            await waiter
+        blocker.execute("COMMIT")
+        await mirror.flush()
+        assert [o.entry.seq for o in mirror.appended] == [1]
+        assert await store.get_session("agent:main:d") is not None
+    finally:
+        blocker.close()
         await store.close()

@@ -93,17 +93,20 @@ class SessionCreation:
         it was, why the append was refused (awaiting this then gives the row)."""
         assert self._made is None, "the session row was asked for already"
         made = self._made = asyncio.get_running_loop().create_future()
+        # (`made` is done already when a turn awaiting it was cancelled meanwhile)
         try:
             stored, outcomes = await self._store.create_session_with_entries(
                 self.record, entries, fence=fence)
         except Exception as exc:
-            made.set_exception(exc)
-            made.exception()  # the turn sees it when it awaits this; no "never retrieved"
+            if not made.done():
+                made.set_exception(exc)
+                made.exception()  # the turn sees it when it awaits this
             raise
         except BaseException:
             made.cancel()
             raise
-        made.set_result(stored)
+        if not made.done():
+            made.set_result(stored)
         if isinstance(outcomes, Exception):
             raise outcomes
         return outcomes
