@@ -240,10 +240,11 @@ def test_a_finished_command_leaves_its_objects_to_the_process_end(tmp_path: Path
 
 #: what `status` must not import: the bundled harnesses are registered from their facts
 #: (`clawharness.plugins.deferred`) and imported when one is asked to run or to support
-#: a route; status reads the agents' sandbox, not their tool policy
+#: a route; status reads the agents' sandbox, not their tool policy, and no plugin
+#: registered tool-result middleware
 STATUS_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
                 "clawharness.plugin_sdk._cli_backend", "clawharness.tools.agent_tools",
-                "clawharness.tools.policy")
+                "clawharness.tools.policy", "clawharness.tools.middleware")
 #: what status imports only when an agent's sandbox is on: the sandbox's runner and
 #: backend probes (the settings say it is off)
 SANDBOX_PARTS = ("clawharness.tools.sandbox.runner", "clawharness.tools.sandbox.explain",
@@ -275,10 +276,12 @@ def test_a_plugin_with_session_bindings_imports_the_bindings_alone(tmp_path: Pat
 
 
 #: what a one-line turn on the built-in runtime must not import: the bundled harnesses
-#: (no plugin harness claims the route), status's report and the sandbox's explanations
+#: (no plugin harness claims the route), status's report, the sandbox's explanations
+#: and the tool-result middleware runner (no plugin registered any)
 TURN_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
               "clawharness.plugin_sdk._cli_backend", "clawharness.cli.status_cmd",
-              "clawharness.harness.status", "clawharness.tools.sandbox.explain")
+              "clawharness.harness.status", "clawharness.tools.sandbox.explain",
+              "clawharness.tools.middleware")
 
 
 def test_a_turn_imports_no_bundled_harness_and_no_status_report(tmp_path: Path) -> None:

@@ -15,19 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from clawharness._faces import lazy_face
 from clawharness._json import JsonObject, JsonValue
 from clawharness.errors import PluginError
 from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.runtime_ids import normalize_runtime_id
 from clawharness.harness.support import ProviderRoute
 from clawharness.harness.types import AgentHarness, RuntimePolicyFact
-from clawharness.tools.middleware import ToolResultMiddlewareRegistration
 
-# the session bindings are imported by the plugin that asks for them (`session_bindings`):
-# a host whose plugins are registered from their facts (`plugins.deferred`) needs none
+# the session bindings are imported by the plugin that asks for them (`session_bindings`),
+# the tool-result middleware by one that registers some: a host whose plugins are
+# registered from their facts (`plugins.deferred`) needs neither
 if TYPE_CHECKING:
     from clawharness.sessions.bindings.session_bindings import SessionBindings
     from clawharness.store import Store
+    from clawharness.tools.middleware import ToolResultMiddlewareRegistration
 
 __all__ = [
     "PluginApi",
@@ -366,6 +368,15 @@ class PluginApi:
                         f'plugin "{self.id}": matcher entry {name!r} is not a canonical tool id'
                     )
             tools = tuple(dict.fromkeys(matcher))
+        from clawharness.tools.middleware import ToolResultMiddlewareRegistration
+
         registration = ToolResultMiddlewareRegistration(handler, wanted, tools, self.id)
         self._registrations.middlewares.append(registration)
         return registration
+
+
+# the middleware's registration record is named here too (`ToolResultMiddlewareRegistration`)
+# and loaded from its module when first asked for
+__getattr__, __dir__ = lazy_face(__name__, {
+    "ToolResultMiddlewareRegistration": "clawharness.tools.middleware",
+})
