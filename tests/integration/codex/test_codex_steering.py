@@ -59,3 +59,34 @@ async def test_a_steer_at_a_tool_boundary_reaches_codexs_model(make_rig: MakeRig
     roles = attempt.roles()
     assert roles.index("toolResult") < roles.index("user", 1)
     assert any(e.stream == "steer" for e in attempt.events)
+
+
+async def test_an_interrupt_found_at_a_tool_boundary_stops_codexs_turn(
+        make_rig: MakeRig) -> None:
+    """The host's `take_steering` found an interrupt for this turn (another process's
+    `interrupt` message, docs/steering.md): it sets the attempt's abort, and the harness
+    stops Codex's running turn with `turn/interrupt`; Codex confirms it."""
+    rig = await make_rig({"responses": [
+        {"tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]},
+        {"text": "It is sunny in Oslo."}]})
+    release = asyncio.Event()
+    release.set()
+    # Codex's request after the tool's output waits: the interrupt comes first
+    rig.server.hold("weather in Oslo")
+    attempt = rig.attempt("weather?", tools=[weather_tool(release)])
+    abort = attempt.params.abort
+    taken: list[bool] = []
+
+    async def take() -> list[str]:
+        taken.append(True)
+        abort.set()  # what the host's taker does when the inbox holds an interrupt
+        return []
+
+    attempt.params = replace(attempt.params, take_steering=take)
+    result = await asyncio.wait_for(rig.harness.run_attempt(attempt.params), 120)
+    assert taken
+    assert result.terminal.kind == "aborted", result.terminal
+    assert "did not confirm" not in (result.terminal.error or "")
+    texts = [b.get("text") for m in attempt.mirrored.values() if m["role"] == "assistant"
+             for b in m.get("content") or [] if isinstance(b, dict)]
+    assert "It is sunny in Oslo." not in texts
