@@ -187,6 +187,8 @@ def test_config_validate_imports_no_host_part(tmp_path: Path) -> None:
                 "clawharness.redaction"} & modules
     # it prints no table: rich's tables are imported by the first one a command makes
     assert "rich.table" not in modules
+    # the file is plain JSON: the JSON5 decoder is imported only for a file that is not
+    assert "json5" not in modules
 
 
 #: what a command that only reads the store must not import: the host makes its plugin

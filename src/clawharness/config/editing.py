@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import json5
-
 from clawharness.config.keypaths import MISSING, get_at, set_at, unset_at
 from clawharness.config.loader import validate_config
 from clawharness.config.schema import ClawConfig
@@ -47,6 +45,8 @@ def parse_value_argument(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         pass
+    import json5  # here: `config validate`, which imports this module, decodes no value
+
     try:
         return json5.loads(text)
     except (ValueError, RecursionError):

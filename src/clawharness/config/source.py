@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import json5
-
 from clawharness.config.textscan import TextScan, scan_json5
 from clawharness.errors import ConfigError
 from clawharness.problems import ConfigProblem, format_key_path
@@ -77,6 +75,9 @@ def decode_config_text(text: str, *, source: str = "<config>",
     try:
         raw = json.loads(text, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
+        # not plain JSON: the JSON5 decoder (imported only for such a file)
+        import json5
+
         repeated.clear()
         try:
             raw = json5.loads(text, object_pairs_hook=pairs)
