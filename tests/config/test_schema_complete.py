@@ -26,3 +26,31 @@ def test_every_config_model_is_complete_when_imported() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_default_factory_is_a_plain_function() -> None:
+    """Pydantic reads each default factory's signature as it builds a model: a model
+    class's costs building that model's whole signature, `dict`'s parsing its text
+    (`clawharness.config._factories`)."""
+    import types
+
+    import pydantic
+
+    import clawharness.config.context
+    import clawharness.config.sandbox
+    import clawharness.config.schema
+    import clawharness.config.spend
+
+    modules = (clawharness.config.schema, clawharness.config.context,
+               clawharness.config.sandbox, clawharness.config.spend)
+    factories = {f"{model.__name__}.{name}": field.default_factory
+                 for module in modules for model in vars(module).values()
+                 if isinstance(model, type) and issubclass(model, pydantic.BaseModel)
+                 and model.__module__ == module.__name__
+                 for name, field in model.model_fields.items()
+                 if field.default_factory is not None}
+    assert len(factories) > 40
+    assert {name: f for name, f in factories.items()
+            if not isinstance(f, types.FunctionType)} == {}
+    for factory in factories.values():  # each still makes a fresh value
+        assert factory() is not factory()

@@ -25,6 +25,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawharness.config._factories import made
+
 __all__ = [
     "CompactionConfig",
     "ContextPruningConfig",
@@ -69,8 +71,8 @@ class ContextPruningConfig(_Node):
 
     mode: Literal["off", "age", "cache-ttl"] = "age"
     keep_last_assistants: int = Field(default=3, ge=0, alias="keepLastAssistants")
-    soft_trim: SoftTrimConfig = Field(default_factory=SoftTrimConfig, alias="softTrim")
-    hard_clear: HardClearConfig = Field(default_factory=HardClearConfig, alias="hardClear")
+    soft_trim: SoftTrimConfig = Field(default_factory=made(SoftTrimConfig), alias="softTrim")
+    hard_clear: HardClearConfig = Field(default_factory=made(HardClearConfig), alias="hardClear")
 
 
 def overlay(base: N, over: BaseModel | None) -> N:

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from clawharness.config._factories import made, no_entries
 from clawharness.config.checks import (
     CheckFailed,
     bind_host,
@@ -124,7 +125,7 @@ class ProviderConfig(_Node):
 
 
 class ModelsConfig(_Node):
-    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = Field(default_factory=no_entries)
 
 
 class ModelRefSetting(_Node):
@@ -187,7 +188,7 @@ class SubagentsConfig(_Node):
 
 class AgentDefaults(_Node):
     model: ModelRefSetting | None = None
-    models: dict[str, AgentModelEntry] = Field(default_factory=dict)
+    models: dict[str, AgentModelEntry] = Field(default_factory=no_entries)
     workspace: str | None = None
     #: legacy whole-agent runtime: ignored by selection, reported by doctor
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
@@ -197,12 +198,12 @@ class AgentDefaults(_Node):
     sandbox: SandboxConfig | None = None
     queue: QueueConfig | None = None
     #: summarising the oldest history before the prompt overflows (docs/compaction.md)
-    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    compaction: CompactionConfig = Field(default_factory=made(CompactionConfig))
     #: shortening old tool results in the prompt, never in the store
-    context_pruning: ContextPruningConfig = Field(default_factory=ContextPruningConfig,
+    context_pruning: ContextPruningConfig = Field(default_factory=made(ContextPruningConfig),
                                                   alias="contextPruning")
     thinking_default: ThinkingLevel | None = Field(default=None, alias="thinkingDefault")
-    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
+    subagents: SubagentsConfig = Field(default_factory=made(SubagentsConfig))
 
     _model = field_validator("model", mode="before")(_coerce_model_setting)
 
@@ -220,7 +221,7 @@ class WebFetchConfig(_Node):
 
 
 class WebToolsConfig(_Node):
-    fetch: WebFetchConfig = Field(default_factory=WebFetchConfig)
+    fetch: WebFetchConfig = Field(default_factory=made(WebFetchConfig))
 
 
 class ToolsConfig(_Node):
@@ -229,9 +230,9 @@ class ToolsConfig(_Node):
     allow: list[ToolPolicyEntry] | None = None
     deny: list[ToolPolicyEntry] = Field(default_factory=_empty)
     also_allow: list[ToolPolicyEntry] = Field(default_factory=_empty, alias="alsoAllow")
-    exec: ExecToolConfig = Field(default_factory=ExecToolConfig)
-    web: WebToolsConfig = Field(default_factory=WebToolsConfig)
-    loop_detection: LoopDetectionConfig = Field(default_factory=LoopDetectionConfig,
+    exec: ExecToolConfig = Field(default_factory=made(ExecToolConfig))
+    web: WebToolsConfig = Field(default_factory=made(WebToolsConfig))
+    loop_detection: LoopDetectionConfig = Field(default_factory=made(LoopDetectionConfig),
                                                 alias="loopDetection")
 
 
@@ -239,7 +240,7 @@ class AgentEntry(_Node):
     default: bool = False
     name: str | None = None
     model: ModelRefSetting | None = None
-    models: dict[str, AgentModelEntry] = Field(default_factory=dict)
+    models: dict[str, AgentModelEntry] = Field(default_factory=no_entries)
     workspace: str | None = None
     agent_runtime: AgentRuntimeRef | None = Field(default=None, alias="agentRuntime")
     tools: ToolsConfig | None = None
@@ -256,8 +257,8 @@ class AgentEntry(_Node):
 
 
 class AgentsConfig(_Node):
-    defaults: AgentDefaults = Field(default_factory=AgentDefaults)
-    entries: dict[str, AgentEntry] = Field(default_factory=dict)
+    defaults: AgentDefaults = Field(default_factory=made(AgentDefaults))
+    entries: dict[str, AgentEntry] = Field(default_factory=no_entries)
 
 
 def agent_compaction(agents: AgentsConfig, agent_id: str) -> CompactionConfig:
@@ -276,14 +277,14 @@ def agent_context_pruning(agents: AgentsConfig, agent_id: str) -> ContextPruning
 
 class PluginEntry(_Node):
     enabled: bool = True
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=no_entries)
     module: str | None = None
 
 
 class PluginsConfig(_Node):
     allow: list[str] | None = None
     deny: list[str] = Field(default_factory=_empty)
-    entries: dict[str, PluginEntry] = Field(default_factory=dict)
+    entries: dict[str, PluginEntry] = Field(default_factory=no_entries)
     #: extra plugins to load by module path (`package.module` or `package.module:entry`)
     load: list[str] = Field(default_factory=_empty)
 
@@ -307,12 +308,12 @@ class GatewayHttpEndpointConfig(_Node):
 
 class GatewayHttpEndpointsConfig(_Node):
     chat_completions: GatewayHttpEndpointConfig = Field(
-        default_factory=GatewayHttpEndpointConfig, alias="chatCompletions")
-    responses: GatewayHttpEndpointConfig = Field(default_factory=GatewayHttpEndpointConfig)
+        default_factory=made(GatewayHttpEndpointConfig), alias="chatCompletions")
+    responses: GatewayHttpEndpointConfig = Field(default_factory=made(GatewayHttpEndpointConfig))
 
 
 class GatewayHttpConfig(_Node):
-    endpoints: GatewayHttpEndpointsConfig = Field(default_factory=GatewayHttpEndpointsConfig)
+    endpoints: GatewayHttpEndpointsConfig = Field(default_factory=made(GatewayHttpEndpointsConfig))
 
 
 class GatewayControlUiConfig(_Node):
@@ -324,9 +325,9 @@ class GatewayControlUiConfig(_Node):
 class GatewayConfig(_Node):
     port: int = Field(default=18789, ge=0, le=65535)
     bind: Annotated[str, AfterValidator(check_bind)] = "loopback"
-    auth: GatewayAuthConfig = Field(default_factory=GatewayAuthConfig)
-    http: GatewayHttpConfig = Field(default_factory=GatewayHttpConfig)
-    control_ui: GatewayControlUiConfig = Field(default_factory=GatewayControlUiConfig,
+    auth: GatewayAuthConfig = Field(default_factory=made(GatewayAuthConfig))
+    http: GatewayHttpConfig = Field(default_factory=made(GatewayHttpConfig))
+    control_ui: GatewayControlUiConfig = Field(default_factory=made(GatewayControlUiConfig),
                                                alias="controlUi")
 
     @model_validator(mode="after")
@@ -416,8 +417,8 @@ class SessionsConfig(_Node):
 
 
 class AuthConfig(_Node):
-    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    order: dict[str, list[str]] = Field(default_factory=dict)
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=no_entries)
+    order: dict[str, list[str]] = Field(default_factory=no_entries)
 
 
 class LoggingConfig(_Node):
@@ -450,16 +451,16 @@ class McpServerConfig(_Node):
     transport: McpTransport | None = None
     command: str | None = None
     args: list[str] = Field(default_factory=_empty)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=no_entries)
     cwd: str | None = None
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=no_entries)
     enabled: bool = True
     connection_timeout_ms: int = Field(default=30_000, ge=1, le=600_000,
                                        alias="connectionTimeoutMs")
     tool_timeout_ms: int = Field(default=60_000, ge=1, le=3_600_000, alias="toolTimeoutMs")
     max_result_chars: PositiveInt = Field(default=100_000, alias="maxResultChars")
-    tools: McpToolFilter = Field(default_factory=McpToolFilter)
+    tools: McpToolFilter = Field(default_factory=made(McpToolFilter))
 
     @model_validator(mode="after")
     def _one_transport(self) -> "McpServerConfig":
@@ -484,7 +485,7 @@ class McpServerConfig(_Node):
 
 
 class McpConfig(_Node):
-    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    servers: dict[str, McpServerConfig] = Field(default_factory=no_entries)
 OtelProtocol = Literal["http/protobuf", "grpc"]
 
 
@@ -517,27 +518,27 @@ class MetricsConfig(_Node):
 
 
 class DiagnosticsConfig(_Node):
-    otel: OtelConfig = Field(default_factory=OtelConfig)
-    metrics: MetricsConfig = Field(default_factory=MetricsConfig)
+    otel: OtelConfig = Field(default_factory=made(OtelConfig))
+    metrics: MetricsConfig = Field(default_factory=made(MetricsConfig))
 
 
 class ClawConfig(_Node):
     """The whole config file."""
 
-    models: ModelsConfig = Field(default_factory=ModelsConfig)
-    agents: AgentsConfig = Field(default_factory=AgentsConfig)
-    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
-    tools: ToolsConfig = Field(default_factory=ToolsConfig)
-    gateway: GatewayConfig = Field(default_factory=GatewayConfig)
-    store: StoreConfig = Field(default_factory=StoreConfig)
-    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
-    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
-    auth: AuthConfig = Field(default_factory=AuthConfig)
-    logging: LoggingConfig = Field(default_factory=LoggingConfig)
-    host: HostConfig = Field(default_factory=HostConfig)
-    mcp: McpConfig = Field(default_factory=McpConfig)
-    diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
-    budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
+    models: ModelsConfig = Field(default_factory=made(ModelsConfig))
+    agents: AgentsConfig = Field(default_factory=made(AgentsConfig))
+    plugins: PluginsConfig = Field(default_factory=made(PluginsConfig))
+    tools: ToolsConfig = Field(default_factory=made(ToolsConfig))
+    gateway: GatewayConfig = Field(default_factory=made(GatewayConfig))
+    store: StoreConfig = Field(default_factory=made(StoreConfig))
+    cluster: ClusterConfig = Field(default_factory=made(ClusterConfig))
+    sessions: SessionsConfig = Field(default_factory=made(SessionsConfig))
+    auth: AuthConfig = Field(default_factory=made(AuthConfig))
+    logging: LoggingConfig = Field(default_factory=made(LoggingConfig))
+    host: HostConfig = Field(default_factory=made(HostConfig))
+    mcp: McpConfig = Field(default_factory=made(McpConfig))
+    diagnostics: DiagnosticsConfig = Field(default_factory=made(DiagnosticsConfig))
+    budgets: BudgetsConfig = Field(default_factory=made(BudgetsConfig))
 
 
 AgentEntry.model_rebuild()

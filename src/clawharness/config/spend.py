@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from clawharness.config._factories import made, no_entries
 from clawharness.config.checks import CheckFailed
 
 __all__ = [
@@ -96,13 +97,13 @@ class BudgetsConfig(_Node):
     daily: BudgetLimits | None = None
     #: each agent (`agents` overrides it for one agent)
     per_agent: BudgetWindows | None = Field(default=None, alias="perAgent")
-    agents: dict[str, BudgetWindows] = Field(default_factory=dict)
+    agents: dict[str, BudgetWindows] = Field(default_factory=no_entries)
     #: each session key, over its life
     per_session: BudgetLimits | None = Field(default=None, alias="perSession")
     #: each HTTP API caller (`callers` overrides it for one caller)
     per_caller: BudgetWindows | None = Field(default=None, alias="perCaller")
-    callers: dict[str, BudgetWindows] = Field(default_factory=dict)
-    reservation: BudgetReservationConfig = Field(default_factory=BudgetReservationConfig)
+    callers: dict[str, BudgetWindows] = Field(default_factory=no_entries)
+    reservation: BudgetReservationConfig = Field(default_factory=made(BudgetReservationConfig))
     #: what an approver (the chat's user, a gateway operator) is asked to add to a
     #: budget that has no room for a turn ("extend by $2?"); unset: nobody is asked
     extend_by: BudgetLimits | None = Field(default=None, alias="extendBy")
