@@ -279,11 +279,13 @@ def test_a_plugin_with_session_bindings_imports_the_bindings_alone(tmp_path: Pat
 
 #: what a one-line turn on the built-in runtime must not import: the bundled harnesses
 #: (no plugin harness claims the route), status's report, the sandbox's explanations
-#: and the tool-result middleware runner (no plugin registered any)
+#: the tool-result middleware runner (no plugin registered any), and the fork and
+#: portable-session code (the sub-agent tool names a fork's result for typing only)
 TURN_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
               "clawharness.plugin_sdk._cli_backend", "clawharness.cli.status_cmd",
               "clawharness.harness.status", "clawharness.tools.sandbox.explain",
-              "clawharness.tools.middleware")
+              "clawharness.tools.middleware", "clawharness.sessions.fork",
+              "clawharness.sessions.portable")
 
 
 def test_a_turn_imports_no_bundled_harness_and_no_status_report(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from clawharness._ids import new_id
 from clawharness.attempt import TurnOptions, turn_caller
@@ -32,7 +32,7 @@ from clawharness.config import ClawConfig
 from clawharness.errors import ClawHarnessError, SubagentError, SubagentForbiddenError
 from clawharness.harness import ToolCallContext, ToolPolicyCheck, ToolSpec
 from clawharness.records import SessionMeta, TurnResult
-from clawharness.sessions import ForkResult, parse_session_key, require_known_agent
+from clawharness.sessions import parse_session_key, require_known_agent
 from clawharness.store import SessionRecord, Store, SubagentRecord, SubagentStatus
 from clawharness.subagents.request import (
     SPAWN_PARAMETERS,
@@ -43,6 +43,11 @@ from clawharness.subagents.request import (
     spawn_result,
 )
 from clawharness.tools import ToolRestriction
+
+# a fork's result is named for typing only (the fork and portable-session code loads
+# when a session is forked, not with every host that can spawn a child)
+if TYPE_CHECKING:
+    from clawharness.sessions import ForkResult
 
 __all__ = ["BEAT_SECONDS", "LOST_AFTER_SECONDS", "SPAWN_TOOL", "SpawnHost",
            "SubagentManager"]
