@@ -208,7 +208,8 @@ def test_sessions_list_reads_the_store_without_plugins_harnesses_or_tools(
     modules = _imported_by_command(tmp_path, ["sessions", "list"])
     assert _under(modules, HOST_PARTS) == []
     # the turn executor names a turn's result for typing only: no reply delivery code
-    assert _under(modules, ("clawharness.delivery", "clawharness.records.tool_calls")) == []
+    assert _under(modules, ("clawharness.delivery", "clawharness.records.tool_calls",
+                            "clawharness.records.compaction")) == []
     # with traces and metrics off (the default) a host that runs no turn has no use for
     # OpenTelemetry: its instruments record nothing, the span helpers load with a turn
     assert _under(modules, ("opentelemetry", "clawharness.observability.spans")) == []

@@ -2,7 +2,7 @@
 
 import datetime as dt
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,8 +20,10 @@ from clawharness.cli.portable_cmd import register_portable
 from clawharness.cli.subagents_cmd import list_children, register_subagents
 from clawharness.errors import ConfirmationRequiredError
 from clawharness.host import Host
-from clawharness.records import CompactionResult
 from clawharness.store import SessionRecord, TranscriptEntry
+
+if TYPE_CHECKING:
+    from clawharness.records import CompactionResult
 
 __all__ = ["register"]
 
@@ -120,7 +122,7 @@ def register(app: typer.Typer) -> None:
                         "--focus", help="What the summary should keep above all.")] = None,
                     ) -> None:
         """Summarise the session's oldest history now (like /compact); the originals stay."""
-        async def go() -> CompactionResult:
+        async def go() -> "CompactionResult":
             async with Host.from_config(config) as host:
                 return await host.compact_session(key, focus=focus)
         result = run_async(go, as_json=as_json)
