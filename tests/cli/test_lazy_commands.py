@@ -281,12 +281,14 @@ def test_a_plugin_with_session_bindings_imports_the_bindings_alone(tmp_path: Pat
 #: what a one-line turn on the built-in runtime must not import: the bundled harnesses
 #: (no plugin harness claims the route), status's report, the sandbox's explanations
 #: the tool-result middleware runner (no plugin registered any), and the fork and
-#: portable-session code (the sub-agent tool names a fork's result for typing only)
+#: portable-session code (the sub-agent tool names a fork's result for typing only), and
+#: the exec analysis (the turn runs no command)
 TURN_SKIPS = ("clawharness.harnesses.cli", "clawharness.harnesses.acp",
               "clawharness.plugin_sdk._cli_backend", "clawharness.cli.status_cmd",
               "clawharness.harness.status", "clawharness.tools.sandbox.explain",
               "clawharness.tools.middleware", "clawharness.sessions.fork",
-              "clawharness.sessions.portable")
+              "clawharness.sessions.portable", "clawharness.tools.exec_analysis",
+              "clawharness.tools.exec_shell_syntax")
 
 
 def test_a_turn_imports_no_bundled_harness_and_no_status_report(tmp_path: Path) -> None:

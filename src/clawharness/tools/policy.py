@@ -36,14 +36,19 @@ import re
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from clawharness._faces import lazy_face
 from clawharness.config.schema import ToolsConfig
 from clawharness.errors import ToolPolicyDeniedError
 from clawharness.harness.capabilities import ApprovalSubject
 from clawharness.names.tool_groups import expand_tool_groups, normalize_tool_name
 from clawharness.names.tool_profiles import TOOL_PROFILES
-from clawharness.tools.exec_analysis import CommandAnalysis, CommandSegment, analyze_command
+
+# the exec analysis (a shell parser and the programs' rules) loads when a command is
+# first analysed: a turn that runs no exec does not import it
+if TYPE_CHECKING:
+    from clawharness.tools.exec_analysis import CommandAnalysis, CommandSegment, analyze_command
 
 __all__ = [
     "TOOL_PROFILES",
@@ -317,6 +322,8 @@ class EffectiveToolPolicy:
     def analyze(self, command: str, arguments: Mapping[str, Any] | None = None) -> CommandAnalysis:
         """The allowlist analysis of `command`; a relative executable (`./run.sh`) resolves
         from the workspace (and the call's `workdir`)."""
+        from clawharness.tools.exec_analysis import CommandAnalysis, analyze_command
+
         if not command.strip():
             return CommandAnalysis(False, reason="the command is empty")
         cwd = self.workspace_dir
@@ -324,3 +331,10 @@ class EffectiveToolPolicy:
         if cwd is not None and isinstance(workdir, str) and workdir:
             cwd = os.path.join(cwd, workdir)
         return analyze_command(command, cwd=cwd, which=self._which)
+
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "CommandAnalysis": "clawharness.tools.exec_analysis",
+    "CommandSegment": "clawharness.tools.exec_analysis",
+    "analyze_command": "clawharness.tools.exec_analysis",
+})
