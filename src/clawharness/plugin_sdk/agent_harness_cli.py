@@ -12,7 +12,13 @@ The description
 The events an `EventMapper` produces (`CliEvent`)
     `SessionStarted`, `TextDelta`, `AssistantMessage` (of `TextBlock` and `ToolUseBlock`),
     `ToolResult`, `PermissionRequest`, `UnknownControlRequest`, `ControlAnswer`,
-    `NativeSessionMissing` (the runtime's own "no such session"), `TurnFinished`.
+    `NativeSessionMissing` (the runtime's own "no such session"), `TurnFinished`,
+    `HostMcpMessage` (a message to the host's in-process MCP server).
+
+The host tools a runtime lacks (`sessions_spawn`, ...)
+    A spec with `host_tools` (a `HostToolsChannel`) is offered them each turn as an MCP
+    server the host serves over the runtime's control channel, scoped to the turn and
+    run through the host's tool policy (`_cli_backend.host_mcp`).
 
 The bundled `claude-cli` harness is one such description. Every name here is defined by
 the SDK (`clawharness.plugin_sdk._cli_backend`), not by a bundled harness.
@@ -24,6 +30,7 @@ from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
     CliEvent,
     ControlAnswer,
+    HostMcpMessage,
     NativeSessionMissing,
     PermissionRequest,
     SessionStarted,
@@ -43,6 +50,7 @@ from clawharness.plugin_sdk._cli_backend.spec import (
     ControlProtocol,
     EnvContext,
     EventMapper,
+    HostToolsChannel,
     LaunchRequest,
 )
 
@@ -56,6 +64,8 @@ __all__ = [
     "ControlProtocol",
     "EnvContext",
     "EventMapper",
+    "HostMcpMessage",
+    "HostToolsChannel",
     "LaunchRequest",
     "NativeSessionMissing",
     "PermissionRequest",

@@ -12,6 +12,12 @@ What a turn does depends on the prompt's first word:
     error          ends the turn with an API error result
     gone WORDS     streams WORDS, then reports the resumed conversation missing (what the
                    real CLI never does after output: it tests the no-replay rule)
+    host TOOL ARGS calls TOOL (ARGS: JSON) of the `type: "sdk"` MCP server `--mcp-config`
+                   names, as Claude Code does: `mcp_message` control requests (initialize
+                   and tools/list once per process, can_use_tool, then tools/call naming
+                   the tool use in `_meta`); the result is JSON {"listed", "text",
+                   "isError"} (or {"error"} when the host refused the message)
+    stale TOOL     a tools/call of TOOL naming the previous turn's tool use
 
 The prompt is the turn's last text block (a fresh session's first turn carries the host
 transcript in a block before it). Like the real CLI, a session lives in
@@ -77,6 +83,52 @@ def read() -> dict[str, object] | None:
     return json.loads(line)
 
 
+def sdk_server(argv: list[str]) -> str | None:
+    """The `type: "sdk"` MCP server an `--mcp-config` JSON names, if any."""
+    for i, arg in enumerate(argv):
+        if arg == "--mcp-config" and argv[i + 1].startswith("{"):
+            for name, server in json.loads(argv[i + 1])["mcpServers"].items():
+                if server.get("type") == "sdk":
+                    return str(name)
+    return None
+
+
+class McpClient:
+    """Claude Code's side of an SDK MCP server: JSON-RPC over control requests."""
+
+    def __init__(self, server: str | None) -> None:
+        self.server = server or "clawharness"
+        self.n = 0
+        self.listed: list[str] | None = None
+
+    def send(self, message: dict[str, object]) -> dict[str, object]:
+        self.n += 1
+        out({"type": "control_request", "request_id": f"mcp{self.n}", "request": {
+            "subtype": "mcp_message", "server_name": self.server, "message": message}})
+        answer = read()
+        assert answer is not None
+        response = answer["response"]
+        assert isinstance(response, dict)
+        if response["subtype"] != "success":
+            return {"error": response.get("error")}
+        return response["response"]["mcp_response"]  # type: ignore[no-any-return]
+
+    def connect(self) -> None:
+        if self.listed is not None:
+            return
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        tools = self.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        result = tools.get("result")
+        self.listed = [t["name"] for t in result["tools"]] if isinstance(result, dict) else []
+
+    def call(self, tool: str, args: object, tool_use_id: str) -> dict[str, object]:
+        return self.send({"jsonrpc": "2.0", "id": 2 + self.n, "method": "tools/call",
+                          "params": {"name": tool, "arguments": args,
+                                     "_meta": {"claudecode/toolUseId": tool_use_id}}})
+
+
 def main() -> int:
     argv = sys.argv[1:]
     if LOG:
@@ -91,6 +143,7 @@ def main() -> int:
     n = 0
     cost = 0.0
     refused = False
+    mcp = McpClient(sdk_server(argv))
     while True:
         msg = read()
         if msg is None:
@@ -165,6 +218,35 @@ def main() -> int:
                          "is_error": True, "session_id": sid})
                     break
             continue
+        elif word in ("host", "stale"):
+            tool, _, raw = rest.partition(" ")
+            mcp.connect()
+            tool_id = f"toolu_{n}"
+            args = json.loads(raw or "{}")
+            if word == "host":
+                native = f"mcp__{mcp.server}__{tool}"
+                out({"type": "assistant", "message": {"id": f"m{n}", "content": [
+                    {"type": "tool_use", "id": tool_id, "name": native, "input": args}]},
+                    "session_id": sid})
+                out({"type": "control_request", "request_id": f"perm{n}", "request": {
+                    "subtype": "can_use_tool", "tool_name": native, "input": args,
+                    "tool_use_id": tool_id}})
+                assert read() is not None
+            answer = mcp.call(tool, args, tool_id if word == "host" else f"toolu_{n - 1}")
+            result = answer.get("result")
+            if isinstance(result, dict):
+                report = {"listed": mcp.listed, "isError": result.get("isError", False),
+                          "text": "".join(c.get("text", "") for c in result["content"])}
+            else:
+                report = {"listed": mcp.listed, "error": answer.get("error")}
+            if word == "host":
+                out({"type": "user", "message": {"role": "user", "content": [
+                    {"tool_use_id": tool_id, "type": "tool_result",
+                     "is_error": bool(report.get("isError")),
+                     "content": str(report.get("text"))}]}, "session_id": sid})
+            rest = json.dumps(report)
+            out({"type": "assistant", "message": {"id": f"m{n}b", "content": [
+                {"type": "text", "text": rest}]}, "session_id": sid})
         elif word == "crash":
             sys.stderr.write("fake claude: simulated crash\n")
             sys.stderr.flush()

@@ -2,12 +2,17 @@
 
     claude -p --input-format stream-json --output-format stream-json --verbose
            --permission-prompt-tool stdio --include-partial-messages --model M
-           [--resume SID [--fork-session]] [--strict-mcp-config --mcp-config FILE]
+           [--resume SID [--fork-session]] [--strict-mcp-config] [--mcp-config FILE|JSON]
 
 The handshake is an `initialize` control request; a user turn is a `user` stream-json
 line; permission questions arrive as `can_use_tool` control requests and are answered
 `allow` (with `updatedInput`) or `deny` (with a message); an abort is an `interrupt`
 control request. The turn ends at the `result` line, whose `session_id` is the binding.
+
+The host tools Claude Code lacks (`sessions_spawn`, ...) are offered as an MCP server of
+`type: "sdk"` named `clawharness` in `--mcp-config`: Claude Code sends its JSON-RPC
+messages as `mcp_message` control requests and the harness answers them in-process, for
+the running turn only (`clawharness.plugin_sdk.agent_harness_cli`, "host tools").
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from clawharness.plugin_sdk.agent_harness_cli import (
     CliEvent,
     ControlAnswer,
     EnvContext,
+    HostMcpMessage,
     LaunchRequest,
     NativeSessionMissing,
     PermissionRequest,
@@ -59,6 +65,8 @@ __all__ = [
 log = logging.getLogger("clawharness.harnesses.cli")
 
 HARNESS_ID: Final = "claude-cli"
+#: the host's tool server's name in Claude Code's MCP config (`mcp__clawharness__<tool>`)
+HOST_TOOLS_SERVER: Final = "clawharness"
 
 #: Claude Code tool names -> canonical host tool names (policy ids)
 CLAUDE_TOOL_NAMES: Final[Mapping[str, str]] = MappingProxyType({
@@ -131,6 +139,10 @@ class ClaudeCommandLine:
             for note in left_out:
                 log.warning("%s", note)
             argv += ["--strict-mcp-config", "--mcp-config", _mcp_config_arg(config, launch)]
+        if launch.host_tools:
+            # the host's own tools, served in-process over the control channel (no secret)
+            argv += ["--mcp-config", json.dumps({"mcpServers": {HOST_TOOLS_SERVER: {
+                "type": "sdk", "name": HOST_TOOLS_SERVER}}})]
         extra = launch.options.get("extraArgs")
         if isinstance(extra, Sequence) and not isinstance(extra, str):
             argv += [str(a) for a in extra]
@@ -219,6 +231,10 @@ class ClaudeEvents:
         if not isinstance(request, Mapping):
             return []
         subtype = str(request.get("subtype", ""))
+        if subtype == "mcp_message":
+            message = request.get("message")
+            return [HostMcpMessage(request_id, str(request.get("server_name", "")),
+                                   dict(message) if isinstance(message, Mapping) else {})]
         if subtype == "can_use_tool":
             raw_input = request.get("input")
             tool_use_id = request.get("tool_use_id")
@@ -330,13 +346,27 @@ class ClaudeControl:
                 "request": {"subtype": "interrupt"}}
 
 
+class ClaudeHostTools:
+    """The host's tools as Claude Code's SDK MCP server: an `mcp_message` is answered by
+    a `control_response` whose `response` holds the server's `mcp_response`."""
+
+    server: Final = HOST_TOOLS_SERVER
+
+    def reply(self, request_id: str, response: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        # a notification is acknowledged with an empty result, as Claude's SDKs do
+        return {"type": "control_response", "response": {
+            "subtype": "success", "request_id": request_id,
+            "response": {"mcp_response": dict(response) if response is not None
+                         else {"jsonrpc": "2.0", "result": {}}}}}
+
+
 def claude_cli_spec() -> CliAgentSpec:
     """The description of Claude Code's CLI."""
     return CliAgentSpec(
         id=HARNESS_ID, label="Claude Code CLI", default_command=("claude",),
         command_line=ClaudeCommandLine(), events=ClaudeEvents(), control=ClaudeControl(),
         providers=("anthropic",), tool_names=CLAUDE_TOOL_NAMES, auth_bootstrap="harness",
-        api="claude-cli")
+        api="claude-cli", host_tools=ClaudeHostTools())
 
 
 def claude_cli_harness(*, state_dir: Any = None, store: Any = None,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AssistantMessage", "CliEvent", "ControlAnswer", "NativeSessionMissing", "PermissionRequest", "SessionStarted", "TextBlock", "TextDelta", "ToolResult", "ToolUseBlock", "TurnFinished", "UnknownControlRequest"]
+__all__ = ["AssistantMessage", "CliEvent", "ControlAnswer", "HostMcpMessage", "NativeSessionMissing", "PermissionRequest", "SessionStarted", "TextBlock", "TextDelta", "ToolResult", "ToolUseBlock", "TurnFinished", "UnknownControlRequest"]
 
 
 # --- normalized events ----------------------------------------------------------------
@@ -75,6 +75,17 @@ class UnknownControlRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class HostMcpMessage:
+    """A JSON-RPC message the runtime sends, over its control channel, to an MCP server
+    the host provides in-process (Claude Code's `mcp_message` to a `type: "sdk"`
+    server): the host tools the runtime lacks (`clawharness.plugin_sdk._cli_backend.host_mcp`)."""
+
+    request_id: str
+    server_name: str
+    message: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ControlAnswer:
     """The agent's answer to one of our control requests."""
 
@@ -108,4 +119,5 @@ class TurnFinished:
 
 
 CliEvent = (SessionStarted | TextDelta | AssistantMessage | ToolResult | PermissionRequest
-            | UnknownControlRequest | ControlAnswer | NativeSessionMissing | TurnFinished)
+            | UnknownControlRequest | ControlAnswer | NativeSessionMissing | TurnFinished
+            | HostMcpMessage)

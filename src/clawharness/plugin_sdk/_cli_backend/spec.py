@@ -15,7 +15,7 @@ from clawharness.plugin_sdk.agent_harness import (
 from clawharness.plugin_sdk.agent_harness_mcp import McpServerLaunch
 from clawharness.plugin_sdk.agent_harness_runtime import HarnessError
 
-__all__ = ["CliAgentSpec", "CliBackendError", "CommandLine", "ControlProtocol", "EnvContext", "EventMapper", "LaunchRequest", "config_env", "config_number", "resolve_command"]
+__all__ = ["CliAgentSpec", "CliBackendError", "CommandLine", "ControlProtocol", "EnvContext", "EventMapper", "HostToolsChannel", "LaunchRequest", "config_env", "config_number", "resolve_command"]
 
 
 class CliBackendError(HarnessError):
@@ -40,6 +40,9 @@ class LaunchRequest:
     #: this agent's private directory under the harness state (for files a command line
     #: names, e.g. a config holding secrets that must not sit in argv)
     agent_dir: Path | None = None
+    #: the host tools the runtime lacks, offered this turn through the host's in-process
+    #: MCP server (`CliAgentSpec.host_tools`); empty: none to offer, no server
+    host_tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,20 @@ class CommandLine(Protocol):
 class EventMapper(Protocol):
     def map(self, obj: Mapping[str, Any]) -> Sequence[CliEvent]:
         """The normalized events of one JSON object read from stdout."""
+        ...
+
+
+class HostToolsChannel(Protocol):
+    """How a runtime reaches the host's in-process MCP server of the host tools it lacks
+    (`clawharness.plugin_sdk._cli_backend.host_mcp`): the server's name in its MCP
+    config, and the control answer that carries one JSON-RPC reply back."""
+
+    @property
+    def server(self) -> str: ...
+
+    def reply(self, request_id: str, response: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        """The answer to the runtime's message (`response`: the JSON-RPC reply, None for a
+        notification)."""
         ...
 
 
@@ -111,11 +128,24 @@ class CliAgentSpec:
     auth_bootstrap: Literal["harness"] | None = None
     #: the `api` recorded on mirrored assistant messages
     api: str = "cli"
+    #: how the runtime is offered the host tools it lacks (`sessions_spawn`, ...) as an
+    #: in-process MCP server; None: it is offered none
+    host_tools: HostToolsChannel | None = None
+
+    def host_tool(self, native: str) -> str | None:
+        """The host tool a native tool name calls through the host's server, else None."""
+        if self.host_tools is None:
+            return None
+        prefix = f"mcp__{self.host_tools.server}__"
+        return native[len(prefix):] if native.startswith(prefix) else None
 
     def canonical_tool(self, native: str) -> str:
         if native in self.tool_names:
             return self.tool_names[native]
         if native.startswith("mcp__"):
+            host = self.host_tool(native)
+            if host is not None:
+                return host
             return native
         return native.lower()
 

@@ -16,6 +16,7 @@ from clawharness.plugin_sdk._cli_backend.events import (
     AssistantMessage,
     CliEvent,
     ControlAnswer,
+    HostMcpMessage,
     NativeSessionMissing,
     PermissionRequest,
     SessionStarted,
@@ -24,6 +25,11 @@ from clawharness.plugin_sdk._cli_backend.events import (
     ToolResult,
     TurnFinished,
     UnknownControlRequest,
+)
+from clawharness.plugin_sdk._cli_backend.host_mcp import (
+    HostToolServer,
+    host_tools_for,
+    native_tool_name,
 )
 from clawharness.plugin_sdk._cli_backend.live import (
     LiveProcess,
@@ -41,7 +47,7 @@ from clawharness.plugin_sdk._cli_backend.spec import (
     LaunchRequest,
 )
 from clawharness.plugin_sdk._native_turn import NativeTurn
-from clawharness.plugin_sdk._tool_calls import ToolCallRequest, text_result
+from clawharness.plugin_sdk._tool_calls import ToolCallOutcome, ToolCallRequest, text_result
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
@@ -122,6 +128,20 @@ class CliTurn(NativeTurn):
         #: per batch, that it has not answered yet (it takes each as its next turn)
         self.steer_batches: list[list[str]] = []
         self.steered = 0
+        #: the host tools the runtime lacks, served to it for this turn only (None: the
+        #: runtime takes none, or the policy leaves none to offer)
+        self.host_server = self._host_server()
+
+    def _host_server(self) -> HostToolServer | None:
+        channel = self.spec.host_tools
+        if channel is None or not self.p.tools:
+            return None
+        lacking = host_tools_for(self.p.tools, tuple(self.spec.tool_names.values()))
+        offered = self.p.host_capabilities.bind_tool_surface(lacking) if lacking else ()
+        if not offered:
+            return None
+        return HostToolServer(channel.server, offered, self.run_host_tool,
+                              is_turn_call=self.tools.__contains__)
 
     # --- callbacks ---------------------------------------------------------------------
 
@@ -150,9 +170,13 @@ class CliTurn(NativeTurn):
         native = record.get("nativeSessionId") if record else None
         fork = bool(native and record and record.get("hostSessionId")
                     and record.get("hostSessionId") != p.session_id)
+        host_tools = self.host_server.tool_names if self.host_server is not None else ()
         base = LaunchRequest(self.command, p.model_id, cwd, options=self.config,
-                             mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
-        fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd])
+                             mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir,
+                             host_tools=host_tools)
+        # the runtime lists the host's tools once per process: another set, another one
+        fingerprint = json.dumps([self.spec.command_line.argv(base), sorted(env.items()), cwd,
+                                  host_tools])
         live = self.h.processes.get(self.key)
         if live is not None and (not live.child.alive or live.fingerprint != fingerprint
                                  or fork or live.session_id != native):
@@ -163,7 +187,8 @@ class CliTurn(NativeTurn):
         launch = LaunchRequest(self.command, p.model_id, cwd,
                                resume_session_id=native if isinstance(native, str) else None,
                                fork=fork, options=self.config,
-                               mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir)
+                               mcp_servers=tuple(p.mcp_servers), agent_dir=agent_dir,
+                               host_tools=host_tools)
         argv = self.spec.command_line.argv(launch)
         try:
             child = await spawn(argv, env=env, cwd=cwd)
@@ -314,6 +339,8 @@ class CliTurn(NativeTurn):
         return AttemptTerminal.ok()
 
     async def finish(self, terminal: AttemptTerminal) -> AttemptResult:
+        if self.host_server is not None:
+            self.host_server.close()  # nothing the runtime sends after the turn is served
         await self.flush_assistant(terminal_error=None)
         note = "aborted" if terminal.kind == "aborted" else (
             "stopped: the attempt timed out" if terminal.kind == "timeout"
@@ -389,6 +416,8 @@ class CliTurn(NativeTurn):
             await self.steer_in()
         elif isinstance(event, PermissionRequest):
             await self.on_permission(event)
+        elif isinstance(event, HostMcpMessage):
+            await self.on_host_mcp(event)
         elif isinstance(event, UnknownControlRequest):
             await self.write(self.spec.control.error_reply(
                 event.request_id, f"unsupported control request {event.subtype!r}"))
@@ -528,6 +557,31 @@ class CliTurn(NativeTurn):
         suffix = f"msg:{message_id}" if message_id else f"assistant:{len(self.new_messages)}"
         await self.settle(message, self.message_key(suffix))
 
+    async def on_host_mcp(self, event: HostMcpMessage) -> None:
+        """A message to the host's tool server: answered by this turn's server, refused
+        when the turn has none (or names another server)."""
+        channel, server = self.spec.host_tools, self.host_server
+        if channel is None or server is None or event.server_name != server.name:
+            await self.write(self.spec.control.error_reply(
+                event.request_id, f"no MCP server {event.server_name!r} in this turn"))
+            return
+        await self.write(channel.reply(event.request_id, await server.handle(event.message)))
+
+    async def run_host_tool(self, call: ToolCallRequest) -> ToolCallOutcome:
+        """A host tool the runtime called through the host's server: run and recorded by
+        the SDK's routine (policy, approval, ledger, transcript), the runtime's own
+        report of the call then skipped."""
+        self.note_progress(tool=True)
+        await self.flush_assistant(terminal_error=None)  # the call before its result
+        tool = self.tools.get(call.call_id)
+        if tool is None:
+            assert self.spec.host_tools is not None
+            tool = self.tools[call.call_id] = TurnTool(
+                call.call_id, native_tool_name(self.spec.host_tools.server, call.name),
+                call.name, dict(call.arguments))
+        tool.settled = True
+        return await self.tool_calls.run_host_tool(call)
+
     async def on_permission(self, event: PermissionRequest) -> None:
         self.note_progress(tool=True)
         canonical = self.spec.canonical_tool(event.tool_name)
@@ -535,6 +589,11 @@ class CliTurn(NativeTurn):
         if event.tool_use_id and event.tool_use_id not in self.tools:
             self.tools[event.tool_use_id] = TurnTool(
                 event.tool_use_id, event.tool_name, canonical, dict(event.input))
+        if self.host_server is not None and self.spec.host_tool(event.tool_name) is not None:
+            # a host tool: its policy and approval run once, when the server runs it
+            await self.write(self.spec.control.permission_reply(
+                event, allow=True, updated_input=dict(event.input), message=None))
+            return
         permission = await self.tool_calls.ask(
             ToolCallRequest(call_id, canonical, dict(event.input)), cwd=self.live_cwd())
         allow = permission.allowed
