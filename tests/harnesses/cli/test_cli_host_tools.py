@@ -96,6 +96,8 @@ async def test_the_tools_the_runtime_lacks_are_offered_and_run_by_the_host(rig: 
     assert result.tool_metas == [ToolCallMeta("echo", "toolu_1", False)]
     [seen] = rec.observations
     assert seen["toolName"] == "echo" and seen["executionStarted"] is True
+    starts = [e.data for e in rec.events if e.stream == "tool" and e.data["phase"] == "start"]
+    assert [(e["name"], e["toolCallId"]) for e in starts] == [("echo", "toolu_1")]
 
 
 async def test_a_denied_host_tool_is_not_offered_and_refused_when_called(rig: Rig) -> None:

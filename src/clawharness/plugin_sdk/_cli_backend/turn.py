@@ -528,6 +528,8 @@ class CliTurn(NativeTurn):
                 if block.id not in self.tools:
                     self.tools[block.id] = TurnTool(block.id, block.name, canonical,
                                                  dict(block.input))
+                    if self.host_server is not None and self.spec.host_tool(block.name) is not None:
+                        continue  # a host tool: the host announces it when it runs it
                     await self.emit("tool", {"phase": "start", "name": canonical,
                                              "toolCallId": block.id, "args": dict(block.input)})
         if event.usage:
