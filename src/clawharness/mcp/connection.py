@@ -34,11 +34,20 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from clawharness.errors import McpCallError, McpConnectError
+from clawharness.mcp._tool_listing import (
+    MAX_TOOL_PAGES,
+    MAX_TOOLS,
+    MAX_TOOLS_PER_PAGE,
+    ToolListing,
+    read_pages,
+    read_pages_leniently,
+)
 from clawharness.mcp.catalog import McpServerTool
 from clawharness.mcp.specs import McpServerSpec, resolve_secrets
 from clawharness.redaction import redact_tool_payload_text
 
-__all__ = ["BACKOFF_CAP_SECONDS", "McpConnection", "ServerInfo"]
+__all__ = ["BACKOFF_CAP_SECONDS", "MAX_TOOLS", "MAX_TOOLS_PER_PAGE", "MAX_TOOL_PAGES",
+           "McpConnection", "ServerInfo"]
 
 _log = logging.getLogger("clawharness.mcp")
 _T = TypeVar("_T")
@@ -48,13 +57,6 @@ BACKOFF_BASE_SECONDS: Final = 0.2
 BACKOFF_CAP_SECONDS: Final = 30.0
 #: a call waits out a back-off this short; a longer one fails the call at once
 BACKOFF_WAIT_IN_CALL_SECONDS: Final = 1.0
-#: the most tools kept of one server: a listing stops there (with a warning), so memory
-#: and the model's tool list stay bounded whatever a server sends
-MAX_TOOLS: Final = 1_000
-#: the most tools kept of one page of `tools/list` (the rest of that page is dropped)
-MAX_TOOLS_PER_PAGE: Final = 500
-#: the most pages one listing asks for (a server that never stops paging is cut off)
-MAX_TOOL_PAGES: Final = 50
 #: more notifications than this within one second closes the connection
 NOTIFICATION_FLOOD_PER_SECOND: Final = 2_000
 
@@ -67,57 +69,6 @@ class ServerInfo:
     version: str
     protocol_version: str
     capabilities: Mapping[str, Any]
-
-
-class _ToolListing:
-    """The tools of one `tools/list` walk, within `MAX_TOOLS_PER_PAGE`, `MAX_TOOLS` and
-    `MAX_TOOL_PAGES`; each cut is a warning naming the server."""
-
-    def __init__(self, server: str, warnings: list[str]) -> None:
-        self._server = server
-        self._warnings = warnings
-        self._tools: list[McpServerTool] = []
-        self._names: set[str] = set()
-        self._pages = 0
-        self._cursors: set[str] = set()
-        self._full = False
-
-    def add_page(self, page: list[McpServerTool]) -> None:
-        self._pages += 1
-        if len(page) > MAX_TOOLS_PER_PAGE:
-            self._warnings.append(
-                f"MCP server {self._server!r}: a page of its tool list held more than "
-                f"{MAX_TOOLS_PER_PAGE:,} tools; only the first {MAX_TOOLS_PER_PAGE:,} were "
-                "kept")
-            page = page[:MAX_TOOLS_PER_PAGE]
-        # a name listed again (a repeated page) is the tool already kept
-        page = [t for t in page if t.name not in self._names]
-        room = MAX_TOOLS - len(self._tools)
-        if len(page) > room:
-            self._warnings.append(
-                f"MCP server {self._server!r} lists more than {MAX_TOOLS:,} tools; only the "
-                f"first {MAX_TOOLS:,} are offered")
-            self._full = True
-        self._tools.extend(page[:room])
-        self._names.update(t.name for t in page[:room])
-
-    def next(self, cursor: str | None) -> str | None:
-        """The cursor to ask for next, or None when the walk ends."""
-        if not cursor or self._full:
-            return None
-        if cursor in self._cursors:
-            self._warnings.append(f"MCP server {self._server!r} repeated a cursor of its tool "
-                                  "list; the listing stops there")
-            return None
-        if self._pages >= MAX_TOOL_PAGES:
-            self._warnings.append(f"MCP server {self._server!r} lists its tools in more than "
-                                  f"{MAX_TOOL_PAGES} pages; the listing stops there")
-            return None
-        self._cursors.add(cursor)
-        return cursor
-
-    def tools(self) -> tuple[McpServerTool, ...]:
-        return tuple(self._tools)
 
 
 class McpConnection:
@@ -350,59 +301,17 @@ class McpConnection:
         lost (with a warning naming it)."""
         if not self._lenient:
             try:
-                return await self._pages(session)
+                return await read_pages(session, self._listing())
             except ValidationError:
                 # the SDK would refuse every later listing too (it lists again to check a
                 # call's structured result), so this session calls tools directly
                 self._lenient = True
-        return await self._pages_leniently()
-
-    def _listing(self) -> _ToolListing:
-        return _ToolListing(self.spec.name, self.listing_warnings)
-
-    async def _pages(self, session: ClientSession) -> tuple[McpServerTool, ...]:
-        listing = self._listing()
-        cursor: str | None = None
-        while True:
-            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await session.list_tools(params=params)
-            listing.add_page([McpServerTool(t.name, t.description or "", t.input_schema,
-                                            t.output_schema) for t in page.tools])
-            cursor = listing.next(page.next_cursor)
-            if cursor is None:
-                return listing.tools()
-
-    async def _pages_leniently(self) -> tuple[McpServerTool, ...]:
         assert self._dispatcher is not None
-        headers = {MCP_PROTOCOL_VERSION_HEADER: self._protocol_version}
-        listing = self._listing()
-        cursor: str | None = None
-        while True:
-            raw = await self._dispatcher.send_raw_request(
-                "tools/list", {"cursor": cursor} if cursor else None,
-                {"headers": dict(headers)})
-            listed = raw.get("tools")
-            page: list[McpServerTool] = []
-            for item in listed if isinstance(listed, list) else []:
-                try:
-                    tool = mcp_types.Tool.model_validate(item)
-                except ValidationError as exc:
-                    name = item.get("name") if isinstance(item, dict) else None
-                    first = exc.errors()[0]
-                    where = ".".join(map(str, first["loc"]))
-                    self.listing_warnings.append(
-                        f"MCP server {self.spec.name!r}: tool {name!r} left out: its "
-                        f"definition is invalid ({where}: {first['msg']})")
-                    continue
-                page.append(McpServerTool(tool.name, tool.description or "",
-                                          tool.input_schema, tool.output_schema))
-                if len(page) > MAX_TOOLS_PER_PAGE:
-                    break  # the rest of the page is not even validated
-            listing.add_page(page)
-            next_cursor = raw.get("nextCursor")
-            cursor = listing.next(next_cursor if isinstance(next_cursor, str) else None)
-            if cursor is None:
-                return listing.tools()
+        return await read_pages_leniently(self._dispatcher, self._protocol_version,
+                                          self._listing())
+
+    def _listing(self) -> ToolListing:
+        return ToolListing(self.spec.name, self.listing_warnings)
 
     def refresh_tools(self) -> None:
         """List the tools again on the next `tools()`."""
