@@ -53,7 +53,10 @@ def store_section(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[di
 
 
 async def test_an_interrupt_from_another_process_stops_the_turn_and_runs_after_it(
-        scripted_host: Any, tmp_path: Path, store_section: dict[str, Any]) -> None:
+        store_section: dict[str, Any], scripted_host: Any, tmp_path: Path) -> None:
+    # store_section comes first so that it is torn down last: the host (and its
+    # connections, which may hold a turn-record batch's transaction) closes before
+    # the schema is dropped
     host, server = await scripted_host(SCRIPT, **store_section)
     key = host.session_key("shared")
     files = SlowFiles()

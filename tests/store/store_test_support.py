@@ -30,7 +30,20 @@ def new_schema_name() -> str:
     return f"ch_test_{RUN_ID}_{uuid.uuid4().hex[:8]}"
 
 
+DROP_LOCK_TIMEOUT = "30s"
+
+
 def drop_schema(schema: str) -> None:
-    """Drop a test schema and everything in it."""
+    """Drop a test schema and everything in it.
+
+    A connection still open in the schema (a host a test left open, idle in a
+    transaction) would make the drop wait for ever and hang the suite; the drop gives up
+    after `DROP_LOCK_TIMEOUT` instead, failing the test that left it open."""
     with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        conn.execute(f"SET lock_timeout = '{DROP_LOCK_TIMEOUT}'")
+        try:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        except psycopg.errors.LockNotAvailable as exc:
+            raise AssertionError(
+                f"schema {schema} is still in use by an open connection (a host or "
+                f"store left open?): {exc}") from exc
