@@ -64,6 +64,7 @@ SURFACE: dict[str, frozenset[str]] = {
         "LaunchRequest", "EnvContext", "CliEvent", "SessionStarted", "TextDelta",
         "AssistantMessage", "TextBlock", "ToolUseBlock", "ToolResult", "PermissionRequest",
         "UnknownControlRequest", "ControlAnswer", "NativeSessionMissing", "TurnFinished",
+        "HostToolsChannel", "HostMcpMessage",
     }),
     "agent_harness_mcp": frozenset({
         "McpServerLaunch", "codex_mcp_servers", "claude_mcp_config", "acp_mcp_servers",
@@ -96,8 +97,10 @@ OWNED_FROM_THE_HOST: dict[str, str] = {
 
 #: at most this many public names in all; growing past it needs a reason in review
 #: (100 -> 110: portable sessions are a capability of their own, adopt and handoff, and a
-#: harness needs their request and result records and their three errors to offer it)
-MAX_NAMES = 110
+#: harness needs their request and result records and their three errors to offer it;
+#: 110 -> 112: a CLI agent offered the host's tools needs the channel it declares them on
+#: and the event its mapper turns the CLI's in-process MCP requests into)
+MAX_NAMES = 112
 
 #: what the SDK once leaked and must not again
 INTERNALS = {"Row", "Commit", "Rollback", "JOURNAL_SUFFIX", "CODEX_LEASE_TIMINGS",
