@@ -24,6 +24,7 @@ followed, as a last resort, by killing the whole process tree.
 
 The SDK publishes it as `clawharness.plugin_sdk.agent_harness_cli`; import it from there.
 Modules: `events` (what a mapper yields), `spec` (the description), `harness`
-(`CliBackendHarness`), `turn` (one attempt), `live` (the process and shared pieces),
+(`CliBackendHarness`), `turn` (one attempt: its process and course), `turn_events` (the
+turn's state and its answer to each event), `live` (the process and shared pieces),
 `host_mcp` (the host tools the agent lacks, as the turn's in-process MCP server).
 """
