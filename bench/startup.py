@@ -8,10 +8,13 @@ Each command runs as a new process, as a user runs it, wall time from spawn to e
     installs), with a ratio each (ours / theirs);
   - `config validate`, `sessions list`, `status` on a config whose model is the scripted
     model server (`openai-responses`) and whose SQLite store holds a few sessions;
-  - `agent -m hello --session NEW` (a one-line turn on the scripted model server), beside
-    the same turn sent to a running `clawharness serve` over its gateway protocol
-    (`clawharness.gateway.client`, one connection, a new session per turn): the
-    difference is what a command-line turn adds.
+  - `agent -m hello --session NEW` (a one-line turn on the scripted model server) with a
+    `clawharness serve` of the same config running, so the command sends the turn there
+    (its default path, docs/cli.md), beside the same turn sent to that `serve` over its
+    gateway protocol (`clawharness.gateway.client`, one connection, a new session per
+    turn): the difference is what a command-line turn adds. `agent --local` (the turn
+    embedded in the command's own process) is timed beside them. The bench checks that
+    the server ran every default-path turn (its `agent` events name their sessions).
 
 Every command is run once untimed first (Python writes its bytecode caches then, as a
 pip install does at install time: `PYTHONDONTWRITEBYTECODE` is cleared for the commands),
@@ -22,7 +25,8 @@ alike. Figures are medians (and minimums) of the rounds.
 
 Targets (issue 35): `--version`, `--help` <= 0.15 s; `config validate`, `sessions list`,
 `status` <= 0.4 s; the agent turn adds <= 0.3 s over serve's. The last line printed is
-one JSON object.
+one JSON object. CPU seconds (user + system of the command's process) are shown beside
+the wall times: on a shared machine they move less.
 """
 
 from __future__ import annotations
@@ -153,6 +157,7 @@ class ServeTurns:
         self.thread.start()
         self.client: GatewayClient | None = None
         self.count = 0
+        self.events: asyncio.Queue[dict[str, Any]] | None = None
 
     def _run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=300)
@@ -168,6 +173,29 @@ class ServeTurns:
                         raise
                     await asyncio.sleep(0.1)
         self.client = self._run(go())
+
+        async def subscribe() -> None:
+            assert self.client is not None
+            self.events = self.client.events()
+            await self.client.request("sessions.subscribe", {})
+        self._run(subscribe())
+
+    def sessions_run(self) -> set[str]:
+        """The session keys of every turn the server ran since `connect` (their `agent`
+        events, up to those of a turn sent now, which come last)."""
+        self.turn()
+        last = f"agent:main:bench-serve-{self.count}"
+
+        async def go() -> set[str]:
+            assert self.events is not None
+            seen: set[str] = set()
+            while last not in seen:
+                frame = await asyncio.wait_for(self.events.get(), 60)
+                key = (frame.get("payload") or {}).get("sessionKey")
+                if frame.get("event") == "agent" and isinstance(key, str):
+                    seen.add(key)
+            return seen
+        return set(self._run(go()))
 
     def turn(self) -> float:
         assert self.client is not None
@@ -233,19 +261,23 @@ def main() -> None:
                 commands["openclaw_version"] = [str(NODE), str(OPENCLAW), "--version"]
                 commands["openclaw_help"] = [str(NODE), str(OPENCLAW), "--help"]
             cli_turns = 0
+            via_serve: list[str] = []
 
-            def cli_turn() -> tuple[float, float]:
+            def cli_turn(local: bool) -> tuple[float, float]:
                 nonlocal cli_turns
                 cli_turns += 1
-                return timed([ours, "agent", "-m", "hello", "--session", f"cli-{cli_turns}"],
-                             env)
+                session = f"cli-{cli_turns}"
+                if not local:
+                    via_serve.append(f"agent:main:{session}")
+                return timed([ours, "agent", "-m", "hello", "--session", session,
+                              *(["--local"] if local else [])], env)
 
             # untimed: bytecode caches, the OS's file cache, a few sessions in the store
             console.print("warming up (every command once, untimed)")
             for argv in commands.values():
                 timed(argv, env)
             for _ in range(3):
-                cli_turn()
+                cli_turn(local=True)
 
             port = free_port()
             with process([ours, "serve", "--port", str(port), "--token", TOKEN], env,
@@ -254,19 +286,27 @@ def main() -> None:
                 try:
                     serve.connect()
                     serve.turn()  # the server's first turn imports the model SDK
+                    cli_turn(local=False)  # untimed: the thin path's bytecode
                     times: dict[str, list[float]] = {name: [] for name in commands}
                     cpus: dict[str, list[float]] = {name: [] for name in commands}
-                    times["agent_cli"], cpus["agent_cli"], times["agent_serve"] = [], [], []
+                    for name in ("agent_cli", "agent_local"):
+                        times[name], cpus[name] = [], []
+                    times["agent_serve"] = []
                     for index in range(rounds):
                         console.print(f"round {index + 1}/{rounds}")
                         for name, argv in commands.items():
                             wall, cpu = timed(argv, env)
                             times[name].append(wall)
                             cpus[name].append(cpu)
-                        wall, cpu = cli_turn()
-                        times["agent_cli"].append(wall)
-                        cpus["agent_cli"].append(cpu)
+                        for name, local in (("agent_cli", False), ("agent_local", True)):
+                            wall, cpu = cli_turn(local)
+                            times[name].append(wall)
+                            cpus[name].append(cpu)
                         times["agent_serve"].append(serve.turn())
+                    missed = set(via_serve) - serve.sessions_run()
+                    if missed:
+                        raise RuntimeError(f"these `agent` turns did not go through serve: "
+                                           f"{sorted(missed)}")
                 finally:
                     serve.close()
 
@@ -289,20 +329,29 @@ def main() -> None:
                      TARGETS[name], "-" if peer is None else peer,
                      "-" if ratio is None else ratio))
     overhead = med["agent_cli"] - med["agent_serve"]
+    local_overhead = med["agent_local"] - med["agent_serve"]
     figures.update(agent_cli_s=round(med["agent_cli"], 4),
+                   agent_cli_min_s=round(low["agent_cli"], 4),
                    agent_cli_cpu_s=round(cpu_med["agent_cli"], 4),
+                   agent_local_s=round(med["agent_local"], 4),
+                   agent_local_min_s=round(low["agent_local"], 4),
+                   agent_local_cpu_s=round(cpu_med["agent_local"], 4),
                    agent_serve_s=round(med["agent_serve"], 4),
                    agent_overhead_s=round(overhead, 4),
+                   agent_local_overhead_s=round(local_overhead, 4),
                    agent_overhead_target_met=overhead <= AGENT_OVERHEAD_TARGET)
     rows.append(("agent turn (CLI)", med["agent_cli"], low["agent_cli"], cpu_med["agent_cli"],
                  med["agent_serve"] + AGENT_OVERHEAD_TARGET, "-", "-"))
+    rows.append(("agent --local", med["agent_local"], low["agent_local"],
+                 cpu_med["agent_local"], "-", "-", "-"))
     rows.append(("same turn via serve", med["agent_serve"], low["agent_serve"], "-", "-", "-",
                  "-"))
     show(f"start-up, wall seconds (median of {rounds} rounds)",
          ["command", "median s", "min s", "CPU s", "target s", "openclaw s", "ours / openclaw"],
          rows)
     console.print(f"an agent turn on the command line adds {overhead:.3f} s over serve's "
-                  f"(target {AGENT_OVERHEAD_TARGET} s)")
+                  f"(target {AGENT_OVERHEAD_TARGET} s); with --local (embedded) "
+                  f"{local_overhead:.3f} s")
     emit(figures)
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.models.catalog import ModelCatalog
     from clawharness.plugins.runtime import PluginRuntime
+    from clawharness.records.turn_result import TurnResult
     from clawharness.store import Store
     from clawharness.tools.sandbox import SandboxExplanation, SandboxService
 
@@ -48,6 +49,8 @@ class _HostParts(Protocol):
     def default_agent_id(self) -> str: ...
     def cluster_transport(self) -> ClusterTransport: ...
     def _config_warnings(self) -> tuple[str, ...]: ...
+    async def status(self, session_key: str | None = None, *,
+                     model: str | None = None) -> StatusReport: ...
 
 
 class HostReportsMixin:
@@ -63,6 +66,28 @@ class HostReportsMixin:
         from clawharness.cluster.front import probe_cluster
 
         return await probe_cluster(target, self.config.cluster, self.cluster_transport())
+
+    async def explain_turn(self: _HostParts, result: TurnResult) -> str:
+        """One line: why the turn ran where it did (`agent` prints it under the reply).
+
+        A pinned session is explained from its status (what the config alone would
+        select now); the turn is done, so a failure there only shortens the line."""
+        from clawharness.errors import ClawHarnessError
+        from clawharness.harness.explain import explain_selection
+
+        if result.pinned_harness_id is not None:
+            from clawharness.harness import explain_session
+
+            try:
+                report = await self.status(result.session_key)
+            except ClawHarnessError:
+                report = None
+            why = explain_session(report.sessions[0]) if report and report.sessions else None
+            if why is not None:
+                return why
+        return explain_selection(result.runtime, result.selected_reason,
+                                 pinned=result.pinned_harness_id,
+                                 session_key=result.session_key)
 
     async def status(self: _HostParts, session_key: str | None = None, *,
                      model: str | None = None) -> StatusReport:

@@ -24,7 +24,6 @@ from clawharness.cli.common import (
     run_async,
 )
 from clawharness.errors import ClawHarnessError
-from clawharness.harness.explain import explain_selection
 from clawharness.host import Host
 from clawharness.records.turn_result import TurnResult
 
@@ -63,8 +62,14 @@ def register(app: typer.Typer) -> None:
                  "chat's): steer, followup, collect or interrupt (default: the "
                  "agent's queue.mode, steer).")] = None,
         as_json: JsonOption = False,
+        local: Annotated[bool, typer.Option(
+            "--local", help="Run the turn in this process even when a clawharness serve "
+                            "of the same config is running (by default the turn goes "
+                            "there).")] = False,
     ) -> None:
-        """Run one agent turn. Continuing the same --session continues the conversation."""
+        """Run one agent turn. Continuing the same --session continues the conversation.
+
+        With a `clawharness serve` of the same config running, the turn runs there."""
         from clawharness.sessions.queue import parse_queue_mode
 
         try:
@@ -79,6 +84,16 @@ def register(app: typer.Typer) -> None:
                 level = parse_thinking_level(thinking)
             except ThinkingLevelError as exc:
                 raise fail(exc, as_json=as_json) from None
+        if not local:
+            from clawharness.cli import via_serve
+
+            if not via_serve.tried():
+                code = via_serve.run_via_serve(via_serve.AgentRequest(
+                    message=message, session=session, config=config, cluster=cluster,
+                    model=model, thinking=level, timeout=timeout, queue_mode=mode,
+                    as_json=as_json))
+                if code is not None:
+                    raise typer.Exit(code)
         streamed: list[str] = []
 
         def on_partial(text: str) -> None:
@@ -116,23 +131,8 @@ def register(app: typer.Typer) -> None:
                                    approvals=TerminalApprovalGate(), timeout=timeout,
                                    user_input=TerminalUserInputChannel())
                 result = await host.run_turn(session, message, opts)
-                why = None
-                if not as_json and result.pinned_harness_id is not None:
-                    # what the config alone would select, to say why the pin decided; the
-                    # turn is done, so a failure here only shortens the explanation
-                    try:
-                        report = await host.status(result.session_key)
-                    except ClawHarnessError:
-                        report = None
-                    if report is not None and report.sessions:
-                        from clawharness.cli.status_cmd import session_explanation
-
-                        why = session_explanation(report.sessions[0])
-                if why is None:
-                    why = explain_selection(result.runtime, result.selected_reason,
-                                            pinned=result.pinned_harness_id,
-                                            session_key=result.session_key)
-                return result, why
+                # --json prints the result alone: no explanation needed
+                return result, "" if as_json else await host.explain_turn(result)
 
         result, why = run_async(go, as_json=as_json)
         error = turn_error(result)

@@ -1,8 +1,9 @@
 """The `clawharness` executable's entry point.
 
 `clawharness --version` is answered here, before the command line (typer, rich) is
-imported at all, and `clawharness --help` with rich alone (`root_help`); everything else
-goes to `clawharness.cli.main`.
+imported at all, `clawharness --help` with rich alone (`root_help`), and `clawharness
+agent -m ...` through a running `serve` with the standard library (`via_serve`);
+everything else goes to `clawharness.cli.main`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ def main() -> None:
     if root_help.answers(sys.argv):
         root_help.print_root_help()
         return
+    if sys.argv[1:2] == ["agent"]:
+        # a turn through a running `serve`, before the command line is built (docs/cli.md);
+        # None: there is none to use (or the arguments need the full parser)
+        from clawharness.cli.via_serve import run_from_entry
+
+        code = run_from_entry(sys.argv[2:])
+        if code is not None:
+            raise SystemExit(code)
     # a command imports a few hundred modules (a turn, a thousand) and keeps nearly all it
     # builds: with the default thresholds full collections keep walking it all (about a
     # tenth of a short command's time); a host applies these same thresholds when it starts

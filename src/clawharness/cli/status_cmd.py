@@ -17,8 +17,7 @@ from clawharness.cli.common import (
     print_json,
 )
 from clawharness.errors import ClawHarnessError
-from clawharness.harness.explain import UnpinnedSelection, explain_selection
-from clawharness.harness.status import SessionStatus, StatusReport
+from clawharness.harness import SessionStatus, StatusReport, explain_session
 from clawharness.host import Host
 
 __all__ = ["register", "session_explanation", "status_report"]
@@ -38,14 +37,7 @@ def status_report(config_path: str | None, session: str | None) -> StatusReport:
 
 def session_explanation(session: SessionStatus) -> str | None:
     """Why the session runs where it does, in words (None when selection fails)."""
-    row = session.model
-    if row is None or row.runtime is None or row.reason is None:
-        return None
-    free = session.without_pin
-    unpinned = (UnpinnedSelection(free.runtime, free.reason)
-                if free is not None and free.runtime and free.reason else None)
-    return explain_selection(row.runtime, row.reason, pinned=session.pinned_harness_id,
-                             session_key=session.session_key, unpinned=unpinned)
+    return explain_session(session)
 
 
 def _render(report: StatusReport) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from clawharness._config_paths import CONFIG_FILENAMES, resolve_config_path, state_dir
 from clawharness.config.advice import config_warnings
 from clawharness.config.legacy import legacy_problems
 from clawharness.config.messages import problems_from_validation_error
@@ -26,34 +27,8 @@ from clawharness.config.textscan import TextScan
 from clawharness.errors import ConfigError
 from clawharness.problems import ConfigProblem, KeyPath
 
-__all__ = ["ConfigReport", "LoadedConfig", "load_config", "parse_config", "resolve_config_path",
-           "state_dir", "validate_config"]
-
-CONFIG_FILENAMES = ("config.json5", "config.json", "openclaw.json")
-
-
-def state_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The state directory: `CLAWHARNESS_STATE_DIR`, else `~/.clawharness`."""
-    env = os.environ if env is None else env
-    raw = env.get("CLAWHARNESS_STATE_DIR")
-    return Path(raw).expanduser() if raw else Path.home() / ".clawharness"
-
-
-def resolve_config_path(explicit: str | os.PathLike[str] | None = None,
-                        env: Mapping[str, str] | None = None) -> Path | None:
-    """The config file to read, or None when there is none anywhere."""
-    env = os.environ if env is None else env
-    if explicit:
-        return Path(explicit).expanduser()
-    from_env = env.get("CLAWHARNESS_CONFIG")
-    if from_env:
-        return Path(from_env).expanduser()
-    base = state_dir(env)
-    for name in CONFIG_FILENAMES:
-        candidate = base / name
-        if candidate.exists():
-            return candidate
-    return None
+__all__ = ["CONFIG_FILENAMES", "ConfigReport", "LoadedConfig", "load_config", "parse_config",
+           "resolve_config_path", "state_dir", "validate_config"]
 
 
 @dataclass(slots=True)

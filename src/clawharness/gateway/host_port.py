@@ -20,7 +20,7 @@ from clawharness.sessions import AdoptionResult, ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
 from clawharness.subagents import SubagentManager
 
-__all__ = ["GatewayHost", "default_model", "status_report"]
+__all__ = ["GatewayHost", "default_model", "status_report", "turn_explanation"]
 
 
 class GatewayHost(Protocol):
@@ -86,3 +86,15 @@ async def status_report(host: GatewayHost) -> dict[str, Any]:
     report = await status()
     to_json = getattr(report, "to_json", None)
     return dict(to_json() if callable(to_json) else report)
+
+
+async def turn_explanation(host: GatewayHost, result: TurnResult) -> str:
+    """Why the turn ran where it did, the line `clawharness agent` prints under a reply
+    (`Host.explain_turn`; a host without one: from the result alone)."""
+    explain = getattr(host, "explain_turn", None)
+    if callable(explain):
+        return str(await explain(result))
+    from clawharness.harness.explain import explain_selection
+
+    return explain_selection(result.runtime, result.selected_reason,
+                             pinned=result.pinned_harness_id, session_key=result.session_key)

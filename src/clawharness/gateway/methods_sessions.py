@@ -15,10 +15,10 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawharness.errors import ConfigError, InvalidSessionKeyError, SessionNotFoundError
-from clawharness.gateway.host_port import default_model
+from clawharness.gateway.host_port import default_model, turn_explanation
 from clawharness.gateway.protocol import GatewayError, format_validation_error
 from clawharness.gateway.request import NO_RESPONSE, GatewayPort, Handler, RequestContext
-from clawharness.gateway.runs import accepted_payload, wait_outcome
+from clawharness.gateway.runs import accepted_payload, outcome_of, wait_outcome
 from clawharness.runs import RunOptions
 from clawharness.sessions.agents import known_agent_ids
 from clawharness.sessions.keys import parse_session_key
@@ -74,6 +74,9 @@ class AgentParams(_Closed):
     input_provenance: Any = Field(default=None, alias="inputProvenance")
     #: what to do if a turn of the session is running (docs/steering.md)
     queue_mode: str | None = Field(default=None, alias="queueMode")
+    #: this host's extension for `clawharness agent` (docs/cli.md): the final answer also
+    #: carries `turnResult` (what `agent --json` prints) and `explanation`
+    include_turn_result: bool | None = Field(default=None, alias="includeTurnResult")
 
 
 class ChatSendParams(_Closed):
@@ -254,8 +257,13 @@ async def _agent(ctx: RequestContext) -> Any:
         queue_mode=_queue_mode(ctx, params.queue_mode), thinking=_thinking(params.thinking)))
     if not run.done:
         ctx.respond(True, accepted_payload(run), final=False)
-    outcome = await wait_outcome(run)
-    ctx.respond(outcome.ok, outcome.payload, outcome.error)
+    ended = await run.wait()
+    outcome = outcome_of(run, ended)
+    payload = outcome.payload
+    if params.include_turn_result and ended.result is not None:
+        payload = {**payload, "turnResult": ended.result.to_json(),
+                   "explanation": await turn_explanation(server.host, ended.result)}
+    ctx.respond(outcome.ok, payload, outcome.error)
     return NO_RESPONSE
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
+from clawharness._serve_record import ServeRecord, remove_record, write_record
 from clawharness.gateway.server import GatewayServer
-from clawharness.gateway.settings import GatewaySettings, resolve_settings
+from clawharness.gateway.settings import GatewaySettings, resolve_settings, token_source
 
 __all__ = ["endpoint_lines", "serve_gateway"]
 
@@ -57,7 +61,8 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
                         cluster_url: str | None = None,
                         announce: Callable[[str], None] = print) -> None:
     """Load the host, listen, announce `listening ws://HOST:PORT` (then the Control UI's
-    URL and the HTTP endpoints), serve until a signal."""
+    URL and the HTTP endpoints), serve until a signal. While it listens, the serve record
+    (`clawharness._serve_record`) in the state dir tells `clawharness agent` where it is."""
     from clawharness.host import Host
 
     level = os.environ.get("CLAWHARNESS_LOG_LEVEL", "WARNING").upper()
@@ -80,14 +85,36 @@ async def serve_gateway(config_path: str | None, *, port: int | None = None,
             host.preload_model_transports()
         server = GatewayServer(host, settings)
         async with server.running():
-            shown = f"[{settings.host}]" if ":" in settings.host else settings.host
-            announce(f"listening ws://{shown}:{server.port}")
-            for line in endpoint_lines(settings, server.port):
-                announce(line)
-            waiter = asyncio.create_task(server.wait_closed())
-            stopper = asyncio.create_task(stop.wait())
+            # where `clawharness agent` finds this server (docs/cli.md), there before
+            # `listening` is said; the token stays out
+            config_file = host.loaded.path
+            record = ServeRecord(
+                pid=os.getpid(), url=f"ws://{_browsable(settings.host)}:{server.port}",
+                config=str(Path(config_file).resolve()) if config_file is not None else None,
+                auth_mode=settings.auth_mode, cluster=cluster_url, started_at=time.time(),
+                token_source=(token_source(host.config, environ, token=token)
+                              if settings.auth_mode == "token" else None))
             try:
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                write_record(record, environ)
+            except OSError as exc:  # a read-only state dir: turns just run embedded
+                logging.getLogger("clawharness.gateway").warning(
+                    "cannot write the serve record: %s", exc)
+            try:
+                shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+                announce(f"listening ws://{shown}:{server.port}")
+                for line in endpoint_lines(settings, server.port):
+                    announce(line)
+                await _until_closed_or_stopped(server, stop)
             finally:
-                waiter.cancel()
-                stopper.cancel()
+                with contextlib.suppress(OSError):
+                    remove_record(record.pid, environ)
+
+
+async def _until_closed_or_stopped(server: GatewayServer, stop: asyncio.Event) -> None:
+    waiter = asyncio.create_task(server.wait_closed())
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        stopper.cancel()

@@ -18,7 +18,7 @@ from clawharness.errors import ConfigError
 from clawharness.gateway.connection import SendLimits
 from clawharness.gateway.protocol import DEFAULT_TICK_INTERVAL_MS
 
-__all__ = ["GatewaySettings", "resolve_bind_host", "resolve_settings"]
+__all__ = ["GatewaySettings", "resolve_bind_host", "resolve_settings", "token_source"]
 
 TOKEN_ENV_VARS: Final = ("CLAWHARNESS_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN")
 PORT_ENV_VAR: Final = "OPENCLAW_GATEWAY_PORT"
@@ -102,6 +102,17 @@ def resolve_settings(config: ClawConfig, env: Mapping[str, str], *, port: int | 
         responses_max_body=endpoints.responses.max_body_bytes,
         control_ui_enabled=gateway.control_ui.enabled,
     )
+
+
+def token_source(config: ClawConfig, env: Mapping[str, str], *,
+                 token: str | None = None) -> str | None:
+    """Where `resolve_settings` takes the token from, in the words of the serve record
+    (`clawharness._serve_record`): `command-line`, `config`, `env:NAME`, or None."""
+    if token:
+        return "command-line"
+    if config.gateway.auth.token:
+        return "config"
+    return next((f"env:{name}" for name in TOKEN_ENV_VARS if env.get(name)), None)
 
 
 def _package_version() -> str:

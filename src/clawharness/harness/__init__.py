@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         SessionStatus,
         StatusReport,
         build_status,
+        explain_session,
         runtime_for_ref,
     )
     from clawharness.harness.support import ProviderRoute, auto_selection_provider_ids
@@ -220,6 +221,7 @@ __all__ = [
     "empty_agent_harness_user_input_answers",
     "evaluate_tool_policy_gate",
     "explain_selection",
+    "explain_session",
     "format_agent_harness_user_input_prompt",
     "lexical_workspace_path",
     "log_harness_selection",
@@ -326,6 +328,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "empty_agent_harness_user_input_answers": "clawharness.harness.user_input",
     "evaluate_tool_policy_gate": "clawharness.harness.gates",
     "explain_selection": "clawharness.harness.explain",
+    "explain_session": "clawharness.harness.status",
     "format_agent_harness_user_input_prompt": "clawharness.harness.user_input",
     "lexical_workspace_path": "clawharness.harness.workspace",
     "log_harness_selection": "clawharness.harness.selection",

@@ -31,6 +31,7 @@ __all__ = [
     "SessionStatus",
     "StatusReport",
     "build_status",
+    "explain_session",
     "runtime_for_ref",
 ]
 
@@ -345,3 +346,17 @@ def build_status(
 def _agent_of(session_key: str) -> str | None:
     parts = session_key.split(":", 2)
     return parts[1] if len(parts) == 3 and parts[0] == "agent" and parts[1] else None
+
+
+def explain_session(session: SessionStatus) -> str | None:
+    """Why the session runs where it does, in words (None when selection fails)."""
+    from clawharness.harness.explain import UnpinnedSelection, explain_selection
+
+    row = session.model
+    if row is None or row.runtime is None or row.reason is None:
+        return None
+    free = session.without_pin
+    unpinned = (UnpinnedSelection(free.runtime, free.reason)
+                if free is not None and free.runtime and free.reason else None)
+    return explain_selection(row.runtime, row.reason, pinned=session.pinned_harness_id,
+                             session_key=session.session_key, unpinned=unpinned)
