@@ -7,12 +7,19 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PROBE = """
+#: every module that defines config models (the schema's sections live in private modules)
+MODULES = ("clawharness.config.schema", "clawharness.config._node", "clawharness.config._models",
+           "clawharness.config._agents", "clawharness.config._tools",
+           "clawharness.config._gateway", "clawharness.config._store_cluster",
+           "clawharness.config._mcp", "clawharness.config._diagnostics",
+           "clawharness.config.context", "clawharness.config.sandbox",
+           "clawharness.config.spend")
+
+PROBE = f"""
+import importlib
 import pydantic
-import clawharness.config.schema as schema
-import clawharness.config.context, clawharness.config.sandbox, clawharness.config.spend
-models = [v for m in (schema, clawharness.config.context, clawharness.config.sandbox,
-                      clawharness.config.spend)
+import clawharness.config.schema
+models = [v for m in map(importlib.import_module, {MODULES!r})
           for v in vars(m).values()
           if isinstance(v, type) and issubclass(v, pydantic.BaseModel)
           and v.__module__ == m.__name__]
@@ -32,17 +39,12 @@ def test_every_default_factory_is_a_plain_function() -> None:
     """Pydantic reads each default factory's signature as it builds a model: a model
     class's costs building that model's whole signature, `dict`'s parsing its text
     (`clawharness.config._factories`)."""
+    import importlib
     import types
 
     import pydantic
 
-    import clawharness.config.context
-    import clawharness.config.sandbox
-    import clawharness.config.schema
-    import clawharness.config.spend
-
-    modules = (clawharness.config.schema, clawharness.config.context,
-               clawharness.config.sandbox, clawharness.config.spend)
+    modules = [importlib.import_module(name) for name in MODULES]
     factories = {f"{model.__name__}.{name}": field.default_factory
                  for module in modules for model in vars(module).values()
                  if isinstance(model, type) and issubclass(model, pydantic.BaseModel)
