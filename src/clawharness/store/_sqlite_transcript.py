@@ -91,7 +91,7 @@ class TranscriptMethods:
         def _write_inline(self, fn: Callable[[sqlite3.Connection], _T], *,
                           rows: int = 1) -> tuple[bool, Any]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
-                        inline: bool = False) -> _T: ...
+                        inline: bool = False, search: bool = False) -> _T: ...
 
     # transcript ----------------------------------------------------------------------
     async def append_entries(
@@ -268,7 +268,7 @@ class TranscriptMethods:
             return []
         plan = SearchPlan(terms, session_key, limit, self.search_window, self.common_df)
         if not await self._read(lambda c: bool(c.execute(q.SEARCH_CURRENT).fetchone()[0]),
-                                inline=True):
+                                inline=True, search=True):
             indexer = self._indexer
             if indexer is None:
                 raise StoreError(f"{self.path}: the store is not open")

@@ -18,8 +18,11 @@ rebuilt when missing or unusable.
 
 Reads use their own connections in a small thread pool; a bounded index-seek read (the
 last N entries, one session row, one state row) runs inline on the event loop, because a
-thread hop costs more than the read. The synchronous plugin-state methods use a third
-connection with a busy timeout.
+thread hop costs more than the read, on the connection the loop writes with: SQLite drops
+a connection's page cache whenever another connection committed, and a sequential turn's
+writes are that connection's own, so its reads find the pages cached (the check that the
+search index is current reads on a connection with the search file attached). The
+synchronous plugin-state methods use a third connection with a busy timeout.
 """
 
 from __future__ import annotations
@@ -127,7 +130,8 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._inline_thread = 0
         self._sync: sqlite3.Connection | None = None
         self._sync_lock = threading.Lock()
-        #: small writes (session leases) made on the event loop while the writer idles
+        #: small writes made on the event loop while the writer idles, and the loop's
+        #: bounded reads (its own commits keep its page cache valid)
         self._small: sqlite3.Connection | None = None
         self._small_rows = 0
         self._append_group: GroupFn | None = None
@@ -296,11 +300,15 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         except sqlite3.Error as exc:
             raise translate(exc, self.path, "read") from exc
 
-    async def _read(self, fn: Callable[[sqlite3.Connection], _T], *, inline: bool = False) -> _T:
+    async def _read(self, fn: Callable[[sqlite3.Connection], _T], *, inline: bool = False,
+                    search: bool = False) -> _T:
+        """`fn(conn)`: inline on the loop's write connection (`search`: the one with the
+        search file attached) for a bounded read, else in a reader thread."""
         self._need_writer()
-        if inline and self._inline is not None and threading.get_ident() == self._inline_thread:
+        conn = self._inline if search else self._small
+        if inline and conn is not None and threading.get_ident() == self._inline_thread:
             try:
-                return fn(self._inline)
+                return fn(conn)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise translate(exc, self.path, "read") from exc
