@@ -279,6 +279,31 @@ async def test_another_config_is_not_sent_to_the_serve(serve: Serve, tmp_path: P
         await watch.client.close()
 
 
+async def test_ctrl_c_aborts_the_turn_on_the_server(serve: Serve,
+                                                   model: ScriptedModelServer) -> None:
+    released = model.hold("hold me")
+    watch = Observer(await observer(serve))
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "clawharness", "agent", "-m", "hello, hold me", "--session",
+            "abort-1", "--json", env=serve.env, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(120):  # the server runs the turn: the command waits on it
+            while "agent:main:abort-1" not in watch.seen:
+                frame = await watch.queue.get()
+                key = (frame.get("payload") or {}).get("sessionKey")
+                if frame.get("event") == "agent" and isinstance(key, str):
+                    watch.seen.add(key)
+        proc.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(proc.communicate(), 120)
+        assert proc.returncode == 1, err
+        result = json.loads(out)
+        assert result["terminal"] == "aborted" and result["sessionKey"] == "agent:main:abort-1"
+    finally:
+        released.set()
+        await watch.client.close()
+
+
 # --- stale records ------------------------------------------------------------------------
 
 def _dead_pid() -> int:

@@ -27,7 +27,7 @@ def main() -> None:
     if root_help.answers(sys.argv):
         root_help.print_root_help()
         return
-    if sys.argv[1:2] == ["agent"]:
+    if sys.argv[1:2] == ["agent"] and "--local" not in sys.argv[2:]:
         # a turn through a running `serve`, before the command line is built (docs/cli.md);
         # None: there is none to use (or the arguments need the full parser)
         from clawharness.cli.via_serve import run_from_entry

@@ -315,6 +315,7 @@ class _Turn:
         self.session_key: str | None = None
         self.streamer = None if request.as_json else _Streamer()
         self.aborted = False
+        self.sent = False
         self.accepted = False
         self._ids = 0
 
@@ -337,6 +338,17 @@ class _Turn:
         if self.request.timeout is not None:
             params["timeout"] = int(self.request.timeout)
         self.send("agent", params)
+        self.sent = True
+
+    def run(self) -> dict[str, Any]:
+        """Send the turn and wait for its end (Ctrl-C once sent: abort it on the server)."""
+        try:
+            self.start()
+        except KeyboardInterrupt:
+            if not self.sent:
+                raise
+            self.abort()
+        return self.wait()
 
     def abort(self) -> None:
         """Ctrl-C: ask the server to stop the turn (a second one leaves at once)."""
@@ -460,6 +472,13 @@ def run_via_serve(request: AgentRequest, env: Mapping[str, str] | None = None) -
     """Run the turn on the running `serve`: the exit code, or None (nothing was sent) when
     there is no such server to use, and the caller runs the turn embedded."""
     environ = os.environ if env is None else env
+    try:
+        return _run_via_serve(request, environ)
+    except KeyboardInterrupt:  # before the turn was sent, or a second Ctrl-C
+        return 130
+
+
+def _run_via_serve(request: AgentRequest, environ: Mapping[str, str]) -> int | None:
     found = _target(request, environ)
     if found is None:
         return None
@@ -477,9 +496,8 @@ def run_via_serve(request: AgentRequest, env: Mapping[str, str] | None = None) -
             return None
         ws.settimeout(None)  # the turn takes what it takes (its --timeout is the server's)
         turn = _Turn(ws, request, interactive)
-        turn.start()
         try:
-            final = turn.wait()
+            final = turn.run()
         except (OSError, ValueError, WsClosed) as exc:
             out = _Output()
             message = f"the connection to clawharness serve ({record.url}) ended before the " \
@@ -489,8 +507,6 @@ def run_via_serve(request: AgentRequest, env: Mapping[str, str] | None = None) -
             else:
                 _print_error(out, "serve_connection_lost", message)
             return 1
-        except KeyboardInterrupt:
-            return 130
     finally:
         ws.close()
     error = final.get("error")
