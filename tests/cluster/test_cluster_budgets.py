@@ -41,6 +41,12 @@ async def test_two_workers_hold_one_daily_budget(make_rig) -> None:
         (row,) = await front.usage(by="day")
     ran = [r for r in results if r.terminal == "ok"]
     refused = [r for r in results if r.error_type == "budget_exceeded"]
+    workers = sorted({r.cluster.worker for r in ran if r.cluster and r.cluster.worker})
+    # the figures, for the report (`pytest -rP` shows them)
+    print(f"cluster contention: {TURNS} turns on workers {workers}: {len(ran)} ran, "
+          f"{len(refused)} refused; spent ${state.spent.nano_usd / 1e9:.6f} of "
+          f"${LIMIT_USD}; ledger turns {state.spent.turns}, spend rows {row.turns}, "
+          f"left reserved {state.reserved}")
     assert len(ran) + len(refused) == TURNS and refused
     assert "raise budgets.daily.usd" in (refused[0].error or "")
     # the workers ran them (placement is Temporal's: usually both, not always)

@@ -109,6 +109,12 @@ async def test_eight_processes_never_overspend_one_daily_budget(
     async with Host.from_config(config, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
         (state,) = await host.budget_states([f"day:{day}"])
         (row,) = await host.usage(by="day")
+    # the figures, for the report (`pytest -rP` shows them)
+    print(f"contention[{'postgres' if '://' in store_url else 'sqlite'}]: "
+          f"{PROCESSES} processes x {TURNS} turns ({AT_ONCE} at once): {len(ran)} ran, "
+          f"{refused} refused; spent ${state.spent.nano_usd / 1e9:.6f} of ${LIMIT_USD} "
+          f"(one turn ${TURN_NANO / 1e9:.6f}); ledger turns {state.spent.turns}, "
+          f"spend rows {row.turns}, left reserved {state.reserved}")
     # never over the limit; and the budget was used up to within a few turns of it
     assert state.spent.nano_usd <= limit
     assert state.spent.nano_usd > limit - PROCESSES * AT_ONCE * 2 * TURN_NANO
