@@ -151,7 +151,10 @@ async def test_the_answers_usage_is_the_turns_token_counts(serve: ServeFactory) 
     script = {"responses": [{"text": "counted", "usage": {"input_tokens": 12,
                                                            "output_tokens": 3}},
                             {"text": "counted", "usage": {"input_tokens": 7,
-                                                           "output_tokens": 2}}]}
+                                                           "output_tokens": 2}},
+                            {"text": "cached", "usage": {"input_tokens": 10,
+                                                          "cached_input_tokens": 6,
+                                                          "output_tokens": 1}}]}
     async with serve(script) as served:
         sdk = client(served.base)
         chat = await sdk.chat.completions.create(
@@ -163,6 +166,11 @@ async def test_the_answers_usage_is_the_turns_token_counts(serve: ServeFactory) 
         answer = await sdk.responses.create(model="openclaw", input="hi")
         assert answer.usage is not None
         assert (answer.usage.input_tokens, answer.usage.output_tokens) == (7, 2)
+        # cached input is inside the input count, as OpenAI reports it, and in its details
+        cached = await sdk.responses.create(model="openclaw", input="hi")
+        assert cached.usage is not None
+        assert (cached.usage.input_tokens, cached.usage.total_tokens) == (10, 11)
+        assert cached.usage.input_tokens_details.cached_tokens == 6
 
 
 async def test_a_reasoning_effort_is_the_turns_thinking_level(serve: ServeFactory) -> None:

@@ -60,10 +60,14 @@ def test_the_wire_shape_is_the_original_transcript_usage_with_absent_counts_left
     assert normalize_usage(usage.to_wire()) == usage
 
 
-def test_a_transport_call_counts_input_plus_output_as_its_total() -> None:
+def test_a_transport_call_counts_every_token_as_its_total() -> None:
+    # input is uncached input; cache reads and writes are beside it, and in the total
+    # (the original's totalTokens)
     assert Usage.counted(10, 4) == Usage(input=10, output=4, total=14)
     assert Usage.counted(10, 4, 3).to_wire() == {"input": 10, "output": 4, "cacheRead": 3,
-                                                 "totalTokens": 14}
+                                                 "totalTokens": 17}
+    assert Usage.counted(10, 4, 3, 2).to_wire() == {
+        "input": 10, "output": 4, "cacheRead": 3, "cacheWrite": 2, "totalTokens": 19}
 
 
 def test_totals_add_each_reported_count_and_keep_unreported_ones_absent() -> None:

@@ -192,7 +192,8 @@ class AnthropicMessagesTransport:
         except Exception as exc:
             raise map_provider_error(exc) from exc
         blocks: dict[int, _Block] = {}
-        input_tokens = output_tokens = cached = 0
+        # Anthropic's input_tokens are uncached: cache reads and writes are beside them
+        input_tokens = output_tokens = cached = written = 0
         stop: StopReason = "stop"
         try:
             async with stream:
@@ -224,6 +225,7 @@ class AnthropicMessagesTransport:
                         usage = event.message.usage
                         input_tokens = usage.input_tokens or 0
                         cached = getattr(usage, "cache_read_input_tokens", 0) or 0
+                        written = getattr(usage, "cache_creation_input_tokens", 0) or 0
                         output_tokens = usage.output_tokens or 0
                     elif kind == "message_delta":
                         if event.delta.stop_reason:
@@ -234,7 +236,8 @@ class AnthropicMessagesTransport:
                             if late_input:
                                 input_tokens = late_input
                     elif kind == "message_stop":
-                        yield Done(stop, Usage.counted(input_tokens, output_tokens, cached))
+                        yield Done(stop, Usage.counted(input_tokens, output_tokens, cached,
+                                                       written or None))
                         return
         except ProviderError:
             raise

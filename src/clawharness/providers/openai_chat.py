@@ -246,4 +246,7 @@ def _reasoning(delta: Any) -> str | None:
 def _usage(usage: Any) -> Usage:
     details = getattr(usage, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", 0) or 0
-    return Usage.counted(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)
+    # prompt_tokens include the cached ones: input is what was not cached
+    prompt = usage.prompt_tokens or 0
+    return Usage.counted(max(0, prompt - cached), usage.completion_tokens or 0,
+                         min(cached, prompt))

@@ -224,8 +224,10 @@ def _usage(response: Any) -> Usage:
         return Usage.counted()
     details = usage.get("input_tokens_details")
     cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
-    return Usage.counted(usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
-                         cached)
+    # OpenAI's input_tokens include the cached ones: input is what was not cached
+    prompt = usage.get("input_tokens") or 0
+    return Usage.counted(max(0, prompt - cached), usage.get("output_tokens") or 0,
+                         min(cached, prompt))
 
 
 def _failed(error: Any) -> ProviderError:

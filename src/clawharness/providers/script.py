@@ -13,7 +13,9 @@ answer to one model request:
                                                         connection drops (optional "text")
 
 Every item may also carry `delay_ms` (wait before answering), `usage`
-(`{"input_tokens": N, "output_tokens": M}`, else estimated), `match` (a regex searched in
+(`{"input_tokens": N, "output_tokens": M}`, else estimated; `"cached_input_tokens": C`:
+C of the N input tokens were read from the cache; `"cache_write_tokens": W`: W of them
+were written to it, which only Anthropic's API reports), `match` (a regex searched in
 the request's latest user or tool-result text) and, with `match`, `repeat: true`.
 
 A tool call may say `"custom": true` (or its item may, for all its calls) with a string
@@ -75,7 +77,8 @@ _ITEM_KEYS = frozenset(
 )
 _CALL_KEYS = frozenset({"name", "arguments", "id", "custom", "input", "namespace"})
 _ERROR_KEYS = frozenset({"status", "message", "type"})
-_USAGE_KEYS = frozenset({"input_tokens", "output_tokens"})
+_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens",
+                         "cache_write_tokens"})
 _TOP_KEYS = frozenset({"responses", "exhausted", "responses_stream"})
 
 
@@ -130,6 +133,20 @@ class ScriptUsage:
 
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: how many of the input tokens were read from the prompt cache (each API reports
+    #: them its way: OpenAI's inside its input count, Anthropic's beside it)
+    cached_input_tokens: int = 0
+    #: how many of the input tokens were written to the prompt cache (Anthropic's API
+    #: reports them beside its input count; OpenAI's count them as input)
+    cache_write_tokens: int = 0
+
+    def cached_of(self, input_tokens: int) -> int:
+        """The cached part of `input_tokens` (never more than all of them)."""
+        return min(self.cached_input_tokens, input_tokens)
+
+    def written_of(self, input_tokens: int) -> int:
+        """The part of `input_tokens` written to the cache (beside the cached part)."""
+        return min(self.cache_write_tokens, input_tokens - self.cached_of(input_tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,4 +437,6 @@ def _parse_usage(raw: Any, fail: _Fail) -> ScriptUsage:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise fail("must be an integer >= 0", f"usage.{k}")
         counts[str(k)] = value
-    return ScriptUsage(counts.get("input_tokens"), counts.get("output_tokens"))
+    return ScriptUsage(counts.get("input_tokens"), counts.get("output_tokens"),
+                       counts.get("cached_input_tokens") or 0,
+                       counts.get("cache_write_tokens") or 0)

@@ -127,7 +127,9 @@ class ScriptedTransport:
             input_tokens = 16 * max(1, len(request.messages))
         if output_tokens is None:
             output_tokens = max(1, produced // 4)
-        yield Done("toolUse" if item.tool_calls else "stop", Usage.counted(input_tokens, output_tokens))
+        cached = usage.cached_of(input_tokens) if usage else 0
+        yield Done("toolUse" if item.tool_calls else "stop",
+                   Usage.counted(input_tokens - cached, output_tokens, cached or None))
 
     async def aclose(self) -> None:
         """Nothing to release."""

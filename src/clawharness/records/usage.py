@@ -68,10 +68,14 @@ class Usage:
     reasoning_tokens: int | None = None
 
     @classmethod
-    def counted(cls, input: int = 0, output: int = 0, cache_read: int | None = None) -> Usage:
-        """One model call's counts as a transport reads them: `total` is input plus
-        output (cached input is reported beside them, when the transport knows it)."""
-        return cls(input=input, output=output, cache_read=cache_read, total=input + output)
+    def counted(cls, input: int = 0, output: int = 0, cache_read: int | None = None,
+                cache_write: int | None = None) -> Usage:
+        """One model call's counts as a transport reads them: `input` is uncached input
+        (a provider that counts cached tokens inside its input figure has them taken
+        out first), cache reads and writes beside it; `total` is every token of the
+        call, as the original's `totalTokens`."""
+        return cls(input=input, output=output, cache_read=cache_read, cache_write=cache_write,
+                   total=input + output + (cache_read or 0) + (cache_write or 0))
 
     @classmethod
     def zero(cls) -> Usage:

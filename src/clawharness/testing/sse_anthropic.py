@@ -67,10 +67,11 @@ def _message(
         "stop_reason": _stop_reason(reply) if done else None,
         "stop_sequence": None,
         "usage": {
-            "input_tokens": reply.input_tokens,
+            # Anthropic counts cache reads and writes beside its (uncached) input tokens
+            "input_tokens": reply.input_tokens - reply.cached_tokens - reply.cache_write_tokens,
             "output_tokens": reply.output_tokens if done else 1,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": reply.cache_write_tokens,
+            "cache_read_input_tokens": reply.cached_tokens,
         },
     }
 
@@ -112,7 +113,9 @@ def messages_stream(reply: Reply) -> list[str]:
         frames.append(_sse("content_block_stop", {"index": index}))
     frames.append(_sse("message_delta", {
         "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
-        "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+        "usage": {"input_tokens": (reply.input_tokens - reply.cached_tokens
+                                   - reply.cache_write_tokens),
+                  "output_tokens": reply.output_tokens},
     }))
     frames.append(_sse("message_stop", {}))
     if reply.cut:

@@ -55,7 +55,7 @@ def _cut(frames: list[str], first_delta: int | None, cut: bool) -> list[str]:
 def _usage_responses(reply: Reply) -> dict[str, Any]:
     return {
         "input_tokens": reply.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": reply.cached_tokens},
         "output_tokens": reply.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": reply.input_tokens + reply.output_tokens,
@@ -226,6 +226,7 @@ def responses_stream(reply: Reply, mode: Literal["full", "minimal"] = "full") ->
 def _usage_chat(reply: Reply) -> dict[str, Any]:
     return {
         "prompt_tokens": reply.input_tokens,
+        "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
         "completion_tokens": reply.output_tokens,
         "total_tokens": reply.input_tokens + reply.output_tokens,
     }

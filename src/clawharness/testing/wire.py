@@ -51,6 +51,10 @@ class Reply:
     input_tokens: int
     output_tokens: int
     cut: bool = False
+    #: how many of `input_tokens` were read from the prompt cache
+    cached_tokens: int = 0
+    #: how many of `input_tokens` were written to the prompt cache (Anthropic reports them)
+    cache_write_tokens: int = 0
     #: reasoning streamed before the text (Responses: a reasoning summary; Messages: a
     #: thinking block; Chat Completions: `reasoning_content`)
     thinking: str | None = None
@@ -79,14 +83,17 @@ def make_reply(item: ScriptItem, body: dict[str, Any], api: Api) -> Reply:
     input_tokens = usage.input_tokens if usage and usage.input_tokens is not None else None
     output_tokens = usage.output_tokens if usage and usage.output_tokens is not None else None
     model = body.get("model")
+    whole_input = input_tokens if input_tokens is not None else estimate_tokens(body)
     return Reply(
         model=model if isinstance(model, str) and model else "scripted",
         text=item.text,
         calls=calls,
-        input_tokens=input_tokens if input_tokens is not None else estimate_tokens(body),
+        input_tokens=whole_input,
         output_tokens=output_tokens if output_tokens is not None else estimate_tokens(produced),
         cut=item.cut,
         thinking=item.thinking,
+        cached_tokens=usage.cached_of(whole_input) if usage else 0,
+        cache_write_tokens=usage.written_of(whole_input) if usage else 0,
     )
 
 

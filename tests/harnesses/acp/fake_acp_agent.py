@@ -8,6 +8,8 @@ A prompt's first word picks the behaviour:
     read PATH       reads PATH through fs and reports the text (or the failure)
     hang SECONDS    starts `sleep SECONDS` in a new session and waits for session/cancel
     stubborn S      the same, but ignores session/cancel
+    counted IN OUT CACHED   says "counted" and reports the turn's usage on its answer
+                    (IN uncached input tokens, OUT output, CACHED cache reads)
 
 The behaviour is the prompt's last text block (a fresh session's first prompt carries
 the host transcript in a block before it).
@@ -44,7 +46,7 @@ from acp import (
     update_user_message,
 )
 from acp.interfaces import Client
-from acp.schema import AgentCapabilities, PermissionOption
+from acp.schema import AgentCapabilities, PermissionOption, Usage
 
 HISTORY = Path(os.environ.get("HOME", ".")) / "sessions.json"
 LOG = os.environ.get("FAKE_ACP_LOG")
@@ -157,6 +159,12 @@ class FakeAgent(Agent):
             await self._conn.session_update(sid, update_tool_call(
                 "call-r", status=status, raw_output=reply))
             await self.say(sid, reply)
+        elif word == "counted":
+            uncached, out, cached = (int(n) for n in rest.split())
+            await self.say(sid, "counted")
+            return PromptResponse(stop_reason="end_turn", usage=Usage(
+                input_tokens=uncached, output_tokens=out, cached_read_tokens=cached,
+                total_tokens=uncached + out + cached))
         elif word in ("hang", "stubborn"):
             await self._conn.session_update(sid, start_tool_call(
                 "call-h", "Terminal", kind="execute", status="in_progress",

@@ -28,6 +28,7 @@ from clawharness.harnesses.acp.harness import AcpHarness, canonical_tool_name
 from clawharness.harnesses.acp.plugin import entry
 from clawharness.plugin_sdk.testing import HarnessContractSuite, declared_route
 from clawharness.plugins.entry import PluginApi, PluginRegistrations
+from clawharness.records import normalize_usage
 from clawharness.sessions.bindings import forget_state_dir_decisions
 from clawharness.sessions.lifecycle import SessionHookParams
 
@@ -89,6 +90,18 @@ async def test_text_turn_streams_partials_and_binds_the_session(rig: Rig) -> Non
     assert rig.calls()[0]["fs"] is True
     binding = await harness.binding("main", "agent:main:main")
     assert binding is not None and binding["nativeSessionId"] == result.extra["nativeSessionId"]
+
+
+async def test_the_usage_an_agent_reports_is_the_turns_usage(rig: Rig) -> None:
+    harness = rig.harness()
+    result = await rig.run(harness, rig.params("counted 200 100 800"))
+    assert result.terminal.kind == "ok" and result.assistant_texts == ["counted"]
+    usage = normalize_usage(result.attempt_usage)
+    assert usage is not None
+    assert (usage.input, usage.output, usage.cache_read, usage.total) == (200, 100, 800, 1100)
+    # an agent that reports none leaves the turn's usage unknown, not zero
+    silent = await rig.run(harness, rig.params("text quiet"))
+    assert silent.attempt_usage is None
 
 
 async def test_permission_allowed_picks_the_allow_once_option_and_fs_writes(rig: Rig) -> None:

@@ -153,10 +153,13 @@ def _optional(data: Mapping[str, Any], name: str) -> str | None:
 
 
 def _counted(answer: TurnAnswer, usage: Usage | None) -> TurnAnswer:
-    """`answer` with a turn's token counts (0 where it reported none)."""
+    """`answer` with a turn's token counts (0 where it reported none). OpenAI's input
+    count includes the cached tokens (its details say how many); the turn's `input` is
+    the uncached part."""
     if usage is None:
         return answer
-    return replace(answer, input_tokens=usage.input or 0, output_tokens=usage.output or 0,
+    whole_input = (usage.input or 0) + (usage.cache_read or 0) + (usage.cache_write or 0)
+    return replace(answer, input_tokens=whole_input, output_tokens=usage.output or 0,
                    cached_tokens=usage.cache_read or 0,
                    reasoning_tokens=usage.reasoning_tokens or 0)
 

@@ -28,6 +28,7 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
 )
+from acp.schema import Usage as AcpUsage
 
 from clawharness.harnesses.acp._connection import AcpTurnOwner, Live, guard, open_live
 from clawharness.harnesses.acp.common import (
@@ -140,6 +141,8 @@ class AcpTurn(NativeTurn):
         self.text = ""
         self.count = 0
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
+        #: the turn's token counts, when the agent reports them (`PromptResponse.usage`)
+        self.reported_usage: dict[str, int] | None = None
 
     def message_key(self, suffix: str) -> str:
         """Keyed by the ACP session and the run."""
@@ -219,6 +222,7 @@ class AcpTurn(NativeTurn):
                         if live.stopped_reading():
                             return None, live.stopped_reading()
                         raise
+                    self.reported_usage = reported_usage(response.usage)
                     return str(response.stop_reason), None
                 if exited in done:
                     tail = live.child.stderr_text()
@@ -278,6 +282,8 @@ class AcpTurn(NativeTurn):
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
         result = self.result(terminal, native_session_id=native, usage=False)
+        if self.reported_usage is not None:
+            result.attempt_usage = self.reported_usage
         return self.recovery.annotate(result) if self.recovery is not None else result
 
     # --- updates ---------------------------------------------------------------------------
@@ -395,3 +401,20 @@ class AcpTurn(NativeTurn):
         await self.tool_calls.settle_native(
             ToolCallRequest(tool.id, tool.name, tool.arguments()),
             result=text_result(text, details=details), is_error=is_error)
+
+
+def reported_usage(usage: AcpUsage | None) -> dict[str, int] | None:
+    """The turn's token counts an agent reports on its prompt's answer (ACP's `usage`,
+    unstable), in the transcript's usage shape; None when it reports none. ACP's counts
+    are of disjoint kinds (its total is their sum): `inputTokens` is uncached input,
+    cache reads and writes beside it, thought tokens part of the output."""
+    if usage is None:
+        return None
+    counts = {"input": usage.input_tokens, "output": usage.output_tokens,
+              "totalTokens": usage.total_tokens}
+    for name, value in (("cacheRead", usage.cached_read_tokens),
+                        ("cacheWrite", usage.cached_write_tokens),
+                        ("reasoningTokens", usage.thought_tokens)):
+        if value is not None:
+            counts[name] = value
+    return counts

@@ -338,9 +338,13 @@ class CodexTurn:
             return None
         if method == "thread/tokenUsage/updated" and turn == self.turn_id:
             last = (params.get("tokenUsage") or {}).get("last") or {}
-            self.usage["input"] += int(last.get("inputTokens") or 0)
+            # Codex counts cached input inside inputTokens (as OpenAI does): the usage's
+            # input is the uncached part, so cached tokens are priced once, as cache reads
+            whole = int(last.get("inputTokens") or 0)
+            cached = min(int(last.get("cachedInputTokens") or 0), whole)
+            self.usage["input"] += whole - cached
             self.usage["output"] += int(last.get("outputTokens") or 0)
-            self.usage["cacheRead"] += int(last.get("cachedInputTokens") or 0)
+            self.usage["cacheRead"] += cached
             self.usage["totalTokens"] += int(last.get("totalTokens") or 0)
             return None
         if method == "error" and turn == self.turn_id:
