@@ -66,3 +66,60 @@ def test_a_value_made_known_since_is_masked_in_the_kept_candidates() -> None:
         assert same(after, walked(record(candidates, session_id="s-1", used="s-1")))
     finally:
         unregister_known_secrets(token)
+
+
+def test_a_turn_record_is_stored_as_a_walk_of_its_json_stores_it() -> None:
+    """The record's stored form is built in one pass (`_stored_json`), the same as its
+    JSON walked: a secret in any part of it is masked, in the same order of keys."""
+    from clawharness.attempt.inspector import (
+        _OWN_KEYS,
+        TimelineEvent,
+        ToolCallRecord,
+        TurnRecord,
+        _stored_json,
+    )
+    from clawharness.records.turn_result import ModelFallback
+    from clawharness.records.usage import Usage
+    from clawharness.redaction.fields import is_sensitive_field_key
+
+    assert not any(is_sensitive_field_key(k) for k in _OWN_KEYS)
+    private = "hunter2-private-value-0077"
+    token = register_known_secrets([private])
+    try:
+        candidates = [{"id": "codex", "reason": f"saw {SECRET}"}]
+        deep: Any = {"leaf": SECRET}
+        for _ in range(70):
+            deep = {"next": deep, "n": 1}
+        for used in ("s-1", f"native {SECRET}", None):
+            native: dict[str, Any] = {"harness_id": "openclaw", "attempt": 0,
+                                      "session_id_used": used,
+                                      "native": {"apiKey": "short", "pid": 7}}
+            record = TurnRecord(
+                run_id="r1", session_key="agent:main:a", session_id="s-1", agent_id="main",
+                started_at=1.5, duration_ms=12.3456, terminal="failed",
+                error=f"failed with {SECRET} and {private}", runtime="openclaw",
+                selected_reason=f"reason {SECRET}",
+                selections=({"attempt": 0, "model": "m", "candidates": candidates},
+                            {"attempt": 1, "password": "pw-plain"}),
+                timeline=(TimelineEvent(0.123, "attempt.start", None, {"model": private}),
+                          TimelineEvent(1.0, f"lifecycle.{SECRET}", 2.345, {}),
+                          TimelineEvent(2.0, "tool.start", None,
+                                        {"tool": "x", "args": ["a", SECRET, 1, None]})),
+                tool_calls=(ToolCallRecord("c1", "bash", {"cmd": f"echo {SECRET}",
+                                                          "token": "tok", "deep": deep},
+                                           "ok", 1.234, None, 0),
+                            ToolCallRecord(f"c-{SECRET}", "read", f"raw {SECRET}", "error",
+                                           2.0, 3.456, 1)),
+                approvals=({"tool": "bash", "reason": f"needs {SECRET}"},),
+                lease={"holder": "pid 1", "fence": 3}, native=native,
+                delivery={"silent": False, "warnings": [f"w {SECRET}"], "x" * 300: "y" * 300},
+                finalization="not-needed",
+                fallbacks=(ModelFallback("a/b", error=f"key {SECRET}"),),
+                usage=Usage(input=3, output=4),
+            )
+            stored = _stored_json(record)
+            assert same(stored, _redacted(record.to_json()))
+            assert same(stored, walked(record.to_json()))
+            assert SECRET not in json.dumps(stored) and private not in json.dumps(stored)
+    finally:
+        unregister_known_secrets(token)

@@ -33,8 +33,9 @@ from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, App
 from clawharness.harness.types import AgentEvent, AttemptResult
 from clawharness.records.turn_result import ModelFallback, TurnResult
 from clawharness.records.usage import Usage
+from clawharness.redaction import redact_entry, redact_secrets_in, redact_walked
+from clawharness.redaction.fields import is_sensitive_field_key
 from clawharness.redaction.known import known_generation
-from clawharness.redaction.outbound import redact_secrets_in
 from clawharness.store import SessionLease, StoredTurnRecord, TurnRecordStore
 
 __all__ = ["RECORDED_STREAMS", "TimelineEvent", "ToolCallRecord", "TurnRecord", "TurnRecordKeeper",
@@ -216,7 +217,8 @@ class TurnRecorder:
     def event(self, kind: str, *, duration_ms: float | None = None,
               data: Mapping[str, Any] | None = None) -> None:
         if len(self._events) < MAX_TIMELINE_EVENTS:
-            self._events.append(TimelineEvent(self.now_ms(), kind, duration_ms, data or {}))
+            self._events.append(TimelineEvent((time.perf_counter() - self._t0) * 1000, kind,
+                                              duration_ms, data or {}))
 
     # --- hooks the runner calls -------------------------------------------------------
 
@@ -269,7 +271,7 @@ class TurnRecorder:
             phase = data.get("phase")
             call_id = str(data.get("toolCallId") or f"call-{len(self._order)}")
             if phase == "start":
-                started = self.now_ms()
+                started = (time.perf_counter() - self._t0) * 1000
                 self._tools[call_id] = [str(data.get("name")), _capped(data.get("args")),
                                         started, None, "unfinished", self._attempt]
                 self._order.append(call_id)
@@ -280,13 +282,13 @@ class TurnRecorder:
                 outcome = "error" if data.get("isError") else "ok"
                 duration = None
                 if entry is not None:
-                    duration = self.now_ms() - entry[2]
+                    duration = (time.perf_counter() - self._t0) * 1000 - entry[2]
                     entry[3], entry[4] = duration, outcome
                 self.event("tool.end", duration_ms=duration,
                            data={"tool": data.get("name"), "tool_call_id": call_id,
                                  "outcome": outcome})
         elif stream == "usage":
-            now = self.now_ms()
+            now = (time.perf_counter() - self._t0) * 1000
             self.event("model.response", duration_ms=now - self._step_started,
                        data={k: v for k, v in data.items() if k != "attempt"})
             self._step_started = now
@@ -397,6 +399,80 @@ def _redacted(record: dict[str, Any]) -> dict[str, Any]:
     return {**identity, **out}
 
 
+#: the keys of a record and of its timeline events and tool calls `_stored_json` writes
+#: itself (none is secret-named, so a walk would not mask their strings whatever they
+#: look like; `tests/attempt/test_turn_record_redaction.py` holds it to that)
+_OWN_KEYS: Final = frozenset({
+    "started_at", "duration_ms", "terminal", "error", "runtime", "selected_reason",
+    "selections", "timeline", "tool_calls", "approvals", "native", "delivery",
+    "finalization", "fallbacks", "usage", "at_ms", "kind", "data", "tool_call_id", "name",
+    "arguments", "outcome", "started_at_ms", "attempt", "session_id_used"})
+assert not any(is_sensitive_field_key(k) for k in _OWN_KEYS)
+
+
+def _stored_json(record: TurnRecord) -> dict[str, Any]:
+    """`_redacted(record.to_json())`, made in one pass: the record's own frame (its
+    fields, timeline events and tool calls, whose keys are never secret-named) is built
+    already redacted, and only the values inside it are walked (timeline data, tool
+    arguments, ...), at the depth a walk of the whole would reach them."""
+    generation = known_generation()
+    session_id = record.session_id
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else redact_walked(value, 1, generation)
+
+    def duration(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
+
+    timeline: list[Any] = []
+    for event in record.timeline:
+        item: dict[str, Any] = {"at_ms": round(event.at_ms, 2),
+                                "kind": redact_walked(event.kind, 3, generation)}
+        if event.duration_ms is not None:
+            item["duration_ms"] = round(event.duration_ms, 2)
+        if event.data:
+            item["data"] = redact_walked(event.data, 3, generation)
+        timeline.append(item)
+    tools = [{"tool_call_id": redact_walked(t.tool_call_id, 3, generation),
+              "name": redact_walked(t.name, 3, generation),
+              "arguments": redact_walked(t.arguments, 3, generation),
+              "outcome": redact_walked(t.outcome, 3, generation),
+              "started_at_ms": round(t.started_at_ms, 2),
+              "duration_ms": duration(t.duration_ms), "attempt": t.attempt}
+             for t in record.tool_calls]
+    selections: list[Any] = []
+    for selection in record.selections:
+        listed = selection.get("candidates", _ABSENT)
+        if listed is _ABSENT:
+            selections.append(redact_walked(selection, 2, generation))
+            continue
+        redacted = redact_walked({k: v for k, v in selection.items() if k != "candidates"},
+                                 2, generation)
+        selections.append(_with(selection, redacted, "candidates",
+                                _redacted_candidates(listed, generation)))
+    native = {k: v if k == "session_id_used" and v is not None and v == session_id
+              else redact_entry(k, v, 1, generation) for k, v in record.native.items()}
+    lease = record.lease
+    return {
+        "run_id": record.run_id, "session_key": record.session_key,
+        "session_id": session_id, "agent_id": record.agent_id,
+        "lease": None if lease is None else dict(lease),
+        "started_at": record.started_at, "duration_ms": round(record.duration_ms, 2),
+        "terminal": text(record.terminal), "error": text(record.error),
+        "runtime": text(record.runtime), "selected_reason": text(record.selected_reason),
+        "selections": selections, "timeline": timeline, "tool_calls": tools,
+        "approvals": redact_walked([dict(a) for a in record.approvals], 1, generation),
+        "native": native,
+        "delivery": redact_walked(record.delivery, 1, generation),
+        "finalization": text(record.finalization),
+        "fallbacks": redact_walked([f.to_wire() for f in record.fallbacks], 1, generation),
+        "usage": redact_walked(_usage_wire(record.usage), 1, generation),
+    }
+
+
+_ABSENT: Final = object()
+
+
 def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> Any:
     """`value` without `key` (noted in `taken` under `index`), when it is a dict with it."""
     if type(value) is not dict or key not in value:
@@ -405,7 +481,7 @@ def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> 
     return {k: v for k, v in value.items() if k != key}
 
 
-def _with(original: dict[str, Any], redacted: dict[str, Any], key: str,
+def _with(original: Mapping[str, Any], redacted: dict[str, Any], key: str,
           item: Any) -> dict[str, Any]:
     """`redacted` with `key` put back as `item`, in `original`'s order of keys."""
     return {k: item if k == key else redacted[k] for k in original}
@@ -465,7 +541,7 @@ class TurnRecordKeeper:
         try:
             await self._store.put_turn_records([
                 StoredTurnRecord(r.run_id, r.session_key, r.session_id, r.started_at,
-                                 _redacted(r.to_json())) for r in batch])
+                                 _stored_json(r)) for r in batch])
         except Exception as exc:
             log.warning("%d turn record(s) could not be stored: %s", len(batch), exc)
 

@@ -38,7 +38,7 @@ from clawharness.attempt.steering import CrossProcessSteering, turn_purpose
 from clawharness.attempt.turn_options import TurnContext, TurnOptions
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
-from clawharness.models.routes import resolve_route
+from clawharness.models import RouteCache
 from clawharness.names.model_refs import ModelRef
 from clawharness.observability.spans import content_attribute, end_turn, turn_span
 from clawharness.records.turn_result import ModelFallback, QueueDelivery, TurnResult
@@ -71,6 +71,8 @@ class TurnRunner:
         self._concluder = TurnConcluder(context, store, self._records)
         self._queues: SessionQueues[TurnResult] = SessionQueues()
         self._across = CrossProcessSteering(store, context.writers)
+        #: the candidates' routes, per model ref (`RouteCache`: a new config starts afresh)
+        self._routes = RouteCache()
 
     def queued(self, session_key: str) -> int:
         """Messages for the session waiting in this process behind its running turn."""
@@ -184,8 +186,8 @@ class TurnRunner:
     def _candidate(self, turn: PreparedTurn, index: int, ref: ModelRef) -> Candidate:
         """The candidate's route and the harness selected for it."""
         harnesses = self._context.harnesses
-        route = resolve_route(self._context.config, ref, env=self._context.env,
-                              extra_providers=harnesses.providers)
+        route = self._routes.resolve(self._context.config, ref, env=self._context.env,
+                                     extra_providers=harnesses.providers)
         decision = harnesses.select(agent_id=turn.agent_id, route=route, pinned=turn.pinned,
                                   session_key=turn.session_key, override=turn.override)
         return Candidate(index, ref, route, decision)

@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
     from clawharness.models.catalog import ModelCatalog, build_model_catalog
     from clawharness.models.provider_check import unknown_provider_problems
-    from clawharness.models.routes import Route, expand_secret, known_provider_ids, resolve_route
+    from clawharness.models.routes import (
+        Route,
+        RouteCache,
+        expand_secret,
+        known_provider_ids,
+        resolve_route,
+    )
     from clawharness.models.thinking import (
         THINKING_LEVELS,
         ResolvedThinking,
@@ -33,6 +39,7 @@ __all__ = [
     "ModelCatalog",
     "ResolvedThinking",
     "Route",
+    "RouteCache",
     "ThinkingLevelError",
     "ThinkingPlan",
     "apply_thinking",
@@ -49,6 +56,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_face(__name__, {
     "BUILTIN_PROVIDERS": "clawharness.models.builtin_providers",
     "Route": "clawharness.models.routes",
+    "RouteCache": "clawharness.models.routes",
     "expand_secret": "clawharness.models.routes",
     "known_provider_ids": "clawharness.models.routes",
     "resolve_route": "clawharness.models.routes",

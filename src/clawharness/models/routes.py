@@ -18,7 +18,8 @@ from clawharness.harness.types import PreparedAuth, ResolvedModel
 from clawharness.models.builtin_providers import BUILTIN_PROVIDERS
 from clawharness.names.model_refs import ModelRef
 
-__all__ = ["BUILTIN_PROVIDERS", "Route", "expand_secret", "known_provider_ids", "resolve_route"]
+__all__ = ["BUILTIN_PROVIDERS", "Route", "RouteCache", "expand_secret", "known_provider_ids",
+           "resolve_route"]
 
 
 _ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -97,3 +98,51 @@ def resolve_route(
         params=dict(row.params or {}) if row else {},
     )
     return Route(ref, model, provider, row, PreparedAuth(source=source, api_key=api_key))  # type: ignore[arg-type]
+
+
+#: routes a `RouteCache` keeps before it starts afresh (a config names a few models; a
+#: turn's override may name any)
+_ROUTES_KEPT = 256
+
+
+class RouteCache:
+    """`resolve_route` remembered: the route of a model ref depends only on the config
+    (kept per config object: a new config starts afresh), on whether a plugin registers
+    its provider, and on the environment variables its key is read from (whose values
+    are compared on every use, so a changed key is read again). A failure is never
+    kept. Routes are frozen and shared: read them, never change their mappings."""
+
+    def __init__(self) -> None:
+        self._config: ClawConfig | None = None
+        self._routes: dict[tuple[ModelRef, bool], tuple[Route, tuple[tuple[str, str | None], ...]]] = {}
+
+    def resolve(self, config: ClawConfig, ref: ModelRef, *, env: Mapping[str, str] | None = None,
+                extra_providers: Mapping[str, object] | None = None) -> Route:
+        env = os.environ if env is None else env
+        if config is not self._config:
+            self._config = config
+            self._routes.clear()
+        key = (ref, ref.provider in (extra_providers or {}))
+        kept = self._routes.get(key)
+        if kept is not None and all(env.get(name) == value for name, value in kept[1]):
+            return kept[0]
+        route = resolve_route(config, ref, env=env, extra_providers=extra_providers)
+        if len(self._routes) >= _ROUTES_KEPT:
+            self._routes.clear()
+        self._routes[key] = (route, tuple((name, env.get(name))
+                                          for name in _key_variables(config, route)))
+        return route
+
+
+def _key_variables(config: ClawConfig, route: Route) -> tuple[str, ...]:
+    """The environment variables `resolve_route` read for `route`'s key."""
+    names: list[str] = []
+    provider = route.provider_config
+    if provider is not None and provider.api_key is not None:
+        match = _ENV_REF.match(provider.api_key.strip())
+        if match:
+            names.append(match.group(1))
+    builtin = BUILTIN_PROVIDERS.get(route.model.provider)
+    if builtin is not None:
+        names.append(builtin[2])
+    return tuple(names)

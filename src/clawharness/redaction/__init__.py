@@ -39,10 +39,12 @@ if TYPE_CHECKING:
         unregister_known_secrets,
     )
     from clawharness.redaction.outbound import (
+        redact_entry,
         redact_secrets,
         redact_secrets_in,
         redact_tool_result,
         redact_transcript_message,
+        redact_walked,
     )
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "known_generation",
     "mask_token",
     "redact_config_text",
+    "redact_entry",
     "redact_model_visible_secrets",
     "redact_model_visible_tool_payload_text",
     "redact_secrets",
@@ -62,6 +65,7 @@ __all__ = [
     "redact_tool_payload_text",
     "redact_tool_result",
     "redact_transcript_message",
+    "redact_walked",
     "register_known_secrets",
     "unregister_known_secrets",
 ]
@@ -69,10 +73,12 @@ __all__ = [
 __getattr__, __dir__ = lazy_face(__name__, {
     "is_secret_variable": "clawharness.redaction.env",
     "known_generation": "clawharness.redaction.known",
+    "redact_entry": "clawharness.redaction.outbound",
     "redact_secrets": "clawharness.redaction.outbound",
     "redact_secrets_in": "clawharness.redaction.outbound",
     "redact_tool_result": "clawharness.redaction.outbound",
     "redact_transcript_message": "clawharness.redaction.outbound",
+    "redact_walked": "clawharness.redaction.outbound",
     "register_known_secrets": "clawharness.redaction.known",
     "unregister_known_secrets": "clawharness.redaction.known",
 })

@@ -28,8 +28,8 @@ from clawharness.redaction.fields import (
 )
 from clawharness.redaction.known import known_generation, mask_known_secrets
 
-__all__ = ["redact_secrets", "redact_secrets_in", "redact_tool_result",
-           "redact_transcript_message"]
+__all__ = ["redact_entry", "redact_secrets", "redact_secrets_in", "redact_tool_result",
+           "redact_transcript_message", "redact_walked"]
 
 #: deeper than this a value is cut, not walked (tool results are far shallower)
 _MAX_DEPTH: Final = 64
@@ -73,7 +73,9 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
     has ~130); the short texts' cache is asked with `generation` read once per walk."""
     below = depth + 1
     deep = below >= _MAX_DEPTH
-    if type(value) is dict or isinstance(value, Mapping):
+    kind = type(value)
+    # (a list is no `Mapping`, and asking the ABC costs more than the rest of the test)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
         out: dict[Any, Any] = {}
         for key, item in value.items():
             kind = type(item)
@@ -108,6 +110,42 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
                 items.append(_walk(item, below, generation))
         return items
     return value
+
+
+def redact_walked(value: Any, depth: int, generation: int) -> Any:
+    """What `redact_secrets_in` makes of `value` found `depth` levels down a walked value
+    (`generation`: `known_generation()`, read once by the caller). For a caller that
+    knows the shape of a value and walks its own part of it (a turn record), so the
+    result is the same as a walk of the whole."""
+    kind = type(value)
+    if kind is str or isinstance(value, str):
+        return _redact_short(value, generation) if value and len(
+            value) <= _REMEMBERED_CHARS else redact_secrets(value)
+    if depth >= _MAX_DEPTH:
+        return "[too deep]"
+    if kind in _SCALARS:
+        return value
+    if not value and (kind is list or kind is tuple or kind is dict):
+        return {} if kind is dict else []  # (what the walk makes of an empty one)
+    return _walk(value, depth, generation)
+
+
+def redact_entry(key: Any, item: Any, depth: int, generation: int) -> Any:
+    """What a walk of a mapping at `depth` stores under `key` for `item` (a string under a
+    secret-named key is masked whatever it looks like); see `redact_walked`."""
+    kind = type(item)
+    if kind is str or (kind not in _SCALARS and isinstance(item, str)):
+        if (type(key) is str or isinstance(key, str)) and is_sensitive_field_key(key):
+            return redact_sensitive_field_value(key, mask_known_secrets(item))
+        if item and len(item) <= _REMEMBERED_CHARS:
+            return _redact_short(item, generation)
+        return redact_secrets(item)
+    below = depth + 1
+    if below >= _MAX_DEPTH:
+        return "[too deep]"
+    if kind in _SCALARS:
+        return item
+    return _walk(item, below, generation)
 
 
 #: what a JSON-like value holds that has nothing to redact (checked by exact type, before
