@@ -76,3 +76,24 @@ async def test_anthropic_cache_writes_are_counted_and_priced_at_their_rate(
     assert result.usage is not None
     assert (result.usage.input, result.usage.cache_write, result.usage.total) == (400, 600, 1100)
     assert result.cost_usd == pytest.approx(400e-6 + 600 * 1.25e-6 + 200e-6)
+
+
+@pytest.mark.parametrize("api", ["openai-responses", "openai-completions"])
+async def test_reasoning_tokens_are_counted_and_priced_at_a_reasoning_rate(
+        tmp_path: Path, api: str) -> None:
+    # 100 output tokens of which 60 were reasoning: OpenAI's APIs say so in their details
+    script = {"responses": [{"text": "ok", "usage": {
+        "input_tokens": 10, "output_tokens": 100, "reasoning_tokens": 60}}]}
+    async with ScriptedModelServer(script) as server:
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps({
+            "models": {"providers": {"p": {
+                "baseUrl": base_url(server, api), "api": api, "apiKey": "k",
+                "cost": {"input": 1.0, "output": 2.0, "reasoning": 10.0},
+                "models": [{"id": "m"}]}}},
+            "agents": {"defaults": {"model": "p/m", "workspace": str(tmp_path / "ws")}},
+        }))
+        async with Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
+            result = await host.run_turn("s", "hello")
+    assert result.usage is not None and result.usage.reasoning_tokens == 60
+    assert result.cost_usd == pytest.approx(10e-6 + 40 * 2e-6 + 60 * 10e-6)

@@ -248,5 +248,7 @@ def _usage(usage: Any) -> Usage:
     cached = getattr(details, "cached_tokens", 0) or 0
     # prompt_tokens include the cached ones: input is what was not cached
     prompt = usage.prompt_tokens or 0
+    reasoning = getattr(getattr(usage, "completion_tokens_details", None),
+                        "reasoning_tokens", None)
     return Usage.counted(max(0, prompt - cached), usage.completion_tokens or 0,
-                         min(cached, prompt))
+                         min(cached, prompt), reasoning=reasoning or None)

@@ -226,8 +226,10 @@ def _usage(response: Any) -> Usage:
     cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
     # OpenAI's input_tokens include the cached ones: input is what was not cached
     prompt = usage.get("input_tokens") or 0
+    out_details = usage.get("output_tokens_details")
+    reasoning = out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
     return Usage.counted(max(0, prompt - cached), usage.get("output_tokens") or 0,
-                         min(cached, prompt))
+                         min(cached, prompt), reasoning=reasoning or None)
 
 
 def _failed(error: Any) -> ProviderError:

@@ -15,7 +15,8 @@ answer to one model request:
 Every item may also carry `delay_ms` (wait before answering), `usage`
 (`{"input_tokens": N, "output_tokens": M}`, else estimated; `"cached_input_tokens": C`:
 C of the N input tokens were read from the cache; `"cache_write_tokens": W`: W of them
-were written to it, which only Anthropic's API reports), `match` (a regex searched in
+were written to it, which only Anthropic's API reports; `"reasoning_tokens": R`: R of
+the M output tokens were reasoning, which OpenAI's APIs report), `match` (a regex searched in
 the request's latest user or tool-result text) and, with `match`, `repeat: true`.
 
 A tool call may say `"custom": true` (or its item may, for all its calls) with a string
@@ -78,7 +79,7 @@ _ITEM_KEYS = frozenset(
 _CALL_KEYS = frozenset({"name", "arguments", "id", "custom", "input", "namespace"})
 _ERROR_KEYS = frozenset({"status", "message", "type"})
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cached_input_tokens",
-                         "cache_write_tokens"})
+                         "cache_write_tokens", "reasoning_tokens"})
 _TOP_KEYS = frozenset({"responses", "exhausted", "responses_stream"})
 
 
@@ -139,6 +140,8 @@ class ScriptUsage:
     #: how many of the input tokens were written to the prompt cache (Anthropic's API
     #: reports them beside its input count; OpenAI's count them as input)
     cache_write_tokens: int = 0
+    #: how many of the output tokens were reasoning (OpenAI's APIs report them)
+    reasoning_tokens: int = 0
 
     def cached_of(self, input_tokens: int) -> int:
         """The cached part of `input_tokens` (never more than all of them)."""
@@ -439,4 +442,5 @@ def _parse_usage(raw: Any, fail: _Fail) -> ScriptUsage:
         counts[str(k)] = value
     return ScriptUsage(counts.get("input_tokens"), counts.get("output_tokens"),
                        counts.get("cached_input_tokens") or 0,
-                       counts.get("cache_write_tokens") or 0)
+                       counts.get("cache_write_tokens") or 0,
+                       counts.get("reasoning_tokens") or 0)

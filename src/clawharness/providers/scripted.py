@@ -129,7 +129,8 @@ class ScriptedTransport:
             output_tokens = max(1, produced // 4)
         cached = usage.cached_of(input_tokens) if usage else 0
         yield Done("toolUse" if item.tool_calls else "stop",
-                   Usage.counted(input_tokens - cached, output_tokens, cached or None))
+                   Usage.counted(input_tokens - cached, output_tokens, cached or None,
+                                 reasoning=(usage.reasoning_tokens if usage else 0) or None))
 
     async def aclose(self) -> None:
         """Nothing to release."""

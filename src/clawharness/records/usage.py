@@ -69,13 +69,15 @@ class Usage:
 
     @classmethod
     def counted(cls, input: int = 0, output: int = 0, cache_read: int | None = None,
-                cache_write: int | None = None) -> Usage:
+                cache_write: int | None = None, reasoning: int | None = None) -> Usage:
         """One model call's counts as a transport reads them: `input` is uncached input
         (a provider that counts cached tokens inside its input figure has them taken
-        out first), cache reads and writes beside it; `total` is every token of the
-        call, as the original's `totalTokens`."""
+        out first), cache reads and writes beside it; `reasoning` is the part of
+        `output` the model spent reasoning (when the provider says); `total` is every
+        token of the call, as the original's `totalTokens`."""
         return cls(input=input, output=output, cache_read=cache_read, cache_write=cache_write,
-                   total=input + output + (cache_read or 0) + (cache_write or 0))
+                   total=input + output + (cache_read or 0) + (cache_write or 0),
+                   reasoning_tokens=reasoning)
 
     @classmethod
     def zero(cls) -> Usage:

@@ -57,7 +57,7 @@ def _usage_responses(reply: Reply) -> dict[str, Any]:
         "input_tokens": reply.input_tokens,
         "input_tokens_details": {"cached_tokens": reply.cached_tokens},
         "output_tokens": reply.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
         "total_tokens": reply.input_tokens + reply.output_tokens,
     }
 
@@ -228,6 +228,7 @@ def _usage_chat(reply: Reply) -> dict[str, Any]:
         "prompt_tokens": reply.input_tokens,
         "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
         "completion_tokens": reply.output_tokens,
+        "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
         "total_tokens": reply.input_tokens + reply.output_tokens,
     }
 

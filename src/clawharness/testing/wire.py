@@ -55,6 +55,8 @@ class Reply:
     cached_tokens: int = 0
     #: how many of `input_tokens` were written to the prompt cache (Anthropic reports them)
     cache_write_tokens: int = 0
+    #: how many of `output_tokens` were reasoning (OpenAI's APIs report them)
+    reasoning_tokens: int = 0
     #: reasoning streamed before the text (Responses: a reasoning summary; Messages: a
     #: thinking block; Chat Completions: `reasoning_content`)
     thinking: str | None = None
@@ -94,6 +96,7 @@ def make_reply(item: ScriptItem, body: dict[str, Any], api: Api) -> Reply:
         thinking=item.thinking,
         cached_tokens=usage.cached_of(whole_input) if usage else 0,
         cache_write_tokens=usage.written_of(whole_input) if usage else 0,
+        reasoning_tokens=usage.reasoning_tokens if usage else 0,
     )
 
 

@@ -40,6 +40,8 @@ def serve_config(model: ScriptedModelServer, workspace: Path, **extra: Any) -> d
     config: dict[str, Any] = {
         "models": {"providers": {"scripted": {
             "baseUrl": model.base_url_openai, "api": "openai-responses", "apiKey": "offline",
+            # priced, so each turn's footer shows its cost (USD per million tokens)
+            "cost": {"input": 10.0, "output": 20.0},
             "models": [{"id": "demo"}]}}},
         "agents": {"defaults": {"model": "scripted/demo", "workspace": str(workspace)},
                    "entries": {"main": {"default": True}}},

@@ -109,6 +109,8 @@ async def test_a_day_in_the_control_ui(tmp_path: Path) -> None:
             partial = [t for t in seen if t and t != REPLY and REPLY.startswith(t)]
             assert partial, f"the reply did not stream: {seen}"
             await expect(turns.nth(0).locator(".turn-foot .usage")).to_contain_text("120 in")
+            # its cost: 120 in at $10/M and 14 out at $20/M
+            await expect(turns.nth(0).locator(".turn-foot .cost")).to_have_text("$0.0015")
             await expect(composer).to_have_value("")
 
             # Shift+Enter is a newline, not a send

@@ -99,7 +99,8 @@ class CodexTurn:
         self.assistant_texts: list[str] = []
         #: the turn's token totals (`thread/tokenUsage/updated`, per model call), reported
         #: in the original's spelling (the host reads them as a `Usage`)
-        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0}
+        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "totalTokens": 0,
+                      "reasoningTokens": 0}
         self.error_message: str | None = None
         self.interrupt_reason: object | None = None
         self.mirrored_items: set[str] = set()
@@ -345,6 +346,8 @@ class CodexTurn:
             self.usage["input"] += whole - cached
             self.usage["output"] += int(last.get("outputTokens") or 0)
             self.usage["cacheRead"] += cached
+            # the part of the output spent reasoning (priced at a reasoning rate, if any)
+            self.usage["reasoningTokens"] += int(last.get("reasoningOutputTokens") or 0)
             self.usage["totalTokens"] += int(last.get("totalTokens") or 0)
             return None
         if method == "error" and turn == self.turn_id:
