@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pty
 import select
 import signal
 import socket
@@ -24,6 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,17 +47,20 @@ def base_env(state: Path, config: Path) -> dict[str, str]:
     return env
 
 
-def write_config(folder: Path, base_url: str) -> Path:
+def write_config(folder: Path, base_url: str, tools: dict[str, Any] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "config.json"
-    path.write_text(json.dumps({
+    config: dict[str, Any] = {
         "models": {"providers": {"scripted": {
             "baseUrl": base_url, "api": "openai-responses", "apiKey": "offline",
             "models": [{"id": "m"}]}}},
         "agents": {"defaults": {"model": "scripted/m", "workspace": str(folder / "ws")}},
         "store": {"url": str(folder / "state.db")},
         "gateway": {"auth": {"mode": "token", "token": TOKEN}},
-    }))
+    }
+    if tools is not None:
+        config["tools"] = tools
+    path.write_text(json.dumps(config))
     return path
 
 
@@ -77,8 +82,9 @@ class Serve:
             return self.proc.wait(10)
 
 
-def start_serve(folder: Path, base_url: str, timeout: float = 120) -> Serve:
-    config = write_config(folder, base_url)
+def start_serve(folder: Path, base_url: str, timeout: float = 120,
+                tools: dict[str, Any] | None = None) -> Serve:
+    config = write_config(folder, base_url, tools)
     state = folder / "state"
     env = base_env(state, config)
     proc = subprocess.Popen([sys.executable, "-m", "clawharness", "serve", "--port", "0"],
@@ -302,6 +308,36 @@ async def test_ctrl_c_aborts_the_turn_on_the_server(serve: Serve,
     finally:
         released.set()
         await watch.client.close()
+
+
+@pytest.mark.parametrize(("answer", "ok"), [("o", True), ("d", False)])
+async def test_on_a_terminal_the_command_answers_its_turns_approval(
+        tmp_path: Path, answer: str, ok: bool) -> None:
+    script = {"responses": [
+        {"tool_calls": [{"name": "exec", "arguments": {"command": "echo approved-run"},
+                         "id": "call_1"}]},
+        {"text": "The command ran."},
+    ]}
+    tool_model = ScriptedModelServer(script)
+    with tool_model.run_in_thread():
+        running = start_serve(tmp_path, tool_model.base_url_openai,
+                              tools={"exec": {"ask": "always"}})
+        master, slave = pty.openpty()
+        try:
+            os.write(master, f"{answer}\n".encode())  # what the person types at the prompt
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "clawharness", "agent", "-m", "run the build", "-s",
+                "approve", "--json", env=running.env, stdin=slave,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(proc.communicate(), 120)
+        finally:
+            os.close(slave)
+            os.close(master)
+            running.stop()
+    assert proc.returncode == 0, err
+    assert b"approval needed: Allow exec?" in err and b"echo approved-run" in err
+    [call] = json.loads(out)["toolCalls"]
+    assert call["name"] == "exec" and call["ok"] is ok
 
 
 # --- stale records ------------------------------------------------------------------------
