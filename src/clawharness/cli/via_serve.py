@@ -187,11 +187,11 @@ class _Output:
             self._consoles[stderr] = Console(stderr=stderr)
         return self._consoles[stderr]
 
-    def line(self, styled: str, plain: str, *, stderr: bool = False,
-             markup: bool = True) -> None:
+    def line(self, styled: str, plain: str, *, stderr: bool = False, markup: bool = True,
+             soft_wrap: bool = False) -> None:
         console = self._console(stderr)
         if console is not None:
-            console.print(styled, highlight=False, markup=markup, soft_wrap=stderr)
+            console.print(styled, highlight=False, markup=markup, soft_wrap=soft_wrap)
             return
         stream = sys.stderr if stderr else sys.stdout
         stream.write(plain + "\n")
@@ -218,9 +218,10 @@ def _new_id() -> str:
 
 def _print_error(out: _Output, kind: str, message: str, hint: Any = None) -> None:
     out.line(f"[bold red]error[/] [dim]({_escape(kind)})[/]: {_escape(message)}",
-             f"error ({kind}): {message}", stderr=True)
+             f"error ({kind}): {message}", stderr=True, soft_wrap=True)
     if hint:
-        out.line(f"  [yellow]hint[/]: {_escape(str(hint))}", f"  hint: {hint}", stderr=True)
+        out.line(f"  [yellow]hint[/]: {_escape(str(hint))}", f"  hint: {hint}", stderr=True,
+                 soft_wrap=True)
 
 
 def _print_json(value: Any) -> None:
