@@ -40,3 +40,29 @@ async def test_an_http_turn_asks_a_websocket_operator_and_its_answer_decides(
         assert reply.choices[0].message.content == "Approved over the socket."
         history = await served.host.history("agent:main:openai-user:approver")
         assert any(e.role == "toolResult" and "via-http" in (e.text or "") for e in history)
+
+
+async def test_an_http_turn_past_its_budget_asks_a_websocket_operator_to_extend_it(
+        serve: ServeFactory) -> None:
+    # one turn a day, budgets.extendBy: the second asks the operator "extend it by ...?"
+    script = {"responses": [{"match": ".*", "repeat": True, "text": "ran"}]}
+    budgets = {"daily": {"turns": 1}, "extendBy": {"turns": 2}}
+    async with serve(script, budgets=budgets) as served:
+        sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
+        first = await sdk.chat.completions.create(
+            model="openclaw", user="u", messages=[{"role": "user", "content": "one"}])
+        assert first.choices[0].message.content == "ran"
+        operator = await served.approver()
+        async with operator:
+            events = operator.events()
+            answer = asyncio.create_task(sdk.chat.completions.create(
+                model="openclaw", user="u", messages=[{"role": "user", "content": "two"}]))
+            asked = await next_event(events, lambda f: f["event"] == "plugin.approval.requested",
+                                     timeout=20)
+            request = asked["payload"]["request"]
+            assert request["toolName"] == "budget.extend"
+            assert "extend it by 2 turns?" in str(request)
+            await operator.request("plugin.approval.resolve",
+                                   {"id": asked["payload"]["id"], "decision": "allow-once"})
+            reply = await asyncio.wait_for(answer, 30)
+        assert reply.choices[0].message.content == "ran"

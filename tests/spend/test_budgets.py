@@ -89,3 +89,7 @@ def test_warnings_past_the_soft_level_count_running_turns() -> None:
     assert warning.startswith("the daily budget is 80% used (8 turns of 10 turns")
     assert warnings(budgets, [BudgetState("day:d", spent=Amount(turns=7))]) == ()
     assert format_amount("seconds", 90_000) == "90 s"
+    # a tenth under 100 s, so a refusal's figures add up ("3.4 s of 5 s used, needs 2 s")
+    assert format_amount("seconds", 3_415) == "3.4 s"
+    assert format_amount("seconds", 3_000) == "3 s"
+    assert format_amount("seconds", 120_400) == "120 s"

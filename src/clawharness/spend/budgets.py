@@ -226,7 +226,8 @@ def spent(*, cost_usd: float | None, tokens: int, ms: float) -> Amount:
 
 
 def format_amount(measure: Measure, value: int) -> str:
-    """A ledger amount as a person reads it: $1.23, 12,000 tokens, 5 turns, 90 s."""
+    """A ledger amount as a person reads it: $1.23, 12,000 tokens, 5 turns, 90 s, 3.4 s
+    (a tenth under 100 s: "3 s of 5 s used" would hide why 2 s more does not fit)."""
     if measure == "usd":
         usd = value / NANO
         return f"${usd:,.2f}" if usd >= 1 or usd == 0 else f"${usd:.4g}"
@@ -234,7 +235,9 @@ def format_amount(measure: Measure, value: int) -> str:
         return f"{value:,} tokens"
     if measure == "turns":
         return f"{value:,} turn{'s' if value != 1 else ''}"
-    return f"{value / 1000:,.0f} s"
+    if value % 1000 == 0 or value >= 100_000:
+        return f"{value / 1000:,.0f} s"
+    return f"{value / 1000:.1f} s"
 
 
 def _budget(budgets: Sequence[TurnBudget], key: str) -> TurnBudget:
