@@ -141,3 +141,14 @@ def test_a_bad_price_is_refused_with_where_it_is() -> None:
         parse_config({"models": {"providers": {"p": {"models": [
             {"id": "m", "cost": {"input": -1}}]}}}})
     assert "models.providers.p.models[0].cost.input" in str(caught.value)
+
+
+def test_a_cost_is_a_clean_decimal_not_a_float_sum() -> None:
+    # 30 in at $1/M and 60 out at $2/M: a plain float sum is 0.00015000000000000001
+    prices = table({"p": {"models": [{"id": "m", "cost": {"input": 1, "output": 2}}]}})
+    counts = TokenCounts(input=30, output=60)
+    cost = prices.cost("p", "m", counts)
+    assert cost is not None and repr(cost.total) == "0.00015"
+    rates = prices.rates("p", "m")
+    assert rates is not None and rates.total(counts) == cost.total
+

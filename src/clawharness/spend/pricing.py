@@ -36,6 +36,9 @@ _PER: Final = 1_000_000
 _DAY_SECONDS: Final = 86_400
 #: an estimate is an upper bound: past the last float digit of the cost it bounds
 _ROUND_UP: Final = 1 + 1e-9
+#: costs are rounded to this many decimals of a dollar (a pico-dollar, far below the
+#: ledger's nano-dollar): a sum of float products shows as 0.00015, not 0.00015000000000000001
+_USD_DECIMALS: Final = 12
 #: a rate: (input-token threshold above which it applies, USD per million), ascending
 _Tiers = tuple[tuple[int, float], ...]
 CostSource = Literal["config", "price-table", "reported"]
@@ -137,8 +140,10 @@ class Rates:
             reasoning = min(usage.reasoning_tokens or 0, output)
             output_usd = ((output - reasoning) * _rate(self.output, whole)
                           + reasoning * _rate(self.reasoning, whole)) / _PER
-        return Cost(input_usd + read_usd + write_usd + output_usd, input_usd, output_usd,
-                    read_usd, write_usd, self.source)
+        return Cost(round(input_usd + read_usd + write_usd + output_usd, _USD_DECIMALS),
+                    round(input_usd, _USD_DECIMALS), round(output_usd, _USD_DECIMALS),
+                    round(read_usd, _USD_DECIMALS), round(write_usd, _USD_DECIMALS),
+                    self.source)
 
     def total(self, usage: PricedUsage) -> float:
         """`cost(usage).total` alone (a running turn's check of what it spent)."""
@@ -148,10 +153,10 @@ class Rates:
         read = usage.cache_read or 0
         write = usage.cache_write or 0
         whole = uncached + read + write
-        return (uncached * _rate(self.input, whole) / _PER
-                + read * _rate(self.cache_read, whole) / _PER
-                + write * _rate(self.cache_write, whole) / _PER
-                + (usage.output or 0) * _rate(self.output, whole) / _PER)
+        return round(uncached * _rate(self.input, whole) / _PER
+                     + read * _rate(self.cache_read, whole) / _PER
+                     + write * _rate(self.cache_write, whole) / _PER
+                     + (usage.output or 0) * _rate(self.output, whole) / _PER, _USD_DECIMALS)
 
     def estimate(self, input_tokens: int, output_tokens: int) -> float:
         """The most a call of `input_tokens` uncached input and at most `output_tokens`
