@@ -9,8 +9,10 @@ import math
 import time
 
 import pytest
-from cluster_rig import ClusterRig
+from cluster_rig import ClusterRig, Gate
 
+from clawharness.attempt.turn import TurnOptions
+from clawharness.harness.capabilities import ApprovalDecision
 from clawharness.host import Host
 from clawharness.store import Amount
 
@@ -57,3 +59,22 @@ async def test_two_workers_hold_one_daily_budget(make_rig) -> None:
     assert state.spent.turns == row.turns == len(ran)
     assert row.nano_usd == state.spent.nano_usd == sum(
         math.ceil((r.cost_usd or 0) * 1e9) for r in ran)
+
+
+@pytest.mark.parametrize(("decision", "runs"), [("allow-once", True), ("deny", False)])
+async def test_a_worker_asks_the_fronts_approver_to_extend_a_spent_budget(
+        make_rig, decision: ApprovalDecision, runs: bool) -> None:
+    rig: ClusterRig = make_rig(SCRIPT)
+    rig.write_config(budgets={"daily": {"turns": 1}, "extendBy": {"turns": 2}})
+    rig.start_worker("w1")
+    gate = Gate(decision)
+    async with Host.from_config(rig.config_path, env=rig.env()) as front:
+        first = await front.run_turn("s", "one")
+        second = await front.run_turn("s", "two", TurnOptions(approvals=gate))
+    assert first.terminal == "ok", first.error
+    [asked] = gate.asked  # the relay carried the worker's question to the front's approver
+    assert asked.tool_name == "budget.extend" and "extend it by 2 turns?" in asked.reason
+    if runs:
+        assert second.terminal == "ok", second.error
+    else:
+        assert second.error_type == "budget_exceeded"
