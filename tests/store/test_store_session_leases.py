@@ -225,3 +225,23 @@ async def test_a_crowd_of_acquirers_gets_exactly_one_lease(make_store: StoreFact
     assert len(won) == 1
     tickets = [r.ticket for r in results if isinstance(r, SessionLeaseBusy)]
     assert len(set(tickets)) == 19
+
+
+async def test_a_release_not_waited_for_is_seen_by_the_others_soon_after(
+        make_store: StoreFactory) -> None:
+    """`wait=False` (a holder leaving its session): the release may be stored a few
+    milliseconds after it returns (SQLite commits it with the next write), never lost."""
+    a, b = await make_store(), await make_store()
+    held = await take(a, "A")
+    assert await a.release_session_lease(held, wait=False)
+    assert not (await a.session_lease_state(KEY)).held  # its own process sees it at once
+    deadline = time.monotonic() + 10
+    while (await b.session_lease_state(KEY)).held:
+        assert time.monotonic() < deadline, "the release was not stored"
+        await asyncio.sleep(0.001)
+    assert (await take(b, "B")).fence == held.fence + 1
+    # the next holder's acquisition in the same process goes with it (on SQLite, in one
+    # transaction): it finds the lease free
+    again = await take(a, "A", key="agent:main:second")
+    assert await a.release_session_lease(again, wait=False)
+    assert (await take(a, "A2", key="agent:main:second")).fence == again.fence + 1

@@ -304,7 +304,8 @@ class SessionWriters:
 
 async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
     try:
-        await store.release_session_lease(lease)
+        # not waiting for it to be stored: the store may commit it with its next write
+        await store.release_session_lease(lease, wait=False)
     except Exception as exc:  # the lease then expires on its own
         log.warning("session %s: could not release the writer lease (fence %d): %s",
                     lease.session_key, lease.fence, exc)

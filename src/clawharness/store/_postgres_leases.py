@@ -297,8 +297,9 @@ class SessionLeaseMethods:
             out.append(None if expires is None else replace(lease, expires_at=expires))
         return out
 
-    async def release_session_lease(self, lease: SessionLease) -> bool:
-        """Free the lease if it is still current."""
+    async def release_session_lease(self, lease: SessionLease, *, wait: bool = True) -> bool:
+        """Free the lease if it is still current (stored before it returns, `wait` or
+        not: one statement in autocommit)."""
         async def fn(conn: Conn) -> bool:
             cur = await conn.execute(_RELEASE, (lease.session_key, lease.token))
             return await cur.fetchone() is not None

@@ -148,6 +148,7 @@ class SessionLeaseMethods:
                         inline: bool = False) -> _T: ...
 
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
 
     async def acquire_session_lease(
         self, session_key: str, *, holder: str, ttl: float, ticket: int | None = None,
@@ -175,9 +176,13 @@ class SessionLeaseMethods:
             return []
         return await self._write(lambda c: renew(c, leases, time.time(), seconds))
 
-    async def release_session_lease(self, lease: SessionLease) -> bool:
-        """Free the lease if it is still current."""
-        return await self._write_small(lambda c: release(c, lease))
+    async def release_session_lease(self, lease: SessionLease, *, wait: bool = True) -> bool:
+        """Free the lease if it is still current. `wait=False`: committed with the next
+        inline write this process makes, a few milliseconds later at most
+        (`_write_deferred`): a turn's release goes with the next turn's lease."""
+        if wait:
+            return await self._write_small(lambda c: release(c, lease))
+        return await self._write_deferred(lambda c: release(c, lease))
 
     async def leave_session_lease_queue(self, session_key: str, ticket: int) -> None:
         """Drop a waiter's queue row."""

@@ -43,6 +43,8 @@ class PluginStateMethods:
         _sync: sqlite3.Connection | None
         _sync_lock: threading.Lock
 
+        def _commit_deferred(self) -> None: ...
+
         async def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
@@ -93,6 +95,7 @@ class PluginStateMethods:
 
     # the same rows, synchronously --------------------------------------------------------
     def _sync_call(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        self._commit_deferred()  # on the loop, a write left open would block this one
         with self._sync_lock:
             if self._sync is None:
                 raise StoreError(f"{self.path}: the store is not open")

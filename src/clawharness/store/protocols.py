@@ -229,8 +229,12 @@ class SessionLeaseStore(Protocol):
     ) -> list[SessionLease | None]:
         """Extend each lease still current to now + `ttl`; None for one that was lost."""
 
-    async def release_session_lease(self, lease: SessionLease) -> bool:
-        """Free the lease if it is still current (by token only). False if it was not."""
+    async def release_session_lease(self, lease: SessionLease, *, wait: bool = True) -> bool:
+        """Free the lease if it is still current (by token only). False if it was not.
+        `wait=False`: the caller does not wait for the release to be stored (a holder
+        leaving its session): the store may commit it with its next write, a few
+        milliseconds later at most, so another process may see the lease held that much
+        longer (and a crash meanwhile leaves it to expire, as a crash before it would)."""
 
     async def leave_session_lease_queue(self, session_key: str, ticket: int) -> None:
         """Drop a waiter's queue row (a caller that gave up waiting)."""

@@ -6,10 +6,13 @@ only then resolves the callers' futures (group commit). A small write (a transcr
 append, a new session row, a lease) made on the event loop while that thread idles is
 made inline instead, in a transaction of its own on a connection of the loop's (a thread
 hand-off costs several times the commit); while the thread has work, or another process
-holds the file's write lock, it queues like any other. A request that fails inside
+holds the file's write lock, it queues like any other. A write nobody waits on the commit
+of (a lease's release) is left uncommitted there for the next inline write to commit with
+its own, or for 2 ms (`_write_deferred`). A request that fails inside
 SQLite makes the writer run that batch again with a SAVEPOINT per request, so it fails
 alone. WAL with synchronous=NORMAL: a returned write survives the process being killed
-(a power cut may lose the last commits).
+(a power cut may lose the last commits), but for a release made with `wait=False`, which
+a kill within its 2 ms leaves to expire.
 
 The full-text index (FTS5) lives in `<file>-search` and an indexer thread of its own
 keeps it up to date just after appends commit (`_sqlite_indexer`); a search first has
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -74,12 +78,17 @@ from clawharness.store.records import (
 
 __all__ = ["SqliteStore"]
 
+log = logging.getLogger(__name__)
+
 _T = TypeVar("_T")
 #: callbacks ready on the event loop above which a small write is not made inline
 _BUSY_LOOP_READY = 16
 #: rows written inline (on the event loop's connection, which never checkpoints) between
 #: two WAL checkpoints the writer thread is asked for
 _SMALL_ROWS_PER_CHECKPOINT = 500
+#: how long a write nobody waits on (a lease's release) stays uncommitted on the loop's
+#: connection for the next inline write to commit with it (seconds)
+_DEFER_SECONDS = 0.002
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
@@ -134,6 +143,9 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         #: bounded reads (its own commits keep its page cache valid)
         self._small: sqlite3.Connection | None = None
         self._small_rows = 0
+        #: writes made on `_small` in the transaction left open for them (`_write_deferred`)
+        self._deferred: list[Callable[[sqlite3.Connection], Any]] = []
+        self._deferred_commit: asyncio.TimerHandle | None = None
         self._append_group: GroupFn | None = None
         self._indexer: Indexer | None = None
         self.search_path = search_path_for(self.path)
@@ -205,6 +217,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         if writer is None:
             return
         indexer, self._indexer = self._indexer, None
+        self._commit_deferred()
         self._writer = self._pool = None
         writer.hand_over()  # what this loop held back goes before the end
         await asyncio.to_thread(writer.stop)
@@ -241,6 +254,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         writer = self._need_writer()
         req = Request(fn, loop, fut, group, payload)
         if threading.get_ident() == self._inline_thread:
+            self._commit_deferred()  # the writer thread would wait for its lock
             writer.submit_soon(req, loop)  # with the others this loop iteration makes
         else:
             writer.submit(req)
@@ -263,25 +277,91 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         writer is asked for a WAL checkpoint every `_SMALL_ROWS_PER_CHECKPOINT`)."""
         writer = self._need_writer()
         conn = self._small
-        if conn is None or not writer.idle or threading.get_ident() != self._inline_thread \
-                or _busy_loop():
+        if conn is None or threading.get_ident() != self._inline_thread or _busy_loop():
             return False, None
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError:
-            return False, None  # another process is writing: queue behind it instead
+        deferred = self._deferred  # already in the open transaction: commit them too
+        if not deferred:
+            if not writer.idle:
+                return False, None
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return False, None  # another process is writing: queue behind it instead
         try:
             result = fn(conn)
             conn.execute("COMMIT")
         except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            self._redo_deferred()
             raise translate(exc, self.path, "write") from exc
+        if deferred:
+            self._end_deferred()
         self._small_rows += rows
         if self._small_rows >= _SMALL_ROWS_PER_CHECKPOINT:
             self._small_rows = 0
             writer.checkpoint_soon()  # this connection never checkpoints
         return True, result
+
+    async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
+        """A small write whose caller needs its result but not its commit (a lease's
+        release, which its holder does not wait on anyway: a lease left behind by a
+        crash expires). While the writer thread idles it runs at once on the loop's
+        connection, in a transaction left open for `_DEFER_SECONDS` so the next inline
+        write (the next turn's lease, the spend row) commits it with its own; any other
+        write, a blocking plugin-state call or `close` commits it first. Else as
+        `_write_small`."""
+        writer = self._need_writer()
+        conn = self._small
+        if conn is None or threading.get_ident() != self._inline_thread or _busy_loop() \
+                or (not self._deferred and not writer.idle):
+            return await self._write_small(fn)
+        if not self._deferred:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return await self._write(fn)  # another process is writing
+            self._deferred_commit = asyncio.get_running_loop().call_later(
+                _DEFER_SECONDS, self._commit_deferred)
+        try:
+            result = fn(conn)
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._redo_deferred()
+            raise translate(exc, self.path, "write") from exc
+        self._deferred.append(fn)
+        return result
+
+    def _commit_deferred(self) -> None:
+        """Commit the writes `_write_deferred` left open (on the loop's thread only)."""
+        if not self._deferred or threading.get_ident() != self._inline_thread:
+            return
+        conn = self._small
+        assert conn is not None
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            log.warning("%s: deferred write failed, trying it again: %s", self.path, exc)
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._redo_deferred()
+            return
+        self._end_deferred()
+
+    def _end_deferred(self) -> None:
+        self._deferred = []
+        if self._deferred_commit is not None:
+            self._deferred_commit.cancel()
+            self._deferred_commit = None
+
+    def _redo_deferred(self) -> None:
+        """The open transaction was rolled back: its deferred writes go again, through the
+        writer thread (ahead of anything the loop writes next: it no longer idles)."""
+        fns = self._deferred
+        self._end_deferred()
+        for fn in fns:
+            self._need_writer().submit_background(fn)
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
