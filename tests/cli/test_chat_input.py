@@ -8,7 +8,12 @@ from collections.abc import Iterable
 import pytest
 from rich.console import Console
 
-from clawharness.cli.chat_input import ChatApprovalGate, ChatQuestions, PipedLineReader
+from clawharness.cli.chat_input import (
+    BUDGET_EXTEND,
+    ChatApprovalGate,
+    ChatQuestions,
+    PipedLineReader,
+)
 from clawharness.harness.capabilities import ApprovalRequest
 from clawharness.harness.user_input_delivery import UserInputPrompt
 
@@ -129,3 +134,34 @@ async def test_piped_lines_are_read_in_order_and_the_end_stays_the_end() -> None
     assert await reader.read() is None
     assert await reader.read() is None
     assert await reader.ask("Allow?") is None
+
+
+def _extend_request() -> ApprovalRequest:
+    return ApprovalRequest(
+        run_id="r", session_key="agent:main:t", tool_name=BUDGET_EXTEND,
+        arguments={"budget": "day:2026-12-07", "measure": "usd", "by": "$2.00"},
+        reason="the daily budget (day:2026-12-07) has no room for this turn ($9.99 of "
+               "$10.00 used): extend it by $2.00?", cwd="/work")
+
+
+@pytest.mark.parametrize(("answer", "decision"), [("y", "allow-once"), ("yes", "allow-once"),
+                                                  ("a", "deny"), ("", "deny")])
+async def test_a_budget_extension_is_asked_yes_or_no_and_never_remembered(
+        answer: str, decision: str) -> None:
+    grants: set[str] = set()
+    reader = _Answers([answer, answer])
+    console, out = _console()
+    gate = ChatApprovalGate(reader, console, grants, lambda: None)
+    assert await gate.decide(_extend_request()) == decision
+    assert "extend it by $2.00?" in out.getvalue() and "wants to run" not in out.getvalue()
+    assert reader.asked[0][0].startswith("Extend it? [y]es / [n]o")
+    # the next extension is asked again: nothing was granted for the session
+    assert await gate.decide(_extend_request()) == decision
+    assert len(reader.asked) == 2 and grants == set()
+
+
+def test_the_chat_knows_the_budget_extension_by_the_name_turns_ask_with() -> None:
+    from clawharness.attempt.budget_step import EXTEND_TOOL
+
+    assert BUDGET_EXTEND == EXTEND_TOOL
+

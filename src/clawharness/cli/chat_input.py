@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Final, Protocol, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
@@ -28,6 +28,7 @@ from clawharness.harness.user_input_delivery import UserInputPrompt
 from clawharness.tools.approvals import approval_answer, describe_request
 
 __all__ = [
+    "BUDGET_EXTEND",
     "ChatApprovalGate",
     "ChatQuestions",
     "LineReader",
@@ -35,6 +36,10 @@ __all__ = [
     "TerminalLineReader",
     "open_line_reader",
 ]
+
+#: the approval a turn asks for when a budget has no room for it and `budgets.extendBy`
+#: is set (`attempt.budget_step.EXTEND_TOOL`): a yes/no question, never remembered
+BUDGET_EXTEND: Final = "budget.extend"
 
 _PROMPT = FormattedText([("ansicyan bold", "you› ")])
 _PAUSED = "\x00paused"  # what a line prompt put away for a question returns (by identity)
@@ -164,6 +169,9 @@ class ChatApprovalGate:
     `allow-always` is remembered in `grants` (tool names) for the rest of the chat's
     session, so later turns do not ask again; the chat clears it on /new. Ctrl-C at the
     question denies the call and calls `on_interrupt` (which aborts the turn).
+
+    A budget's extension (`budget.extend`) is asked as what it is, yes or no, and never
+    remembered: an "always" would extend the budget again at every later turn unasked.
     """
 
     def __init__(self, reader: LineReader, console: Console, grants: set[str],
@@ -184,6 +192,8 @@ class ChatApprovalGate:
                 highlight=False, soft_wrap=True)
             return None
         async with self._lock:
+            if request.tool_name == BUDGET_EXTEND:
+                return await self._extend(request)
             if request.tool_name in self._grants:  # granted while this call waited
                 return "allow-always"
             self._console.print(Panel(
@@ -203,6 +213,19 @@ class ChatApprovalGate:
             if decision == "allow-always":
                 self._grants.add(request.tool_name)
             return decision
+
+    async def _extend(self, request: ApprovalRequest) -> ApprovalDecision | None:
+        """Ask whether to extend a spent budget (the request's reason says which, what
+        was used and by how much: "... extend it by $2.00?")."""
+        self._console.print(Panel(escape(request.reason), title="budget", expand=False))
+        try:
+            answer = await self._reader.ask("Extend it? [y]es / [n]o (default n): ")
+        except KeyboardInterrupt:
+            self._on_interrupt()
+            return "deny"
+        if answer is None:
+            return None
+        return "allow-once" if answer.strip().lower() in ("y", "yes") else "deny"
 
 
 class ChatQuestions:
