@@ -209,6 +209,9 @@ async def test_a_running_turn_that_spends_its_budget_stops_at_its_next_model_cal
     assert result.terminal == "aborted"
     assert f"the daily budget (day:{today()}) has no room" in (result.error or "")
     assert "stopped before that call" in (result.error or "")
+    # its own spend is in what it needs, not in the ledger's "used": the message says so
+    assert "used by other turns" in (result.error or "")
+    assert "for what it spent so far and its next model call" in (result.error or "")
     details = result.error_details or {}
     assert details["budget"] == f"day:{today()}" and details["measure"] == "usd"
     assert "raise budgets.daily.usd" in str(details["hint"])

@@ -258,11 +258,16 @@ def refusal_error(budgets: Sequence[TurnBudget], refusal: BudgetRefusal, *,
     held = (f", {format_amount(measure, refusal.reserved)} held by running turns"
             if refusal.reserved else "")
     asked = format_amount(measure, refusal.asked)
-    needs = (f"needs up to {asked} with its next model call; the turn was stopped before "
-             "that call" if running else f"needs up to {asked}; the turn was not started")
+    # a running turn's own spend is not in the ledger yet: what it asks for is what it
+    # spent so far and its next call, which the message says (else "$0.00 used" reads
+    # as if nothing had been spent)
+    needs = (f"needs up to {asked} for what it spent so far and its next model call; the "
+             "turn was stopped before that call" if running
+             else f"needs up to {asked}; the turn was not started")
+    others = " by other turns" if running else ""
     message = (f"{budget.label} ({budget.claim.key}) has no room for this turn: "
-               f"{used} of {format_amount(measure, refusal.limit)} used{held}, and the turn "
-               f"{needs} (raise {key_path} to let it run)")
+               f"{used} of {format_amount(measure, refusal.limit)} used{others}{held}, and "
+               f"the turn {needs} (raise {key_path} to let it run)")
     wait = " or wait for the next UTC day" if ":day:" in budget.claim.key or (
         budget.claim.key.startswith("day:")) else ""
     hint = (f"raise {key_path} in the config{wait}; an approver can extend it "
