@@ -132,3 +132,24 @@ def test_captured_content_is_redacted_and_the_api_key_is_nowhere(tmp_path: Path)
     for body in received.raw:  # every span and metric payload, as sent
         assert API_KEY.encode() not in body
         assert API_KEY[:20].encode() not in body
+
+
+def test_a_chat_spans_input_count_includes_its_cached_tokens(tmp_path: Path) -> None:
+    # GenAI conventions: gen_ai.usage.input_tokens counts every input token, the cached
+    # part is given apart (the turn's usage keeps uncached input as its `input`)
+    script = {"responses": [{"text": "cached", "usage": {
+        "input_tokens": 1000, "cached_input_tokens": 800, "output_tokens": 5}}]}
+    server = ScriptedModelServer(script)
+    with server.run_in_thread(), otlp_receiver() as (endpoint, received):
+        config = _config(tmp_path, server.base_url_openai, endpoint)
+        out = CliRunner().invoke(app, ["agent", "--config", str(config), "--session", "c",
+                                       "--json", "-m", "hi"], catch_exceptions=False)
+        assert out.exit_code == 0, out.output
+        received.wait_for(lambda r: any(s.name.startswith("invoke_agent") for s in r.spans()))
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (result["usage"]["input"], result["usage"]["cacheRead"]) == (200, 800)
+    by_name = {span.name: span for span in received.spans()}
+    for name in ("chat m", "invoke_agent main"):
+        span = attributes(by_name[name])
+        assert span["gen_ai.usage.input_tokens"] == 1000, name
+        assert span["gen_ai.usage.cache_read.input_tokens"] == 800, name

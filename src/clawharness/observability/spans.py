@@ -69,6 +69,9 @@ PROVIDER: Final = "gen_ai.provider.name"
 REQUEST_MODEL: Final = "gen_ai.request.model"
 RESPONSE_MODEL: Final = "gen_ai.response.model"
 INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+#: the cached part of the input (GenAI semantic conventions: the input count includes it)
+CACHE_READ_TOKENS: Final = "gen_ai.usage.cache_read.input_tokens"
+CACHE_WRITE_TOKENS: Final = "gen_ai.usage.cache_creation.input_tokens"
 OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
 TOOL_NAME: Final = "gen_ai.tool.name"
 TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
@@ -230,18 +233,31 @@ def end_attempt(span: Span, *, terminal: str, error: str | None = None) -> None:
 def _usage_attributes(attributes: dict[str, Any], usage: Usage | None) -> None:
     if usage is None:
         return
-    if usage.input is not None:
-        attributes[INPUT_TOKENS] = usage.input
+    if usage.input is not None:  # every input token, cached ones included
+        attributes[INPUT_TOKENS] = usage.whole_input
     if usage.output is not None:
         attributes[OUTPUT_TOKENS] = usage.output
+    _cache_attributes(attributes, usage)
+
+
+def _cache_attributes(attributes: dict[str, Any], usage: Usage) -> None:
+    if usage.cache_read:
+        attributes[CACHE_READ_TOKENS] = usage.cache_read
+    if usage.cache_write:
+        attributes[CACHE_WRITE_TOKENS] = usage.cache_write
 
 
 def end_chat(span: Span, *, provider: str, model: str, duration: float,
              input_tokens: int | None = None, output_tokens: int | None = None,
+             usage: Usage | None = None,
              response_model: str | None = None, finish_reason: str | None = None,
              error_type: str | None = None, error: str | None = None) -> None:
     """What a model request came to: its span's response attributes and the GenAI
-    client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)."""
+    client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`).
+    `usage`, when given, is the call's: its input count includes the cached tokens (as
+    the GenAI conventions count it), which are also given apart."""
+    if usage is not None:
+        input_tokens, output_tokens = usage.whole_input, usage.output
     telemetry = current_telemetry()
     if telemetry.metrics_on:  # with metrics off the instruments are no-ops: skip the work
         metric = {OPERATION: "chat", PROVIDER: provider, REQUEST_MODEL: model,
@@ -261,6 +277,8 @@ def end_chat(span: Span, *, provider: str, model: str, duration: float,
         attributes[INPUT_TOKENS] = input_tokens
     if output_tokens is not None:
         attributes[OUTPUT_TOKENS] = output_tokens
+    if usage is not None:
+        _cache_attributes(attributes, usage)
     if finish_reason:
         attributes["gen_ai.response.finish_reasons"] = (finish_reason,)
     span.set_attributes(attributes)

@@ -79,6 +79,14 @@ class Usage:
                    total=input + output + (cache_read or 0) + (cache_write or 0),
                    reasoning_tokens=reasoning)
 
+    @property
+    def whole_input(self) -> int | None:
+        """Every input token, cached ones included (OpenAI's and OpenTelemetry's input
+        count): `input` plus cache reads and writes; None when no input was reported."""
+        if self.input is None:
+            return None
+        return self.input + (self.cache_read or 0) + (self.cache_write or 0)
+
     @classmethod
     def zero(cls) -> Usage:
         """An attempt's totals before its first model call: every count 0."""

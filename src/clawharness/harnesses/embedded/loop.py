@@ -299,7 +299,7 @@ class EmbeddedAttempt:
             usage = self.last_usage
             end_chat(span, provider=p.provider, model=model.model_id,
                      duration=time.perf_counter() - started,
-                     input_tokens=usage.input, output_tokens=usage.output,
+                     usage=usage,
                      response_model=model.model_id, finish_reason=str(message["stopReason"]))
             return message
 
