@@ -1,7 +1,7 @@
-"""SQLite: a lease release nobody waits for (`release_session_lease(wait=False)`) is
-written at once on the loop's connection and committed with the next inline write, or
-a few milliseconds later; every other way of writing commits it first, and a failed
-write that shared its transaction does not take it down."""
+"""SQLite: a lease release or a spend row nobody waits for (`wait=False`) is written at
+once on the loop's connection and committed with the next inline write, or a few
+milliseconds later; every other way of writing or reading commits it first, and a
+failed write that shared its transaction does not take it down."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from clawharness.errors import StoreError
-from clawharness.store import SessionLease
+from clawharness.store import Amount, SessionLease, SpendRecord
 from clawharness.store.sqlite import SqliteStore
 
 KEY = "agent:main:k"
@@ -114,3 +114,16 @@ async def test_a_failing_write_in_its_transaction_does_not_lose_the_release(
         await store._write_small(bad)
     await until_free_in_file(store.path)
     assert (await take(store)).fence == lease.fence + 1
+
+
+async def test_a_spend_row_written_behind_goes_with_the_next_write_and_reads_see_it(
+        store: SqliteStore) -> None:
+    record = SpendRecord(run_id="r1", day="2026-12-01", at=time.time(), agent_id="main",
+                         session_key=KEY, provider="p", model="m", runtime="openclaw",
+                         terminal="ok", input_tokens=3, output_tokens=1, nano_usd=7, ms=5)
+    assert await store.settle_budget(record, (), Amount(), holds=False, wait=False)
+    assert store._small is not None and store._small.in_transaction
+    # a read in a reader thread (another connection) commits it first
+    [day] = await store.summarize_spend(since=0, by="day")
+    assert (day.turns, day.nano_usd) == (1, 7)
+    assert not store._small.in_transaction

@@ -287,7 +287,8 @@ class SpendLedger:
 
     async def _write(self, record: SpendRecord, holds: bool) -> None:
         try:
-            await self._store.settle_budget(record, (), Amount(), holds=holds)
+            # behind the turn: the store may commit it with its next write
+            await self._store.settle_budget(record, (), Amount(), holds=holds, wait=False)
         except Exception as exc:  # the ledger must never fail a turn
             log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
 

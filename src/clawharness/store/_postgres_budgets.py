@@ -156,7 +156,8 @@ class BudgetLedgerMethods:
         return result
 
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
-                            spent: Amount, *, holds: bool = True) -> bool:
+                            spent: Amount, *, holds: bool = True, wait: bool = True) -> bool:
+        """See the protocol (committed before it returns, `wait` or not)."""
         ordered = sorted(set(keys))
         row = (record.run_id, record.day, record.at, record.agent_id, record.session_key,
                record.caller, record.provider, record.model, record.runtime, record.terminal,

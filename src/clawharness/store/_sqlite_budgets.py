@@ -181,6 +181,7 @@ class BudgetLedgerMethods:
 
     if TYPE_CHECKING:
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
 
@@ -196,8 +197,12 @@ class BudgetLedgerMethods:
         return await self._write_small(fn)
 
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
-                            spent: Amount, *, holds: bool = True) -> bool:
-        return await self._write_small(lambda conn: _settle(conn, record, keys, spent, holds))
+                            spent: Amount, *, holds: bool = True, wait: bool = True) -> bool:
+        """See the protocol; `wait=False`: `_write_deferred`."""
+        if wait:
+            return await self._write_small(
+                lambda conn: _settle(conn, record, keys, spent, holds))
+        return await self._write_deferred(lambda conn: _settle(conn, record, keys, spent, holds))
 
     async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
         await self._write_small(lambda conn: _release(conn, run_id))

@@ -288,12 +288,15 @@ class BudgetLedgerStore(Protocol):
         reclaimed first. Holding again under the same `run_id` adds to its holds."""
 
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
-                            spent: Amount, *, holds: bool = True) -> bool:
+                            spent: Amount, *, holds: bool = True, wait: bool = True) -> bool:
         """Release the run's holds and, unless a spend row for `record.run_id` exists
         already, store it and add `spent` to every key, in one transaction. True when
         this call counted the spend (False: a retried turn, counted before). `holds`
         False: the run never held anything under its id (it reserved from its process's
-        allowance, or no budget applied), so there are none to look for."""
+        allowance, or no budget applied), so there are none to look for. `wait=False`
+        (a spend row written behind its turn): as `release_session_lease`'s, the store
+        may commit it with its next write, a few milliseconds later at most (this
+        process's reads see it at once)."""
 
     async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
         """Give back the run's holds on `keys` and count nothing (a turn that raised

@@ -386,6 +386,8 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         search file attached) for a bounded read, else in a reader thread."""
         self._need_writer()
         conn = self._inline if search else self._small
+        if not inline or search:
+            self._commit_deferred()  # what this process wrote, its other connections see
         if inline and conn is not None and threading.get_ident() == self._inline_thread:
             try:
                 return fn(conn)
