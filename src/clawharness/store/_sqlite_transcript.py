@@ -56,9 +56,26 @@ def entry_of(row: Sequence[Any], session_id: str) -> TranscriptEntry:
 
 
 def _encoded(entries: Sequence[NewEntry]) -> list[tuple[NewEntry, str, str]]:
-    return [(e, dump_json(e.content, f"content of entry {i}"),
-             "{}" if not e.metadata else dump_json(e.metadata, f"metadata of entry {i}"))
-            for i, e in enumerate(entries)]
+    """Each entry with its content and metadata as JSON. Metadata all strings, the
+    same keys in the same order with the same values as the previous entry's (a run's
+    entries all carry its id), is encoded once."""
+    out: list[tuple[NewEntry, str, str]] = []
+    last: tuple[Any, ...] = ()
+    last_raw = "{}"
+    for i, e in enumerate(entries):
+        meta = e.metadata
+        if not meta:
+            raw = "{}"
+        else:
+            items = tuple(meta.items())
+            if items == last:
+                raw = last_raw
+            else:
+                raw = dump_json(meta, f"metadata of entry {i}")
+                if all(type(k) is str and type(v) is str for k, v in items):
+                    last, last_raw = items, raw
+        out.append((e, dump_json(e.content, f"content of entry {i}"), raw))
+    return out
 
 
 def _outcomes(session_key: str, session_id: str, rows: Sequence[tuple[NewEntry, str, str]],
