@@ -50,3 +50,29 @@ def test_a_plugin_provider_is_known_while_it_is_registered() -> None:
         cache.resolve(empty, ref, env={}, extra_providers={})
     with pytest.raises(ModelRefError):  # and a failure was not kept either way
         cache.resolve(empty, ModelRef("nobody", "m"), env={})
+
+
+def test_a_thinking_plan_is_kept_until_its_config_route_or_levels_change() -> None:
+    from clawharness.models import ThinkingPlans, plan_turn_thinking
+
+    def thinking_config(default: str) -> ClawConfig:
+        return ClawConfig.model_validate({
+            "agents": {"defaults": {"thinkingDefault": default}},
+            "models": {"providers": {"acme": {"api": "openai-responses",
+                                              "models": [{"id": "gpt-5.2"}]}}}})
+
+    plans = ThinkingPlans()
+    low = thinking_config("low")
+    route = resolve_route(low, ModelRef("acme", "gpt-5.2"), env={})
+    first = plans.plan(low, "main", route)
+    assert first == plan_turn_thinking(low, "main", route) and first.level == "low"
+    assert plans.plan(low, "main", route) is first
+    # the message's and the session's levels are part of what is kept
+    assert plans.plan(low, "main", route, message="high").level == "high"
+    assert plans.plan(low, "main", route, session="medium").level == "medium"
+    # a new config: planned again
+    high = thinking_config("high")
+    assert plans.plan(high, "main", route).level == "high"
+    # another route object for the same ref: planned again, for that route
+    other = resolve_route(high, ModelRef("acme", "gpt-5.2"), env={})
+    assert plans.plan(high, "main", other) == plan_turn_thinking(high, "main", other)

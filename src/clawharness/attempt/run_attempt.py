@@ -35,7 +35,7 @@ from clawharness.harness.selection import SelectionDecision
 from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
 from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, Message, Mirror
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
-from clawharness.models import apply_thinking, plan_turn_thinking
+from clawharness.models import ThinkingPlans, apply_thinking
 from clawharness.models.routes import Route
 from clawharness.names.model_refs import ModelRef
 from clawharness.observability.spans import attempt_span, end_attempt
@@ -122,6 +122,8 @@ class AttemptRunner:
         self._tokens = TokenCounter()
         #: each tool's redacting wrapper, made once per tool (by the tool's identity)
         self._redacting: dict[int, tuple[ToolSpec, ToolSpec]] = {}
+        #: the thinking plan of each agent, route and levels (`ThinkingPlans`)
+        self._thinking = ThinkingPlans()
 
     async def run(self, turn: PreparedTurn, candidate: Candidate, record: SessionRecord, *,
                   fresh: bool = False, after: Awaitable[Any] | None = None) -> AttemptOutcome:
@@ -205,8 +207,9 @@ class AttemptRunner:
         # with no front listening, the turn's record is the one reader of its events
         streams = RECORDED_STREAMS if on_event is None else None
         on_event = recorder.chain(on_event)
-        thinking = plan_turn_thinking(self._context.config, agent_id, route,
-                                      message=opts.thinking, session=record.meta.thinking_level)
+        thinking = self._thinking.plan(self._context.config, agent_id, route,
+                                       message=opts.thinking,
+                                       session=record.meta.thinking_level)
         params = AttemptParams(
             run_id=run_id, session_key=session_key, session_id=record.session_id,
             agent_id=agent_id, prompt=message, provider=route.model.provider,

@@ -48,6 +48,7 @@ __all__ = [
     "ThinkingLevel",
     "ThinkingLevelError",
     "ThinkingPlan",
+    "ThinkingPlans",
     "apply_thinking",
     "codex_effort",
     "parse_thinking_level",
@@ -290,3 +291,33 @@ def plan_turn_thinking(config: ClawConfig, agent_id: str, route: Route, *,
                          model_id=model.model_id, base_url=model.base_url,
                          reasoning=route.model_row.reasoning if route.model_row else None,
                          max_tokens=model.max_tokens)
+
+
+#: plans a `ThinkingPlans` keeps before it starts afresh
+_PLANS_KEPT = 256
+
+
+class ThinkingPlans:
+    """`plan_turn_thinking` remembered: a pure function of the config (kept per config
+    object: a new config starts afresh), the agent, the route (by identity: the turn
+    runner keeps its routes too) and the message's and the session's levels."""
+
+    def __init__(self) -> None:
+        self._config: ClawConfig | None = None
+        self._plans: dict[tuple[str, int, str | None, str | None],
+                          tuple[Route, ThinkingPlan]] = {}
+
+    def plan(self, config: ClawConfig, agent_id: str, route: Route, *,
+             message: str | None = None, session: str | None = None) -> ThinkingPlan:
+        if config is not self._config:
+            self._config = config
+            self._plans.clear()
+        key = (agent_id, id(route), message, session)
+        kept = self._plans.get(key)
+        if kept is not None and kept[0] is route:
+            return kept[1]
+        plan = plan_turn_thinking(config, agent_id, route, message=message, session=session)
+        if len(self._plans) >= _PLANS_KEPT:
+            self._plans.clear()
+        self._plans[key] = (route, plan)
+        return plan

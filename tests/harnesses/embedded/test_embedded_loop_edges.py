@@ -352,3 +352,19 @@ async def test_an_abort_set_as_the_attempt_ends_counts_and_cancels_nothing_after
         return result.terminal.kind
 
     assert await asyncio.wait_for(caller(), 5) == "aborted"
+
+
+async def test_an_abort_with_the_callers_cancellation_still_cancels_the_caller(
+        tmp_path: Path) -> None:
+    """The abort cancels the attempt's own task and takes that cancellation back; one the
+    caller asked for at the same moment is not taken with it."""
+    transport = SignallingTransport(
+        ScriptedTransport({"responses": [{"text": "late", "delay_ms": 60_000}]}))
+    params = params_for(tmp_path, Recorder())
+    task = asyncio.create_task(harness_for(transport).run_attempt(params))
+    await asyncio.wait_for(transport.started.wait(), 5)
+    params.abort.set()
+    await asyncio.sleep(0)  # the abort's watcher wakes: the attempt is cancelled by it
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)

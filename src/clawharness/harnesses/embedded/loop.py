@@ -1,10 +1,10 @@
 """One attempt of the built-in runtime: model -> tool calls -> results -> model, until done.
 
-The loop runs in a task of its own, cancelled by a watcher of `params.abort` and under
-the attempt's deadline, so the abort or the deadline cancels the model stream or the
-running tool at once. Whatever was in flight is then settled: a partial assistant message is recorded
-with stopReason "aborted", and every tool call left without a result gets an error result,
-so the transcript stays well paired.
+The loop runs under the attempt's deadline, and a watcher of `params.abort` cancels it,
+so the abort or the deadline stops the model stream or the running tool at once.
+Whatever was in flight is then settled: a partial assistant message is recorded with
+stopReason "aborted", and every tool call left without a result gets an error result, so
+the transcript stays well paired.
 
 Per turn the loop builds one `ModelRequest` over one growing context list; tool schemas
 are made once per attempt.
@@ -147,51 +147,58 @@ class EmbeddedAttempt:
     async def guarded(self) -> AttemptTerminal:
         """The loop, stopped by abort or the deadline.
 
-        The loop runs in a task of its own, which a callback of the task waiting on the
-        abort event cancels (no task group: at many turns at once its bookkeeping cost
-        more than the rest of the guard, and in Python 3.11 a child's failure left the
-        caller's task counting a cancellation it never got). The loop keeps a task of
-        its own because each suspension inside it then resumes a short chain of
-        coroutines, not every frame of the turn above it."""
+        The loop runs in the attempt's own task: the abort cancels that task (a callback
+        of a watcher of the abort event), as `asyncio.timeout_at` does for the deadline,
+        and takes its cancellation back (`uncancel`) when it ends the loop. No task is made
+        for the loop itself: at one per turn its creation, scheduling and wake-up cost more
+        than the rest of the guard (no task group either: in Python 3.11 a child's failure
+        left the caller's task counting a cancellation it never got)."""
         p = self.p
         if p.abort.is_set():
             return AttemptTerminal("aborted", source="external", error="aborted before start")
-        body = asyncio.ensure_future(self.loop())
-        aborted = False
+        task = asyncio.current_task()
+        assert task is not None, "an attempt runs in a task"
+        running = True
+        aborted = False  # this guard cancelled the task (and owes it an `uncancel`)
 
         def on_abort(_: object) -> None:
             nonlocal aborted
-            if not body.done():
+            if running and not aborted:
                 aborted = True
-                body.cancel()
+                task.cancel()
 
         watcher = asyncio.ensure_future(p.abort.wait())
         watcher.add_done_callback(on_abort)
         try:
-            async with asyncio.timeout_at(p.deadline):
-                terminal = await body
+            try:
+                async with asyncio.timeout_at(p.deadline):
+                    terminal = await self.loop()
+            finally:
+                running = False
         except TimeoutError:
             if self.phase != "tool_execution":
                 return AttemptTerminal("timeout", source="runtime", phase="prompt",
                                        error="the attempt deadline passed")
             # the call that was running: the first of the round without its result
-            running = next((c["name"] for c in self.pending
-                            if c["id"] not in self.tool_calls.settled), None)
+            running_call = next((c["name"] for c in self.pending
+                                 if c["id"] not in self.tool_calls.settled), None)
             return AttemptTerminal("timeout", source="runtime", phase="tool_execution",
                                    error="the attempt deadline passed",
-                                   details={"tool": running} if running else None)
+                                   details={"tool": running_call} if running_call else None)
         except _Aborted:
             return AttemptTerminal("aborted", source="external", error="aborted")
         except asyncio.CancelledError:
-            if aborted and body.cancelled():
-                task = asyncio.current_task()
-                if task is None or not task.cancelling():  # not cancelled from outside
+            if aborted:
+                aborted = False
+                if task.uncancel() == 0:  # the abort's own: no one else cancelled the task
                     return AttemptTerminal("aborted", source="external", error="aborted")
             raise
         finally:
+            if aborted:  # cancelled by the abort, but the loop ended otherwise
+                task.uncancel()
             watcher.remove_done_callback(on_abort)
             watcher.cancel()
-        if aborted or p.abort.is_set():  # (set as it ended: the abort still counts)
+        if p.abort.is_set():  # (set as it ended: the abort still counts)
             return AttemptTerminal("aborted", source="external", error="aborted")
         return terminal
 
