@@ -7,9 +7,6 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-import pytest
-
-from clawharness.errors import SessionLeaseLostError
 from clawharness.store import NewEntry, SessionLease, SessionRecord
 from clawharness.store.sqlite import SqliteStore
 
@@ -187,37 +184,4 @@ async def test_a_batch_of_queued_appends_checks_every_fence_and_fails_only_the_s
         assert await store.read_entries("stale") == []
     finally:
         blocker.close()
-        await store.close()
-
-
-async def test_a_short_append_is_one_statement_and_a_refused_one_writes_nothing(
-        tmp_path: Path) -> None:
-    """Up to ONE_STATEMENT_ROWS rows: the lease check, the newest seq and the rows are
-    one INSERT (and the session's touch); a stale lease inserts nothing and gets the
-    usual error, and the seqs stay dense after it."""
-    store = SqliteStore(tmp_path / "one.db")
-    await store.open()
-    try:
-        lease = await store.acquire_session_lease("agent:main:k", holder="a", ttl=30)
-        assert isinstance(lease, SessionLease)
-        await store.append_entries("agent:main:k", "s", [msg("one", "r:0")], fence=lease)
-        small = store._small
-        assert small is not None
-        seen: list[str] = []
-        small.set_trace_callback(seen.append)
-        try:
-            outs = await store.append_entries(
-                "agent:main:k", "s", [msg("two", "r:1"), msg("three", "r:2"), msg("four")],
-                fence=lease)
-        finally:
-            small.set_trace_callback(None)
-        assert [o.entry.seq for o in outs] == [2, 3, 4]
-        assert [s.split()[0] for s in seen] == ["BEGIN", "INSERT", "UPDATE", "COMMIT"], seen
-        assert await store.release_session_lease(lease)
-        with pytest.raises(SessionLeaseLostError):
-            await store.append_entries("agent:main:k", "s", [msg("late", "r:9")], fence=lease)
-        assert [e.text for e in await store.read_entries("s")] == ["one", "two", "three", "four"]
-        outs = await store.append_entries("agent:main:k", "s", [msg("five")])
-        assert [o.entry.seq for o in outs] == [5]
-    finally:
         await store.close()

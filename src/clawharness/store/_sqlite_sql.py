@@ -237,51 +237,6 @@ def delete_entries(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) 
     return int(conn.execute(f"DELETE FROM transcript_entries WHERE {where}", args).rowcount)
 
 
-#: appends of at most this many rows are one statement (`_append_statement`)
-ONE_STATEMENT_ROWS = 16
-_ONE_STATEMENT_SQL: dict[tuple[int, bool], str] = {}
-
-
-def _append_statement(n: int, fenced: bool) -> str:
-    """INSERT of `n` rows under the session's newest seq, each taking the next one,
-    that inserts nothing unless the lease row carries the token (when `fenced`), skips a
-    row whose idempotency key is stored and hands back the seqs it used. Parameters:
-    ?1 session_key, ?2 session_id, ?3 created_at, ?4 the lease token, then per row its
-    place (1..n), role, content, metadata, idempotency key, text."""
-    sql = _ONE_STATEMENT_SQL.get((n, fenced))
-    if sql is None:
-        values = ", ".join(
-            "(" + ", ".join(f"?{5 + 6 * i + j}" for j in range(6)) + ")" for i in range(n))
-        where = ("EXISTS (SELECT 1 FROM session_leases WHERE session_key = ?1 AND token = ?4)"
-                 if fenced else "?4 IS NULL")
-        sql = _ONE_STATEMENT_SQL[(n, fenced)] = (
-            f"INSERT INTO transcript_entries ({ENTRY_COLS}) "
-            "SELECT ?1, ?2, b.top + v.column1, v.column2, v.column3, v.column4, v.column5, "
-            "v.column6, ?3 FROM (SELECT coalesce(max(seq), 0) AS top FROM transcript_entries "
-            f"WHERE session_id = ?2) b, (VALUES {values}) v WHERE {where} "
-            "ON CONFLICT (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL "
-            "DO NOTHING RETURNING seq")
-    return sql
-
-
-def _append_in_one(conn: sqlite3.Connection, session_key: str, session_id: str,
-                   rows: Sequence[tuple[Any, str, str]], fence: SessionLease | None,
-                   now: float) -> list[int] | None:
-    """The rows' new seqs when one statement inserted every one of them; else None, and
-    nothing of theirs is stored (the lease is not the session's, or a key is stored
-    already: the caller finds out which the slower way)."""
-    args: list[Any] = [session_key, session_id, now, None if fence is None else fence.token]
-    for i, (e, content, meta) in enumerate(rows, 1):
-        args += (i, e.role, content, meta, e.idempotency_key, e.text)
-    got = sorted(r[0] for r in conn.execute(_append_statement(len(rows), fence is not None),
-                                            args))
-    if len(got) == len(rows):
-        return got
-    if got:  # some went in: take them back (nobody else wrote since: the lock is ours)
-        conn.execute(DROP_AFTER, (session_id, got[0] - 1))
-    return None
-
-
 def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str,
                 session_id: str, rows: Sequence[tuple[Any, str, str]],
                 fence: SessionLease | None, *, now: float | None = None,
@@ -290,24 +245,10 @@ def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str
     row its new seq or the stored row its idempotency key already names). `seqs` caches
     each session's highest seq for the connection it is used with.
 
-    An append of up to `ONE_STATEMENT_ROWS` rows is one statement (the lease check, the
-    newest seq and the rows together, `_append_in_one`) and the session's touch; a
-    longer one is one read (the lease row and the newest seq), one `executemany` of the
-    rows, and the touch. A row whose idempotency key is stored already (a retry), or a
-    lease that is not the session's, makes it take back what it inserted and go the
-    long way, a row at a time. `touch=False`: the caller set the session's `updated_at`
-    itself (a row it just made)."""
-    if now is None:
-        now = time.time()
-    if 0 < len(rows) <= ONE_STATEMENT_ROWS and (fence is None
-                                                 or fence.session_key == session_key):
-        done = _append_in_one(conn, session_key, session_id, rows, fence, now)
-        if done is not None:
-            seqs[session_id] = done[-1]
-            if touch:
-                conn.execute(TOUCH_SESSION, (now, session_key, session_id))
-            return now, list(done)
-        seqs.pop(session_id, None)
+    A warm append is one read (the lease row and the newest seq together), one
+    `executemany` of the rows, and the session's touch. A row whose idempotency key is
+    stored already (a retry) makes it take back what it inserted and go a row at a time.
+    `touch=False`: the caller set the session's `updated_at` itself (a row it just made)."""
     seq = seqs.get(session_id)
     if fence is None:
         if seq is None:
@@ -318,6 +259,8 @@ def append_rows(conn: sqlite3.Connection, seqs: dict[str, int], session_key: str
         seq = top or 0
     else:
         check_fence(conn, session_key, fence, "append")
+    if now is None:
+        now = time.time()
     base = seq
     values = [(session_key, session_id, base + i, e.role, content, meta, e.idempotency_key,
                e.text, now) for i, (e, content, meta) in enumerate(rows, 1)]
