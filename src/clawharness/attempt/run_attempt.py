@@ -122,6 +122,8 @@ class AttemptRunner:
         self._tokens = TokenCounter()
         #: each tool's redacting wrapper, made once per tool (by the tool's identity)
         self._redacting: dict[int, tuple[ToolSpec, ToolSpec]] = {}
+        #: each tuple of tools' tuple of wrappers, by the tuple's identity
+        self._wrapped: dict[int, tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]]] = {}
         #: the thinking plan of each agent, route and levels (`ThinkingPlans`)
         self._thinking = ThinkingPlans()
 
@@ -349,7 +351,16 @@ class AttemptRunner:
             tools = delegate_tools(tools, backends, surface.sandbox.for_agent(agent_id),
                                    self._context.config.tools)
         # what a tool prints or a server returns is masked before any runtime sees it
-        return tuple(self._redacting_tool(t) for t in tools)
+        # (the same tuple of wrappers for the same tuple of tools: an agent's tools are
+        # one tuple from turn to turn, and a runtime may keep what it makes of them)
+        kept = self._wrapped.get(id(tools))
+        if kept is not None and kept[0] is tools:
+            return kept[1]
+        wrapped = tuple(self._redacting_tool(t) for t in tools)
+        if len(self._wrapped) >= _MAX_WRAPPED:
+            self._wrapped.clear()
+        self._wrapped[id(tools)] = (tools, wrapped)
+        return wrapped
 
     def _redacting_tool(self, tool: ToolSpec) -> ToolSpec:
         """`redacting_tool(tool)`, the same wrapper for the same tool from turn to turn

@@ -368,3 +368,24 @@ async def test_an_abort_with_the_callers_cancellation_still_cancels_the_caller(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)
+
+
+def test_tool_schemas_are_made_once_per_tuple_of_tools() -> None:
+    """An agent's tools come as one tuple turn after turn: its schemas are made once;
+    other tools (another config's) get their own, and a list is never kept."""
+    from clawharness.harness.tool_spec import ToolSpec
+    from clawharness.harnesses.embedded.loop import _tool_surface
+
+    async def run(args: Any, context: Any) -> Any:
+        return {"content": []}
+
+    read = ToolSpec("read", "Read a file.", {"type": "object"}, run)
+    ask = ToolSpec("ask", "Ask the caller.", {"type": "object"}, run, executed_by_caller=True)
+    tools = (read, ask)
+    schemas, callers = _tool_surface(tools)
+    assert [s.name for s in schemas] == ["read", "ask"] and callers == {"ask"}
+    assert _tool_surface(tools)[0] is schemas
+    changed = (replace(read, description="Read a file, changed."),)
+    assert [s.description for s in _tool_surface(changed)[0]] == ["Read a file, changed."]
+    listed = [read]
+    assert _tool_surface(listed)[0] is not _tool_surface(listed)[0]

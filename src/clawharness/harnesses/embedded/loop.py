@@ -7,7 +7,7 @@ stopReason "aborted", and every tool call left without a result gets an error re
 the transcript stays well paired.
 
 Per turn the loop builds one `ModelRequest` over one growing context list; tool schemas
-are made once per attempt.
+are made once per tuple of tools the host hands it (an agent's, turn after turn).
 """
 
 from __future__ import annotations
@@ -63,6 +63,27 @@ class _Aborted(Exception):
     """Raised in the loop when it sees the abort event set (ends the attempt aborted)."""
 
 
+#: the model's tool schemas and the caller's tool names of each tuple of tools, by the
+#: tuple's identity (the host hands an agent's turns one tuple): made once, not per attempt
+_SURFACES: dict[int, tuple[Any, tuple[ToolSchema, ...], frozenset[str]]] = {}
+_MAX_SURFACES = 256
+
+
+def _tool_surface(tools: Any) -> tuple[tuple[ToolSchema, ...], frozenset[str]]:
+    """The schemas the model is offered for `tools`, and the names of those the caller
+    runs; kept for a tuple (immutable), made afresh for any other sequence."""
+    kept = _SURFACES.get(id(tools))
+    if kept is not None and kept[0] is tools:
+        return kept[1], kept[2]
+    schemas = tuple(ToolSchema(t.name, t.description, t.parameters) for t in tools)
+    callers = frozenset(t.name for t in tools if t.executed_by_caller)
+    if type(tools) is tuple:
+        if len(_SURFACES) >= _MAX_SURFACES:
+            _SURFACES.clear()
+        _SURFACES[id(tools)] = (tools, schemas, callers)
+    return schemas, callers
+
+
 class EmbeddedAttempt:
     """Runs one prepared attempt against one model transport."""
 
@@ -70,8 +91,7 @@ class EmbeddedAttempt:
         self.p = params
         self.transport = transport
         self.tool_calls = ToolCalls(params, placement=self.place_tool_result)
-        self.schemas = tuple(ToolSchema(t.name, t.description, t.parameters)
-                             for t in params.tools)
+        self.schemas, self.caller_tools = _tool_surface(params.tools)
         self.context: list[Message] = model_context(params.history)
         self.new_messages: list[Message] = []
         self.mirrored = 0
@@ -83,9 +103,9 @@ class EmbeddedAttempt:
         self.usage = Usage.zero()
         self.arg_errors: dict[str, str] = {}
         self.last_usage = Usage.counted()
-        #: the tools the caller runs (`ToolSpec.executed_by_caller`), and the calls of
-        #: them the attempt ended with, pending (`AttemptResult.client_tool_calls`)
-        self.caller_tools = frozenset(t.name for t in params.tools if t.executed_by_caller)
+        #: the tools the caller runs (`ToolSpec.executed_by_caller`: `caller_tools`, set
+        #: above), and the calls of them the attempt ended with, pending
+        #: (`AttemptResult.client_tool_calls`)
         self.client_calls: list[dict[str, Any]] = []
         #: a provider's context-overflow error compacts and retries once per attempt
         self.overflow_retried = False
