@@ -47,7 +47,8 @@ def base_env(state: Path, config: Path) -> dict[str, str]:
     return env
 
 
-def write_config(folder: Path, base_url: str, tools: dict[str, Any] | None = None) -> Path:
+def write_config(folder: Path, base_url: str, tools: dict[str, Any] | None = None,
+                 budgets: dict[str, Any] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "config.json"
     config: dict[str, Any] = {
@@ -60,6 +61,8 @@ def write_config(folder: Path, base_url: str, tools: dict[str, Any] | None = Non
     }
     if tools is not None:
         config["tools"] = tools
+    if budgets is not None:
+        config["budgets"] = budgets
     path.write_text(json.dumps(config))
     return path
 
@@ -83,8 +86,9 @@ class Serve:
 
 
 def start_serve(folder: Path, base_url: str, timeout: float = 120,
-                tools: dict[str, Any] | None = None) -> Serve:
-    config = write_config(folder, base_url, tools)
+                tools: dict[str, Any] | None = None,
+                budgets: dict[str, Any] | None = None) -> Serve:
+    config = write_config(folder, base_url, tools, budgets)
     state = folder / "state"
     env = base_env(state, config)
     proc = subprocess.Popen([sys.executable, "-m", "clawharness", "serve", "--port", "0"],
@@ -338,6 +342,61 @@ async def test_on_a_terminal_the_command_answers_its_turns_approval(
     assert b"approval needed: Allow exec?" in err and b"echo approved-run" in err
     [call] = json.loads(out)["toolCalls"]
     assert call["name"] == "exec" and call["ok"] is ok
+
+
+async def test_a_refused_turn_reads_through_serve_as_it_does_embedded(tmp_path: Path) -> None:
+    # the host's error code, the config key to change and the hint carry over the socket
+    script = {"responses": [{"match": ".*", "repeat": True, "text": "ran"}]}
+    budget_model = ScriptedModelServer(script)
+    with budget_model.run_in_thread():
+        running = start_serve(tmp_path, budget_model.base_url_openai,
+                              budgets={"daily": {"turns": 1}})
+        try:
+            code, _out, err = await agent(running.env, "-m", "one", "-s", "r", "--json")
+            assert code == 0, err
+            refused = [await agent(running.env, *local, "-m", "two", "-s", "r", "--json")
+                       for local in ((), ("--local",))]
+        finally:
+            running.stop()
+    (served_code, served, _), (local_code, local, _) = refused
+    assert served_code == local_code == 1
+    assert json.loads(served) == json.loads(local)
+    assert json.loads(served)["error"]["keyPath"] == "budgets.daily.turns"
+
+
+@pytest.mark.parametrize(("answer", "ran"), [("y", True), ("a", True), ("n", False)])
+async def test_on_a_terminal_a_budget_extension_is_a_yes_or_no(
+        tmp_path: Path, answer: str, ran: bool) -> None:
+    # one turn a day with budgets.extendBy: the second turn's question is "extend it?",
+    # with no "always" offered (an "a" counts for this question only)
+    script = {"responses": [{"match": ".*", "repeat": True, "text": "ran"}]}
+    budget_model = ScriptedModelServer(script)
+    with budget_model.run_in_thread():
+        running = start_serve(tmp_path, budget_model.base_url_openai,
+                              budgets={"daily": {"turns": 1}, "extendBy": {"turns": 1}})
+        try:
+            code, _out, err = await agent(running.env, "-m", "one", "-s", "b", "--json")
+            assert code == 0, err
+            master, slave = pty.openpty()
+            try:
+                os.write(master, f"{answer}\n".encode())
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "clawharness", "agent", "-m", "two", "-s", "b",
+                    "--json", env=running.env, stdin=slave,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                out, err_bytes = await asyncio.wait_for(proc.communicate(), 120)
+            finally:
+                os.close(slave)
+                os.close(master)
+        finally:
+            running.stop()
+    assert b"approval needed: Extend a budget?" in err_bytes
+    assert b"Extend it? [y]es / [n]o" in err_bytes and b"[a]lways" not in err_bytes
+    result = json.loads(out)
+    if ran:
+        assert result["terminal"] == "ok", result
+    else:
+        assert result["error"]["type"] == "budget_exceeded", result
 
 
 # --- stale records ------------------------------------------------------------------------

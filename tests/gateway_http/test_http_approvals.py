@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 import openai
+import pytest
 from http_support import TOKEN, ServeFactory
+
+from clawharness.gateway.client import GatewayRequestError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gateway"))
 from gateway_support import next_event
@@ -61,7 +64,15 @@ async def test_an_http_turn_past_its_budget_asks_a_websocket_operator_to_extend_
                                      timeout=20)
             request = asked["payload"]["request"]
             assert request["toolName"] == "budget.extend"
+            assert request["title"] == "Extend a budget?"
             assert "extend it by 2 turns?" in str(request)
+            # a yes or no for this turn: "always" would extend it at every later turn unasked
+            assert request["allowedDecisions"] == ["allow-once", "deny"]
+            with pytest.raises(GatewayRequestError) as caught:
+                await operator.request("plugin.approval.resolve",
+                                       {"id": asked["payload"]["id"], "decision": "allow-always"})
+            assert caught.value.error["message"] == (
+                "allow-always is unavailable for this plugin approval")
             await operator.request("plugin.approval.resolve",
                                    {"id": asked["payload"]["id"], "decision": "allow-once"})
             reply = await asyncio.wait_for(answer, 30)

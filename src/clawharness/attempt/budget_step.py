@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Final
 
 from clawharness.attempt.budget_pools import Allowances
 from clawharness.errors import BudgetExceededError
-from clawharness.harness import AttemptTerminal
+from clawharness.harness import BUDGET_EXTEND_TOOL, AttemptTerminal
 from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
 from clawharness.records.usage import Usage, UsageCost
 from clawharness.spend import (
@@ -79,7 +79,7 @@ __all__ = ["EXTEND_TOOL", "SpendLedger", "TurnSpend", "priced_usage", "turn_call
 log = logging.getLogger("clawharness.spend")
 
 #: the name an extension question carries to an approver (as a tool call's would)
-EXTEND_TOOL: Final = "budget.extend"
+EXTEND_TOOL: Final = BUDGET_EXTEND_TOOL
 #: a hold outlives the turn's own time limit by this much before it may be reclaimed
 _TTL_GRACE_SECONDS: Final = 60.0
 #: the HTTP API caller of the turn running in this context (`turn_caller`)

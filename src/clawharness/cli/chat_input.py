@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 
+from clawharness.harness import BUDGET_EXTEND_TOOL
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.harness.user_input_delivery import UserInputPrompt
 from clawharness.tools.approvals import approval_answer, describe_request
@@ -38,8 +39,8 @@ __all__ = [
 ]
 
 #: the approval a turn asks for when a budget has no room for it and `budgets.extendBy`
-#: is set (`attempt.budget_step.EXTEND_TOOL`): a yes/no question, never remembered
-BUDGET_EXTEND: Final = "budget.extend"
+#: is set: a yes/no question, never remembered
+BUDGET_EXTEND: Final = BUDGET_EXTEND_TOOL
 
 _PROMPT = FormattedText([("ansicyan bold", "you› ")])
 _PAUSED = "\x00paused"  # what a line prompt put away for a question returns (by identity)

@@ -42,6 +42,9 @@ _APPROVALS = "operator.approvals"
 #: the process asked once and found no server to use: the full command line does not ask
 #: again (`tried()`)
 _TRIED: list[bool] = []
+#: a budget's extension question (`harness.capabilities.BUDGET_EXTEND_TOOL`; the thin
+#: client does not import the host)
+_BUDGET_EXTEND = "budget.extend"
 _CHOICES = {"o": "allow-once", "once": "allow-once", "y": "allow-once", "yes": "allow-once",
             "a": "allow-always", "always": "allow-always"}
 
@@ -410,14 +413,23 @@ class _Turn:
         """Ask the person at the terminal, as the embedded path's approval gate does."""
         title = terminal_safe(str(request.get("title") or "Allow?"))
         described = terminal_safe(str(request.get("description") or ""))
-        sys.stderr.write(f"approval needed: {title}\n  {described}\n"
-                         "Allow? [o]nce / [a]lways / [d]eny (default d): ")
+        allowed = request.get("allowedDecisions")
+        always = not isinstance(allowed, list) or "allow-always" in allowed
+        if request.get("toolName") == _BUDGET_EXTEND:  # a yes or no, never remembered
+            question = "Extend it? [y]es / [n]o (default n): "
+        elif always:
+            question = "Allow? [o]nce / [a]lways / [d]eny (default d): "
+        else:
+            question = "Allow? [o]nce / [d]eny (default d): "
+        sys.stderr.write(f"approval needed: {title}\n  {described}\n{question}")
         sys.stderr.flush()
         try:
             answer = sys.stdin.readline()
         except (OSError, ValueError, KeyboardInterrupt):
             answer = ""
         decision = _CHOICES.get(answer.strip().lower(), "deny")
+        if decision == "allow-always" and not always:
+            decision = "allow-once"  # not offered: it covers this question only
         self.send("plugin.approval.resolve", {"id": approval_id, "decision": decision})
 
 
@@ -533,10 +545,11 @@ def _final(frame: Mapping[str, Any], turn: _Turn, request: AgentRequest) -> int:
     assert isinstance(details, dict)
     kind = str(details.get("code") or error.get("code") or "serve_error").lower()
     message = str(error.get("message") or payload.get("summary") or "the turn failed")
+    more = {k: v for k, v in details.items() if k in ("keyPath", "hint")}
     if request.as_json:
-        _print_json({"error": {"type": kind, "message": message}})
+        _print_json({"error": {"type": kind, "message": message, **more}})
     else:
         if turn.streamer is not None:
             turn.streamer.finish()
-        _print_error(_Output(), kind, message)
+        _print_error(_Output(), kind, message, more.get("hint"))
     return 1

@@ -21,12 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from clawharness.gateway.protocol import GatewayError
+from clawharness.harness import BUDGET_EXTEND_TOOL
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalRequest
 from clawharness.tools.approvals import visible
 
 __all__ = ["ALLOWED_DECISIONS", "ApprovalBroker", "GatewayApprovalGate"]
 
 ALLOWED_DECISIONS: Final[tuple[ApprovalDecision, ...]] = ("allow-once", "allow-always", "deny")
+#: a budget's extension is a yes or no for this turn: "always" is not offered
+EXTEND_DECISIONS: Final[tuple[ApprovalDecision, ...]] = ("allow-once", "deny")
 DEFAULT_APPROVAL_TIMEOUT_SECONDS: Final = 120.0
 _NOT_FOUND_DETAILS: Final = {
     "reason": "APPROVAL_NOT_FOUND",
@@ -48,6 +51,11 @@ class _Pending:
     def wire(self) -> dict[str, Any]:
         return {"id": self.id, "request": self.request, "createdAtMs": self.created_at_ms,
                 "expiresAtMs": self.expires_at_ms}
+
+
+def allowed_decisions(tool_name: str) -> tuple[ApprovalDecision, ...]:
+    """What an approver may answer a question about `tool_name`."""
+    return EXTEND_DECISIONS if tool_name == BUDGET_EXTEND_TOOL else ALLOWED_DECISIONS
 
 
 def _describe(request: ApprovalRequest) -> str:
@@ -89,12 +97,13 @@ class ApprovalBroker:
         approval_id = f"plugin:{uuid.uuid4()}"
         wire_request: dict[str, Any] = {
             "pluginId": "clawharness",
-            "title": f"Allow {request.tool_name}?",
+            "title": ("Extend a budget?" if request.tool_name == BUDGET_EXTEND_TOOL
+                      else f"Allow {request.tool_name}?"),
             "description": _describe(request),
             "severity": "warning",
             "toolName": request.tool_name,
             "toolCallId": request.tool_call_id,
-            "allowedDecisions": list(ALLOWED_DECISIONS),
+            "allowedDecisions": list(allowed_decisions(request.tool_name)),
             "agentId": agent_id,
             "sessionKey": request.session_key,
             "runId": request.run_id,
@@ -133,10 +142,11 @@ class ApprovalBroker:
         if pending is None or pending.answer.done():
             raise GatewayError("INVALID_REQUEST", "unknown or expired approval id",
                                details=dict(_NOT_FOUND_DETAILS))
-        if decision not in ALLOWED_DECISIONS:
+        allowed = pending.request.get("allowedDecisions", ALLOWED_DECISIONS)
+        if decision not in allowed:
             raise GatewayError("INVALID_REQUEST",
                                f"{decision} is unavailable for this plugin approval",
-                               details={"allowedDecisions": list(ALLOWED_DECISIONS)})
+                               details={"allowedDecisions": list(allowed)})
         chosen: ApprovalDecision = (
             "allow-once" if decision == "allow-once"
             else "allow-always" if decision == "allow-always" else "deny"

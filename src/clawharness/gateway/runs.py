@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from clawharness.errors import ClawHarnessError
 from clawharness.gateway.hub import ConnectionHub
 from clawharness.records.turn_result import TurnResult
 from clawharness.runs import (
@@ -99,7 +100,21 @@ def outcome_of(run: RunHandle, ended: RunResult) -> RunOutcome:
     payload = {"runId": run.run_id, "status": "error", "summary": ended.error or "run ended"}
     if ended.error_code is None:
         return RunOutcome(False, payload)
-    return RunOutcome(False, payload, {"code": ended.error_code, "message": ended.error})
+    error: dict[str, Any] = {"code": ended.error_code, "message": ended.error}
+    if isinstance(ended.exception, ClawHarnessError):
+        error["details"] = _error_details(ended.exception)
+    return RunOutcome(False, payload, error)
+
+
+def _error_details(exc: ClawHarnessError) -> dict[str, Any]:
+    """What a client needs to report a host error as the embedded command does: its
+    stable code, and where to change what refused it."""
+    details: dict[str, Any] = {"code": exc.code}
+    for attribute, key in (("key_path", "keyPath"), ("hint", "hint")):
+        value = getattr(exc, attribute, None)
+        if isinstance(value, str) and value:
+            details[key] = value
+    return details
 
 
 async def wait_outcome(run: RunHandle) -> RunOutcome:

@@ -17,6 +17,7 @@ from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
     from clawharness.harness.capabilities import (
+        BUDGET_EXTEND_TOOL,
         ApprovalDecision,
         ApprovalGate,
         ApprovalRequest,
@@ -134,6 +135,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "BUDGET_EXTEND_TOOL",
     "BUILTIN_RUNTIME_ID",
     "DEFAULT_CLI_RUNTIME_ALIASES",
     "QUESTION_TIMEOUT_NOT_INTEGER",
@@ -258,6 +260,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "read_session_lines": "clawharness.harness.portable",
     "AgentEvent": "clawharness.harness.types",
     "AgentHarness": "clawharness.harness.types",
+    "BUDGET_EXTEND_TOOL": "clawharness.harness.capabilities",
     "ApprovalDecision": "clawharness.harness.capabilities",
     "ApprovalGate": "clawharness.harness.capabilities",
     "ApprovalRequest": "clawharness.harness.capabilities",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from clawharness.errors import AttemptSettledError
 from clawharness.harness.tool_spec import ToolSpec
@@ -19,6 +19,7 @@ from clawharness.harness.workspace import real_workspace_root
 from clawharness.names.tool_profiles import absent_tool_reason
 
 __all__ = [
+    "BUDGET_EXTEND_TOOL",
     "HOST_CAPABILITIES_VERSION",
     "ApprovalDecision",
     "ApprovalGate",
@@ -36,6 +37,11 @@ __all__ = [
 HOST_CAPABILITIES_VERSION = 2
 
 ApprovalDecision = Literal["allow-once", "allow-always", "deny"]
+
+#: the name a budget's extension question carries to an approver (as a tool call's would):
+#: a yes or no for this turn only; an approver never offers or remembers "always" for it,
+#: which would extend the budget again at every later turn unasked
+BUDGET_EXTEND_TOOL: Final = "budget.extend"
 
 
 class ToolPolicyCheck(Protocol):
