@@ -24,11 +24,13 @@ SCRIPT = {"responses": [
 
 #: a turn on a new session, one tool call: the steering check (1), the lease taken in
 #: the transaction that gives back the previous turn's (4: its holder does not wait for
-#: the release, which the next write commits), the session read (1), its row made with
-#: the first append and the previous turn's spend row (6: written behind its turn, it
-#: too goes with the next write), the steering inbox read (1), the second append (7);
-#: the inspector's records, written in batches behind the turns, are counted apart
-NEW_SESSION_TURN_MAX = 20
+#: the release, which the next write commits), the session read (1), the steering inbox
+#: read (1), its row made with its transcript (the four entries in one append) and the
+#: previous turn's spend row (9: written behind its turn, it too goes with the next
+#: write): 16. One over that: a release or a spend row left open longer than its 2 ms
+#: (a slow machine) commits alone, which costs two statements and a transaction each
+#: time. The inspector's records, written in batches behind the turns, are counted apart
+NEW_SESSION_TURN_MAX = 17
 
 
 @pytest.fixture
@@ -110,14 +112,18 @@ async def test_a_warm_turn_on_a_new_session_stays_within_its_statement_count(
     assert record_batches <= n
     begins = sum(s == "BEGIN IMMEDIATE" for s in kept)
     assert len(kept) / n <= NEW_SESSION_TURN_MAX, "\n".join(kept)
-    assert begins / n <= 3, "\n".join(kept)
+    assert begins / n <= 2.5, "\n".join(kept)
     # every append is one transaction of one read, its rows and the session's touch
     assert not any(s.startswith("SELECT max(seq)") for s in seen)
     assert not any(s.startswith("SELECT token, fence FROM session_leases") for s in seen)
-    # a turn's lease goes in with the previous turn's release, in one transaction
-    for at in [i for i, s in enumerate(kept) if s.startswith("INSERT INTO session_leases")][1:]:
-        txn = kept[max(i for i in range(at) if kept[i] == "BEGIN IMMEDIATE"):at]
-        assert any(s.startswith("UPDATE session_leases SET token = NULL") for s in txn), txn
+    # a turn's lease goes in with the previous turn's release, in one transaction (but
+    # where the release waited out its 2 ms on a slow machine and went alone)
+    acquired = [i for i, s in enumerate(kept) if s.startswith("INSERT INTO session_leases")]
+    with_release = sum(
+        any(s.startswith("UPDATE session_leases SET token = NULL")
+            for s in kept[max(i for i in range(at) if kept[i] == "BEGIN IMMEDIATE"):at])
+        for at in acquired[1:])
+    assert with_release >= (n - 1) // 2, "\n".join(kept)
     # the session row goes in with the transcript's first entry, in one transaction
     for at in [i for i, s in enumerate(kept) if s.startswith("INSERT INTO sessions")]:
         txn = kept[at:kept.index("COMMIT", at)]
