@@ -10,6 +10,9 @@ A prompt's first word picks the behaviour:
     stubborn S      the same, but ignores session/cancel
     counted IN OUT CACHED   says "counted" and reports the turn's usage on its answer
                     (IN uncached input tokens, OUT output, CACHED cache reads)
+    cost AMOUNT CUR sends `usage_update`s (context used/size, and the session's cumulative
+                    cost: half of AMOUNT, then AMOUNT, in currency CUR), says "costed"
+                    and reports 1,000 input and 500 output tokens on its answer
 
 The behaviour is the prompt's last text block (a fresh session's first prompt carries
 the host transcript in a block before it).
@@ -46,7 +49,7 @@ from acp import (
     update_user_message,
 )
 from acp.interfaces import Client
-from acp.schema import AgentCapabilities, PermissionOption, Usage
+from acp.schema import AgentCapabilities, Cost, PermissionOption, Usage, UsageUpdate
 
 HISTORY = Path(os.environ.get("HOME", ".")) / "sessions.json"
 LOG = os.environ.get("FAKE_ACP_LOG")
@@ -165,6 +168,19 @@ class FakeAgent(Agent):
             return PromptResponse(stop_reason="end_turn", usage=Usage(
                 input_tokens=uncached, output_tokens=out, cached_read_tokens=cached,
                 total_tokens=uncached + out + cached))
+        elif word == "cost":
+            amount, currency = rest.split()
+            for part in (float(amount) / 2, float(amount)):  # cumulative: the last counts
+                await self._conn.session_update(sid, UsageUpdate(
+                    session_update="usage_update", used=1500, size=200_000,
+                    cost=Cost(amount=part, currency=currency)))
+            reply = "costed"
+            await self.say(sid, reply)
+            history = load_history()
+            history.setdefault(sid, []).append([text, reply])
+            HISTORY.write_text(json.dumps(history))
+            return PromptResponse(stop_reason="end_turn", usage=Usage(
+                input_tokens=1000, output_tokens=500, total_tokens=1500))
         elif word in ("hang", "stubborn"):
             await self._conn.session_update(sid, start_tool_call(
                 "call-h", "Terminal", kind="execute", status="in_progress",

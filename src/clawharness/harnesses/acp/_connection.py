@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -29,6 +30,7 @@ from acp.schema import (
     RequestPermissionResponse,
     SseMcpServer,
     ToolCallUpdate,
+    UsageUpdate,
     WriteTextFileResponse,
 )
 
@@ -58,7 +60,8 @@ from clawharness.plugin_sdk.agent_harness_tool_runtime import (
     resolve_workspace_path,
 )
 
-__all__ = ["CLIENT_INFO", "AcpTurnOwner", "AttachedTurn", "Live", "guard", "open_live"]
+__all__ = ["CLIENT_INFO", "COST_KEY", "AcpTurnOwner", "AttachedTurn", "Live", "guard", "open_live",
+           "recorded_cost"]
 
 log = logging.getLogger("clawharness.harnesses.acp")
 
@@ -95,8 +98,14 @@ class _Client:
         self.live = live
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        turn = self.live.turn
-        if turn is None or session_id != self.live.session_id:
+        live = self.live
+        if session_id != live.session_id:
+            return
+        if isinstance(update, UsageUpdate):
+            # before a turn too: what `session/load` replays is the session's cost so far
+            live.note_cost(update)
+        turn = live.turn
+        if turn is None:
             return  # e.g. history replayed by session/load: already in the transcript
         await turn.on_update(update)
 
@@ -162,10 +171,35 @@ class Live:
     fresh: bool = False
     #: the agent's stdout, read within the frame limits
     lines: BoundedLineReader | None = None
+    #: the session's cumulative cost in USD: as the agent last reported it
+    #: (`usage_update`), else as the binding recorded it, 0 for a session made here;
+    #: None while unknown (a resumed session whose cost the host never saw)
+    cost_usd: float | None = None
+    #: how many costs in USD the agent reported (a turn reads whether it reported one)
+    cost_reports: int = 0
+    #: a cost in another currency was reported (and ignored) and said so once
+    other_currency: bool = False
 
     def stopped_reading(self) -> str | None:
         """Why the agent's output stopped being read (a frame past a limit), if it did."""
         return self.lines.problem if self.lines is not None else None
+
+    def note_cost(self, update: UsageUpdate) -> None:
+        """A `usage_update`'s cumulative cost of the session, when it is in USD."""
+        cost = update.cost
+        if cost is None:
+            return
+        if cost.currency.upper() != "USD":
+            if not self.other_currency:
+                self.other_currency = True
+                log.info("ACP agent %r reports its cost in %s, not USD: ignored (the "
+                         "config's cost prices its turns)", self.agent.name, cost.currency)
+            return
+        amount = float(cost.amount)
+        if not math.isfinite(amount) or amount < 0:
+            return
+        self.cost_usd = amount
+        self.cost_reports += 1
 
 
 async def open_live(harness: AcpTurnOwner, params: AttemptParams, key: str, agent: AcpAgentConfig,
@@ -224,6 +258,11 @@ async def open_live(harness: AcpTurnOwner, params: AttemptParams, key: str, agen
                     live.session_id = native  # replayed updates route nowhere: no turn
                     await guard(live, live.conn.load_session(
                         cwd=cwd, session_id=native, mcp_servers=mcp_servers))
+                    # the replayed notifications run as tasks started before the answer
+                    # was read: one turn of the loop lets the last of them be noted
+                    await asyncio.sleep(0)
+                    if live.cost_usd is None:
+                        live.cost_usd = recorded_cost(record)
                 except RequestError as exc:
                     live.session_id = None
                     gone = load_refused_as_gone(exc)
@@ -241,10 +280,23 @@ async def open_live(harness: AcpTurnOwner, params: AttemptParams, key: str, agen
                 cwd=cwd, mcp_servers=mcp_servers))
             live.session_id = str(created.session_id)
             live.fresh = True
+            live.cost_usd = 0.0  # a new session has cost nothing yet
     except BaseException:
         await harness.processes.close(key)
         raise
     return live
+
+
+#: the binding record's key for the session's cumulative cost in USD, as last seen
+COST_KEY = "cumulativeCostUsd"
+
+
+def recorded_cost(record: NativeSessionRecord | None) -> float | None:
+    """The session's cumulative cost in USD the binding recorded (None when none)."""
+    value = record.get(COST_KEY) if record else None
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
 
 
 async def guard(live: Live, request: Any) -> Any:

@@ -14,6 +14,9 @@ process group) and implements the client side:
   made; a new session's first prompt gets the host transcript as a block before it;
 - `session/prompt`, with `session/update` streamed into partial replies and the transcript
   (`tool_call` updates merged by id);
+- the turn's usage: the token counts on the prompt's answer (`usage`), and its cost,
+  what the session's cumulative cost (`usage_update`, in USD) grew by over the turn (the
+  amount kept in the binding record, `cumulativeCostUsd`; docs/budgets.md);
 - `session/request_permission` decided by the host's `run_before_tool_call`, the option
   chosen by its `kind`;
 - `fs/read_text_file` / `fs/write_text_file` served from the workspace under the host's

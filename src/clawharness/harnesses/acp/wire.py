@@ -30,7 +30,13 @@ from acp.schema import (
 )
 from acp.schema import Usage as AcpUsage
 
-from clawharness.harnesses.acp._connection import AcpTurnOwner, Live, guard, open_live
+from clawharness.harnesses.acp._connection import (
+    COST_KEY,
+    AcpTurnOwner,
+    Live,
+    guard,
+    open_live,
+)
 from clawharness.harnesses.acp.common import (
     HARNESS_ID,
     AcpAgentConfig,
@@ -143,6 +149,10 @@ class AcpTurn(NativeTurn):
         self.recovery: NativeSessionRecovery[NativeSessionRecord] | None = None
         #: the turn's token counts, when the agent reports them (`PromptResponse.usage`)
         self.reported_usage: dict[str, int] | None = None
+        #: the session's cumulative cost in USD before the prompt (None: unknown), and
+        #: how many costs the agent had reported then (None until the prompt is sent)
+        self.cost_before: float | None = None
+        self.cost_reports: int | None = None
 
     def message_key(self, suffix: str) -> str:
         """Keyed by the ACP session and the run."""
@@ -192,6 +202,8 @@ class AcpTurn(NativeTurn):
             new_record: NativeSessionRecord = {
                 "nativeSessionId": live.session_id, "hostSessionId": p.session_id,
                 "agent": self.agent.name, "cwd": live.cwd, "harness": HARNESS_ID}
+            if live.cost_usd is not None:  # the next turn's baseline, after a restart too
+                new_record[COST_KEY] = live.cost_usd
             await bound.write(new_record)
         return await self.finish(terminal, live.session_id)
 
@@ -206,6 +218,7 @@ class AcpTurn(NativeTurn):
             context = self.recovery.context() if self.recovery is not None else None
             if context:
                 blocks.insert(0, TextContentBlock(type="text", text=context))
+        self.cost_before, self.cost_reports = live.cost_usd, live.cost_reports
         task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=list(blocks)))
         exited = asyncio.ensure_future(live.child.process.wait())
         watcher = asyncio.ensure_future(self.watch())
@@ -282,9 +295,35 @@ class AcpTurn(NativeTurn):
             end["error"] = terminal.error
         await self.emit("lifecycle", end)
         result = self.result(terminal, native_session_id=native, usage=False)
-        if self.reported_usage is not None:
-            result.attempt_usage = self.reported_usage
+        usage: dict[str, Any] | None = (None if self.reported_usage is None
+                                        else dict(self.reported_usage))
+        cost = self.reported_cost()
+        if cost is not None:  # kept as reported: the config's price is for turns without
+            usage = {**(usage or {}), "cost": {"total": cost}}
+        if usage is not None:
+            result.attempt_usage = usage
         return self.recovery.annotate(result) if self.recovery is not None else result
+
+    def reported_cost(self) -> float | None:
+        """The turn's cost in USD as the agent reported it: what the session's cumulative
+        cost (`usage_update`'s `cost`) grew by over the turn; None when the agent reported
+        none in USD during the turn, or the amount before it is not known."""
+        live = self.live
+        if live is None or self.cost_reports is None or live.cost_reports == self.cost_reports:
+            return None
+        before, now = self.cost_before, live.cost_usd
+        assert now is not None
+        if before is None:
+            log.debug("ACP agent %r reported its session's cost ($%s) but not what it was "
+                      "before this turn (a resumed session): the config's cost prices the "
+                      "turn", self.agent.name, now)
+            return None
+        if now < before:
+            log.debug("ACP agent %r reported its session's cost as $%s, less than the $%s "
+                      "seen before: not the same count; the config's cost prices the turn",
+                      self.agent.name, now, before)
+            return None
+        return round(now - before, 12)  # no float noise past the ledger's nano-dollars
 
     # --- updates ---------------------------------------------------------------------------
 
