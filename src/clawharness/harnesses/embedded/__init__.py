@@ -5,8 +5,7 @@ It imports only the plugin SDK's types and `clawharness.providers`, as a plugin 
 
 from __future__ import annotations
 
-from clawharness.harnesses.embedded.harness import HARNESS_LABEL, OpenClawHarness
-from clawharness.harnesses.embedded.loop import HARNESS_ID
+from clawharness.harnesses.embedded.harness import HARNESS_ID, HARNESS_LABEL, OpenClawHarness
 
 __all__ = ["HARNESS_ID", "HARNESS_LABEL", "OpenClawHarness", "create_harness"]
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clawharness.harnesses.embedded.isolated import complete_once
-from clawharness.harnesses.embedded.loop import HARNESS_ID, EmbeddedAttempt
-from clawharness.harnesses.embedded.messages import user_message
+from clawharness.harnesses.embedded.ids import HARNESS_ID
 from clawharness.plugin_sdk.agent_harness import (
     AttemptParams,
     AttemptResult,
@@ -17,19 +15,15 @@ from clawharness.plugin_sdk.agent_harness import (
     Supported,
     SupportResult,
 )
-from clawharness.providers import (
-    ModelTransport,
-    ProviderError,
-    provider_failure_details,
-    resolve_api_key,
-    transport_for,
-)
 
-__all__ = ["HARNESS_LABEL", "OpenClawHarness", "TransportFactory"]
+if TYPE_CHECKING:
+    from clawharness.providers import ModelTransport
+
+__all__ = ["HARNESS_ID", "HARNESS_LABEL", "OpenClawHarness", "TransportFactory"]
 
 HARNESS_LABEL = "OpenClaw Default"
 
-TransportFactory = Callable[[ResolvedModel, "str | None"], ModelTransport]
+TransportFactory = Callable[[ResolvedModel, "str | None"], "ModelTransport"]
 
 
 class OpenClawHarness:
@@ -39,7 +33,17 @@ class OpenClawHarness:
     label = HARNESS_LABEL
 
     def __init__(self, transport_factory: TransportFactory | None = None) -> None:
-        self._factory: TransportFactory = transport_factory or transport_for
+        # the providers' transports (and the turn loop) are imported at the first attempt:
+        # a host that only reports (`clawharness status`) registers this harness without
+        # them
+        self._factory: TransportFactory | None = transport_factory
+
+    def _transport(self, model: ResolvedModel, api_key: str | None) -> ModelTransport:
+        if self._factory is None:
+            from clawharness.providers import transport_for
+
+            self._factory = transport_for
+        return self._factory(model, api_key)
 
     def supports(self, ctx: SupportContext) -> SupportResult:
         """Always supported: the built-in runtime reproduces any configured route."""
@@ -47,11 +51,14 @@ class OpenClawHarness:
 
     async def run_attempt(self, params: AttemptParams) -> AttemptResult:
         """Run one attempt; failures before any model work end it as failed/precheck."""
+        from clawharness.harnesses.embedded.loop import EmbeddedAttempt
+        from clawharness.providers import ProviderError, provider_failure_details, resolve_api_key
+
         try:
             api_key = params.auth.api_key
             if api_key and "${" in api_key:
                 api_key = resolve_api_key(api_key)
-            transport = self._factory(params.model, api_key)
+            transport = self._transport(params.model, api_key)
         except ProviderError as exc:
             model = params.model
             details = {"type": exc.code, "provider": model.provider,
@@ -67,8 +74,10 @@ class OpenClawHarness:
     async def run_isolated_completion_v2(self, params: Any) -> dict[str, Any]:
         """One prompt-only call with a literal empty tool surface (host authorization)."""
         authorization = params.authorization
+        from clawharness.harnesses.embedded.isolated import complete_once
+
         api_key = getattr(getattr(authorization, "auth", None), "api_key", None)
-        transport = self._factory(authorization.model, api_key)
+        transport = self._transport(authorization.model, api_key)
         try:
             return await complete_once(transport, params)
         finally:
@@ -77,6 +86,8 @@ class OpenClawHarness:
 
 async def _precheck_failure(params: AttemptParams, error: str,
                             details: dict[str, Any]) -> AttemptResult:
+    from clawharness.harnesses.embedded.messages import user_message
+
     # an empty prompt continues the transcript (the caller's tool results): no user turn
     messages = ([user_message(params.prompt, params.images)]
                 if params.prompt or params.images else [])

@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from clawharness.harnesses.embedded.ids import HARNESS_ID
 from clawharness.harnesses.embedded.messages import (
     AssistantBuilder,
     Message,
@@ -55,7 +56,6 @@ from clawharness.providers import (
 
 __all__ = ["HARNESS_ID", "EmbeddedAttempt"]
 
-HARNESS_ID = "openclaw"
 _log = logging.getLogger("clawharness.harnesses.embedded")
 
 
