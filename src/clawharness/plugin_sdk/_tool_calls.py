@@ -37,9 +37,7 @@ from clawharness.harness.messages import ContentBlock, Message
 from clawharness.harness.tool_spec import ToolCallContext, ToolResult, ToolSpec
 from clawharness.harness.tool_terminal import report_tool_terminal, tool_observation
 from clawharness.harness.types import AgentEvent, AttemptParams
-from clawharness.observability.spans import content_attribute, end_tool, tool_span
 from clawharness.records import ToolCallMeta
-from clawharness.tools.replay import is_replay_safe_tool_call
 
 __all__ = [
     "ResultPlacement",
@@ -204,6 +202,10 @@ class ToolCalls:
 
         `invalid_arguments`: why the call's arguments could not be read (the tool is
         then not run, and the model is told why)."""
+        # imported at a host tool's first call, not with the SDK: a host that only reports
+        # (`clawharness status`) loads a plugin's harness without OpenTelemetry
+        from clawharness.observability.spans import content_attribute, end_tool, tool_span
+
         with tool_span(call.name, call.call_id, session_id=self.p.session_id) as span:
             content_attribute(span, "gen_ai.tool.call.arguments", call.arguments)
             outcome = await self._run_host_tool(call, invalid_arguments)
@@ -238,7 +240,7 @@ class ToolCalls:
             else:
                 args = decision.arguments or args
                 barrier = p.mirror_barrier
-                if barrier is not None and not is_replay_safe_tool_call(name, args):
+                if barrier is not None and not _replay_safe(name, args):
                     await barrier()  # the call is on record before it can change anything
                 started = True
                 ledger = p.tool_outcomes
@@ -432,6 +434,12 @@ class ToolCalls:
         await self.emit({"phase": "result", "name": name, "toolCallId": call_id,
                          "isError": is_error})
         return outcome
+
+
+def _replay_safe(name: str, args: Mapping[str, Any]) -> bool:
+    from clawharness.tools.replay import is_replay_safe_tool_call
+
+    return is_replay_safe_tool_call(name, args)
 
 
 def _now_ms() -> int:
