@@ -14,19 +14,21 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from clawharness._json import JsonObject, JsonValue
 from clawharness.delivery.silent import is_silent_payload
-from clawharness.runtime_plan.classify import classify_embedded_agent_run_result_for_model_fallback
-from clawharness.runtime_plan.run_result import (
-    EmbeddedRunClassificationParams,
-    ModelFallbackClassification,
-)
 from clawharness.runtime_plan.transcript_policy import (
     TranscriptPolicy,
     normalize_provider_id,
     resolve_transcript_policy,
 )
+
+if TYPE_CHECKING:
+    from clawharness.runtime_plan.run_result import (
+        EmbeddedRunClassificationParams,
+        ModelFallbackClassification,
+    )
 
 __all__ = [
     "AgentRuntimeAuthPlan",
@@ -287,6 +289,12 @@ class AgentRuntimeOutcomePlan:
         self, params: EmbeddedRunClassificationParams
     ) -> ModelFallbackClassification | None:
         """Classify a run result for model fallback (None: no fallback)."""
+        # the classification rules load with the first finished run, not with the plan (a
+        # host that only reports, `clawharness status`, imports the contract without them)
+        from clawharness.runtime_plan.classify import (
+            classify_embedded_agent_run_result_for_model_fallback,
+        )
+
         return classify_embedded_agent_run_result_for_model_fallback(params)
 
 
