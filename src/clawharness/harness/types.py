@@ -39,8 +39,8 @@ from clawharness.harness.tool_spec import (
     ToolResult,
     ToolSpec,
 )
+from clawharness.records.terminal_kind import TerminalKind
 from clawharness.records.tool_calls import ToolCallMeta
-from clawharness.records.turn_result import TerminalKind
 from clawharness.records.usage import Usage, normalize_usage
 from clawharness.runtime_plan import AgentRuntimePlan
 

@@ -27,15 +27,14 @@ if TYPE_CHECKING:
     from clawharness.records.compaction import CompactionResult
     from clawharness.records.fork_origin import ForkOrigin
     from clawharness.records.session_meta import SessionMeta
+    from clawharness.records.terminal_kind import TerminalKind, is_terminal_kind
     from clawharness.records.tool_calls import ToolCallMeta
     from clawharness.records.turn_result import (
         ClusterPlacement,
         ModelFallback,
         QueueDelivery,
-        TerminalKind,
         TurnResult,
         TurnResultWireError,
-        is_terminal_kind,
         turn_result_from_wire,
         turn_result_to_wire,
     )
@@ -75,13 +74,13 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ModelFallback": "clawharness.records.turn_result",
     "QueueDelivery": "clawharness.records.turn_result",
     "SessionMeta": "clawharness.records.session_meta",
-    "TerminalKind": "clawharness.records.turn_result",
+    "TerminalKind": "clawharness.records.terminal_kind",
     "ToolCallMeta": "clawharness.records.tool_calls",
     "TurnResult": "clawharness.records.turn_result",
     "TurnResultWireError": "clawharness.records.turn_result",
     "Usage": "clawharness.records.usage",
     "UsageCost": "clawharness.records.usage",
-    "is_terminal_kind": "clawharness.records.turn_result",
+    "is_terminal_kind": "clawharness.records.terminal_kind",
     "normalize_usage": "clawharness.records.usage",
     "turn_result_from_wire": "clawharness.records.turn_result",
     "turn_result_to_wire": "clawharness.records.turn_result",

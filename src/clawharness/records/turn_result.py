@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final, Literal, TypeAlias, TypeGuard, get_args
+from typing import Literal
 
 from clawharness._json import JsonValue
 from clawharness.delivery.reply_content import ReplyPayload
 from clawharness.errors import ClawHarnessError
+from clawharness.records.terminal_kind import TerminalKind, is_terminal_kind
 from clawharness.records.tool_calls import ToolCallMeta
 from clawharness.records.usage import Usage, UsageCost, normalize_usage
 
@@ -30,15 +31,6 @@ __all__ = [
     "turn_result_from_wire",
     "turn_result_to_wire",
 ]
-
-#: how an attempt, and so a turn, ended
-TerminalKind: TypeAlias = Literal["ok", "aborted", "timeout", "failed"]
-_TERMINALS: Final = frozenset(get_args(TerminalKind))
-
-
-def is_terminal_kind(value: object) -> TypeGuard[TerminalKind]:
-    return value in _TERMINALS
-
 
 class TurnResultWireError(ClawHarnessError, ValueError):
     """A turn result's JSON (a cluster relay row) is not the shape `turn_result_to_wire`
