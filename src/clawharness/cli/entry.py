@@ -37,10 +37,12 @@ def main() -> None:
             raise SystemExit(code)
     # a command imports a few hundred modules (a turn, a thousand) and keeps nearly all it
     # builds: with the default thresholds full collections keep walking it all (about a
-    # tenth of a short command's time); a host applies these same thresholds when it starts
+    # tenth of a short command's time); a host applies these same thresholds when it starts.
+    # Until the command is loaded there is no collection at all (`collect_from_here`).
     from clawharness._gc import HOST_GC_THRESHOLDS
 
     gc.set_threshold(*HOST_GC_THRESHOLDS)
+    gc.disable()
     from clawharness.cli.main import main as run_command_line
 
     run_command_line()

@@ -13,10 +13,11 @@ import gc
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from clawharness._gc import collect_from_here
 from clawharness.cli.commands import COMMANDS, ROOT_HELP
 from clawharness.cli.help_labels import flags_take_no_type_label
 from clawharness.cli.lazy import LazyCommandGroup
@@ -27,6 +28,13 @@ __all__ = ["COMMANDS", "app", "main", "version_text"]
 
 class RootGroup(LazyCommandGroup):
     lazy_commands = COMMANDS
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        found = super().resolve_command(ctx, args)
+        # the command's module is imported: collection starts, without what is built so
+        # far (`clawharness._gc.collect_from_here`; the executable turned it off)
+        collect_from_here()
+        return found
 
 
 flags_take_no_type_label()
