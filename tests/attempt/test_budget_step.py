@@ -57,7 +57,7 @@ def test_the_allowance_checks_reading_of_used_measures_decides_as_the_full_count
     # (Store.budget_used); it must decide as the full counters' refusal does
     import random
 
-    from clawharness.attempt.budget_step import _Plan
+    from clawharness.attempt._spend_parts import Plan
     from clawharness.config import BudgetsConfig
     from clawharness.spend import turn_budgets
     from clawharness.store import Amount, limits_refusal
@@ -66,7 +66,7 @@ def test_the_allowance_checks_reading_of_used_measures_decides_as_the_full_count
         "daily": {"usd": 5, "turns": 40}, "perAgent": {"total": {"tokens": 9_000}},
         "perSession": {"tokens": 5_000, "wallClockSeconds": 900}})
     budgets = turn_budgets(config, agent_id="main", session_key="agent:main:s", day="d")
-    plan = _Plan(budgets, (), None, budgets)
+    plan = Plan(budgets, (), None, budgets)
     keys = tuple(b.claim.key for b in budgets)
     read = (*keys, *plan.pool_keys)
     rng = random.Random(7)

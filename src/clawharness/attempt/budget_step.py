@@ -19,12 +19,15 @@ this runs them against the store's ledger (`BudgetLedgerStore`) for one turn:
 Every runtime's turn passes here (the built-in loop, Codex, Claude Code, ACP agents):
 native usage enters the same ledger. Runtimes without prices spend no dollars and are
 held by token, turn and time budgets.
+
+The pure parts (pricing, the turn's caller, the budgets' plan, the spend row, the
+extension's question) live in `clawharness.attempt._spend_parts`; the names other
+modules use are re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import math
 import time
@@ -32,11 +35,23 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
+from clawharness.attempt._spend_parts import (
+    EXTEND_TOOL,
+    Plan,
+    budget_state,
+    extension_request,
+    priced_usage,
+    set_turn_caller,
+    spend_record,
+    turn_caller,
+    usage_tokens,
+    warns_at,
+)
 from clawharness.attempt.budget_pools import Allowances
 from clawharness.errors import BudgetExceededError
-from clawharness.harness import BUDGET_EXTEND_TOOL, AttemptTerminal
-from clawharness.harness.capabilities import ApprovalGate, ApprovalRequest
-from clawharness.records.usage import Usage, UsageCost
+from clawharness.harness import AttemptTerminal
+from clawharness.harness.capabilities import ApprovalGate
+from clawharness.records.usage import Usage
 from clawharness.spend import (
     DEFAULT_OUTPUT_TOKENS,
     NANO,
@@ -45,7 +60,6 @@ from clawharness.spend import (
     TurnBudget,
     estimate,
     extension,
-    format_amount,
     prompt_chars,
     refusal_error,
     session_budget,
@@ -60,15 +74,12 @@ from clawharness.store import (
     BudgetGrant,
     BudgetRefusal,
     BudgetState,
-    Counters,
-    LimitCheck,
     SpendRecord,
-    limit_checks,
     limits_refusal,
 )
 
 if TYPE_CHECKING:
-    from clawharness.config import BudgetLimits, BudgetsConfig
+    from clawharness.config import BudgetsConfig
     from clawharness.config.schema import ClawConfig
     from clawharness.harness import AttemptParams, Message, SpendCheck
     from clawharness.records.turn_result import TurnResult
@@ -78,133 +89,10 @@ __all__ = ["EXTEND_TOOL", "SpendLedger", "TurnSpend", "priced_usage", "turn_call
 
 log = logging.getLogger("clawharness.spend")
 
-#: the name an extension question carries to an approver (as a tool call's would)
-EXTEND_TOOL: Final = BUDGET_EXTEND_TOOL
 #: a hold outlives the turn's own time limit by this much before it may be reclaimed
 _TTL_GRACE_SECONDS: Final = 60.0
-#: the HTTP API caller of the turn running in this context (`turn_caller`)
-_TURN_CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "clawharness_turn_caller", default=None)
 #: how many plans of budgets are kept (the rules are pure: recomputed when dropped)
 _PLANS_KEPT: Final = 1024
-
-
-def turn_caller() -> str | None:
-    """The HTTP API caller (`TurnOptions.caller`) of the turn whose task asks: a
-    sub-agent it spawns counts on that caller's budgets too (`SubagentRecord.caller`)."""
-    return _TURN_CALLER.get()
-
-
-def priced_usage(prices: PriceTable, provider: str, model: str,
-                 usage: Usage | None) -> Usage | None:
-    """`usage` with its cost: as the runtime reported it, else priced from the config and
-    the price table; unchanged when the model is unpriced."""
-    if usage is None or usage.cost is not None:
-        return usage
-    cost = prices.cost(provider, model, usage)
-    if cost is None:
-        return usage
-    return replace(usage, cost=UsageCost(total=cost.total, input=cost.input,
-                                         output=cost.output, cache_read=cost.cache_read,
-                                         cache_write=cost.cache_write))
-
-
-def _provider_model(ref: str | None) -> tuple[str, str]:
-    """A turn's `provider/model` ref in two ("-" when no attempt ran)."""
-    if not ref:
-        return "-", "-"
-    provider, _, model = ref.partition("/")
-    return provider, model or "-"
-
-
-def _state(key: str, row: Counters | None, pool: Counters | None) -> BudgetState:
-    """A budget's state from its counters, its pool's allowances counted as held."""
-    row = row or (0,) * 12
-    held = Amount(*row[4:8])
-    if pool is not None:
-        held = held.plus(Amount(*pool[4:8]))
-    return BudgetState(key, Amount(*row[0:4]), held, Amount(*row[8:12]))
-
-
-def _warns(value: object) -> bool:
-    """Whether a `budgets` config (dumped) sets a `warnAt` anywhere."""
-    if isinstance(value, dict):
-        return value.get("warn_at") is not None or any(_warns(v) for v in value.values())
-    return False
-
-
-def _tokens(usage: Usage | None) -> int:
-    if usage is None:
-        return 0
-    return ((usage.input or 0) + (usage.output or 0) + (usage.cache_read or 0)
-            + (usage.cache_write or 0))
-
-
-class _Plan:
-    """What every turn of one agent and caller on one UTC day checks, but for its own
-    session's budget: the budgets' limits and pools, in the order of `turn_budgets`,
-    made once (`SpendLedger._plan`). A turn adds its session's key (`keys`)."""
-
-    __slots__ = ("after", "before", "checks", "limits_tokens", "limits_usd", "pool_keys",
-                 "pool_of", "pools", "read_at", "read_measures", "session", "used_checks")
-
-    def __init__(self, before: tuple[TurnBudget, ...], after: tuple[TurnBudget, ...],
-                 session: BudgetLimits | None, sample: tuple[TurnBudget, ...]) -> None:
-        #: the budgets before the session's and after it (`turn_budget_parts`); None:
-        #: `sample` is every budget of the turn (a sub-agent's, whose parents count)
-        self.before = before
-        self.after = after
-        #: `budgets.perSession` (None: no session budget)
-        self.session = session
-        #: each budget's limited measures and pool key, and the distinct pools (None: a budget
-        #: without a pool, so no allowances)
-        self.checks: tuple[LimitCheck, ...] = limit_checks([b.claim.limit for b in sample])
-        self.pool_of = tuple(b.claim.pool for b in sample)
-        pools = {b.pool.key: b.pool for b in sample if b.pool is not None}
-        self.pools: tuple[BudgetClaim, ...] | None = (
-            tuple(pools.values()) if all(b.pool is not None for b in sample) else None)
-        self.pool_keys = tuple(pools)
-        #: whether a budget limits dollars, tokens (what a running turn's spend is held to)
-        self.limits_usd = any(b.claim.limit.nano_usd is not None for b in sample)
-        self.limits_tokens = any(b.claim.limit.tokens is not None for b in sample)
-        # what the allowance check reads (`Store.budget_used`): for each limited measure
-        # of each budget, what the budget and its pool used in it; as positions among
-        # the turn's keys and then the pools' (`TurnSpend._read_keys`)
-        at: list[int] = []
-        measures: list[int] = []
-        used_checks: list[tuple[int, int, int, int]] = []
-        for j, i, cap in self.checks:
-            pool = self.pool_of[j]
-            mine = len(at)
-            at.append(j)
-            measures.append(i)
-            if pool is None:
-                used_checks.append((i, cap, mine, -1))
-                continue
-            at.append(len(sample) + self.pool_keys.index(pool))
-            measures.append(i)
-            used_checks.append((i, cap, mine, mine + 1))
-        self.read_at = tuple(at)
-        self.read_measures = tuple(measures)
-        #: (measure, limit, the budget's place in what is read, its pool's or -1)
-        self.used_checks = tuple(used_checks)
-
-    def fits(self, used: Sequence[int], asked: Amount, held: Amount) -> bool:
-        """Whether `asked` fits every budget, given what they and their pools used
-        (`Store.budget_used`, in `read_at` order) and what the turn holds of that
-        already: `counters_refusal` without the words (a pool's row is never spent or
-        granted: what it used is what it holds)."""
-        want, mine = asked.fields, held.fields
-        for i, cap, at, pool in self.used_checks:
-            more = want[i]
-            if more <= 0:
-                continue
-            total = used[at] - mine[i] + more
-            if pool >= 0:
-                total += used[pool]
-            if total > cap:
-                return False
-        return True
 
 
 class _NextCall:
@@ -235,17 +123,17 @@ class SpendLedger:
         #: this process's allowances: most turns reserve from them without a write
         self.allowances = Allowances(store)
         #: whether any budget has a soft warning level (`warnAt`)
-        self.warns = _warns(config.budgets.model_dump())
-        #: the plans of each (agent, day, caller) seen lately (`_Plan`), and the keys
+        self.warns = warns_at(config.budgets.model_dump())
+        #: the plans of each (agent, day, caller) seen lately (`Plan`), and the keys
         #: of each one's turns' budgets but for the session's
-        self._plans: dict[tuple[str, str, str | None], tuple[_Plan, tuple[str, ...],
+        self._plans: dict[tuple[str, str, str | None], tuple[Plan, tuple[str, ...],
                                                              tuple[str, ...]]] = {}
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
              approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
-        _TURN_CALLER.set(caller)  # the turn's tools (sessions_spawn) see it
+        set_turn_caller(caller)  # the turn's tools (sessions_spawn) see it
         config = self._config.budgets
         if not config.configured:
             return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
@@ -254,7 +142,7 @@ class SpendLedger:
             # a sub-agent's turn: its parents' session budgets too (rare: made each time)
             budgets = turn_budgets(config, agent_id=agent_id, session_key=session_key,
                                    day=day, caller=caller, ancestors=ancestors)
-            plan = _Plan(budgets, (), None, budgets)
+            plan = Plan(budgets, (), None, budgets)
             keys = tuple(b.claim.key for b in budgets)
         else:
             plan, before, after = self._plan(config, agent_id, day, caller)
@@ -264,7 +152,7 @@ class SpendLedger:
                          plan, ancestors, keys)
 
     def _plan(self, config: BudgetsConfig, agent_id: str, day: str, caller: str | None
-              ) -> tuple[_Plan, tuple[str, ...], tuple[str, ...]]:
+              ) -> tuple[Plan, tuple[str, ...], tuple[str, ...]]:
         key = (agent_id, day, caller)
         found = self._plans.get(key)
         if found is None:
@@ -276,7 +164,7 @@ class SpendLedger:
             sample = ((*before, session_budget(session, "-"), *after) if session is not None
                       else (*before, *after))
             found = self._plans[key] = (
-                _Plan(before, after, session, sample), tuple(b.claim.key for b in before),
+                Plan(before, after, session, sample), tuple(b.claim.key for b in before),
                 tuple(b.claim.key for b in after))
         return found
 
@@ -305,7 +193,7 @@ class TurnSpend:
 
     def __init__(self, ledger: SpendLedger, run_id: str, agent_id: str, session_key: str,
                  caller: str | None, approvals: ApprovalGate | None, started_at: float,
-                 day: str, plan: _Plan | None, ancestors: tuple[str, ...],
+                 day: str, plan: Plan | None, ancestors: tuple[str, ...],
                  keys: tuple[str, ...]) -> None:
         self._ledger = ledger
         self.run_id = run_id
@@ -415,7 +303,7 @@ class TurnSpend:
         self._held_at = time.monotonic()
         if warns:
             self._warnings = warnings(self.budgets, [
-                _state(b.claim.key, counters.get(b.claim.key),
+                budget_state(b.claim.key, counters.get(b.claim.key),
                        counters.get(b.claim.pool) if b.claim.pool else None)
                 for b in self.budgets])
         return True
@@ -457,7 +345,7 @@ class TurnSpend:
         if held is None or plan is None:
             return None
         rates = self._rates
-        tokens = _tokens(used)
+        tokens = usage_tokens(used)
         nano = 0 if rates is None else math.ceil(rates.total(used) * NANO)
         renew = time.monotonic() - self._held_at > self._ttl / 2
         within = ((not plan.limits_usd or nano <= held.nano_usd)
@@ -504,15 +392,10 @@ class TurnSpend:
             return False
         label = next((b.label for b in self.budgets if b.claim.key == refusal.key),
                      refusal.key)
-        by = format_amount(refusal.measure, more.get(refusal.measure))
-        reason = (f"{label} ({refusal.key}) has no room for this turn "
-                  f"({format_amount(refusal.measure, refusal.spent)} of "
-                  f"{format_amount(refusal.measure, refusal.limit)} used): extend it by {by}?")
         try:
-            decision = await self._approvals.decide(ApprovalRequest(
-                run_id=self.run_id, session_key=self._session_key, tool_name=EXTEND_TOOL,
-                arguments={"budget": refusal.key, "measure": refusal.measure, "by": by},
-                reason=reason, cwd=cwd))
+            decision = await self._approvals.decide(extension_request(
+                refusal, more, label, run_id=self.run_id, session_key=self._session_key,
+                cwd=cwd))
         except Exception as exc:  # an approver that fails is a no
             log.warning("run %s: the budget extension could not be asked: %s",
                         self.run_id, exc)
@@ -520,18 +403,9 @@ class TurnSpend:
         return decision in ("allow-once", "allow-always")
 
     def _record(self, turn: TurnResult) -> SpendRecord:
-        usage = turn.usage or Usage()
-        cost = turn.cost_usd
-        provider, model = _provider_model(turn.model)
-        return SpendRecord(
-            run_id=self.run_id, day=self._day, at=self._started_at, agent_id=self._agent_id,
-            session_key=self._session_key, provider=provider, model=model,
-            runtime=turn.runtime, terminal=turn.terminal,
-            input_tokens=usage.input or 0, output_tokens=usage.output or 0,
-            cache_read_tokens=usage.cache_read or 0, cache_write_tokens=usage.cache_write or 0,
-            reasoning_tokens=usage.reasoning_tokens or 0,
-            nano_usd=None if cost is None else spent(cost_usd=cost, tokens=0, ms=0).nano_usd,
-            ms=round(turn.duration_ms), caller=self._caller)
+        return spend_record(turn, run_id=self.run_id, day=self._day, at=self._started_at,
+                            agent_id=self._agent_id, session_key=self._session_key,
+                            caller=self._caller)
 
     async def settle(self, turn: TurnResult) -> TurnResult:
         """The turn's result with its cost and budget warnings; its spend counted."""
@@ -542,7 +416,7 @@ class TurnSpend:
         if self.held is None:
             self._ledger.write_later(record, holds=self._asked)
             return turn
-        amount = spent(cost_usd=turn.cost_usd, tokens=_tokens(usage), ms=turn.duration_ms)
+        amount = spent(cost_usd=turn.cost_usd, tokens=usage_tokens(usage), ms=turn.duration_ms)
         try:
             # a turn that reserved from its process's allowance holds nothing in its name
             await self._ledger._store.settle_budget(record, self._keys, amount,
