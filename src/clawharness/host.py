@@ -12,9 +12,7 @@ runner) or, with a cluster URL, on the cluster's workers (`clawharness.cluster.f
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
-import time
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -23,38 +21,31 @@ from typing import TYPE_CHECKING, Any
 
 from clawharness._faces import lazy_face
 from clawharness._gc import GcTuning
-from clawharness._ids import new_id
-from clawharness._json import JsonValue
+from clawharness._host_sessions import HostSessionsMixin
 from clawharness.config.held_secrets import held_secret_values
 from clawharness.config.loader import LoadedConfig, load_config
 from clawharness.errors import (
     ClawHarnessError,
     ModelRefError,
-    SessionNotFoundError,
 )
 from clawharness.host_portable import PortableSessionsMixin
 from clawharness.host_reports import HostReportsMixin
 from clawharness.names import parse_model_ref
 from clawharness.observability import Telemetry, resolve_settings
 from clawharness.observability.telemetry import reset_telemetry, use_telemetry
-from clawharness.records import SessionMeta
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.sessions.agents import (
     configured_default_agent,
     known_agent_ids,
-    require_known_agent,
 )
-from clawharness.sessions.keys import normalize_session_key, parse_session_key
+from clawharness.sessions.keys import normalize_session_key
 from clawharness.sessions.writers import SessionWriters, WriterTimings
 from clawharness.store import (
     Amount,
     BudgetState,
-    SearchHit,
-    SessionRecord,
     SpendGrouping,
     SpendSummary,
     Store,
-    TranscriptEntry,
     open_store,
 )
 
@@ -67,7 +58,6 @@ if TYPE_CHECKING:
     from clawharness.llm import LlmApi
     from clawharness.mcp.manager import McpManager
     from clawharness.plugins.runtime import PluginRuntime
-    from clawharness.records import CompactionResult
     from clawharness.records.turn_result import TurnResult
     from clawharness.sessions.lifecycle import SessionLifecycle
     from clawharness.subagents import SubagentManager
@@ -80,7 +70,7 @@ __all__ = ["Host", "TurnResult"]
 __getattr__, __dir__ = lazy_face(__name__, {"TurnResult": "clawharness.records.turn_result"})
 
 
-class Host(PortableSessionsMixin, HostReportsMixin):
+class Host(PortableSessionsMixin, HostReportsMixin, HostSessionsMixin):
     """A configured host: config, store, plugins and harnesses, session writers.
 
     With a cluster (`cluster_url`, else `cluster.url` in config) the host is a front: its
@@ -390,89 +380,9 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         """Raise one budget by `amount` (an operator's grant); its new state."""
         return await self.store.grant_budget(key, amount)
 
-    # sessions -------------------------------------------------------------------------
+    # sessions: HostSessionsMixin (_host_sessions.py) ----------------------------------
 
-    async def list_sessions(self, *, agent_id: str | None = None,
-                            limit: int | None = None) -> list[SessionRecord]:
-        return await self.store.list_sessions(agent_id=agent_id, limit=limit)
-
-    async def get_session(self, key: str) -> SessionRecord:
-        full = self.session_key(key)
-        record = await self.store.get_session(full)
-        if record is None:
-            raise SessionNotFoundError(f"no session {full}")
-        return record
-
-    async def ensure_session(self, key: str, *,
-                             meta: Mapping[str, JsonValue] | None = None) -> SessionRecord:
-        """The session under `key`, made now when there is none (with no turn and no
-        transcript yet: a front opening a conversation, as an ACP `session/new` does);
-        `meta` is merged into its meta (a front's facts about it). Refuses a key of an
-        agent the config does not know."""
-        full = self.session_key(key)
-        agent_id = parse_session_key(full).agent_id
-        require_known_agent(self.config, agent_id, session_key=full)
-        if self._store is None:
-            await self.start()
-        store = self.store
-        async with self.writers.hold(full, purpose="open session") as slot:
-            fence = {} if slot.fence is None else {"fence": slot.fence}
-            record = await store.get_session(full)
-            if record is None:
-                now = time.time()
-                return await store.create_session(SessionRecord(
-                    key=full, session_id=new_id(), agent_id=agent_id, created_at=now,
-                    updated_at=now, meta=SessionMeta.from_stored(dict(meta or {}))))
-            if meta and not record.meta.holds(meta):
-                return await store.update_session(full, meta=record.meta.merged(meta),
-                                                  **fence)
-            return record
-
-    async def history(self, key: str, *, last: int | None = None) -> list[TranscriptEntry]:
-        record = await self.get_session(key)
-        return await self.store.read_entries(record.session_id, last=last)
-
-    async def reset_session(self, key: str, *, reason: str = "reset") -> SessionRecord:
-        """`/new` or `/reset`: a fresh physical session under the same key."""
-        return await (await self._sessions()).reset(self.session_key(key), reason=reason)
-
-    async def delete_session(self, key: str) -> bool:
-        return await (await self._sessions()).delete(self.session_key(key))
-
-    async def rewind_session(self, key: str, *, to_seq: int) -> int:
-        """Drop transcript entries after `to_seq`; native bindings are invalidated."""
-        return await (await self._sessions()).rewind(self.session_key(key), to_seq=to_seq)
-
-    async def compact_session(self, key: str, *, focus: str | None = None) -> CompactionResult:
-        """`/compact [focus]`: summarise the session's oldest history now, through the
-        model's isolated completion; the summary is a transcript entry of its own kind
-        and the originals stay (docs/compaction.md). A session a plugin harness runs is
-        compacted by its runtime (`harness.compact`), or refused when it cannot."""
-        record = await self.get_session(key)
-        await self.start()
-        from clawharness.attempt.compaction_session import (
-            compact_native_session,
-            compact_session,
-        )
-
-        plugins = self.plugins
-        native = plugins.registry.get(record.agent_harness_id)
-        if native is not None:  # a plugin harness runs it: its runtime owns the context
-            return await compact_native_session(record, native.harness, focus=focus)
-        return await compact_session(
-            record, store=self.store, writers=self.writers, config=self.config, env=self.env,
-            builtin=plugins.builtin, providers=plugins.selector.providers,
-            system_prompt=self.agent_setup.system_prompt(record.agent_id),
-            tools=self.agent_tools.tool_specs(record.agent_id), focus=focus)
-
-    async def _sessions(self) -> SessionLifecycle:
-        """The session lifecycle, starting the host on first use."""
-        if self._lifecycle is None:
-            from clawharness.sessions.lifecycle import SessionLifecycle
-
-            store = (await self.start()).store
-            self._lifecycle = SessionLifecycle(store, self.plugins, self.writers)
-        return self._lifecycle
+    # servers' preloading, config warnings, delegated turns ----------------------------
 
     def preload_model_transports(self) -> tuple[str, ...]:
         """Import the model transports (and SDKs) of the providers this config names, and
@@ -507,12 +417,6 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         return tuple(text for text, problem in zip(texts, problems, strict=True)
                      if problem.code != "gateway-token-missing")
 
-    async def lock_model_selection(self, key: str, *, locked: bool = True) -> SessionRecord:
-        """Lock (or unlock) a session's model selection; delegates need it locked."""
-        record = await self.get_session(key)
-        return await self.store.update_session(
-            record.key, meta=dataclasses.replace(record.meta, model_selection_locked=locked))
-
     async def run_delegated_turn(self, plugin_id: str, request: DelegateRequest, message: str,
                                  options: TurnOptions | None = None) -> TurnResult:
         """Run a turn for a delegate plugin on a harness owner's model-locked session.
@@ -537,8 +441,3 @@ class Host(PortableSessionsMixin, HostReportsMixin):
         check_delegate(harness, plugin_id, request, stored)
         assert record is not None
         return await self.run_turn(record.key, message, options)
-
-    async def search(self, query: str, *, session_key: str | None = None,
-                     limit: int = 20) -> list[SearchHit]:
-        key = self.session_key(session_key) if session_key else None
-        return await self.store.search(query, session_key=key, limit=limit)
