@@ -11,14 +11,14 @@ the turn is sent, and the caller runs the turn embedded: a stale record never fa
 turn. Once the turn is sent it is never run a second time.
 
 This module runs before the command line is built (`entry`): it imports the standard
-library, `clawharness._text`, the record and the WebSocket client, nothing of the host.
+library, `clawharness._text`, the record and the WebSocket client, nothing of the host;
+how the turn prints is `cli._via_serve_output`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,7 +27,8 @@ from typing import Any
 
 from clawharness._config_paths import resolve_config_path
 from clawharness._serve_record import ServeRecord, pid_alive, read_record
-from clawharness._text import terminal_safe, terminal_safe_prefix
+from clawharness._text import terminal_safe
+from clawharness.cli._via_serve_output import Output, Streamer, print_error, print_json, render
 from clawharness.cli.ws_client import WsClosed, WsConnection
 
 __all__ = ["AgentRequest", "parse_agent_argv", "run_from_entry", "run_via_serve", "serve_token",
@@ -169,47 +170,6 @@ def _target(request: AgentRequest, env: Mapping[str, str]) -> tuple[ServeRecord,
 
 # --- the turn -----------------------------------------------------------------------------
 
-class _Output:
-    """Prints as the embedded path's rich consoles do: styled on a terminal (rich, imported
-    then only), plain text piped (the markup dropped, nothing wrapped)."""
-
-    def __init__(self) -> None:
-        self._consoles: dict[bool, Any] = {}
-
-    def _console(self, stderr: bool) -> Any:
-        stream = sys.stderr if stderr else sys.stdout
-        try:
-            tty = stream.isatty()
-        except (AttributeError, ValueError):
-            tty = False
-        if not tty:
-            return None
-        if stderr not in self._consoles:
-            from rich.console import Console
-
-            self._consoles[stderr] = Console(stderr=stderr)
-        return self._consoles[stderr]
-
-    def line(self, styled: str, plain: str, *, stderr: bool = False, markup: bool = True,
-             soft_wrap: bool = False) -> None:
-        console = self._console(stderr)
-        if console is not None:
-            console.print(styled, highlight=False, markup=markup, soft_wrap=soft_wrap)
-            return
-        stream = sys.stderr if stderr else sys.stdout
-        stream.write(plain + "\n")
-        stream.flush()
-
-
-_MARKUP = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
-
-
-def _escape(text: str) -> str:
-    """`rich.markup.escape` (without importing rich for a piped command)."""
-    text = _MARKUP.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
-    return text + "\\" if text.endswith("\\") and not text.endswith("\\\\") else text
-
-
 def _new_id() -> str:
     """A random id in the UUID4 text form (the `uuid` module costs more to import)."""
     raw = bytearray(os.urandom(16))
@@ -217,94 +177,6 @@ def _new_id() -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80
     text = raw.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
-def _print_error(out: _Output, kind: str, message: str, hint: Any = None) -> None:
-    out.line(f"[bold red]error[/] [dim]({_escape(kind)})[/]: {_escape(message)}",
-             f"error ({kind}): {message}", stderr=True, soft_wrap=True)
-    if hint:
-        out.line(f"  [yellow]hint[/]: {_escape(str(hint))}", f"  hint: {hint}", stderr=True,
-                 soft_wrap=True)
-
-
-def _print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
-    sys.stdout.flush()
-
-
-class _Streamer:
-    """The reply as it comes (the embedded path's `on_partial`, same rules)."""
-
-    def __init__(self) -> None:
-        self.streamed: list[str] = []
-
-    def partial(self, text: str) -> None:
-        streamed = self.streamed
-        shown = streamed[0] if streamed else ""
-        safe = terminal_safe_prefix(text)
-        if safe.startswith(shown):
-            sys.stdout.write(safe[len(shown):])
-        else:
-            held = terminal_safe(streamed[1])
-            if held.startswith(shown):
-                sys.stdout.write(held[len(shown):])
-            sys.stdout.write("\n" + safe)
-        sys.stdout.flush()
-        streamed[:] = [safe, text]
-
-    def finish(self) -> bool:
-        """End the streamed reply; whether anything was streamed."""
-        if not self.streamed:
-            return False
-        rest = terminal_safe(self.streamed[1])
-        if rest.startswith(self.streamed[0]):
-            sys.stdout.write(rest[len(self.streamed[0]):])
-        sys.stdout.write("\n")
-        return True
-
-
-def _render(turn: Mapping[str, Any], explanation: str, streamer: _Streamer | None,
-            as_json: bool) -> int:
-    """Print a turn's result (`turn_result_to_wire`'s JSON) as `agent` does; the exit code."""
-    terminal = str(turn.get("terminal"))
-    error: dict[str, Any] | None = None
-    if terminal != "ok":
-        raw = turn.get("error") if isinstance(turn.get("error"), dict) else {}
-        assert isinstance(raw, dict)
-        error = {"type": raw.get("type") or terminal,
-                 "message": raw.get("message") or f"the turn ended {terminal}",
-                 **{k: v for k, v in raw.items() if k not in ("type", "message")}}
-    if as_json:
-        if error is not None:
-            _print_json({"error": error, **{k: v for k, v in turn.items() if k != "error"}})
-            return 1
-        _print_json(dict(turn))
-        return 0
-    out = _Output()
-    if not (streamer is not None and streamer.finish()) and turn.get("text"):
-        out.line(terminal_safe(str(turn["text"])), terminal_safe(str(turn["text"])),
-                 markup=False)
-    for call in turn.get("toolCalls") or []:
-        name = terminal_safe(str(call.get("name")))
-        ok = call.get("ok") is True
-        mark = "[green]ok[/]" if ok else "[red]failed[/]"
-        out.line(f"[dim]tool[/] {_escape(name)} {mark}",
-                 f"tool {name} {'ok' if ok else 'failed'}")
-        if not ok and call.get("error"):
-            text = terminal_safe(str(call["error"]))
-            out.line(f"  [dim]{_escape(text)}[/]", f"  {text}")
-    for warning in turn.get("warnings") or []:
-        out.line(f"[yellow]warning[/] {_escape(str(warning))}", f"warning {warning}",
-                 stderr=True)
-    duration = turn.get("durationMs")
-    millis = float(duration) if isinstance(duration, int | float) else 0.0
-    status = f"{turn.get('sessionKey')} · {terminal} · {millis:.0f} ms"
-    out.line(f"[dim]{status}[/]", status)
-    out.line(f"[dim]{_escape(explanation)}[/]", explanation)
-    if error is not None:
-        _print_error(out, str(error["type"]), str(error["message"]), error.get("hint"))
-        return 1
-    return 0
 
 
 class _Turn:
@@ -317,7 +189,7 @@ class _Turn:
         self.key = _new_id()
         self.run_ids = {self.key}
         self.session_key: str | None = None
-        self.streamer = None if request.as_json else _Streamer()
+        self.streamer = None if request.as_json else Streamer()
         self.aborted = False
         self.sent = False
         self.accepted = False
@@ -512,13 +384,13 @@ def _run_via_serve(request: AgentRequest, environ: Mapping[str, str]) -> int | N
         try:
             final = turn.run()
         except (OSError, ValueError, WsClosed) as exc:
-            out = _Output()
+            out = Output()
             message = f"the connection to clawharness serve ({record.url}) ended before the " \
                       f"turn did: {exc}"
             if request.as_json:
-                _print_json({"error": {"type": "serve_connection_lost", "message": message}})
+                print_json({"error": {"type": "serve_connection_lost", "message": message}})
             else:
-                _print_error(out, "serve_connection_lost", message)
+                print_error(out, "serve_connection_lost", message)
             return 1
     finally:
         ws.close()
@@ -537,7 +409,7 @@ def _final(frame: Mapping[str, Any], turn: _Turn, request: AgentRequest) -> int:
     result = payload.get("turnResult")
     if frame.get("ok") and isinstance(result, dict):
         explanation = payload.get("explanation")
-        return _render(result, explanation if isinstance(explanation, str) else "",
+        return render(result, explanation if isinstance(explanation, str) else "",
                        turn.streamer, request.as_json)
     error = frame.get("error") if isinstance(frame.get("error"), dict) else {}
     assert isinstance(error, dict)
@@ -547,9 +419,9 @@ def _final(frame: Mapping[str, Any], turn: _Turn, request: AgentRequest) -> int:
     message = str(error.get("message") or payload.get("summary") or "the turn failed")
     more = {k: v for k, v in details.items() if k in ("keyPath", "hint")}
     if request.as_json:
-        _print_json({"error": {"type": kind, "message": message, **more}})
+        print_json({"error": {"type": kind, "message": message, **more}})
     else:
         if turn.streamer is not None:
             turn.streamer.finish()
-        _print_error(_Output(), kind, message, more.get("hint"))
+        print_error(Output(), kind, message, more.get("hint"))
     return 1
