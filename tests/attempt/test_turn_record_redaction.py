@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from clawharness.attempt.inspector import _IDENTITY, _redacted
+from clawharness.attempt._turn_record import IDENTITY, redacted_record
 from clawharness.redaction.known import register_known_secrets, unregister_known_secrets
 from clawharness.redaction.outbound import redact_secrets_in
 
@@ -16,8 +16,8 @@ SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
 def walked(record: dict[str, Any]) -> dict[str, Any]:
     """The record redacted the plain way: every non-identity part walked."""
-    rest = redact_secrets_in({k: v for k, v in record.items() if k not in _IDENTITY})
-    return {**{k: v for k, v in record.items() if k in _IDENTITY}, **rest}
+    rest = redact_secrets_in({k: v for k, v in record.items() if k not in IDENTITY})
+    return {**{k: v for k, v in record.items() if k in IDENTITY}, **rest}
 
 
 def record(candidates: list[dict[str, Any]], *, session_id: str,
@@ -41,27 +41,27 @@ def test_kept_parts_are_stored_as_a_full_walk_stores_them() -> None:
                    "reason": f"token {SECRET} refused"},
                   {"id": "acp", "label": "ACP", "supported": None, "reason": None}]
     own = record(candidates, session_id="s-1", used="s-1")
-    first = _redacted(own)
+    first = redacted_record(own)
     assert same(first, walked(own))
     assert SECRET not in json.dumps(first)
     assert first["native"]["session_id_used"] == "s-1"
     # the next turn of the same decision: the same list, the same answer
     again = record(candidates, session_id="s-2", used="s-2")
-    assert same(_redacted(again), walked(again))
+    assert same(redacted_record(again), walked(again))
     # a native session id that is not the turn's own is redacted like any string
     foreign = record(candidates, session_id="s-3", used=f"native {SECRET}")
-    stored = _redacted(foreign)
+    stored = redacted_record(foreign)
     assert same(stored, walked(foreign)) and SECRET not in json.dumps(stored)
 
 
 def test_a_value_made_known_since_is_masked_in_the_kept_candidates() -> None:
     private = "hunter2-private-value-0042"
     candidates = [{"id": "codex", "label": "Codex", "reason": f"saw {private}"}]
-    before = _redacted(record(candidates, session_id="s-1", used="s-1"))
+    before = redacted_record(record(candidates, session_id="s-1", used="s-1"))
     assert private in json.dumps(before)  # not a secret shape, and not known yet
     token = register_known_secrets([private])
     try:
-        after = _redacted(record(candidates, session_id="s-1", used="s-1"))
+        after = redacted_record(record(candidates, session_id="s-1", used="s-1"))
         assert private not in json.dumps(after)
         assert same(after, walked(record(candidates, session_id="s-1", used="s-1")))
     finally:
@@ -69,20 +69,20 @@ def test_a_value_made_known_since_is_masked_in_the_kept_candidates() -> None:
 
 
 def test_a_turn_record_is_stored_as_a_walk_of_its_json_stores_it() -> None:
-    """The record's stored form is built in one pass (`_stored_json`), the same as its
+    """The record's stored form is built in one pass (`stored_json`), the same as its
     JSON walked: a secret in any part of it is masked, in the same order of keys."""
-    from clawharness.attempt.inspector import (
-        _OWN_KEYS,
+    from clawharness.attempt._turn_record import (
+        OWN_KEYS,
         TimelineEvent,
         ToolCallRecord,
         TurnRecord,
-        _stored_json,
+        stored_json,
     )
     from clawharness.records.turn_result import ModelFallback
     from clawharness.records.usage import Usage
     from clawharness.redaction.fields import is_sensitive_field_key
 
-    assert not any(is_sensitive_field_key(k) for k in _OWN_KEYS)
+    assert not any(is_sensitive_field_key(k) for k in OWN_KEYS)
     private = "hunter2-private-value-0077"
     token = register_known_secrets([private])
     try:
@@ -117,8 +117,8 @@ def test_a_turn_record_is_stored_as_a_walk_of_its_json_stores_it() -> None:
                 fallbacks=(ModelFallback("a/b", error=f"key {SECRET}"),),
                 usage=Usage(input=3, output=4),
             )
-            stored = _stored_json(record)
-            assert same(stored, _redacted(record.to_json()))
+            stored = stored_json(record)
+            assert same(stored, redacted_record(record.to_json()))
             assert same(stored, walked(record.to_json()))
             assert SECRET not in json.dumps(stored) and private not in json.dumps(stored)
     finally:

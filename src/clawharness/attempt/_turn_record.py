@@ -1,0 +1,257 @@
+"""The turn inspector's record as a value, and its stored form (`attempt.inspector`).
+
+`TurnRecord` (with its timeline events and tool calls) is what one turn did;
+`stored_json` is what the store keeps of it: the record's JSON with every string that
+is not an identity passed through the secret redaction, built in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from clawharness._json import JsonValue
+from clawharness.records.turn_result import ModelFallback
+from clawharness.records.usage import Usage
+from clawharness.redaction import redact_entry, redact_secrets_in, redact_walked
+from clawharness.redaction.fields import is_sensitive_field_key
+from clawharness.redaction.known import known_generation
+
+__all__ = ["IDENTITY", "MAX_CACHED_LISTS", "OWN_KEYS", "TimelineEvent", "ToolCallRecord",
+           "TurnRecord", "redacted_record", "stored_json", "usage_wire"]
+
+#: how many redacted candidate lists (and, in `inspector`, selection facts) are kept
+MAX_CACHED_LISTS: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    at_ms: float
+    kind: str
+    duration_ms: float | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"at_ms": round(self.at_ms, 2), "kind": self.kind}
+        if self.duration_ms is not None:
+            out["duration_ms"] = round(self.duration_ms, 2)
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    tool_call_id: str
+    name: str
+    arguments: Any
+    outcome: str  # ok | error | unfinished
+    started_at_ms: float
+    duration_ms: float | None = None
+    attempt: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tool_call_id": self.tool_call_id, "name": self.name,
+                "arguments": self.arguments, "outcome": self.outcome,
+                "started_at_ms": round(self.started_at_ms, 2),
+                "duration_ms": None if self.duration_ms is None else round(self.duration_ms, 2),
+                "attempt": self.attempt}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One turn, as the inspector shows it."""
+
+    run_id: str
+    session_key: str
+    session_id: str
+    agent_id: str
+    started_at: float
+    duration_ms: float
+    terminal: str
+    error: str | None
+    runtime: str
+    selected_reason: str
+    selections: tuple[Mapping[str, Any], ...]
+    timeline: tuple[TimelineEvent, ...]
+    tool_calls: tuple[ToolCallRecord, ...]
+    approvals: tuple[Mapping[str, Any], ...]
+    lease: Mapping[str, Any] | None
+    native: Mapping[str, Any]
+    delivery: Mapping[str, Any]
+    finalization: str
+    fallbacks: tuple[ModelFallback, ...] = ()
+    usage: Usage | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "session_key": self.session_key,
+            "session_id": self.session_id, "agent_id": self.agent_id,
+            "started_at": self.started_at, "duration_ms": round(self.duration_ms, 2),
+            "terminal": self.terminal, "error": self.error, "runtime": self.runtime,
+            "selected_reason": self.selected_reason,
+            "selections": [dict(s) for s in self.selections],
+            "timeline": [e.to_json() for e in self.timeline],
+            "tool_calls": [t.to_json() for t in self.tool_calls],
+            "approvals": [dict(a) for a in self.approvals],
+            "lease": None if self.lease is None else dict(self.lease),
+            "native": dict(self.native), "delivery": dict(self.delivery),
+            "finalization": self.finalization,
+            "fallbacks": [f.to_wire() for f in self.fallbacks],
+            "usage": usage_wire(self.usage),
+        }
+
+
+def usage_wire(usage: Usage | None) -> dict[str, JsonValue] | None:
+    """The turn's usage in the transcript's spelling, with its cost (`cost.total`, USD)
+    when it has one."""
+    if usage is None:
+        return None
+    out = usage.to_wire()
+    if usage.cost is not None:
+        out["cost"] = {"total": usage.cost.total}
+    return out
+
+
+#: who and what the record is about: identities, never secrets (and `session_key` would
+#: read as a secret-named field); `lease` is the writer lease the host itself took (its
+#: holder names this process and the turn, its fence is a number)
+IDENTITY: Final = frozenset({"run_id", "session_key", "session_id", "agent_id", "lease"})
+
+
+def redacted_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as stored: every other string passes the secret redaction (tool
+    arguments, failure messages, approval reasons, timeline data).
+
+    Two parts are not walked again each turn: a selection's candidates (the same list
+    for every turn of a kept decision, `inspector._selection_facts`: redacted once per
+    list and set of known values), and the session id the attempt used when it is the turn's own
+    (`session_id`, an identity stored as it is)."""
+    identity: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in record.items():
+        (identity if key in IDENTITY else rest)[key] = value
+    selections: Any = rest.get("selections")
+    candidates: list[tuple[int, Any]] = []
+    if type(selections) is list:
+        rest["selections"] = [_without(s, "candidates", candidates, i)
+                              for i, s in enumerate(selections)]
+    native: Any = rest.get("native")
+    own: list[tuple[int, Any]] = []
+    if (type(native) is dict and native.get("session_id_used") is not None
+            and native.get("session_id_used") == identity.get("session_id")):
+        rest["native"] = _without(native, "session_id_used", own, 0)
+    out = redact_secrets_in(rest)
+    if candidates:
+        generation = known_generation()
+        stored = out["selections"]
+        for i, listed in candidates:
+            stored[i] = _with(selections[i], stored[i], "candidates",
+                              _redacted_candidates(listed, generation))
+    if own:
+        out["native"] = _with(native, out["native"], "session_id_used", own[0][1])
+    return {**identity, **out}
+
+
+#: the keys of a record and of its timeline events and tool calls `stored_json` writes
+#: itself (none is secret-named, so a walk would not mask their strings whatever they
+#: look like; `tests/attempt/test_turn_record_redaction.py` holds it to that)
+OWN_KEYS: Final = frozenset({
+    "started_at", "duration_ms", "terminal", "error", "runtime", "selected_reason",
+    "selections", "timeline", "tool_calls", "approvals", "native", "delivery",
+    "finalization", "fallbacks", "usage", "at_ms", "kind", "data", "tool_call_id", "name",
+    "arguments", "outcome", "started_at_ms", "attempt", "session_id_used"})
+assert not any(is_sensitive_field_key(k) for k in OWN_KEYS)
+
+
+def stored_json(record: TurnRecord) -> dict[str, Any]:
+    """`redacted_record(record.to_json())`, made in one pass: the record's own frame (its
+    fields, timeline events and tool calls, whose keys are never secret-named) is built
+    already redacted, and only the values inside it are walked (timeline data, tool
+    arguments, ...), at the depth a walk of the whole would reach them."""
+    generation = known_generation()
+    session_id = record.session_id
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else redact_walked(value, 1, generation)
+
+    def duration(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
+
+    timeline: list[Any] = []
+    for event in record.timeline:
+        item: dict[str, Any] = {"at_ms": round(event.at_ms, 2),
+                                "kind": redact_walked(event.kind, 3, generation)}
+        if event.duration_ms is not None:
+            item["duration_ms"] = round(event.duration_ms, 2)
+        if event.data:
+            item["data"] = redact_walked(event.data, 3, generation)
+        timeline.append(item)
+    tools = [{"tool_call_id": redact_walked(t.tool_call_id, 3, generation),
+              "name": redact_walked(t.name, 3, generation),
+              "arguments": redact_walked(t.arguments, 3, generation),
+              "outcome": redact_walked(t.outcome, 3, generation),
+              "started_at_ms": round(t.started_at_ms, 2),
+              "duration_ms": duration(t.duration_ms), "attempt": t.attempt}
+             for t in record.tool_calls]
+    selections: list[Any] = []
+    for selection in record.selections:
+        listed = selection.get("candidates", _ABSENT)
+        if listed is _ABSENT:
+            selections.append(redact_walked(selection, 2, generation))
+            continue
+        redacted = redact_walked({k: v for k, v in selection.items() if k != "candidates"},
+                                 2, generation)
+        selections.append(_with(selection, redacted, "candidates",
+                                _redacted_candidates(listed, generation)))
+    native = {k: v if k == "session_id_used" and v is not None and v == session_id
+              else redact_entry(k, v, 1, generation) for k, v in record.native.items()}
+    lease = record.lease
+    return {
+        "run_id": record.run_id, "session_key": record.session_key,
+        "session_id": session_id, "agent_id": record.agent_id,
+        "lease": None if lease is None else dict(lease),
+        "started_at": record.started_at, "duration_ms": round(record.duration_ms, 2),
+        "terminal": text(record.terminal), "error": text(record.error),
+        "runtime": text(record.runtime), "selected_reason": text(record.selected_reason),
+        "selections": selections, "timeline": timeline, "tool_calls": tools,
+        "approvals": redact_walked([dict(a) for a in record.approvals], 1, generation),
+        "native": native,
+        "delivery": redact_walked(record.delivery, 1, generation),
+        "finalization": text(record.finalization),
+        "fallbacks": redact_walked([f.to_wire() for f in record.fallbacks], 1, generation),
+        "usage": redact_walked(usage_wire(record.usage), 1, generation),
+    }
+
+
+_ABSENT: Final = object()
+
+
+def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> Any:
+    """`value` without `key` (noted in `taken` under `index`), when it is a dict with it."""
+    if type(value) is not dict or key not in value:
+        return value
+    taken.append((index, value[key]))
+    return {k: v for k, v in value.items() if k != key}
+
+
+def _with(original: Mapping[str, Any], redacted: dict[str, Any], key: str,
+          item: Any) -> dict[str, Any]:
+    """`redacted` with `key` put back as `item`, in `original`'s order of keys."""
+    return {k: item if k == key else redacted[k] for k in original}
+
+
+#: the redacted copy of each kept decision's candidates list, by the list's identity
+_CANDIDATES: dict[int, tuple[Any, int, Any]] = {}
+
+
+def _redacted_candidates(listed: Any, generation: int) -> Any:
+    known = _CANDIDATES.get(id(listed))
+    if known is not None and known[0] is listed and known[1] == generation:
+        return known[2]
+    redacted = redact_secrets_in(listed)
+    if len(_CANDIDATES) >= MAX_CACHED_LISTS:
+        _CANDIDATES.clear()
+    _CANDIDATES[id(listed)] = (listed, generation, redacted)
+    return redacted
