@@ -196,7 +196,10 @@ async def test_a_fork_bomb_is_bounded_and_the_turn_goes_on(
             pytest.skip("root with no writable pids cgroup: the process limit cannot hold "
                         f"here ({service.pids_cgroups().unavailable})")
     marker = f"forkbomb-{uuid.uuid4().hex[:12]}"
-    bomb = f"exec -a {marker} bash -c ':(){{ :|:& }};:; wait'"
+    # the first shell waits a while: `wait` alone returns as soon as its own two children
+    # have forked theirs, and on a slow machine the group could be killed (held, but by
+    # the end of the call) before the bomb reached the limit this test is about
+    bomb = f"exec -a {marker} bash -c ':(){{ :|:& }};:; sleep 2; wait'"
     script = {"responses": [exec_calls(bomb), exec_calls("echo still-standing"),
                             {"text": "survived"}]}
     tools = {"exec": {"security": "full", "ask": "off", "timeoutSec": 6}}
