@@ -35,7 +35,7 @@ from clawharness.attempt.inspector import TurnRecordKeeper
 from clawharness.attempt.prepare import PreparedTurn, TurnPreparer, check_workspace
 from clawharness.attempt.run_attempt import AttemptOutcome, AttemptRunner, Candidate
 from clawharness.attempt.steering import CrossProcessSteering, turn_purpose
-from clawharness.attempt.turn_options import TurnContext, TurnOptions
+from clawharness.attempt.turn_options import TurnContext, TurnOptions, steered_options
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
 from clawharness.models import RouteCache
@@ -119,7 +119,7 @@ class TurnRunner:
             take, give_back = self._across.taker(steering.take, steering.untake,
                                                  session_key, run_id, steering.abort)
             try:
-                return await self._run_turn(session_key, text, replace(
+                return await self._run_turn(session_key, text, steered_options(
                     opts, abort=steering.abort, take_steering=take,
                     return_steering=give_back, run_id=run_id))
             finally:

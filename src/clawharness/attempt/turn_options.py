@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from clawharness.sessions.writers import SessionWriters
     from clawharness.tools.agent_tools import AgentTools
 
-__all__ = ["TurnContext", "TurnOptions"]
+__all__ = ["TurnContext", "TurnOptions", "steered_options"]
 
 
 @dataclass(slots=True)
@@ -89,6 +90,27 @@ class TurnOptions:
     #: the steering inbox row that asked the turn running when this `interrupt` message
     #: arrived to stop (on a cluster): removed once this message's turn ran
     interrupt_offer: str | None = None
+
+
+#: every field of `TurnOptions`, read at once (`steered_options`)
+_OPTION_VALUES = attrgetter(*(f.name for f in fields(TurnOptions)))
+
+
+def steered_options(opts: TurnOptions, *, abort: asyncio.Event,
+                    take_steering: TakeSteering, return_steering: ReturnSteering,
+                    run_id: str) -> TurnOptions:
+    """`replace(opts, abort=..., take_steering=..., return_steering=..., run_id=...)`:
+    the options a queued turn runs with. Made once per turn, so without `replace`'s
+    field-by-field walk (a subclass still goes through `replace`)."""
+    if type(opts) is not TurnOptions:
+        return replace(opts, abort=abort, take_steering=take_steering,
+                       return_steering=return_steering, run_id=run_id)
+    steered = TurnOptions(*_OPTION_VALUES(opts))
+    steered.abort = abort
+    steered.take_steering = take_steering
+    steered.return_steering = return_steering
+    steered.run_id = run_id
+    return steered
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
-from clawharness.errors import AttemptSettledError
+from clawharness.errors import AttemptSettledError, ToolPolicyDeniedError
 from clawharness.harness.tool_spec import ToolSpec
 from clawharness.harness.workspace import real_workspace_root
 from clawharness.names.tool_profiles import absent_tool_reason
@@ -230,8 +230,6 @@ class HostCapabilities:
         denied = self._check(tool_name)
         if denied is not None:
             return BeforeToolCallDecision(False, denied, "denied", arguments, cwd)
-        from clawharness.errors import ToolPolicyDeniedError
-
         try:
             ask_reason = self._policy.needs_approval(tool_name, arguments)
         except ToolPolicyDeniedError as exc:

@@ -191,8 +191,11 @@ class EmbeddedAttempt:
         watcher.add_done_callback(on_abort)
         try:
             try:
-                async with asyncio.timeout_at(p.deadline):
+                if p.deadline is None:  # (no deadline: no timeout context to enter)
                     terminal = await self.loop()
+                else:
+                    async with asyncio.timeout_at(p.deadline):
+                        terminal = await self.loop()
             finally:
                 running = False
         except TimeoutError:

@@ -14,7 +14,7 @@ from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import optional_int, require_str, text_result
 from clawharness.tools.builtin._fs_common import SNIFF_BYTES, is_binary, problem, shown_path
-from clawharness.tools.builtin.confined import open_regular, resolve
+from clawharness.tools.builtin.confined import open_regular, resolve_open
 
 __all__ = ["READ_INLINE_BYTES", "READ_MAX_CHARS", "READ_MAX_LINES", "READ_SCAN_BYTES",
            "read_tool", "read_window"]
@@ -33,9 +33,12 @@ def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
     """(descriptor, path shown to the model, size) of a regular file in the workspace."""
     shown: str | None = None  # the resolved name; before it is known, worked out on error
     try:
-        with resolve(workspace, raw_path) as found:
+        found = resolve_open(workspace, raw_path)
+        try:
             shown = found.shown
             fd, _ = open_regular(found, os.O_RDONLY)
+        finally:
+            found.close()
     except (FileNotFoundError, NotADirectoryError):
         raise ToolError(f"file not found: {shown or shown_path(workspace, raw_path)}") from None
     except IsADirectoryError:
@@ -85,10 +88,10 @@ def _next_line(f: BinaryIO, budget: int) -> tuple[bytes, int]:
     return raw, used
 
 
-def _read_lines(fd: int, shown: str, offset: int, limit: int) -> dict[str, Any]:
-    """Stream the file behind `fd` (closing it) and show lines offset.. of it."""
+def _read_lines(fd: int, shown: str, size: int, offset: int, limit: int) -> dict[str, Any]:
+    """Stream the file behind `fd` (closing it; `size` is its size as opened) and show
+    lines offset.. of it."""
     with os.fdopen(fd, "rb", closefd=True) as f:
-        size = os.fstat(f.fileno()).st_size
         try:
             sniff = f.peek(SNIFF_BYTES)[:SNIFF_BYTES]  # type: ignore[attr-defined]
         except OSError as exc:
@@ -158,8 +161,8 @@ async def _read_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[s
     limit = optional_int(args, "limit", minimum=1, default=READ_MAX_LINES) or READ_MAX_LINES
     fd, shown, size = _open_for_read(ctx.workspace_dir, raw_path)
     if size <= READ_INLINE_BYTES:
-        return _read_lines(fd, shown, offset, limit)
-    return await asyncio.to_thread(_read_lines, fd, shown, offset, limit)
+        return _read_lines(fd, shown, size, offset, limit)
+    return await asyncio.to_thread(_read_lines, fd, shown, size, offset, limit)
 
 
 def read_tool() -> ToolSpec:

@@ -35,6 +35,7 @@ __all__ = [
     "open_directory",
     "open_regular",
     "resolve",
+    "resolve_open",
 ]
 
 MAX_LINK_HOPS = 40
@@ -91,6 +92,10 @@ class Resolved:
     def real_path(self) -> str:
         return os.path.join(self.root_real, *self.parents, *([self.name] if self.name else []))
 
+    def close(self) -> None:
+        """Close the descriptors the walk opened (`resolve_open`'s caller does)."""
+        _close_all(self._owned)
+
     def lstat(self) -> os.stat_result | None:
         """The final name's own status (a link is not followed), None when it is absent."""
         if not self.name:
@@ -128,6 +133,18 @@ def resolve(workspace: str | os.PathLike[str], user_path: str, *, follow: bool =
     (a file to create); a missing directory before it is `FileNotFoundError`, or made
     when `make_parents`.
     """
+    found = resolve_open(workspace, user_path, follow=follow, make_parents=make_parents)
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def resolve_open(workspace: str | os.PathLike[str], user_path: str, *, follow: bool = True,
+                 make_parents: bool = False) -> Resolved:
+    """`resolve` without the context: the caller closes what it found (`Resolved.close`).
+    (For a hot path: one `read` per tool call, where the context's generator machinery
+    costs more than the walk's Python.)"""
     root_real, root_lexical, lexical = lexical_workspace_path(workspace, user_path)
     parts = _relative_parts(lexical, root_real, root_lexical)
     assert parts is not None  # lexical_workspace_path refused anything outside
@@ -135,12 +152,19 @@ def resolve(workspace: str | os.PathLike[str], user_path: str, *, follow: bool =
     root_fd = os.open(root_real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     owned.append(root_fd)
     try:
-        yield _walk(user_path, root_real, root_lexical, root_fd, parts, owned,
-                    follow=follow, make_parents=make_parents)
-    finally:
-        for fd in owned:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        return _walk(user_path, root_real, root_lexical, root_fd, parts, owned,
+                     follow=follow, make_parents=make_parents)
+    except BaseException:
+        _close_all(owned)
+        raise
+
+
+def _close_all(owned: list[int]) -> None:
+    for fd in owned:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _walk(user_path: str, root_real: str, root_lexical: str, root_fd: int,
