@@ -38,7 +38,7 @@ ROOT = "clawharness"
 #: bottom up; inside a layer, a package may use those listed before it
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: plain values, the error tree, limits, redaction",
-     ("_ids", "_json", "_text", "_utf16", "_numbers", "_gc", "_faces", "_config_paths",
+     ("_ids", "_json", "_json_text", "_text", "_utf16", "_numbers", "_gc", "_faces", "_config_paths",
       "_serve_record", "redaction", "problems", "errors", "limits", "extras")),
     ("names and config: what an operator writes, and its shape",
      ("names", "config")),

@@ -7,12 +7,12 @@ implementations apply to what they are given.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from clawharness._json_text import dumps_strict
 from clawharness.errors import StoreError
 from clawharness.records.session_meta import SessionMeta
 
@@ -112,13 +112,11 @@ class PluginStateRecord:
 #: the fields `update_session` may set
 SESSION_UPDATE_FIELDS = frozenset({"session_id", "model_ref", "agent_harness_id", "meta"})
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
 
 def dump_json(value: Any, what: str) -> str:
     """Serialize one JSON column value (strict JSON: no NaN); StoreError if impossible."""
     try:
-        return _ENCODER.encode(value)
+        return dumps_strict(value)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
 
