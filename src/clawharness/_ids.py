@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import os
 import random
-import uuid
 
 __all__ = ["new_id"]
 
 _rng = random.Random(os.urandom(32))
 
 
+#: the bits `uuid.UUID(int=..., version=4)` clears, and those it sets (variant RFC 4122,
+#: version 4)
+_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_SET = (0x8000 << 48) | (4 << 76)
+
+
 def new_id() -> str:
-    """A random version-4 UUID string."""
-    return str(uuid.UUID(int=_rng.getrandbits(128), version=4))
+    """A random version-4 UUID string: `str(uuid.UUID(int=bits, version=4))`, made here
+    without the `UUID` object (two per turn; its checks cost more than the rest)."""
+    h = "%032x" % ((_rng.getrandbits(128) & _CLEAR) | _SET)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _reseed_after_fork() -> None:

@@ -349,11 +349,7 @@ class Host(PortableSessionsMixin, HostReportsMixin, HostSessionsMixin):
         if self._executor is None:
             await self.start()
         assert self._executor is not None
-        if options is None:
-            from clawharness.attempt.turn import TurnOptions
-
-            options = TurnOptions(**kwargs)
-        opts = options
+        opts = options if options is not None else _turn_options(**kwargs)
         token = use_telemetry(self.telemetry)
         try:
             return await self._executor.run_turn(self.session_key(session_key), message, opts)
@@ -441,3 +437,17 @@ class Host(PortableSessionsMixin, HostReportsMixin, HostSessionsMixin):
         check_delegate(harness, plugin_id, request, stored)
         assert record is not None
         return await self.run_turn(record.key, message, options)
+
+
+#: `TurnOptions`, imported at the first turn that needs it (a host that runs no turn never
+#: loads the turn runner), then kept: an import statement per turn costs microseconds
+_TURN_OPTIONS: type[TurnOptions] | None = None
+
+
+def _turn_options(**kwargs: Any) -> TurnOptions:
+    global _TURN_OPTIONS
+    if _TURN_OPTIONS is None:
+        from clawharness.attempt.turn import TurnOptions
+
+        _TURN_OPTIONS = TurnOptions
+    return _TURN_OPTIONS(**kwargs)

@@ -7,7 +7,8 @@ turns run on its workers). The host asks it for every turn the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class LocalTurnExecutor:
     def __init__(self, make_runner: Callable[[], TurnRunner]) -> None:
         self._make_runner = make_runner
         self._runner: TurnRunner | None = None
+        self._continued_trace: Callable[[Mapping[str, str]],
+                                        AbstractContextManager[object]] | None = None
 
     @property
     def runner(self) -> TurnRunner:
@@ -50,11 +53,14 @@ class LocalTurnExecutor:
 
     async def run_turn(self, session_key: str, message: str,
                        options: TurnOptions) -> TurnResult:
-        # the span helpers (and OpenTelemetry) load with the first turn: a host that
-        # runs none, like `sessions list`'s, does without them
-        from clawharness.observability.spans import continued_trace
+        if self._continued_trace is None:
+            # the span helpers (and OpenTelemetry) load with the first turn: a host that
+            # runs none, like `sessions list`'s, does without them (kept, not imported
+            # again per turn)
+            from clawharness.observability.spans import continued_trace
 
-        with continued_trace(options.trace_context or {}):
+            self._continued_trace = continued_trace
+        with self._continued_trace(options.trace_context or {}):
             return await self.runner.run(session_key, message, options)
 
     async def close(self) -> None:

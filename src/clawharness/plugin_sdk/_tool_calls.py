@@ -202,10 +202,7 @@ class ToolCalls:
 
         `invalid_arguments`: why the call's arguments could not be read (the tool is
         then not run, and the model is told why)."""
-        # imported at a host tool's first call, not with the SDK: a host that only reports
-        # (`clawharness status`) loads a plugin's harness without OpenTelemetry
-        from clawharness.observability.spans import content_attribute, end_tool, tool_span
-
+        content_attribute, end_tool, tool_span = _spans()
         with tool_span(call.name, call.call_id, session_id=self.p.session_id) as span:
             content_attribute(span, "gen_ai.tool.call.arguments", call.arguments)
             outcome = await self._run_host_tool(call, invalid_arguments)
@@ -436,10 +433,30 @@ class ToolCalls:
         return outcome
 
 
-def _replay_safe(name: str, args: Mapping[str, Any]) -> bool:
-    from clawharness.tools.replay import is_replay_safe_tool_call
+#: what the tool-call routine imports at a host tool's first call, not with the SDK (a
+#: host that only reports, `clawharness status`, loads a plugin's harness without
+#: OpenTelemetry), then keeps: an import statement per call costs microseconds
+_SPANS: tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None = None
+_IS_REPLAY_SAFE: Callable[[str, Mapping[str, Any]], bool] | None = None
 
-    return is_replay_safe_tool_call(name, args)
+
+def _spans() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
+    """`content_attribute`, `end_tool`, `tool_span` of `clawharness.observability.spans`."""
+    global _SPANS
+    if _SPANS is None:
+        from clawharness.observability.spans import content_attribute, end_tool, tool_span
+
+        _SPANS = (content_attribute, end_tool, tool_span)
+    return _SPANS
+
+
+def _replay_safe(name: str, args: Mapping[str, Any]) -> bool:
+    global _IS_REPLAY_SAFE
+    if _IS_REPLAY_SAFE is None:
+        from clawharness.tools.replay import is_replay_safe_tool_call
+
+        _IS_REPLAY_SAFE = is_replay_safe_tool_call
+    return _IS_REPLAY_SAFE(name, args)
 
 
 def _now_ms() -> int:

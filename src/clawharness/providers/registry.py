@@ -104,8 +104,6 @@ _script_keys: dict[int, tuple[Mapping[str, Any], str]] = {}
 
 
 def _scripted_transport(model: ResolvedModel) -> ModelTransport:
-    from clawharness.providers.scripted import ScriptedTransport
-
     script = model.params.get("script")
     if script is None and model.base_url and model.base_url.startswith("scripted:"):
         script = model.base_url.removeprefix("scripted:")
@@ -128,6 +126,8 @@ def _scripted_transport(model: ResolvedModel) -> ModelTransport:
         key = "file:" + str(script)
     transport = _scripted.get(key)
     if transport is None:
+        from clawharness.providers.scripted import ScriptedTransport
+
         # shared and long-lived, so it does not keep every request it serves
         transport = ScriptedTransport(
             script if isinstance(script, Mapping) else str(script), keep_requests=False

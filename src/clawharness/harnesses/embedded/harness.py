@@ -51,9 +51,7 @@ class OpenClawHarness:
 
     async def run_attempt(self, params: AttemptParams) -> AttemptResult:
         """Run one attempt; failures before any model work end it as failed/precheck."""
-        from clawharness.harnesses.embedded.loop import EmbeddedAttempt
-        from clawharness.providers import ProviderError, provider_failure_details, resolve_api_key
-
+        EmbeddedAttempt, ProviderError, provider_failure_details, resolve_api_key = _loop()
         try:
             api_key = params.auth.api_key
             if api_key and "${" in api_key:
@@ -82,6 +80,30 @@ class OpenClawHarness:
             return await complete_once(transport, params)
         finally:
             await transport.aclose()
+
+
+if TYPE_CHECKING:
+    from clawharness.harnesses.embedded.loop import EmbeddedAttempt
+    from clawharness.providers import ProviderError
+
+    _LoopParts = tuple[type[EmbeddedAttempt], type[ProviderError],
+                       Callable[[ProviderError], dict[str, Any]],
+                       Callable[[str | None], str | None]]
+
+#: the turn loop and the provider names it needs, imported at the first attempt (see
+#: `OpenClawHarness.__init__`), then kept: an import statement per attempt costs
+#: microseconds
+_LOOP: _LoopParts | None = None
+
+
+def _loop() -> _LoopParts:
+    global _LOOP
+    if _LOOP is None:
+        from clawharness.harnesses.embedded.loop import EmbeddedAttempt
+        from clawharness.providers import ProviderError, provider_failure_details, resolve_api_key
+
+        _LOOP = (EmbeddedAttempt, ProviderError, provider_failure_details, resolve_api_key)
+    return _LOOP
 
 
 async def _precheck_failure(params: AttemptParams, error: str,

@@ -13,10 +13,11 @@ are made once per tuple of tools the host hands it (an agent's, turn after turn)
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from clawharness.harnesses.embedded.ids import HARNESS_ID
@@ -82,6 +83,38 @@ def _tool_surface(tools: Any) -> tuple[tuple[ToolSchema, ...], frozenset[str]]:
             _SURFACES.clear()
         _SURFACES[id(tools)] = (tools, schemas, callers)
     return schemas, callers
+
+
+def _watch(event: asyncio.Event, callback: Callable[[object], None]) -> Callable[[], None]:
+    """Have `callback` called (by the event loop) once `event` is set; returns the undo.
+
+    A plain `asyncio.Event` gets a future among its own waiters, as `Event.wait` puts
+    there, without the task `wait` would need: one per attempt, whose creation, first
+    step and cancelled last step cost more than the rest of the watch. Any other event
+    (a subclass, or an Event without that deque) is watched by a task on `wait()`."""
+    waiters = getattr(event, "_waiters", None)
+    if type(event) is asyncio.Event and isinstance(waiters, collections.deque):
+        future = asyncio.get_running_loop().create_future()
+        future.add_done_callback(callback)
+        waiters.append(future)
+
+        def unwatch_future() -> None:
+            future.remove_done_callback(callback)
+            try:
+                waiters.remove(future)
+            except ValueError:
+                pass
+            future.cancel()
+
+        return unwatch_future
+    watcher = asyncio.ensure_future(event.wait())
+    watcher.add_done_callback(callback)
+
+    def unwatch_task() -> None:
+        watcher.remove_done_callback(callback)
+        watcher.cancel()
+
+    return unwatch_task
 
 
 class EmbeddedAttempt:
@@ -187,8 +220,7 @@ class EmbeddedAttempt:
                 aborted = True
                 task.cancel()
 
-        watcher = asyncio.ensure_future(p.abort.wait())
-        watcher.add_done_callback(on_abort)
+        unwatch = _watch(p.abort, on_abort)
         try:
             try:
                 if p.deadline is None:  # (no deadline: no timeout context to enter)
@@ -219,8 +251,7 @@ class EmbeddedAttempt:
         finally:
             if aborted:  # cancelled by the abort, but the loop ended otherwise
                 task.uncancel()
-            watcher.remove_done_callback(on_abort)
-            watcher.cancel()
+            unwatch()
         if p.abort.is_set():  # (set as it ended: the abort still counts)
             return AttemptTerminal("aborted", source="external", error="aborted")
         return terminal
