@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clawharness._json_text import dumps_strict
+from clawharness._json_text import dumps_sorted, dumps_strict, surely_within
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -87,3 +87,52 @@ def test_plain_json_values_read_back_equal_and_as_json_does(value: Any) -> None:
     text = dumps_strict(value)
     assert json.loads(text) == value
     assert json.loads(text) == json.loads(_JSON.encode(value))
+
+
+_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ({"b": 1, "a": [1, 2]}, {"a": [1, 2], "b": 1}),        # key order does not count
+    ({"x": (1, 2)}, {"x": [1, 2]}),                         # json writes both as arrays
+    ({"x": _Point(1)}, {"x": str(_Point(1))}),               # what is not JSON: its str()
+    ({"x": _Color.RED}, {"x": "_Color.RED"}),
+])
+def test_sorted_bytes_are_equal_where_json_texts_are(a: Any, b: Any) -> None:
+    assert _SORTED.encode(a) == _SORTED.encode(b)
+    assert dumps_sorted(a) == dumps_sorted(b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ({"x": float("nan")}, {"x": None}),                     # orjson alone: both null
+    ({"x": _Color.RED}, {"x": 1}),                           # orjson alone: by value
+    ({"x": uuid.UUID(int=1)}, {"x": [str(uuid.UUID(int=1))]}),
+    ({"x": "é"}, {"x": "e"}),
+    ({"x": "\ud800"}, {"x": "\ud801"}),                      # lone surrogates: passed
+])
+def test_sorted_bytes_differ_where_json_texts_do(a: Any, b: Any) -> None:
+    assert _SORTED.encode(a) != _SORTED.encode(b)
+    assert dumps_sorted(a) != dumps_sorted(b)
+
+
+@given(_values)
+def test_sorted_bytes_of_plain_values_are_json_sorted(value: Any) -> None:
+    assert json.loads(dumps_sorted(value)) == json.loads(_SORTED.encode(value))
+
+
+_SPACED = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+@given(_values, st.integers(min_value=0, max_value=400))
+def test_surely_within_is_never_wrong(value: Any, chars: int) -> None:
+    if surely_within(value, chars):
+        assert len(_SPACED.encode(value)) <= chars
+
+
+@pytest.mark.parametrize("value", [
+    {"x": float("nan")}, {"x": uuid.UUID(int=1)}, {"x": _Color.RED}, {"x": _Point(1)},
+    {1: "a"}, (1, 2),
+])
+def test_surely_within_is_unsure_of_what_is_not_plain_json(value: Any) -> None:
+    assert not surely_within(value, 10_000)
+    assert surely_within({"path": "data.txt", "n": [1, 2.5, None, True]}, 10_000)

@@ -15,6 +15,9 @@ What orjson does not do as `json` does, and how it is kept:
   only when it reads back equal to the value (C-speed, a fraction of `json`'s encoding
   of the value), and `json` answers otherwise (with its error, or its own text);
 - dataclasses and datetimes: orjson is told to refuse them (`json` refuses them too).
+
+`dumps_sorted(value)` is the same for a text compared, not stored (keys sorted, UTF-8),
+and `surely_within(value, chars)` tells, without `json`'s text, that it is short.
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["dumps_strict"]
+__all__ = ["dumps_sorted", "dumps_strict", "surely_within"]
 
 _STRICT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+_SORTED_OPTIONS: Final = _OPTIONS | orjson.OPT_SORT_KEYS
+_SORTED: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+                                  default=str)
 _dumps: Final = orjson.dumps
 _loads: Final = orjson.loads
 
@@ -42,3 +48,31 @@ def dumps_strict(value: Any) -> str:
     except Exception:  # whatever orjson refuses, `json` answers below
         pass
     return _STRICT.encode(value)
+
+
+def dumps_sorted(value: Any) -> bytes:
+    """`value` as compact JSON with sorted keys, in UTF-8 (lone surrogates passed), what
+    is not JSON written as its `str()`: for a value compared, not stored. Two values give
+    the same bytes when `json.dumps(..., sort_keys=True, default=str)` gives them the
+    same text (short of a number `json` spells with an exponent's leading zero, `1e-07`,
+    written by each side its own way: when one value is plain JSON and the other is not)."""
+    try:
+        raw = _dumps(value, option=_SORTED_OPTIONS)
+        if _loads(raw) == value:
+            return raw
+    except Exception:  # `json` answers below
+        pass
+    return _SORTED.encode(value).encode("utf-8", "surrogatepass")
+
+
+def surely_within(value: Any, chars: int) -> bool:
+    """True when `value` is plain JSON whose text, as `json` writes it with any separators
+    (`", "` and `": "` too) and non-ASCII as is, is at most `chars` long; False when that
+    is not sure (then ask `json`). The compact UTF-8 text of `n` bytes has at most `n`
+    characters, a space after at most `n / 2` separators, and at most `n / 4` numbers
+    `json` spells one character longer (`1e-07`): under `2 n` in all."""
+    try:
+        raw = _dumps(value, option=_OPTIONS)
+        return 2 * len(raw) <= chars and _loads(raw) == value
+    except Exception:
+        return False

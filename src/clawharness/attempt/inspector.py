@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+from clawharness._json_text import surely_within
 from clawharness.attempt._turn_record import (
     MAX_CACHED_LISTS,
     TimelineEvent,
@@ -66,6 +67,8 @@ _ENCODER: Final = json.JSONEncoder(default=str, ensure_ascii=False)
 
 
 def _capped(value: Any) -> Any:
+    if surely_within(value, MAX_ARGUMENT_CHARS):  # (most are: no text made)
+        return value
     try:
         text = _ENCODER.encode(value)
     except (TypeError, ValueError):

@@ -17,12 +17,12 @@ refused, and the host reports the turn's outcome as `tool_loop`. Pure and synchr
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from clawharness._json import JsonValue
+from clawharness._json_text import dumps_sorted
 
 __all__ = ["TOOL_LOOP", "ToolLoop", "ToolLoopGuard", "ToolLoopLimits"]
 
@@ -71,12 +71,8 @@ class ToolLoop:
         return f"[clawharness] {self.message}. {self.hint[0].upper()}{self.hint[1:]}."
 
 
-#: made once (`json.dumps` with options builds an encoder per call)
-_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+def _digest(text: bytes) -> bytes:
+    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 class ToolLoopGuard:
@@ -97,12 +93,12 @@ class ToolLoopGuard:
             return None
         # the JSON of [tool_name, arguments], and of [tool_name, arguments, result,
         # is_error] made from it (the arguments are encoded once)
-        call_text = _ENCODER.encode([tool_name, arguments])
+        call_text = dumps_sorted([tool_name, arguments])
         call = _digest(call_text)
         self._same_calls = self._same_calls + 1 if call == self._last_call else 1
         self._last_call = call
-        outcome = _digest(f"{call_text[:-1]},{_ENCODER.encode(result)},"
-                          f"{'true' if is_error else 'false'}]")
+        outcome = _digest(b"%s,%s,%s]" % (call_text[:-1], dumps_sorted(result),
+                                          b"true" if is_error else b"false"))
         if outcome in self._seen:
             self._idle_calls += 1
         else:
