@@ -23,8 +23,9 @@ SCRIPT = {"responses": [
 ]}
 
 #: a turn on a new session, one tool call: the steering check (1), the lease taken in
-#: the transaction that gives back the previous turn's (4: its holder does not wait for
-#: the release, which the next write commits), the session read (1), the steering inbox
+#: the transaction that gives back the previous turn's, with the session read (5: its
+#: holder does not wait for the release, which the next write commits; the row is read
+#: in the lease's transaction, not in an autocommit read of its own), the steering inbox
 #: read (1), its row made with its transcript (the four entries in one append) and the
 #: previous turn's spend row (9: written behind its turn, it too goes with the next
 #: write): 16. One over that: a release or a spend row left open longer than its 2 ms
@@ -124,6 +125,14 @@ async def test_a_warm_turn_on_a_new_session_stays_within_its_statement_count(
             for s in kept[max(i for i in range(at) if kept[i] == "BEGIN IMMEDIATE"):at])
         for at in acquired[1:])
     assert with_release >= (n - 1) // 2, "\n".join(kept)
+    # the session row is read in the transaction that takes the lease (the first turn's
+    # began before the trace did: the previous turn's release opened it)
+    reads = [i for i, s in enumerate(kept) if s.startswith("SELECT key, session_id")]
+    assert len(reads) == n, "\n".join(kept)
+    for at in reads:
+        txn = kept[max([i for i in range(at) if kept[i] == "BEGIN IMMEDIATE"], default=0):at]
+        assert "COMMIT" not in txn and any(
+            t.startswith("INSERT INTO session_leases") for t in txn), "\n".join(kept)
     # the session row goes in with the transcript's first entry, in one transaction
     for at in [i for i, s in enumerate(kept) if s.startswith("INSERT INTO sessions")]:
         txn = kept[at:kept.index("COMMIT", at)]

@@ -161,6 +161,23 @@ async def test_renewal_extends_current_leases_and_reports_lost_ones(
     assert await a.renew_session_leases([], ttl=60) == []
 
 
+async def test_an_acquisition_carries_the_session_row_it_read_until_a_renewal(
+        store: Store) -> None:
+    """The row as the acquisition's transaction saw it (the turn that takes the lease
+    reads it next): no row, then the row made meanwhile; a renewed lease drops it."""
+    first = await take(store, "A")
+    assert first.session_row == (None,)
+    await store.release_session_lease(first)
+    await store.create_session(SessionRecord(KEY, "sid", "main", model_ref="p/m"))
+    lease = await take(store, "A")
+    assert lease.session_row is not None
+    row = lease.session_row[0]
+    assert row == await store.get_session(KEY)
+    assert row is not None and (row.session_id, row.model_ref) == ("sid", "p/m")
+    renewed = (await store.renew_session_leases([lease], ttl=60))[0]
+    assert renewed is not None and renewed.session_row is None and renewed.fence == lease.fence
+
+
 async def test_a_fence_of_another_session_or_bad_arguments_are_clear_errors(
         store: Store) -> None:
     lease = await take(store, "A")

@@ -87,8 +87,10 @@ class TurnPreparer:
                       opts: TurnOptions, started: float, fence: SessionLease | None,
                       spend: TurnSpend) -> PreparedTurn:
         """The turn, prepared under the session's writer lease (`fence`)."""
-        # read under the lease: the complete transcript, whoever wrote it
-        record = await self._store.get_session(session_key)
+        # read under the lease: the complete transcript, whoever wrote it (the store may
+        # have read the row in the lease's own transaction already)
+        known = fence.session_row if fence is not None else None
+        record = known[0] if known is not None else await self._store.get_session(session_key)
         primary = self._model_ref(agent_id, opts.model, record)
         chain = self._candidates(agent_id, primary, opts, record)
         timeout = opts.timeout or self._context.config.agents.defaults.timeout_seconds

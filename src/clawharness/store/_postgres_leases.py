@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from clawharness.store._postgres_sql import SESSION_COLS
 from clawharness.store.leases import (
     NO_TICKET,
     SessionLease,
@@ -26,6 +27,7 @@ from clawharness.store.leases import (
     lease_lost,
     waiter_ttl,
 )
+from clawharness.store.records import SessionRecord, stored_session_meta
 
 __all__ = ["CHANNEL", "MIGRATION_V2", "LeaseListener", "SessionLeaseMethods", "check_fence"]
 
@@ -52,7 +54,9 @@ MIGRATION_V2: tuple[str, ...] = (
 )
 
 _NOW = "extract(epoch FROM statement_timestamp())::float8"
-_ACQUIRE = f"""WITH clock AS (SELECT {_NOW} AS now)
+# The session's row comes back with the lease (`SessionLease.session_row`): the turn that
+# takes the lease reads it next anyway, and this saves that round trip.
+_ACQUIRE = f"""WITH clock AS (SELECT {_NOW} AS now), acquired AS (
 INSERT INTO session_leases AS l (session_key, fence, token, holder, acquired_at, expires_at)
 SELECT %(key)s, 1, %(token)s, %(holder)s, clock.now, clock.now + %(ttl)s FROM clock
 WHERE NOT EXISTS (SELECT 1 FROM session_lease_waiters w
@@ -62,7 +66,9 @@ ON CONFLICT (session_key) DO UPDATE SET
     fence = l.fence + 1, token = excluded.token, holder = excluded.holder,
     acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
 WHERE l.token IS NULL OR l.expires_at <= excluded.acquired_at
-RETURNING l.fence, l.acquired_at, l.expires_at"""
+RETURNING l.fence, l.acquired_at, l.expires_at)
+SELECT a.fence, a.acquired_at, a.expires_at, {", ".join(f"s.{c.strip()}" for c in SESSION_COLS.split(","))}
+FROM acquired a LEFT JOIN sessions s ON s.key = %(key)s"""
 _STATE = f"""WITH clock AS (SELECT {_NOW} AS now)
 SELECT l.holder, coalesce(l.fence, 0), l.expires_at,
     coalesce(l.token IS NOT NULL AND l.expires_at > clock.now, false),
@@ -106,7 +112,10 @@ async def _acquire(conn: Conn, key: str, token: str, holder: str, ttl: float,
     if row is not None:
         if ticket is not None:
             await conn.execute("DELETE FROM session_lease_waiters WHERE ticket = %s", (ticket,))
-        return SessionLease(key, token, int(row[0]), holder, float(row[1]), float(row[2]))
+        session = None if row[3] is None else SessionRecord(
+            row[3], row[4], row[5], row[6], row[7], row[8], row[9], stored_session_meta(row[10]))
+        return SessionLease(key, token, int(row[0]), holder, float(row[1]), float(row[2]),
+                            (session,))
     await conn.execute(_PURGE, (key,))
     mine = None
     if ticket is not None:
@@ -294,7 +303,8 @@ class SessionLeaseMethods:
         out: list[SessionLease | None] = []
         for lease in leases:
             expires = renewed.get((lease.session_key, lease.token))
-            out.append(None if expires is None else replace(lease, expires_at=expires))
+            out.append(None if expires is None
+                       else replace(lease, expires_at=expires, session_row=None))
         return out
 
     async def release_session_lease(self, lease: SessionLease, *, wait: bool = True) -> bool:

@@ -25,6 +25,7 @@ from clawharness.store.leases import (
     lease_lost,
     waiter_ttl,
 )
+from clawharness.store.records import SessionRecord
 
 _T = TypeVar("_T")
 
@@ -70,15 +71,21 @@ _TOKEN = "SELECT token, fence FROM session_leases WHERE session_key = ?"
 
 
 def acquire(conn: sqlite3.Connection, key: str, token: str, holder: str, now: float,
-            ttl: float, ticket: int | None, waiter_ttl: float) -> SessionLease | SessionLeaseBusy:
-    """One acquisition attempt; on failure the caller is queued (or its row refreshed)."""
+            ttl: float, ticket: int | None, waiter_ttl: float,
+            read_session: Callable[[sqlite3.Connection, str], SessionRecord | None] | None = None,
+            ) -> SessionLease | SessionLeaseBusy:
+    """One acquisition attempt; on failure the caller is queued (or its row refreshed).
+    `read_session`: read the session row too, in this transaction (`session_row`): the
+    turn that takes the lease reads it next anyway, and a read inside the write
+    transaction skips the locking an autocommit read pays."""
     args = {"key": key, "token": token, "holder": holder, "now": now, "expires": now + ttl,
             "ticket": NO_TICKET if ticket is None else ticket}
     row = conn.execute(_ACQUIRE, args).fetchone()
     if row is not None:
         if ticket is not None:
             conn.execute("DELETE FROM session_lease_waiters WHERE ticket = ?", (ticket,))
-        return SessionLease(key, token, int(row[0]), holder, now, now + ttl)
+        return SessionLease(key, token, int(row[0]), holder, now, now + ttl,
+                            None if read_session is None else (read_session(conn, key),))
     # busy: forget waiters that died, then queue (or refresh) this one
     conn.execute("DELETE FROM session_lease_waiters WHERE session_key = ? AND expires_at <= ?",
                  (key, now))
@@ -111,7 +118,8 @@ def renew(conn: sqlite3.Connection, leases: Sequence[SessionLease], now: float,
            "RETURNING expires_at")
     for lease in leases:
         row = conn.execute(sql, (now + ttl, lease.session_key, lease.token)).fetchone()
-        out.append(None if row is None else replace(lease, expires_at=float(row[0])))
+        out.append(None if row is None else replace(lease, expires_at=float(row[0]),
+                                                    session_row=None))
     return out
 
 
@@ -151,6 +159,7 @@ class SessionLeaseMethods:
 
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        def _session_row(self, conn: sqlite3.Connection, key: str) -> SessionRecord | None: ...
 
     async def acquire_session_lease(
         self, session_key: str, *, holder: str, ttl: float, ticket: int | None = None,
@@ -160,7 +169,8 @@ class SessionLeaseMethods:
         seconds = check_ttl(ttl)
         token = check_token(token)
         return await self._write_small(lambda c: acquire(
-            c, session_key, token, holder, time.time(), seconds, ticket, waiter_ttl(seconds)))
+            c, session_key, token, holder, time.time(), seconds, ticket, waiter_ttl(seconds),
+            self._session_row))
 
     async def session_lease_state(
         self, session_key: str, *, ticket: int | None = None,

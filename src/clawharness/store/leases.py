@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import math
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from clawharness.errors import SessionLeaseLostError, StoreError
+from clawharness.store.records import SessionRecord
 
 __all__ = [
     "NO_TICKET",
@@ -61,6 +62,11 @@ class SessionLease:
     holder: str
     acquired_at: float
     expires_at: float
+    #: the session's row as the acquisition's own transaction read it, as a 1-tuple (its
+    #: item None: the key had no row), so the turn that took the lease need not read it
+    #: again; None when the store did not read it (or the lease was renewed since)
+    session_row: tuple[SessionRecord | None] | None = field(
+        default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -415,13 +415,13 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
 
         return await self._write_small(fn)
 
+    def _session_row(self, conn: sqlite3.Connection, key: str) -> SessionRecord | None:
+        row = conn.execute(q.SELECT_SESSION + " WHERE key = ?", (key,)).fetchone()
+        return None if row is None else _session(row)
+
     async def get_session(self, key: str) -> SessionRecord | None:
         """The session row under `key`, or None."""
-        def fn(conn: sqlite3.Connection) -> SessionRecord | None:
-            row = conn.execute(q.SELECT_SESSION + " WHERE key = ?", (key,)).fetchone()
-            return None if row is None else _session(row)
-
-        return await self._read(fn, inline=True)
+        return await self._read(lambda conn: self._session_row(conn, key), inline=True)
 
     async def list_sessions(
         self, *, agent_id: str | None = None, limit: int | None = None
