@@ -135,7 +135,8 @@ class ToolActionRef:
 
 
 def _record(value: Any) -> Mapping[str, Any] | None:
-    return value if isinstance(value, Mapping) else None
+    # (a dict is told apart in C, before the ABC's check in Python)
+    return value if isinstance(value, (dict, Mapping)) else None
 
 
 def _lower(value: Any) -> str:

@@ -206,12 +206,16 @@ class ToolErrorState:
 
 
 def _as_record(value: Any) -> dict[str, Any] | None:
-    return dict(value) if isinstance(value, Mapping) else None
+    # (a dict is told apart in C, before the ABC's check in Python; None, where
+    # likely, is ruled out before it)
+    return dict(value) if isinstance(value, (dict, Mapping)) else None
 
 
 def _middleware_failed(result: Any) -> bool:
-    details = result.get("details") if isinstance(result, Mapping) else None
-    return isinstance(details, Mapping) and details.get("middlewareError") is True
+    details = (result.get("details")
+               if isinstance(result, (dict, Mapping)) else None)
+    return (details is not None and isinstance(details, Mapping)
+            and details.get("middlewareError") is True)
 
 
 class ToolTerminalObserver:
@@ -284,11 +288,12 @@ class ToolTerminalObserver:
         meta = observation.get("meta")
         meta_text = meta if isinstance(meta, str) else None
         owner = observation.get("ownerMutation")
-        owner_key = owner.get("ownerKey") if isinstance(owner, Mapping) else None
+        owner_key = (owner.get("ownerKey")
+                     if owner is not None and isinstance(owner, Mapping) else None)
         if isinstance(owner_key, str) and owner_key:
             return build_tool_mutation_state(tool_name, args, meta_text, owner_key=owner_key)
         native = observation.get("nativeMutation")
-        if isinstance(native, Mapping):
+        if native is not None and isinstance(native, Mapping):
             # protocol-owned facts for native tools; the classifier is not applied to them
             fingerprint = native.get("actionFingerprint")
             return ToolMutationState(

@@ -37,9 +37,13 @@ async def report_tool_terminal(observe: ObserveToolTerminal | None,
     if observe is None:
         return last_tool_error
     resolution = observe(observation)
-    if resolution is not None and inspect.isawaitable(resolution):
+    # (an observer's usual answer, a dict, is not awaitable: `isawaitable` would ask
+    # the `Awaitable` ABC, in Python)
+    if resolution is not None and type(resolution) is not dict and inspect.isawaitable(
+            resolution):
         resolution = await resolution
-    if not isinstance(resolution, Mapping):
+    # (a dict is told apart in C, before the ABC's check in Python)
+    if not isinstance(resolution, (dict, Mapping)):
         return last_tool_error
     last = resolution.get("lastToolError")
-    return dict(last) if isinstance(last, Mapping) else None
+    return dict(last) if last is not None and isinstance(last, Mapping) else None

@@ -138,7 +138,7 @@ def result_text(content: object) -> str:
     if not isinstance(content, list):
         return ""
     return "".join(str(b.get("text", "")) for b in content
-                   if isinstance(b, Mapping) and b.get("type") == "text")
+                   if isinstance(b, (dict, Mapping)) and b.get("type") == "text")
 
 
 def _normalized(result: ToolResult) -> ToolResult:

@@ -275,7 +275,8 @@ def is_plain_read_only_shell_command(command: str | None) -> bool:
 
 
 def _args_view(args: ToolArgs) -> tuple[Record | None, str | None]:
-    record = args if isinstance(args, Mapping) else None
+    # (a dict is told apart in C, before the ABC's check in Python)
+    record = args if isinstance(args, (dict, Mapping)) else None
     action = _action_name(record.get("action")) if record is not None else None
     return record, action
 

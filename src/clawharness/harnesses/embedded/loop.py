@@ -85,7 +85,8 @@ def _tool_surface(tools: Any) -> tuple[tuple[ToolSchema, ...], frozenset[str]]:
     return schemas, callers
 
 
-def _watch(event: asyncio.Event, callback: Callable[[object], None]) -> Callable[[], None]:
+def _watch(event: asyncio.Event, callback: Callable[[object], None],
+           loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
     """Have `callback` called (by the event loop) once `event` is set; returns the undo.
 
     A plain `asyncio.Event` gets a future among its own waiters, as `Event.wait` puts
@@ -94,7 +95,7 @@ def _watch(event: asyncio.Event, callback: Callable[[object], None]) -> Callable
     (a subclass, or an Event without that deque) is watched by a task on `wait()`."""
     waiters = getattr(event, "_waiters", None)
     if type(event) is asyncio.Event and isinstance(waiters, collections.deque):
-        future = asyncio.get_running_loop().create_future()
+        future = loop.create_future()  # (the caller's loop: no `get_running_loop` again)
         future.add_done_callback(callback)
         waiters.append(future)
 
@@ -220,7 +221,7 @@ class EmbeddedAttempt:
                 aborted = True
                 task.cancel()
 
-        unwatch = _watch(p.abort, on_abort)
+        unwatch = _watch(p.abort, on_abort, task.get_loop())
         try:
             try:
                 if p.deadline is None:  # (no deadline: no timeout context to enter)
