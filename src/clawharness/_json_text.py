@@ -16,6 +16,9 @@ What orjson does not do as `json` does, and how it is kept:
   of the value), and `json` answers otherwise (with its error, or its own text);
 - dataclasses and datetimes: orjson is told to refuse them (`json` refuses them too).
 
+A `PlainJson` (a dict its maker vouches is plain JSON: a turn record as stored) skips
+the reading back: none of those differences can arise in it.
+
 `dumps_sorted(value)` is the same for a text compared, not stored (keys sorted, UTF-8),
 and `surely_within(value, chars)` tells, without `json`'s text, that it is short.
 """
@@ -27,7 +30,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["dumps_sorted", "dumps_strict", "surely_within"]
+__all__ = ["PlainJson", "dumps_sorted", "dumps_strict", "surely_within"]
 
 _STRICT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
@@ -38,8 +41,22 @@ _dumps: Final = orjson.dumps
 _loads: Final = orjson.loads
 
 
+class PlainJson(dict[str, Any]):
+    """A JSON object whose maker vouches that it holds, at any depth, only dicts, lists,
+    tuples, strings, ints, finite floats, bools and None (keys need not be vouched for:
+    orjson refuses a key that is not a string). `dumps_strict` writes it without reading
+    it back; it is a dict in every other way."""
+
+    __slots__ = ()
+
+
 def dumps_strict(value: Any) -> str:
     """Compact JSON of `value`, non-ASCII as is, NaN refused (see the module docstring)."""
+    if type(value) is PlainJson:
+        try:
+            return _dumps(value, option=_OPTIONS).decode()
+        except Exception:  # (a key not a string, an int beyond 64 bits): `json` answers
+            return _STRICT.encode(value)
     try:
         raw = _dumps(value, option=_OPTIONS)
         # (a comparison may raise for an odd type's `__eq__`: `json` decides then)

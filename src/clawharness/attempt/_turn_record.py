@@ -7,14 +7,21 @@ is not an identity passed through the secret redaction, built in one pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from clawharness._json import JsonValue
+from clawharness._json_text import PlainJson
 from clawharness.records.turn_result import ModelFallback
 from clawharness.records.usage import Usage
-from clawharness.redaction import redact_entry, redact_secrets_in, redact_walked
+from clawharness.redaction import (
+    odd_values_seen,
+    redact_entry,
+    redact_secrets_in,
+    redact_walked,
+)
 from clawharness.redaction.fields import is_sensitive_field_key
 from clawharness.redaction.known import known_generation
 
@@ -169,9 +176,18 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
     """`redacted_record(record.to_json())`, made in one pass: the record's own frame (its
     fields, timeline events and tool calls, whose keys are never secret-named) is built
     already redacted, and only the values inside it are walked (timeline data, tool
-    arguments, ...), at the depth a walk of the whole would reach them."""
+    arguments, ...), at the depth a walk of the whole would reach them.
+
+    A `PlainJson` when it surely is plain JSON (the store then writes it without reading
+    its JSON back): the walks met nothing else (`odd_values_seen`), the kept candidates
+    neither, and the frame's own values are strings, ints and finite floats."""
+    odd = odd_values_seen()
     generation = known_generation()
     session_id = record.session_id
+    # the frame's numbers, summed: NaN when one is NaN or an infinity (or they overflow)
+    started = record.started_at
+    numbers = (started if type(started) is float or type(started) is int else math.nan
+               ) + record.duration_ms
 
     def text(value: str | None) -> str | None:
         return None if value is None else redact_walked(value, 1, generation)
@@ -181,9 +197,11 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
 
     timeline: list[Any] = []
     for event in record.timeline:
+        numbers += event.at_ms
         item: dict[str, Any] = {"at_ms": round(event.at_ms, 2),
                                 "kind": redact_walked(event.kind, 3, generation)}
         if event.duration_ms is not None:
+            numbers += event.duration_ms
             item["duration_ms"] = round(event.duration_ms, 2)
         if event.data:
             item["data"] = redact_walked(event.data, 3, generation)
@@ -195,6 +213,10 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
               "started_at_ms": round(t.started_at_ms, 2),
               "duration_ms": duration(t.duration_ms), "attempt": t.attempt}
              for t in record.tool_calls]
+    framed = True
+    for t in record.tool_calls:
+        numbers += t.started_at_ms + (t.duration_ms or 0.0)
+        framed = framed and type(t.attempt) is int
     selections: list[Any] = []
     for selection in record.selections:
         listed = selection.get("candidates", _ABSENT)
@@ -203,12 +225,13 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
             continue
         redacted = redact_walked({k: v for k, v in selection.items() if k != "candidates"},
                                  2, generation)
-        selections.append(_with(selection, redacted, "candidates",
-                                _redacted_candidates(listed, generation)))
+        candidates, plain = _candidates_and_plain(listed, generation)
+        framed = framed and plain
+        selections.append(_with(selection, redacted, "candidates", candidates))
     native = {k: v if k == "session_id_used" and v is not None and v == session_id
               else redact_entry(k, v, 1, generation) for k, v in record.native.items()}
     lease = record.lease
-    return {
+    out = {
         "run_id": record.run_id, "session_key": record.session_key,
         "session_id": session_id, "agent_id": record.agent_id,
         "lease": None if lease is None else dict(lease),
@@ -223,9 +246,19 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
         "fallbacks": redact_walked([f.to_wire() for f in record.fallbacks], 1, generation),
         "usage": redact_walked(usage_wire(record.usage), 1, generation),
     }
+    if (framed and odd_values_seen() == odd and not numbers - numbers
+            and all(type(v) is str for v in (record.run_id, record.session_key, session_id,
+                                              record.agent_id))
+            and type(native.get("session_id_used", "")) in _KEPT
+            and (lease is None or all(type(v) is str or type(v) is int
+                                      for v in lease.values()))):
+        return PlainJson(out)
+    return out
 
 
 _ABSENT: Final = object()
+#: what a native session id kept as it was (the turn's own) is when plain
+_KEPT: Final = frozenset({str, type(None)})
 
 
 def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> Any:
@@ -242,16 +275,23 @@ def _with(original: Mapping[str, Any], redacted: dict[str, Any], key: str,
     return {k: item if k == key else redacted[k] for k in original}
 
 
-#: the redacted copy of each kept decision's candidates list, by the list's identity
-_CANDIDATES: dict[int, tuple[Any, int, Any]] = {}
+#: the redacted copy of each kept decision's candidates list, by the list's identity, and
+#: whether it is plain JSON (its walk met nothing else: `odd_values_seen`)
+_CANDIDATES: dict[int, tuple[Any, int, Any, bool]] = {}
 
 
 def _redacted_candidates(listed: Any, generation: int) -> Any:
+    return _candidates_and_plain(listed, generation)[0]
+
+
+def _candidates_and_plain(listed: Any, generation: int) -> tuple[Any, bool]:
     known = _CANDIDATES.get(id(listed))
     if known is not None and known[0] is listed and known[1] == generation:
-        return known[2]
+        return known[2], known[3]
+    odd = odd_values_seen()
     redacted = redact_secrets_in(listed)
+    plain = odd_values_seen() == odd
     if len(_CANDIDATES) >= MAX_CACHED_LISTS:
         _CANDIDATES.clear()
-    _CANDIDATES[id(listed)] = (listed, generation, redacted)
-    return redacted
+    _CANDIDATES[id(listed)] = (listed, generation, redacted, plain)
+    return redacted, plain

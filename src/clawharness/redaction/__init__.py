@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         unregister_known_secrets,
     )
     from clawharness.redaction.outbound import (
+        odd_values_seen,
         redact_entry,
         redact_secrets,
         redact_secrets_in,
@@ -54,6 +55,7 @@ __all__ = [
     "is_sensitive_field_key",
     "known_generation",
     "mask_token",
+    "odd_values_seen",
     "redact_config_text",
     "redact_entry",
     "redact_model_visible_secrets",
@@ -73,6 +75,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_face(__name__, {
     "is_secret_variable": "clawharness.redaction.env",
     "known_generation": "clawharness.redaction.known",
+    "odd_values_seen": "clawharness.redaction.outbound",
     "redact_entry": "clawharness.redaction.outbound",
     "redact_secrets": "clawharness.redaction.outbound",
     "redact_secrets_in": "clawharness.redaction.outbound",

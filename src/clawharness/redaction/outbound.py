@@ -28,11 +28,24 @@ from clawharness.redaction.fields import (
 )
 from clawharness.redaction.known import known_generation, mask_known_secrets
 
-__all__ = ["redact_entry", "redact_secrets", "redact_secrets_in", "redact_tool_result",
-           "redact_transcript_message", "redact_walked"]
+__all__ = ["odd_values_seen", "redact_entry", "redact_secrets", "redact_secrets_in",
+           "redact_tool_result", "redact_transcript_message", "redact_walked"]
 
 #: deeper than this a value is cut, not walked (tool results are far shallower)
 _MAX_DEPTH: Final = 64
+
+#: how many values the walks have passed on as they were that are not plain JSON (a
+#: float NaN or infinity, an object of another type): `odd_values_seen`
+_odd_seen = 0
+
+
+def odd_values_seen() -> int:
+    """How many values not plain JSON (a non-finite float, an object of a type other than
+    dict, list, tuple, str, int, float, bool and None) the walks (`redact_secrets_in`,
+    `redact_walked`, `redact_entry`) have passed on as they were, since the process began.
+    Read before and after a walk: no rise says its result is plain JSON (keys aside); a
+    rise says it may not be (or that another thread's walk met one)."""
+    return _odd_seen
 
 
 def redact_secrets(text: str) -> str:
@@ -63,6 +76,8 @@ def redact_secrets_in(value: Any, *, _depth: int = 0) -> Any:
     if _depth >= _MAX_DEPTH:
         return "[too deep]"
     if kind in _SCALARS:
+        if kind is float and value - value:
+            _count_odd()
         return value
     return _walk(value, _depth, known_generation())
 
@@ -71,6 +86,7 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
     """`redact_secrets_in` below its own checks: a value at `depth`, not a string or a
     scalar. A leaf is handled where it is found, not by a call of its own (a turn record
     has ~130); the short texts' cache is asked with `generation` read once per walk."""
+    global _odd_seen
     below = depth + 1
     deep = below >= _MAX_DEPTH
     kind = type(value)
@@ -88,6 +104,8 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
                 else:
                     out[key] = redact_secrets(item)
             elif kind in _SCALARS and not deep:
+                if kind is float and item - item:  # (NaN or an infinity: `item - item` is NaN)
+                    _odd_seen += 1
                 out[key] = item
             elif deep:
                 out[key] = "[too deep]"
@@ -103,13 +121,21 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
                              if item and len(item) <= _REMEMBERED_CHARS
                              else redact_secrets(item))
             elif kind in _SCALARS and not deep:
+                if kind is float and item - item:
+                    _odd_seen += 1
                 items.append(item)
             elif deep:
                 items.append("[too deep]")
             else:
                 items.append(_walk(item, below, generation))
         return items
+    _odd_seen += 1
     return value
+
+
+def _count_odd() -> None:
+    global _odd_seen
+    _odd_seen += 1
 
 
 def redact_walked(value: Any, depth: int, generation: int) -> Any:
@@ -124,6 +150,8 @@ def redact_walked(value: Any, depth: int, generation: int) -> Any:
     if depth >= _MAX_DEPTH:
         return "[too deep]"
     if kind in _SCALARS:
+        if kind is float and value - value:
+            _count_odd()
         return value
     if not value and (kind is list or kind is tuple or kind is dict):
         return {} if kind is dict else []  # (what the walk makes of an empty one)
@@ -144,6 +172,8 @@ def redact_entry(key: Any, item: Any, depth: int, generation: int) -> Any:
     if below >= _MAX_DEPTH:
         return "[too deep]"
     if kind in _SCALARS:
+        if kind is float and item - item:
+            _count_odd()
         return item
     return _walk(item, below, generation)
 
