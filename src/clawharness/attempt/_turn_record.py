@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
 
 from clawharness._json import JsonValue
 from clawharness._json_text import PlainJson
@@ -32,12 +32,16 @@ __all__ = ["IDENTITY", "MAX_CACHED_LISTS", "OWN_KEYS", "TimelineEvent", "ToolCal
 MAX_CACHED_LISTS: Final = 256
 
 
-@dataclass(frozen=True, slots=True)
-class TimelineEvent:
+#: (the records are named tuples, not frozen dataclasses: a turn makes several, and a
+#: frozen dataclass sets each field through `object.__setattr__`, about twice the cost)
+_NO_DATA: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+class TimelineEvent(NamedTuple):
     at_ms: float
     kind: str
     duration_ms: float | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = _NO_DATA
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"at_ms": round(self.at_ms, 2), "kind": self.kind}
@@ -48,8 +52,7 @@ class TimelineEvent:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallRecord:
+class ToolCallRecord(NamedTuple):
     tool_call_id: str
     name: str
     arguments: Any
@@ -66,8 +69,7 @@ class ToolCallRecord:
                 "attempt": self.attempt}
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRecord:
+class TurnRecord(NamedTuple):
     """One turn, as the inspector shows it."""
 
     run_id: str
