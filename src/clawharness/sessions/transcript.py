@@ -19,6 +19,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final
 
 from clawharness.observability.spans import store_append_span
@@ -40,6 +41,21 @@ __all__ = ["RUN_ID_META", "HistoryCache", "SessionCreation", "TranscriptMirror",
 RUN_ID_META: Final = "runId"
 #: made once (`json.dumps` with options builds an encoder per call)
 _ENCODER: Final = json.JSONEncoder(ensure_ascii=False)
+#: `_ENCODER`'s C encoder, made once too (`JSONEncoder.encode` makes one per call, about
+#: as costly as the encoding of a tool call's arguments); without the circular-reference
+#: markers, so a circular value ends in RecursionError, then `_ENCODER` says why
+_C_ENCODE: Final = None if c_make_encoder is None else c_make_encoder(
+    None, _ENCODER.default, encode_basestring, None, ": ", ", ", False, False, True)
+
+
+def _json_text(value: Any) -> str:
+    """`_ENCODER.encode(value)`, the same text."""
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODE(value, 0))
+    except RecursionError:
+        return _ENCODER.encode(value)  # raises what it raised before (ValueError: circular)
 
 
 def entry_run_id(entry: TranscriptEntry) -> str | None:
@@ -59,12 +75,15 @@ def message_text(message: dict[str, Any]) -> str:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
-            if kind in ("text", "output_text", "input_text") and isinstance(block.get("text"), str):
-                parts.append(block["text"])
+            if kind in ("text", "output_text", "input_text"):
+                text = block.get("text")
+                if isinstance(text, str) and text:
+                    parts.append(text)
             elif kind == "toolCall":
                 args = block.get("arguments")
-                parts.append(f"{block.get('name', '')} {_ENCODER.encode(args)[:2000]}")
-    return "\n".join(p for p in parts if p)
+                parts.append(f"{block.get('name', '')} {_json_text(args)[:2000]}")
+    # (most messages have one part: no join to make)
+    return parts[0] if len(parts) == 1 else "\n".join(parts)
 
 
 def entry_to_message(entry: TranscriptEntry) -> dict[str, Any]:
@@ -218,20 +237,26 @@ class TranscriptMirror:
 
     def _entries(self, messages: Sequence[dict[str, Any]]) -> list[NewEntry]:
         entries: list[NewEntry] = []
+        scrub, run_id = self._scrub, self._run_id
         for message in messages:
-            meta = message.get("__meta") if isinstance(message.get("__meta"), dict) else None
-            key = (meta or {}).get("idempotencyKey") or self._default_key(message)
+            if "__meta" in message:
+                meta = message["__meta"]
+                clean = {k: v for k, v in message.items() if k != "__meta"}
+            else:
+                meta, clean = None, dict(message)
+            if isinstance(meta, dict):
+                key = meta.get("idempotencyKey") or self._default_key(message)
+                metadata = {RUN_ID_META: run_id, **meta}
+            else:
+                key, metadata = self._default_key(message), {RUN_ID_META: run_id}
             self._count += 1
-            clean = {k: v for k, v in message.items() if k != "__meta"}
-            if self._scrub is not None:
-                clean = self._scrub(clean)
+            if scrub is not None:
+                clean = scrub(clean)
+            role = clean.get("role", "unknown")
+            # (positional: a frozen dataclass's keywords cost more)
             entries.append(NewEntry(
-                role=str(clean.get("role", "unknown")),
-                content=clean,
-                metadata={RUN_ID_META: self._run_id, **(meta or {})},
-                idempotency_key=str(key),
-                text=message_text(clean) or None,
-            ))
+                role if type(role) is str else str(role), clean, metadata,
+                key if type(key) is str else str(key), message_text(clean) or None))
         return entries
 
 
