@@ -112,7 +112,7 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
             else:
                 out[key] = _walk(item, below, generation)
         return out
-    if isinstance(value, list | tuple):
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
         items: list[Any] = []
         for item in value:
             kind = type(item)
@@ -184,7 +184,8 @@ _SCALARS: Final = frozenset({int, float, bool, type(None)})
 
 
 def _redact_block(block: Any) -> Any:
-    if not isinstance(block, Mapping):
+    # (a dict, the usual block, told apart in C before the ABC's check)
+    if type(block) is not dict and not isinstance(block, Mapping):
         return redact_secrets_in(block)
     kind = block.get("type")
     if kind == "text":
