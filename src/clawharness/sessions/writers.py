@@ -23,11 +23,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
@@ -151,58 +148,21 @@ class SessionWriters:
         lock = self._locks.get(key)
         return bool(lock and lock.locked())
 
-    @asynccontextmanager
-    async def hold(self, key: str, *, timeout: float | None = None,
-                   purpose: str = "") -> AsyncIterator[WriterSlot]:
-        """Hold the session's writer slot; waits in arrival order, at most `timeout`
-        seconds (None: the configured wait) in this process and in the store together."""
-        wait = self.timings.wait if timeout is None else timeout
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        deadline = started + wait
-        lock = self._locks.setdefault(key, asyncio.Lock())
-        self._waiters[key] = self._waiters.get(key, 0) + 1
-        try:
-            if lock.locked() or self._waiters[key] > 1:
-                # the span helpers load when a writer first waits (a host that writes
-                # nothing, like `sessions list`'s, never imports them or OpenTelemetry)
-                from clawharness.observability.spans import lease_wait_span
+    def hold(self, key: str, *, timeout: float | None = None,
+             purpose: str = "") -> _Hold:
+        """Hold the session's writer slot (`async with`, giving the `WriterSlot`); waits
+        in arrival order, at most `timeout` seconds (None: the configured wait) in this
+        process and in the store together."""
+        return _Hold(self, key, timeout, purpose)
 
-                try:
-                    with lease_wait_span(key, "process"):
-                        await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
-                except TimeoutError:
-                    raise SessionBusyError(
-                        f"session {key} is busy with another turn in this process; gave up "
-                        f"after {wait:g}s. Retry when it has finished, or raise "
-                        "sessions.writerWaitSeconds to wait longer") from None
-            else:
-                await lock.acquire()  # free: no timer to arm
-            try:
-                slot = WriterSlot(key)
-                store = self._store
-                if store is not None:
-                    slot.lease = await self._acquire(store, key, purpose, wait, deadline)
-                slot.waited = loop.time() - started
-                current_telemetry().lease_wait.record(slot.waited)
-                if slot.lease is not None:
-                    self._held.add(slot)
-                    self._ensure_keeper()
-                try:
-                    yield slot
-                finally:
-                    slot._closed = True
-                    self._held.discard(slot)
-                    if store is not None and slot.lease is not None:
-                        await _release_now(store, slot.lease)
-            finally:
-                lock.release()
-        finally:
-            self._waiters[key] -= 1
-            if self._waiters[key] == 0:
-                del self._waiters[key]
-                if not lock.locked():
-                    self._locks.pop(key, None)
+    def _leave(self, key: str, lock: asyncio.Lock) -> None:
+        """One holder or waiter of `key` less (its lock is forgotten with the last)."""
+        waiters = self._waiters
+        waiters[key] -= 1
+        if waiters[key] == 0:
+            del waiters[key]
+            if not lock.locked():
+                self._locks.pop(key, None)
 
     async def close(self) -> None:
         """Stop renewing (leases still held simply expire)."""
@@ -302,6 +262,85 @@ class SessionWriters:
         self._keeper = None
 
 
+class _Hold:
+    """`SessionWriters.hold`'s context: a class rather than an `asynccontextmanager`
+    generator, which cost about as much again as the rest of a held slot's Python."""
+
+    __slots__ = ("_key", "_lock", "_purpose", "_slot", "_store", "_timeout", "_writers")
+
+    def __init__(self, writers: SessionWriters, key: str, timeout: float | None,
+                 purpose: str) -> None:
+        self._writers = writers
+        self._key = key
+        self._timeout = timeout
+        self._purpose = purpose
+        self._lock: asyncio.Lock | None = None
+        self._slot: WriterSlot | None = None
+        #: the store the lease came from (released there, whatever `attach` did since)
+        self._store: SessionLeaseStore | None = None
+
+    async def __aenter__(self) -> WriterSlot:
+        writers, key = self._writers, self._key
+        wait = writers.timings.wait if self._timeout is None else self._timeout
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + wait
+        lock = writers._locks.get(key)
+        if lock is None:
+            lock = writers._locks[key] = asyncio.Lock()
+        waiters = writers._waiters
+        waiters[key] = waiters.get(key, 0) + 1
+        try:
+            if lock.locked() or waiters[key] > 1:
+                # the span helpers load when a writer first waits (a host that writes
+                # nothing, like `sessions list`'s, never imports them or OpenTelemetry)
+                from clawharness.observability.spans import lease_wait_span
+
+                try:
+                    with lease_wait_span(key, "process"):
+                        await asyncio.wait_for(lock.acquire(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    raise SessionBusyError(
+                        f"session {key} is busy with another turn in this process; gave up "
+                        f"after {wait:g}s. Retry when it has finished, or raise "
+                        "sessions.writerWaitSeconds to wait longer") from None
+            else:
+                await lock.acquire()  # free: no timer to arm
+            try:
+                slot = WriterSlot(key)
+                store = writers._store
+                if store is not None:
+                    slot.lease = await writers._acquire(store, key, self._purpose, wait, deadline)
+                slot.waited = loop.time() - started
+                current_telemetry().lease_wait.record(slot.waited)
+                if slot.lease is not None:
+                    writers._held.add(slot)
+                    writers._ensure_keeper()
+            except BaseException:
+                lock.release()
+                raise
+        except BaseException:
+            writers._leave(key, lock)
+            raise
+        self._lock, self._slot, self._store = lock, slot, store
+        return slot
+
+    async def __aexit__(self, *exc: object) -> None:
+        writers, slot, lock = self._writers, self._slot, self._lock
+        assert slot is not None and lock is not None, "not entered"
+        try:
+            try:
+                slot._closed = True
+                writers._held.discard(slot)
+                store = self._store
+                if store is not None and slot.lease is not None:
+                    await _release_now(store, slot.lease)
+            finally:
+                lock.release()
+        finally:
+            writers._leave(self._key, lock)
+
+
 async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
     try:
         # not waiting for it to be stored: the store may commit it with its next write
@@ -315,7 +354,7 @@ async def _acquire_once(store: SessionLeaseStore, key: str, holder: str, ttl: fl
                         ticket: int | None) -> SessionLease | SessionLeaseBusy:
     """One acquisition under a token of our own, so that a lease won while the caller
     was cancelled can still be given back (a release needs only the key and token)."""
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()  # (secrets.token_hex's text, two calls fewer)
     try:
         return await store.acquire_session_lease(key, holder=holder, ttl=ttl, ticket=ticket,
                                                  token=token)
