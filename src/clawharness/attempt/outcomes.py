@@ -174,6 +174,18 @@ class ToolErrorState:
         self._unresolved.append(dict(failure))
         return self.terminal_state()
 
+    def record_success_of(self, tool_name: str, meta: str | None,
+                          action_fingerprint: str | None,
+                          file_targets: Sequence[FileTarget] | None = None) -> dict[str, Any]:
+        """`record_success` of the action named by its parts: its `ToolActionRef` (a
+        frozen dataclass, ~7k instructions) is made only when a failure waits to be
+        matched, which is seldom (the usual success just clears the state)."""
+        if not self._unresolved:
+            self._non_mutating_failure = None
+            return self.terminal_state()
+        return self.record_success(ToolActionRef(tool_name, meta, action_fingerprint),
+                                   file_targets)
+
     def record_success(
         self, success: ToolActionRef, file_targets: Sequence[FileTarget] | None = None
     ) -> dict[str, Any]:
@@ -339,10 +351,9 @@ class ToolTerminalObserver:
             state = self._record_failure(observation, tool_name, meta, execution_started,
                                          mutation, file_targets, result)
         else:
-            success = ToolActionRef(
-                tool_name, meta if isinstance(meta, str) else None, mutation.action_fingerprint
-            )
-            state = self._errors.record_success(success, file_targets)
+            state = self._errors.record_success_of(
+                tool_name, meta if isinstance(meta, str) else None, mutation.action_fingerprint,
+                file_targets)
 
         side_effect = execution_started and not replay_safe
         self._side_effect_evidence = self._side_effect_evidence or side_effect
