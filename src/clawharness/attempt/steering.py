@@ -132,7 +132,8 @@ class CrossProcessSteering:
             mine = list(await local())
             theirs = list(found.offers)
             mine_last[:], theirs_last[:] = mine, theirs
-            return [*mine, *(offer.text for offer in theirs)]
+            # (mostly no offers: `mine` is a new list, given out as the one made was)
+            return [*mine, *[offer.text for offer in theirs]] if theirs else mine
 
         async def returned(messages: Sequence[str]) -> None:
             mine, theirs = list(mine_last), list(theirs_last)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clawharness.store import PluginStateStore
+from clawharness.store import PluginStateRecord, PluginStateStore
 
 __all__ = ["NAMESPACE", "Offer", "SteeringInbox", "Taken"]
 
@@ -47,6 +47,10 @@ class Taken:
 
     offers: Sequence[Offer] = ()
     interrupt: Offer | None = None
+
+
+def _row_key(row: PluginStateRecord) -> str:
+    return row.key
 
 
 class SteeringInbox:
@@ -78,8 +82,10 @@ class SteeringInbox:
         """One read of the session's offers: an interrupt addressed to `holder` (the
         turn's lease holder name) stops here; else the steered offers, claimed for
         `run_id`, oldest first (interrupts addressed to other turns are left alone)."""
-        rows = sorted(await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}"),
-                      key=lambda r: r.key)
+        rows = await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}")
+        if not rows:  # (the usual answer: nothing offered)
+            return Taken(offers=[])
+        rows = sorted(rows, key=_row_key)
         if holder is not None:
             for row in rows:
                 value = row.value if isinstance(row.value, dict) else {}

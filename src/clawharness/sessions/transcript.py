@@ -190,7 +190,7 @@ class TranscriptMirror:
         if entries:
             self._queued.extend(entries)
             if self._writing is None:
-                self._writing = asyncio.ensure_future(self._write_queued())
+                self._writing = asyncio.get_running_loop().create_task(self._write_queued())
 
     async def flush(self) -> None:
         """Wait until every queued message is stored; raise the failure if one was not."""
