@@ -58,6 +58,9 @@ from clawharness.providers import (
 __all__ = ["HARNESS_ID", "EmbeddedAttempt"]
 
 _log = logging.getLogger("clawharness.harnesses.embedded")
+#: `last_usage` before the attempt's first model call (a frozen Usage, so one is shared:
+#: making one per attempt cost about 17k instructions)
+_NO_CALL_YET = Usage.counted()
 
 
 class _Aborted(Exception):
@@ -136,7 +139,7 @@ class EmbeddedAttempt:
         #: the attempt's token totals over its model calls
         self.usage = Usage.zero()
         self.arg_errors: dict[str, str] = {}
-        self.last_usage = Usage.counted()
+        self.last_usage = _NO_CALL_YET
         #: the tools the caller runs (`ToolSpec.executed_by_caller`: `caller_tools`, set
         #: above), and the calls of them the attempt ended with, pending
         #: (`AttemptResult.client_tool_calls`)
