@@ -9,6 +9,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from clawharness._host_parts import HostCore
 from clawharness._ids import new_id
 from clawharness._json import JsonValue
 from clawharness.errors import SessionNotFoundError
@@ -21,8 +22,6 @@ from clawharness.store import SearchHit, SessionRecord, TranscriptEntry
 # lists its sessions imports neither)
 if TYPE_CHECKING:
     from clawharness.attempt.agent_setup import AgentSetup
-    from clawharness.config.schema import ClawConfig
-    from clawharness.plugins.runtime import PluginRuntime
     from clawharness.records import CompactionResult
     from clawharness.sessions.lifecycle import SessionLifecycle
     from clawharness.sessions.writers import SessionWriters
@@ -32,22 +31,14 @@ if TYPE_CHECKING:
 __all__ = ["HostSessionsMixin"]
 
 
-class _HostParts(Protocol):
+class _HostParts(HostCore, Protocol):
     """What the session methods read of their host."""
 
     _store: Store | None
     _lifecycle: SessionLifecycle | None
 
     @property
-    def config(self) -> ClawConfig: ...
-    @property
-    def env(self) -> Mapping[str, str]: ...
-    @property
-    def plugins(self) -> PluginRuntime: ...
-    @property
     def writers(self) -> SessionWriters: ...
-    @property
-    def store(self) -> Store: ...
     @property
     def agent_setup(self) -> AgentSetup: ...
     @property

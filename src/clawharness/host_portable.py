@@ -6,10 +6,10 @@ host is `_HostParts`."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from clawharness._host_parts import HostCore
 from clawharness._ids import new_id
 from clawharness.errors import (
     AgentHarnessNotRegisteredError,
@@ -26,7 +26,6 @@ from clawharness.sessions.keys import normalize_session_key, parse_session_key
 # what adopting, forking and handing off use is imported when one runs (a host that
 # only reads its store imports none of it)
 if TYPE_CHECKING:
-    from clawharness.config.schema import ClawConfig
     from clawharness.harness import (
         Message,
         NativeAdoption,
@@ -36,26 +35,18 @@ if TYPE_CHECKING:
     from clawharness.plugins.runtime import PluginRuntime
     from clawharness.sessions import AdoptionResult, ForkResult
     from clawharness.sessions.writers import SessionWriters
-    from clawharness.store import SessionRecord, Store
+    from clawharness.store import SessionRecord
 
 __all__ = ["PortableSessionsMixin"]
 
 
-class _HostParts(Protocol):
+class _HostParts(HostCore, Protocol):
     """What the portable-session methods read of their host."""
 
     @property
-    def config(self) -> ClawConfig: ...
-    @property
-    def env(self) -> Mapping[str, str]: ...
-    @property
     def state_dir(self) -> Path: ...
     @property
-    def plugins(self) -> PluginRuntime: ...
-    @property
     def writers(self) -> SessionWriters: ...
-    @property
-    def store(self) -> Store: ...
     async def start(self) -> object: ...
     async def get_session(self, key: str) -> SessionRecord: ...
     def default_agent_id(self) -> str: ...

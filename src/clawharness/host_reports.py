@@ -6,10 +6,10 @@ sessions' runtime pins, the cluster's state. `Host` has these methods
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from clawharness._host_parts import HostCore
 from clawharness.errors import ConfigError, InvalidSessionKeyError
 from clawharness.sessions.agents import known_agent_ids, require_known_agent
 from clawharness.sessions.keys import parse_session_key
@@ -19,32 +19,21 @@ from clawharness.sessions.keys import parse_session_key
 if TYPE_CHECKING:
     from clawharness.cluster.status import ClusterStatus
     from clawharness.cluster.transport import ClusterTransport
-    from clawharness.config.schema import ClawConfig
     from clawharness.harness.status import SessionPin, StatusReport
     from clawharness.models.catalog import ModelCatalog
-    from clawharness.plugins.runtime import PluginRuntime
     from clawharness.records.turn_result import TurnResult
-    from clawharness.store import Store
     from clawharness.tools.sandbox import SandboxExplanation, SandboxService
 
 __all__ = ["HostReportsMixin"]
 
 
-class _HostParts(Protocol):
+class _HostParts(HostCore, Protocol):
     """What the report methods read of their host."""
 
-    @property
-    def config(self) -> ClawConfig: ...
-    @property
-    def env(self) -> Mapping[str, str]: ...
-    @property
-    def plugins(self) -> PluginRuntime: ...
     @property
     def sandbox(self) -> SandboxService: ...
     @property
     def state_dir(self) -> Path: ...
-    @property
-    def store(self) -> Store: ...
     def session_key(self, key: str | None) -> str: ...
     def default_agent_id(self) -> str: ...
     def cluster_transport(self) -> ClusterTransport: ...
