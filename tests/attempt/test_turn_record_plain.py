@@ -78,6 +78,46 @@ def test_a_record_with_what_json_refuses_is_not_vouched_and_is_refused(
         dump_json(stored, "turn record")
 
 
+def test_a_kept_mapping_with_what_json_refuses_is_never_vouched() -> None:
+    """A read-only selection or start data the recorder shares between turns is redacted
+    once; a NaN in it leaves every record that holds it unvouched, not only the first."""
+    from types import MappingProxyType
+
+    selection = MappingProxyType({"attempt": 0, "model": "m", "score": math.nan,
+                                  "candidates": []})
+    start = MappingProxyType({"attempt": 0, "model": "m", "score": math.inf})
+    for record in (_record()._replace(selections=(selection,)),
+                   _record()._replace(timeline=(TimelineEvent(0.1, "attempt.start", None,
+                                                              start),))):
+        for _ in range(2):
+            stored = stored_json(record)
+            assert type(stored) is dict
+            with pytest.raises(StoreError):
+                dump_json(stored, "turn record")
+
+
+def test_times_are_rounded_as_round_rounds_them() -> None:
+    """The record's times go to two decimals by a cheaper way than `round` where it
+    surely agrees: the same float (sign of a zero too) or int for any value."""
+    import random
+    import struct
+
+    from clawharness.attempt._turn_record import _round2
+
+    rng = random.Random(7)
+    values: list[Any] = [0.0, -0.0, 5e-324, 0.005, 0.015, 0.125, 1.005, 2.675, 2.0**40,
+                         2.0**40 - 1.0, 1e15, math.nan, math.inf, -math.inf, -1.555, 3, True]
+    for _ in range(20000):
+        whole = rng.randrange(10**9)
+        values += [whole / 100 + 0.005, math.nextafter(whole / 1000, math.inf),
+                   math.nextafter(whole / 1000, -math.inf),
+                   rng.uniform(0, 10.0**rng.randrange(-5, 14)),
+                   struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]]
+    for value in values:
+        assert repr(_round2(value)) == repr(round(value, 2)), value
+        assert type(_round2(value)) is type(round(value, 2))
+
+
 def test_walks_count_what_they_pass_on_that_is_not_plain() -> None:
     from clawharness.redaction import redact_secrets_in
 

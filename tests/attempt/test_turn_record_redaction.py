@@ -123,3 +123,40 @@ def test_a_turn_record_is_stored_as_a_walk_of_its_json_stores_it() -> None:
             assert SECRET not in json.dumps(stored) and private not in json.dumps(stored)
     finally:
         unregister_known_secrets(token)
+
+
+def test_kept_mappings_are_stored_as_a_walk_stores_them_whatever_became_known() -> None:
+    """A selection entry and an attempt's start data the recorder shares between turns
+    (read-only mappings, redacted once per set of known values) read as a walk of the
+    record's JSON reads them, on the first turn and on the next, and a value made known
+    between the two is masked in them."""
+    from types import MappingProxyType
+
+    from clawharness.attempt._turn_record import TimelineEvent, TurnRecord, stored_json
+
+    private = "hunter2-private-value-0099"
+    selection = MappingProxyType({
+        "attempt": 0, "model": "m", "selected_reason": f"saw {private} and {SECRET}",
+        "password": "pw-plain", "candidates": [{"id": "codex", "reason": f"r {private}"}]})
+    start = MappingProxyType({"attempt": 0, "model": private, "harness": "openclaw"})
+
+    def record() -> TurnRecord:
+        return TurnRecord(
+            run_id="r1", session_key="agent:main:a", session_id="s-1", agent_id="main",
+            started_at=1.5, duration_ms=2.0, terminal="ok", error=None, runtime="openclaw",
+            selected_reason="auto", selections=(selection,),
+            timeline=(TimelineEvent(0.1, "attempt.start", None, start),), tool_calls=(),
+            approvals=(), lease=None, native={"harness_id": "openclaw"}, delivery={},
+            finalization="not-needed")
+
+    for _ in range(2):
+        stored = stored_json(record())
+        assert same(stored, walked(record().to_json()))
+        assert private in json.dumps(stored) and SECRET not in json.dumps(stored)
+    token = register_known_secrets([private])
+    try:
+        stored = stored_json(record())
+        assert same(stored, walked(record().to_json()))
+        assert private not in json.dumps(stored) and SECRET not in json.dumps(stored)
+    finally:
+        unregister_known_secrets(token)

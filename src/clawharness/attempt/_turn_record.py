@@ -8,7 +8,7 @@ is not an identity passed through the secret redaction, built in one pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
@@ -28,7 +28,7 @@ from clawharness.redaction.known import known_generation
 __all__ = ["IDENTITY", "MAX_CACHED_LISTS", "OWN_KEYS", "TimelineEvent", "ToolCallRecord",
            "TurnRecord", "redacted_record", "stored_json", "usage_wire"]
 
-#: how many redacted candidate lists (and, in `inspector`, selection facts) are kept
+#: how many redacted candidate lists and kept mappings (and, in `inspector`, selections) are kept
 MAX_CACHED_LISTS: Final = 256
 
 
@@ -134,7 +134,7 @@ def redacted_record(record: dict[str, Any]) -> dict[str, Any]:
     arguments, failure messages, approval reasons, timeline data).
 
     Two parts are not walked again each turn: a selection's candidates (the same list
-    for every turn of a kept decision, `inspector._selection_facts`: redacted once per
+    for every turn of a kept decision, `inspector._selection`: redacted once per
     list and set of known values), and the session id the attempt used when it is the turn's own
     (`session_id`, an identity stored as it is)."""
     identity: dict[str, Any] = {}
@@ -195,41 +195,42 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
         return None if value is None else redact_walked(value, 1, generation)
 
     def duration(value: float | None) -> float | None:
-        return None if value is None else round(value, 2)
+        return None if value is None else _round2(value)
 
+    framed = True
     timeline: list[Any] = []
     for event in record.timeline:
         numbers += event.at_ms
-        item: dict[str, Any] = {"at_ms": round(event.at_ms, 2),
+        item: dict[str, Any] = {"at_ms": _round2(event.at_ms),
                                 "kind": redact_walked(event.kind, 3, generation)}
         if event.duration_ms is not None:
             numbers += event.duration_ms
-            item["duration_ms"] = round(event.duration_ms, 2)
-        if event.data:
-            item["data"] = redact_walked(event.data, 3, generation)
+            item["duration_ms"] = _round2(event.duration_ms)
+        data = event.data
+        if type(data) is MappingProxyType and data:
+            item["data"], plain = _kept(data, 3, generation, _walked)
+            framed = framed and plain
+        elif data:
+            item["data"] = redact_walked(data, 3, generation)
         timeline.append(item)
     tools = [{"tool_call_id": redact_walked(t.tool_call_id, 3, generation),
               "name": redact_walked(t.name, 3, generation),
               "arguments": redact_walked(t.arguments, 3, generation),
               "outcome": redact_walked(t.outcome, 3, generation),
-              "started_at_ms": round(t.started_at_ms, 2),
+              "started_at_ms": _round2(t.started_at_ms),
               "duration_ms": duration(t.duration_ms), "attempt": t.attempt}
              for t in record.tool_calls]
-    framed = True
     for t in record.tool_calls:
         numbers += t.started_at_ms + (t.duration_ms or 0.0)
         framed = framed and type(t.attempt) is int
     selections: list[Any] = []
     for selection in record.selections:
-        listed = selection.get("candidates", _ABSENT)
-        if listed is _ABSENT:
-            selections.append(redact_walked(selection, 2, generation))
-            continue
-        redacted = redact_walked({k: v for k, v in selection.items() if k != "candidates"},
-                                 2, generation)
-        candidates, plain = _candidates_and_plain(listed, generation)
+        if type(selection) is MappingProxyType:
+            redacted, plain = _kept(selection, 2, generation, _selection)
+        else:
+            redacted, plain = _selection(selection, 2, generation)
         framed = framed and plain
-        selections.append(_with(selection, redacted, "candidates", candidates))
+        selections.append(redacted)
     native = {k: v if k == "session_id_used" and v is not None and v == session_id
               else redact_entry(k, v, 1, generation) for k, v in record.native.items()}
     lease = record.lease
@@ -237,7 +238,7 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
         "run_id": record.run_id, "session_key": record.session_key,
         "session_id": session_id, "agent_id": record.agent_id,
         "lease": None if lease is None else dict(lease),
-        "started_at": record.started_at, "duration_ms": round(record.duration_ms, 2),
+        "started_at": record.started_at, "duration_ms": _round2(record.duration_ms),
         "terminal": text(record.terminal), "error": text(record.error),
         "runtime": text(record.runtime), "selected_reason": text(record.selected_reason),
         "selections": selections, "timeline": timeline, "tool_calls": tools,
@@ -256,6 +257,23 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
                                       for v in lease.values()))):
         return PlainJson(out)
     return out
+
+
+def _round2(value: float) -> float:
+    """`round(value, 2)`, made from the value times 100 rounded to a whole number when
+    that is surely the same (about a third of the cost: a record has a dozen times).
+
+    Below 2**40 the product is off the exact one by under 2**-13, so when it is more than
+    0.499 from a half the exact one rounds to the same whole number `n`, and `n / 100`
+    (one correctly rounded division) is the float nearest `n` hundredths, as `round`'s
+    is; a negative value (`-0.0`), NaN, an infinity and an int go to `round` itself."""
+    if type(value) is float:
+        scaled = value * 100.0
+        if 0.0 < scaled < 1099511627776.0:
+            whole = round(scaled)
+            if -0.499 < scaled - whole < 0.499:
+                return whole / 100
+    return round(value, 2)
 
 
 _ABSENT: Final = object()
@@ -280,6 +298,50 @@ def _with(original: Mapping[str, Any], redacted: dict[str, Any], key: str,
 #: the redacted copy of each kept decision's candidates list, by the list's identity, and
 #: whether it is plain JSON (its walk met nothing else: `odd_values_seen`)
 _CANDIDATES: dict[int, tuple[Any, int, Any, bool]] = {}
+
+
+def _selection(selection: Mapping[str, Any], depth: int,
+               generation: int) -> tuple[Any, bool]:
+    """A selection entry found at `depth` redacted, and whether it is plain JSON; its
+    candidates list redacted once per list."""
+    listed = selection.get("candidates", _ABSENT)
+    if listed is _ABSENT:
+        return _walked(selection, depth, generation)
+    odd = odd_values_seen()
+    rest = redact_walked({k: v for k, v in selection.items() if k != "candidates"},
+                         depth, generation)
+    plain = odd_values_seen() == odd
+    candidates, listed_plain = _candidates_and_plain(listed, generation)
+    return _with(selection, rest, "candidates", candidates), plain and listed_plain
+
+
+#: the redacted copy of each kept mapping (a `MappingProxyType`: the recorder makes a
+#: selection entry and an attempt's start data once per decision, attempt and model, and
+#: shares them read-only between turns), by its identity, with the depth it is found at,
+#: the known values' generation, and whether it is plain JSON
+_KEPT_MAPPINGS: dict[int, tuple[Any, int, int, Any, bool]] = {}
+
+
+def _kept(value: Mapping[str, Any], depth: int, generation: int,
+          redact: Callable[[Mapping[str, Any], int, int], tuple[Any, bool]]
+          ) -> tuple[Any, bool]:
+    """`redact(value, depth, generation)` for a kept mapping: made once per generation."""
+    known = _KEPT_MAPPINGS.get(id(value))
+    if (known is not None and known[0] is value and known[1] == depth
+            and known[2] == generation):
+        return known[3], known[4]
+    redacted, plain = redact(value, depth, generation)
+    if len(_KEPT_MAPPINGS) >= MAX_CACHED_LISTS:
+        _KEPT_MAPPINGS.clear()
+    _KEPT_MAPPINGS[id(value)] = (value, depth, generation, redacted, plain)
+    return redacted, plain
+
+
+def _walked(value: Any, depth: int, generation: int) -> tuple[Any, bool]:
+    """`redact_walked(value, depth, generation)`, and whether it is plain JSON."""
+    odd = odd_values_seen()
+    redacted = redact_walked(value, depth, generation)
+    return redacted, odd_values_seen() == odd
 
 
 def _redacted_candidates(listed: Any, generation: int) -> Any:

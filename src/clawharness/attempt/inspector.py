@@ -26,6 +26,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from clawharness._json_text import surely_within
@@ -118,7 +119,7 @@ class TurnRecorder:
         self._tools: dict[str, list[Any]] = {}
         self._order: list[str] = []
         self.approvals: list[dict[str, Any]] = []
-        self.selections: list[dict[str, Any]] = []
+        self.selections: list[Mapping[str, Any]] = []
         self._attempt = 0
         self._step_started = 0.0
         self._native: dict[str, Any] = {}
@@ -142,9 +143,9 @@ class TurnRecorder:
         """An attempt's selection: harness, reason, policy and candidates."""
         self._attempt = index
         self._step_started = self.now_ms()
-        self.selections.append({"attempt": index, "model": model, **_selection_facts(decision)})
-        self.event("attempt.start", data={"attempt": index, "model": model,
-                                          "harness": decision.selected_harness_id})
+        selection, start = _selection(decision, index, model)
+        self.selections.append(selection)
+        self.event("attempt.start", data=start)
 
     def attempt_ended(self, index: int, result: AttemptResult, started_ms: float) -> None:
         """An attempt's end: its terminal, the native session it used, delivery facts."""
@@ -239,20 +240,25 @@ class TurnRecorder:
         )
 
 
-#: the recorded facts of the selection decisions seen last (a selector keeps its
-#: decisions, so the same few come back turn after turn), by the decision's identity
-_FACTS: dict[int, tuple[Any, dict[str, Any]]] = {}
-_MAX_FACTS: Final = MAX_CACHED_LISTS
+#: what the record says of the selection decisions seen last (a selector keeps its
+#: decisions, so the same few come back turn after turn), by the decision's identity, the
+#: attempt and the model: the attempt's selection entry and its `attempt.start` data, made
+#: once and shared read-only by the records, which then redact them once
+#: (`_turn_record`: a `MappingProxyType` is a kept mapping)
+_SELECTIONS: dict[tuple[int, int, str], tuple[Any, Mapping[str, Any], Mapping[str, Any]]] = {}
+_MAX_SELECTIONS: Final = MAX_CACHED_LISTS
 
 
-def _selection_facts(decision: Any) -> dict[str, Any]:
-    """What the record says of a selection decision besides the attempt and its model
-    (read-only: records share it)."""
-    known = _FACTS.get(id(decision))
+def _selection(decision: Any, index: int,
+               model: str) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """An attempt's selection entry and the data of its `attempt.start` event."""
+    key = (id(decision), index, model)
+    known = _SELECTIONS.get(key)
     if known is not None and known[0] is decision:
-        return known[1]
+        return known[1], known[2]
     policy = decision.policy
-    facts = {
+    selection = MappingProxyType({
+        "attempt": index, "model": model,
         "selected_harness_id": decision.selected_harness_id,
         "selected_reason": decision.selected_reason,
         "runtime": policy.runtime, "runtime_source": policy.source,
@@ -260,11 +266,13 @@ def _selection_facts(decision: Any) -> dict[str, Any]:
         "builtin": decision.builtin, "availability": decision.availability,
         "owner_plugin_id": decision.owner_plugin_id,
         "candidates": [_candidate(c) for c in decision.candidates],
-    }
-    if len(_FACTS) >= _MAX_FACTS:
-        _FACTS.clear()
-    _FACTS[id(decision)] = (decision, facts)
-    return facts
+    })
+    start = MappingProxyType({"attempt": index, "model": model,
+                              "harness": decision.selected_harness_id})
+    if len(_SELECTIONS) >= _MAX_SELECTIONS:
+        _SELECTIONS.clear()
+    _SELECTIONS[key] = (decision, selection, start)
+    return selection, start
 
 
 def _candidate(candidate: Any) -> dict[str, Any]:
