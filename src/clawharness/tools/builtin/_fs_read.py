@@ -5,6 +5,7 @@ small file is read on the event loop, a bigger one in a worker thread."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from clawharness.errors import ToolError
 from clawharness.harness.tool_spec import ToolCallContext, ToolSpec
 from clawharness.tools.builtin._common import optional_int, require_str, text_result
 from clawharness.tools.builtin._fs_common import SNIFF_BYTES, is_binary, problem, shown_path
-from clawharness.tools.builtin.confined import open_regular, resolve_open
+from clawharness.tools.builtin.confined import open_for_reading, resolve_open
 
 __all__ = ["READ_INLINE_BYTES", "READ_MAX_CHARS", "READ_MAX_LINES", "READ_SCAN_BYTES",
            "read_tool", "read_window"]
@@ -36,7 +37,7 @@ def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
         found = resolve_open(workspace, raw_path)
         try:
             shown = found.shown
-            fd, _ = open_regular(found, os.O_RDONLY)
+            fd, opened = open_for_reading(found)
         finally:
             found.close()
     except (FileNotFoundError, NotADirectoryError):
@@ -49,7 +50,7 @@ def _open_for_read(workspace: str, raw_path: str) -> tuple[int, str, int]:
     except OSError as exc:
         raise ToolError(f"cannot read {shown or shown_path(workspace, raw_path)}: "
                         f"{problem(exc)}") from exc
-    return fd, shown, os.fstat(fd).st_size
+    return fd, shown, opened.st_size
 
 
 @dataclass(slots=True)
@@ -96,24 +97,50 @@ def _read_lines(fd: int, shown: str, size: int, offset: int, limit: int) -> dict
             sniff = f.peek(SNIFF_BYTES)[:SNIFF_BYTES]  # type: ignore[attr-defined]
         except OSError as exc:
             raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
-        if is_binary(sniff):
-            raise ToolError(f"{shown} is a binary file ({size} bytes); read shows text only")
-        window = _Window(offset - 1, offset - 1 + min(limit, READ_MAX_LINES), [])
-        total = scanned = 0
-        complete = True
-        try:
-            while True:
-                if scanned >= READ_SCAN_BYTES:
-                    complete = f.read(1) == b""
-                    break
-                raw, used = _next_line(f, READ_SCAN_BYTES - scanned)
-                if not raw:
-                    break
-                scanned += used
-                window.take(total, raw)
-                total += 1
-        except OSError as exc:
-            raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+        return _scan(f, sniff, shown, size, offset, limit)
+
+
+def _read_small(fd: int, shown: str, size: int, offset: int, limit: int) -> dict[str, Any]:
+    """`_read_lines` of a file of at most `READ_INLINE_BYTES` as opened: its bytes read
+    by descriptor and its lines cut from memory the same way (a Python file object costs
+    two more fstat, an isatty and an lseek per read, and its buffer). One that does not
+    end where it did when opened (grown since, or a short read) streams from its start."""
+    try:
+        data = os.read(fd, size + 1)
+        whole = len(data) <= size and not os.read(fd, 1)
+        if not whole:
+            os.lseek(fd, 0, os.SEEK_SET)
+    except OSError as exc:
+        os.close(fd)
+        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
+    if not whole:
+        return _read_lines(fd, shown, size, offset, limit)
+    os.close(fd)
+    return _scan(io.BytesIO(data), data[:SNIFF_BYTES], shown, size, offset, limit)
+
+
+def _scan(f: BinaryIO, sniff: bytes, shown: str, size: int, offset: int,
+          limit: int) -> dict[str, Any]:
+    """Lines offset.. of the text file `f` (its first bytes `sniff`), looking no further
+    than `READ_SCAN_BYTES` into it."""
+    if is_binary(sniff):
+        raise ToolError(f"{shown} is a binary file ({size} bytes); read shows text only")
+    window = _Window(offset - 1, offset - 1 + min(limit, READ_MAX_LINES), [])
+    total = scanned = 0
+    complete = True
+    try:
+        while True:
+            if scanned >= READ_SCAN_BYTES:
+                complete = f.read(1) == b""
+                break
+            raw, used = _next_line(f, READ_SCAN_BYTES - scanned)
+            if not raw:
+                break
+            scanned += used
+            window.take(total, raw)
+            total += 1
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from exc
     return _shown_window(window, shown, offset, limit, total=total, complete=complete,
                          size=size)
 
@@ -161,7 +188,7 @@ async def _read_execute(args: Mapping[str, Any], ctx: ToolCallContext) -> dict[s
     limit = optional_int(args, "limit", minimum=1, default=READ_MAX_LINES) or READ_MAX_LINES
     fd, shown, size = _open_for_read(ctx.workspace_dir, raw_path)
     if size <= READ_INLINE_BYTES:
-        return _read_lines(fd, shown, size, offset, limit)
+        return _read_small(fd, shown, size, offset, limit)
     return await asyncio.to_thread(_read_lines, fd, shown, size, offset, limit)
 
 

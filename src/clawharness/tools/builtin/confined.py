@@ -7,11 +7,12 @@ leading elsewhere. Symlinks met on the way are resolved here, explicitly: one wh
 target stays inside the workspace is followed, one that leads out is refused
 (`WorkspacePathEscapeError`), more than `MAX_LINK_HOPS` is a loop (`ELOOP`).
 
-What is found is opened only once it is known to be a regular file (a descriptor with
-`O_PATH` looks without opening): a FIFO, a socket or a device is refused at once,
-never opened (opening a FIFO blocks until a writer comes; a device may act on open). A
-file about to be written in place must have one name only (`st_nlink == 1`): through a
-hard link, a write would change a file whose other name may lie outside the workspace.
+What is found is opened only once it is known to be a regular file (the walk's lstat,
+or a descriptor with `O_PATH`, looks without opening): a FIFO, a socket or a device is
+refused at once, never opened (opening a FIFO blocks until a writer comes; a device may
+act on open). A file about to be written in place must have one name only
+(`st_nlink == 1`): through a hard link, a write would change a file whose other name
+may lie outside the workspace.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "check_writable",
     "describe_kind",
     "open_directory",
+    "open_for_reading",
     "open_regular",
     "resolve",
     "resolve_open",
@@ -81,6 +83,9 @@ class Resolved:
     #: the components from the root to the parent, as resolved
     parents: tuple[str, ...]
     _owned: list[int] = field(default_factory=list)
+    #: the final name's own status as the walk saw it (a link is not followed; None
+    #: when the walk did not look: absent, not followed, or the root itself)
+    seen: os.stat_result | None = None
 
     @property
     def shown(self) -> str:
@@ -211,7 +216,7 @@ def _walk(user_path: str, root_real: str, root_lexical: str, root_fd: int,
                 pending.extend(reversed(target.split("/")))
             continue
         if last:
-            return Resolved(root_real, here, name, tuple(n for n, _ in stack), owned)
+            return Resolved(root_real, here, name, tuple(n for n, _ in stack), owned, info)
         fd = os.open(name, _DIR_FLAGS, dir_fd=here)  # ENOTDIR, or ELOOP if swapped for a link
         owned.append(fd)
         stack.append((name, fd))
@@ -241,7 +246,29 @@ def open_regular(found: Resolved, flags: int, *, writing: bool = False,
             return fd, True
         except FileExistsError:
             pass  # there is one (now): open it as an existing file below
-    looked = _look(found)
+    return _open_looked(found, _look(found), flags, writing=writing)[0], False
+
+
+def open_for_reading(found: Resolved) -> tuple[int, os.stat_result]:
+    """`open_regular(found, os.O_RDONLY)` straight after the walk, and the file's status
+    as opened.
+
+    The walk's own lstat of the final name (`found.seen`) is the look before opening:
+    looking again just before the open (`_look`) narrows no window, since the identity
+    check after opening is what catches a name swapped in between either way, and it
+    costs an open, an fstat and a close per read. (So only where nothing happened since
+    the walk: a writer may have made or replaced the file since, and looks again.)"""
+    if not found.name:
+        raise IsADirectoryError(errno.EISDIR, "is a directory", found.shown)
+    seen = found.seen
+    looked = _look(found) if seen is None else _check_kind(found, seen)
+    return _open_looked(found, looked, os.O_RDONLY, writing=False)
+
+
+def _open_looked(found: Resolved, looked: os.stat_result, flags: int, *,
+                 writing: bool) -> tuple[int, os.stat_result]:
+    """Open the regular file `looked` showed `found`'s name to be, refusing anything
+    else there by then; the descriptor and its status."""
     fd = os.open(found.name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
                  dir_fd=found.parent_fd)
     try:
@@ -255,7 +282,7 @@ def open_regular(found: Resolved, flags: int, *, writing: bool = False,
     except BaseException:
         os.close(fd)
         raise
-    return fd, False
+    return fd, opened
 
 
 def _look(found: Resolved) -> os.stat_result:
@@ -268,6 +295,11 @@ def _look(found: Resolved) -> os.stat_result:
             os.close(fd)
     else:  # no O_PATH (not Linux): an lstat, then the identity check after opening
         info = os.stat(found.name, dir_fd=found.parent_fd, follow_symlinks=False)
+    return _check_kind(found, info)
+
+
+def _check_kind(found: Resolved, info: os.stat_result) -> os.stat_result:
+    """`info` (the final name's own status) when it is a regular file; else refused."""
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a directory", found.shown)
     if stat.S_ISLNK(info.st_mode):  # swapped for a link since it was resolved
