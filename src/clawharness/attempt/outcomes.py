@@ -29,6 +29,7 @@ from clawharness.attempt.mutation import (
     ToolActionRef,
     ToolMutationState,
     build_apply_patch_file_targets,
+    build_tool_effect_state,
     build_tool_mutation_state,
     is_same_tool_mutation_action,
 )
@@ -138,6 +139,11 @@ class ToolErrorState:
     def unresolved_mutations(self) -> tuple[dict[str, Any], ...]:
         """Unresolved mutating failures, oldest first."""
         return tuple(self._unresolved)
+
+    @property
+    def has_unresolved(self) -> bool:
+        """Whether a mutating failure waits for its action to succeed."""
+        return bool(self._unresolved)
 
     def terminal_state(self) -> dict[str, Any]:
         """`{lastToolError?, lastToolRecovery?}`."""
@@ -295,7 +301,10 @@ class ToolTerminalObserver:
     def __call__(self, observation: Mapping[str, Any]) -> dict[str, Any]:
         return self.observe(observation)
 
-    def _mutation(self, observation: Mapping[str, Any], args: Any) -> ToolMutationState:
+    def _mutation(self, observation: Mapping[str, Any], args: Any, *,
+                  identity: bool = True) -> ToolMutationState:
+        """The call's mutation facts; without its `identity` (no fingerprint or file
+        target, for a success nothing is matched against) where the classifier decides."""
         tool_name = str(observation.get("toolName", ""))
         meta = observation.get("meta")
         meta_text = meta if isinstance(meta, str) else None
@@ -313,6 +322,8 @@ class ToolTerminalObserver:
                 replay_safe=native.get("replaySafe") is True,
                 action_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
             )
+        if not identity:
+            return build_tool_effect_state(tool_name, args)
         return build_tool_mutation_state(tool_name, args, meta_text)
 
     def observe(self, observation: Mapping[str, Any]) -> dict[str, Any]:
@@ -337,30 +348,38 @@ class ToolTerminalObserver:
             tracked_arguments if tracked_arguments is not None
             else _as_record(observation.get("arguments"))
         )
-        mutation = self._mutation(observation, executed_arguments)
-        replay_flag = observation.get("replaySafe")
-        replay_safe = replay_flag if isinstance(replay_flag, bool) else mutation.replay_safe
-        file_targets = build_apply_patch_file_targets(tool_name, executed_arguments)
-        if file_targets is None and mutation.file_target is not None:
-            file_targets = [mutation.file_target]
-
         outcome = observation.get("outcome")
         failed = outcome == "failure" or _middleware_failed(result)
-        meta = observation.get("meta")
-        if failed:
-            state = self._record_failure(observation, tool_name, meta, execution_started,
-                                         mutation, file_targets, result)
+        if failed or self._errors.has_unresolved:
+            mutation = self._mutation(observation, executed_arguments)
+            file_targets = build_apply_patch_file_targets(tool_name, executed_arguments)
+            if file_targets is None and mutation.file_target is not None:
+                file_targets = [mutation.file_target]
+            meta = observation.get("meta")
+            if failed:
+                state = self._record_failure(observation, tool_name, meta, execution_started,
+                                             mutation, file_targets, result)
+            else:
+                state = self._errors.record_success_of(
+                    tool_name, meta if isinstance(meta, str) else None,
+                    mutation.action_fingerprint, file_targets)
         else:
-            state = self._errors.record_success_of(
-                tool_name, meta if isinstance(meta, str) else None, mutation.action_fingerprint,
-                file_targets)
+            # the usual success: no failure waits to be matched against it, so the
+            # action's identity (its fingerprint, its file targets) is never looked at
+            mutation = self._mutation(observation, executed_arguments, identity=False)
+            state = self._errors.record_success_of(tool_name, None, None)
+        replay_flag = observation.get("replaySafe")
+        replay_safe = replay_flag if isinstance(replay_flag, bool) else mutation.replay_safe
 
         side_effect = execution_started and not replay_safe
         self._side_effect_evidence = self._side_effect_evidence or side_effect
-        resolution: dict[str, Any] = dict(state)
+        resolution: dict[str, Any] = state  # (a new dict from the state machine: no copy)
         resolution["executionStarted"] = execution_started
         if executed_arguments is not None:
-            resolution["executedArguments"] = dict(executed_arguments)
+            # (`_as_record` copied the observation's own; the host's record is kept)
+            resolution["executedArguments"] = (dict(executed_arguments)
+                                               if tracked_arguments is not None
+                                               else executed_arguments)
         resolution["sideEffectEvidence"] = side_effect
         resolution["effectReceipt"] = {
             "state": receipt

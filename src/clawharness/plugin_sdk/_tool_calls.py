@@ -395,7 +395,8 @@ class ToolCalls:
                       "isError": True}
         result = _normalized(result)
         is_error = error is not None or bool(result.get("isError"))
-        failure_error = error or result_text(result["content"])
+        # (the failure text is looked at only on an error: not joined for a success)
+        failure_error = (error or result_text(result["content"])) if is_error else ""
         observation = tool_observation(
             tool_call_id=call_id, tool_name=name, arguments=args, execution_started=started,
             is_error=is_error, result=result, failure_error=failure_error)
