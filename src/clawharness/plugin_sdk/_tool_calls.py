@@ -247,7 +247,7 @@ class ToolCalls:
                     # call it started and lost; either way the tool does not run again
                     result, error = verdict.result, verdict.error
                 else:
-                    self.in_flight = ToolCallRequest(call_id, name, args)
+                    self.in_flight = _ran(call, args)
                     context = ToolCallContext(call_id=call_id, workspace_dir=p.workspace_dir,
                                               abort=p.abort, session_key=p.session_key,
                                               run_id=p.run_id)
@@ -261,8 +261,8 @@ class ToolCalls:
                     self.in_flight = None
                     if ledger is not None:
                         await ledger.commit(call_id, result, error)  # before the model sees it
-        return await self._settle(ToolCallRequest(call_id, name, args), result, error,
-                                  started=started, host_tool=True)
+        return await self._settle(_ran(call, args), result, error, started=started,
+                                  host_tool=True)
 
     # --- a native tool the runtime runs ----------------------------------------------
 
@@ -458,6 +458,11 @@ def _replay_safe(name: str, args: Mapping[str, Any]) -> bool:
 
         _IS_REPLAY_SAFE = is_replay_safe_tool_call
     return _IS_REPLAY_SAFE(name, args)
+
+
+def _ran(call: ToolCallRequest, args: Mapping[str, Any]) -> ToolCallRequest:
+    """`call` with the arguments that ran: itself (frozen) when the policy kept them."""
+    return call if args is call.arguments else ToolCallRequest(call.call_id, call.name, args)
 
 
 def _now_ms() -> int:

@@ -221,3 +221,62 @@ async def test_a_name_too_long_for_the_file_system_is_a_tool_error(
     with pytest.raises(ToolError, match=r"x{300}'?: .*too long"):
         await call(case.split()[0], TOO_LONG[case], workspace)
     assert sorted(p.name for p in workspace.iterdir()) == before
+
+
+# --- read opens what the walk saw, and reads a small file whole --------------------------
+
+
+@pytest.mark.parametrize("swap", ["file", "fifo"])
+def test_read_refuses_a_name_swapped_between_the_walk_and_the_open(
+        workspace: Path, swap: str) -> None:
+    """The walk's lstat is the look before opening: a name swapped after it (another
+    file, a FIFO) fails the identity check after opening, without blocking."""
+    import os
+
+    from clawharness.tools.builtin.confined import (
+        SpecialFileError,
+        open_for_reading,
+        resolve_open,
+    )
+
+    (workspace / "f.txt").write_text("first\n")
+    found = resolve_open(str(workspace), "f.txt")
+    try:
+        assert found.seen is not None
+        if swap == "file":
+            (workspace / "other.txt").write_text("second\n")
+            os.replace(workspace / "other.txt", workspace / "f.txt")
+        else:
+            os.mkfifo(workspace / "pipe")
+            os.replace(workspace / "pipe", workspace / "f.txt")
+        with pytest.raises(SpecialFileError, match="changed while it was being opened"):
+            open_for_reading(found)
+    finally:
+        found.close()
+
+
+def test_read_of_a_small_file_that_grew_since_it_was_opened_shows_all_of_it(
+        workspace: Path) -> None:
+    import os
+
+    from clawharness.tools.builtin._fs_read import _read_small
+
+    (workspace / "log.txt").write_text("one\ntwo\nthree\n")
+    fd = os.open(workspace / "log.txt", os.O_RDONLY)
+    # as opened it was 4 bytes ("one\n"): the rest came after, and is read as well
+    result = _read_small(fd, "log.txt", 4, 1, 10)
+    assert text(result) == "one\ntwo\nthree"
+    assert result["details"]["totalLines"] == 3
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed
+
+
+async def test_read_looks_for_a_nul_in_the_first_sniff_bytes_of_a_small_file(
+        workspace: Path) -> None:
+    from clawharness.tools.builtin._fs_common import SNIFF_BYTES
+
+    (workspace / "late.bin").write_bytes(b"a" * (SNIFF_BYTES - 10) + b"\x00" + b"b\n" * 50)
+    with pytest.raises(ToolError, match="binary"):
+        await call("read", {"path": "late.bin"}, workspace)
+    (workspace / "later.txt").write_bytes(b"a" * SNIFF_BYTES + b"\x00\n")
+    assert text(await call("read", {"path": "later.txt"}, workspace)).startswith("aaa")
