@@ -184,9 +184,10 @@ class TranscriptMethods:
 
         done, result = self._write_inline(lambda conn: write(conn, {}), rows=len(rows) + 1)
         if done:
+            # (no pause for the loop's other tasks after it, as `append_entries` makes: a
+            # session is made once, so no task makes these in a loop to starve the others)
             if self._indexer is not None and not isinstance(result, Exception):
                 self._indexer.note_written(len(rows))
-            await asyncio.sleep(0)
         else:
             result = await self._write(in_writer)
         if isinstance(result, Exception):
