@@ -17,6 +17,7 @@ from steering_kit import SlowFiles, until_queued
 
 from clawharness.attempt.turn import TurnOptions
 from clawharness.host import Host
+from clawharness.sessions.steering_inbox import NAMESPACE
 from clawharness.tools import ToolBackends
 
 READ = {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}]}
@@ -37,9 +38,12 @@ async def child_turn(host: Host, tmp_path: Path, started: Any, *extra: str) -> A
         "-s", "shared", "--config", str(tmp_path / "config.json5"), "--json", *extra,
         env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
-        # the child waits in the store's queue for the lease this process holds
+        # the child waits in the store's queue for the lease this process holds (a steer
+        # offered to the turn holding it: the offer follows its first try for the lease)
         async with asyncio.timeout(60):
-            while (await host.store.session_lease_state(key)).waiters_ahead < 1:
+            while (await host.store.session_lease_state(key)).waiters_ahead < 1 or (
+                    "followup" not in extra
+                    and not await host.store.state_list(NAMESPACE, prefix=key + "\x1f")):
                 await asyncio.sleep(0.01)
         steer = asyncio.create_task(host.run_turn("shared", "steered here"))
         await until_queued(host, "shared", 1)

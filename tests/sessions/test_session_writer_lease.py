@@ -14,7 +14,7 @@ import pytest
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
 from clawharness.sessions.writers import SessionWriters, WriterTimings, next_poll_delay
-from clawharness.store import NewEntry, Store
+from clawharness.store import NewEntry, SessionLeaseBusy, Store
 from clawharness.store.postgres import PostgresStore
 from clawharness.store.sqlite import SqliteStore
 
@@ -133,6 +133,47 @@ async def test_a_waiter_that_gives_up_says_who_holds_the_session_and_leaves_the_
         assert "gave up after 0.3s" in text and "sessions.writerWaitSeconds" in text
         store = a.store
         assert store is not None
+        assert (await store.session_lease_state(KEY)).waiters_ahead == 0
+
+
+async def test_on_busy_hears_once_who_held_the_session_and_the_wait_goes_on(
+        make_store: StoreFactory) -> None:
+    a = await writers(make_store, "pid 1 on box-a")
+    b = await writers(make_store, "pid 2 on box-b")
+    heard: list[tuple[bool, str | None]] = []
+
+    async def on_busy(busy: SessionLeaseBusy) -> None:
+        heard.append((busy.held, busy.holder))
+
+    async with b.hold("agent:main:free", on_busy=on_busy):
+        pass
+    assert heard == []  # taken at once: nobody to hear of
+    entered = asyncio.Event()
+    async with a.hold(KEY, purpose="turn r1"):
+        async def waiter() -> None:
+            async with b.hold(KEY, on_busy=on_busy):
+                entered.set()
+
+        task = asyncio.create_task(waiter())
+        await until(lambda: bool(heard))
+        assert not entered.is_set()
+    await asyncio.wait_for(task, 10)
+    assert heard == [(True, "pid 1 on box-a (turn r1)")]
+
+
+async def test_a_failing_on_busy_leaves_the_queue(make_store: StoreFactory) -> None:
+    a = await writers(make_store, "a")
+    b = await writers(make_store, "b")
+    store = a.store
+    assert store is not None
+
+    async def on_busy(busy: SessionLeaseBusy) -> None:
+        raise RuntimeError("offer failed")
+
+    async with a.hold(KEY):
+        with pytest.raises(RuntimeError, match="offer failed"):
+            async with b.hold(KEY, on_busy=on_busy):
+                pass
         assert (await store.session_lease_state(KEY)).waiters_ahead == 0
 
 

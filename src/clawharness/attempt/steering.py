@@ -1,9 +1,11 @@
 """The turn runner's side of steering across processes (`clawharness.sessions.steering_inbox`).
 
 - The offering side: a `steer` message that finds no turn of its session in this process
-  while another process holds the session's writer lease is offered in the store
-  (`offer_if_held_elsewhere`); when its own turn gets the lease, `settle` says whether
-  the other process's turn took it (the answer is then that run's reply) or it runs here.
+  is offered in the store when its turn's first try for the session's writer lease meets
+  another process's holder (`SteerOffering`, the `on_busy` of its `hold`: a session
+  nobody else holds costs no read); once the turn has the lease, `answer` says whether
+  the other process's turn took it (the reply is then that run's) or it runs here,
+  under the lease it now holds.
 - The holder's side: a turn's `take_steering` takes this process's steered messages and
   claims the offers of other processes (`taker`); what its runtime refuses goes back to
   where it came from.
@@ -25,9 +27,9 @@ from clawharness.records.turn_result import QueueDelivery, TurnResult
 from clawharness.sessions.steering_inbox import Offer, SteeringInbox
 from clawharness.sessions.transcript import entry_run_id
 from clawharness.sessions.writers import SessionWriters
-from clawharness.store import Store
+from clawharness.store import SessionLeaseBusy, Store
 
-__all__ = ["CrossProcessSteering", "turn_purpose"]
+__all__ = ["CrossProcessSteering", "SteerOffering", "turn_purpose"]
 
 
 def turn_purpose(run_id: str) -> str:
@@ -43,31 +45,42 @@ class CrossProcessSteering:
         self._writers = writers
         self._inbox = SteeringInbox(store)
 
-    async def steer_elsewhere(self, session_key: str, message: str, *,
-                              timeout: float | None, run_id: str) -> TurnResult | None:
-        """When another process holds the session now: offer `message` to its turn, and
-        once that turn is over, its answer if it took the message; None: run it here."""
-        offer = await self.offer_if_held_elsewhere(session_key, message)
-        if offer is None:
-            return None
-        try:
-            return await self.settle(offer, timeout=timeout, run_id=run_id)
-        except BaseException:
-            # the caller went away (or the wait ended): an offer nobody took yet is
-            # withdrawn, so no turn takes a message whose caller is gone
-            with contextlib.suppress(Exception):
-                await asyncio.shield(self._inbox.withdraw(offer))
-            raise
+    def _held_elsewhere(self, held: bool, holder: str | None) -> bool:
+        return held and not (holder or "").startswith(self._writers.holder)
 
-    async def offer_if_held_elsewhere(self, session_key: str, message: str) -> Offer | None:
-        """Offer `message` when another process holds the session's lease now."""
-        leases = self._writers.store
-        if leases is None:
-            return None
-        state = await leases.session_lease_state(session_key)
-        if not state.held or (state.holder or "").startswith(self._writers.holder):
+    async def offer_to_holder(self, busy: SessionLeaseBusy, session_key: str,
+                              message: str) -> Offer | None:
+        """Offer `message` when `busy` (a try for the session's lease) met another
+        process's holder; None when the holder is this process or nobody holds it."""
+        if not self._held_elsewhere(busy.held, busy.holder):
             return None
         return await self._inbox.offer(session_key, message)
+
+    def offering(self, session_key: str, message: str) -> SteerOffering:
+        """`message`'s offer to another process's turn, made if its turn's first try for
+        the lease finds one holding it (`SteerOffering.on_busy`, for `hold`)."""
+        return SteerOffering(self, session_key, message)
+
+    async def answer(self, offering: SteerOffering, run_id: str) -> TurnResult | None:
+        """Under the lease (the offering's turn holds it now): the answer of the turn
+        that took the offer, or None when nobody did (withdrawn: it runs here). Without
+        an offer, None at once."""
+        offer = offering.offer
+        if offer is None:
+            return None
+        claimed_by = await self._inbox.settle(offer)
+        offering.offer = None  # its row is gone, taken or not
+        if claimed_by is None:
+            return None
+        return await self._answer_of(offer.session_key, claimed_by)
+
+    async def withdraw(self, offering: SteerOffering) -> None:
+        """The offering's turn went away (gave up waiting, cancelled): an offer nobody
+        took yet is withdrawn, so no turn takes a message whose caller is gone."""
+        offer, offering.offer = offering.offer, None
+        if offer is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._inbox.withdraw(offer))
 
     async def interrupt_elsewhere(self, session_key: str, message: str) -> Offer | None:
         """When another process's turn holds the session now: ask it to stop at its
@@ -76,8 +89,7 @@ class CrossProcessSteering:
         if leases is None:
             return None
         state = await leases.session_lease_state(session_key)
-        if not state.held or not state.holder \
-                or state.holder.startswith(self._writers.holder):
+        if not state.holder or not self._held_elsewhere(state.held, state.holder):
             return None
         return await self._inbox.offer_interrupt(session_key, message, state.holder)
 
@@ -145,3 +157,22 @@ class CrossProcessSteering:
                 await self._inbox.unclaim(theirs, run_id)
 
         return take, returned
+
+
+class SteerOffering:
+    """A steered message's offer to the turn another process runs on its session,
+    made only when its own turn's first try for the lease meets that turn (`on_busy`).
+    `offer`: the offer in the store, until `CrossProcessSteering.answer` settles it."""
+
+    __slots__ = ("_message", "_session_key", "_steering", "offer")
+
+    def __init__(self, steering: CrossProcessSteering, session_key: str, message: str) -> None:
+        self._steering = steering
+        self._session_key = session_key
+        self._message = message
+        self.offer: Offer | None = None
+
+    async def on_busy(self, busy: SessionLeaseBusy) -> None:
+        if self.offer is None:
+            self.offer = await self._steering.offer_to_holder(busy, self._session_key,
+                                                              self._message)

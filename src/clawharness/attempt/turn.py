@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from clawharness._ids import new_id
 from clawharness.attempt.budget_step import SpendLedger, TurnSpend
@@ -34,7 +34,7 @@ from clawharness.attempt.conclude import TurnConcluder
 from clawharness.attempt.inspector import TurnRecordKeeper
 from clawharness.attempt.prepare import PreparedTurn, TurnPreparer, check_workspace
 from clawharness.attempt.run_attempt import AttemptOutcome, AttemptRunner, Candidate
-from clawharness.attempt.steering import CrossProcessSteering, turn_purpose
+from clawharness.attempt.steering import CrossProcessSteering, SteerOffering, turn_purpose
 from clawharness.attempt.turn_options import TurnContext, TurnOptions, steered_options
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
@@ -55,6 +55,12 @@ from clawharness.sessions.transcript import SessionCreation
 from clawharness.store import SessionRecord, Store
 
 __all__ = ["TurnContext", "TurnOptions", "TurnRunner"]
+
+
+class _Answered(NamedTuple):
+    """A steered message's reply from the turn of another process that took it."""
+
+    result: TurnResult
 
 
 class TurnRunner:
@@ -95,6 +101,7 @@ class TurnRunner:
 
         async def turn(text: str, steering: Steering) -> TurnResult:
             interrupting = None
+            offering: SteerOffering | None = None
             if opts.steer_offer and text == message:
                 # offered to the turn that ran when it arrived (on a cluster): its answer
                 # if that turn took it, else it runs now
@@ -107,11 +114,9 @@ class TurnRunner:
                 # the turn before it was asked to stop (on a cluster): the offer goes after
                 interrupting = Offer(session_key, opts.interrupt_offer, message)
             elif mode == "steer" and text == message:
-                # a turn another process runs on the session takes it, if it can
-                answered = await self._across.steer_elsewhere(
-                    session_key, message, timeout=opts.busy_timeout, run_id=run_id)
-                if answered is not None:
-                    return answered
+                # a turn another process runs on the session takes it, if it can: offered
+                # when this turn's first try for the lease meets that turn
+                offering = self._across.offering(session_key, message)
             elif mode == "interrupt" and text == message:
                 # a turn another process runs on the session stops at its next check
                 # point; this message then runs here, once the lease is this process's
@@ -121,7 +126,7 @@ class TurnRunner:
             try:
                 return await self._run_turn(session_key, text, steered_options(
                     opts, abort=steering.abort, take_steering=take,
-                    return_steering=give_back, run_id=run_id))
+                    return_steering=give_back, run_id=run_id), offering)
             finally:
                 if interrupting is not None:
                     await self._across.drop(interrupting)
@@ -154,8 +159,8 @@ class TurnRunner:
             return result
         return replace(result, queue=QueueDelivery(queued.mode, queued.carried))
 
-    async def _run_turn(self, session_key: str, message: str,
-                        opts: TurnOptions) -> TurnResult:
+    async def _run_turn(self, session_key: str, message: str, opts: TurnOptions,
+                        offering: SteerOffering | None = None) -> TurnResult:
         started = time.perf_counter()
         key = parse_session_key(session_key)
         require_known_agent(self._context.config, key.agent_id, session_key=session_key)
@@ -167,21 +172,37 @@ class TurnRunner:
                                  approvals=opts.approvals, ancestors=opts.budget_sessions)
         try:
             result = await self._run(key.agent_id, session_key, message, opts,
-                                     run_id, started, spend)
+                                     run_id, started, spend, offering)
         except BaseException:
             await spend.release()
             raise
+        if isinstance(result, _Answered):  # steered into another process's turn: ran nowhere
+            await spend.release()
+            return result.result
         return await spend.settle(result)
 
     async def _run(self, agent_id: str, session_key: str, message: str, opts: TurnOptions,
-                   run_id: str, started: float, spend: TurnSpend) -> TurnResult:
-        async with self._context.writers.hold(session_key, timeout=opts.busy_timeout,
-                                              purpose=turn_purpose(run_id)) as slot:
-            turn = await self._preparer.prepare(
-                run_id=run_id, session_key=session_key, agent_id=agent_id, message=message,
-                opts=opts, started=started, fence=slot.fence, spend=spend)
-            attempt, record, fallbacks = await self._run_chain(turn)
-            return await self._concluder.conclude(turn, attempt, record, fallbacks)
+                   run_id: str, started: float, spend: TurnSpend,
+                   offering: SteerOffering | None) -> TurnResult | _Answered:
+        try:
+            async with self._context.writers.hold(
+                    session_key, timeout=opts.busy_timeout, purpose=turn_purpose(run_id),
+                    on_busy=None if offering is None else offering.on_busy) as slot:
+                if offering is not None and offering.offer is not None:
+                    # offered to the turn that held the session: its answer if it took it
+                    answered = await self._across.answer(offering, run_id)
+                    if answered is not None:
+                        return _Answered(answered)
+                turn = await self._preparer.prepare(
+                    run_id=run_id, session_key=session_key, agent_id=agent_id,
+                    message=message, opts=opts, started=started, fence=slot.fence,
+                    spend=spend)
+                attempt, record, fallbacks = await self._run_chain(turn)
+                return await self._concluder.conclude(turn, attempt, record, fallbacks)
+        except BaseException:
+            if offering is not None and offering.offer is not None:
+                await self._across.withdraw(offering)  # nobody runs a message whose caller left
+            raise
 
     def _candidate(self, turn: PreparedTurn, index: int, ref: ModelRef) -> Candidate:
         """The candidate's route and the harness selected for it."""

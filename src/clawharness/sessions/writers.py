@@ -25,6 +25,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from clawharness.errors import SessionBusyError, SessionLeaseLostError
@@ -37,9 +38,14 @@ from clawharness.store import (
 )
 from clawharness.store.leases import waiter_ttl
 
-__all__ = ["SessionWriters", "WriterSlot", "WriterTimings", "describe_busy", "next_poll_delay"]
+__all__ = ["OnBusy", "SessionWriters", "WriterSlot", "WriterTimings", "describe_busy",
+           "next_poll_delay"]
 
 log = logging.getLogger("clawharness.sessions.writers")
+
+#: told once what the first try for a store lease met, when another writer had it; the
+#: caller then waits in the store's queue as any other (`SessionWriters.hold`)
+OnBusy = Callable[[SessionLeaseBusy], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +154,14 @@ class SessionWriters:
         lock = self._locks.get(key)
         return bool(lock and lock.locked())
 
-    def hold(self, key: str, *, timeout: float | None = None,
-             purpose: str = "") -> _Hold:
+    def hold(self, key: str, *, timeout: float | None = None, purpose: str = "",
+             on_busy: OnBusy | None = None) -> _Hold:
         """Hold the session's writer slot (`async with`, giving the `WriterSlot`); waits
         in arrival order, at most `timeout` seconds (None: the configured wait) in this
-        process and in the store together."""
-        return _Hold(self, key, timeout, purpose)
+        process and in the store together. `on_busy`: awaited once, before the wait in
+        the store, when the first try for the store lease found it taken (a steered
+        message offers itself to the holder's turn there: `attempt.steering`)."""
+        return _Hold(self, key, timeout, purpose, on_busy)
 
     def _leave(self, key: str, lock: asyncio.Lock) -> None:
         """One holder or waiter of `key` less (its lock is forgotten with the last)."""
@@ -174,7 +182,7 @@ class SessionWriters:
     # the store lease ------------------------------------------------------------------
 
     async def _acquire(self, store: SessionLeaseStore, key: str, purpose: str, wait: float,
-                       deadline: float) -> SessionLease:
+                       deadline: float, on_busy: OnBusy | None = None) -> SessionLease:
         timings = self.timings
         holder = self.holder_for(purpose)
         attempt = await _acquire_once(store, key, holder, timings.ttl, None)
@@ -183,11 +191,12 @@ class SessionWriters:
         from clawharness.observability.spans import lease_wait_span
 
         with lease_wait_span(key, "store"):
-            return await self._wait_in_store(store, key, holder, attempt, wait, deadline)
+            return await self._wait_in_store(store, key, holder, attempt, wait, deadline,
+                                             on_busy)
 
     async def _wait_in_store(self, store: SessionLeaseStore, key: str, holder: str,
                              busy: SessionLeaseBusy, wait: float,
-                             deadline: float) -> SessionLease:
+                             deadline: float, on_busy: OnBusy | None = None) -> SessionLease:
         """Queue for the store lease another process holds, until it is ours."""
         loop = asyncio.get_running_loop()
         timings = self.timings
@@ -199,6 +208,8 @@ class SessionWriters:
         last = (seen.fence, seen.waiters_ahead)
         watch = store.watch_session_lease(key)
         try:
+            if on_busy is not None:  # (in here: if it raises, our queue row goes)
+                await on_busy(busy)
             while True:
                 now_seen = (seen.fence, seen.waiters_ahead)
                 delay = (timings.notified_poll if watch.notifies else next_poll_delay(
@@ -266,14 +277,16 @@ class _Hold:
     """`SessionWriters.hold`'s context: a class rather than an `asynccontextmanager`
     generator, which cost about as much again as the rest of a held slot's Python."""
 
-    __slots__ = ("_key", "_lock", "_purpose", "_slot", "_store", "_timeout", "_writers")
+    __slots__ = ("_key", "_lock", "_on_busy", "_purpose", "_slot", "_store", "_timeout",
+                 "_writers")
 
     def __init__(self, writers: SessionWriters, key: str, timeout: float | None,
-                 purpose: str) -> None:
+                 purpose: str, on_busy: OnBusy | None = None) -> None:
         self._writers = writers
         self._key = key
         self._timeout = timeout
         self._purpose = purpose
+        self._on_busy = on_busy
         self._lock: asyncio.Lock | None = None
         self._slot: WriterSlot | None = None
         #: the store the lease came from (released there, whatever `attach` did since)
@@ -310,7 +323,8 @@ class _Hold:
                 slot = WriterSlot(key)
                 store = writers._store
                 if store is not None:
-                    slot.lease = await writers._acquire(store, key, self._purpose, wait, deadline)
+                    slot.lease = await writers._acquire(store, key, self._purpose, wait,
+                                                        deadline, self._on_busy)
                 slot.waited = loop.time() - started
                 current_telemetry().lease_wait.record(slot.waited)
                 if slot.lease is not None:
