@@ -190,39 +190,33 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
     started = record.started_at
     numbers = (started if type(started) is float or type(started) is int else math.nan
                ) + record.duration_ms
-
-    def text(value: str | None) -> str | None:
-        return None if value is None else redact_walked(value, 1, generation)
-
-    def duration(value: float | None) -> float | None:
-        return None if value is None else _round2(value)
-
     framed = True
     timeline: list[Any] = []
-    for event in record.timeline:
-        numbers += event.at_ms
-        item: dict[str, Any] = {"at_ms": _round2(event.at_ms),
-                                "kind": redact_walked(event.kind, 3, generation)}
-        if event.duration_ms is not None:
-            numbers += event.duration_ms
-            item["duration_ms"] = _round2(event.duration_ms)
-        data = event.data
+    for at_ms, kind, duration_ms, data in record.timeline:
+        numbers += at_ms
+        item: dict[str, Any] = {"at_ms": _round2(at_ms),
+                                "kind": redact_walked(kind, 3, generation)}
+        if duration_ms is not None:
+            numbers += duration_ms
+            item["duration_ms"] = _round2(duration_ms)
         if type(data) is MappingProxyType and data:
             item["data"], plain = _kept(data, 3, generation, _walked)
             framed = framed and plain
         elif data:
             item["data"] = redact_walked(data, 3, generation)
         timeline.append(item)
-    tools = [{"tool_call_id": redact_walked(t.tool_call_id, 3, generation),
-              "name": redact_walked(t.name, 3, generation),
-              "arguments": redact_walked(t.arguments, 3, generation),
-              "outcome": redact_walked(t.outcome, 3, generation),
-              "started_at_ms": _round2(t.started_at_ms),
-              "duration_ms": duration(t.duration_ms), "attempt": t.attempt}
-             for t in record.tool_calls]
-    for t in record.tool_calls:
-        numbers += t.started_at_ms + (t.duration_ms or 0.0)
-        framed = framed and type(t.attempt) is int
+    tools: list[Any] = []
+    for call_id, name, arguments, outcome, started_ms, duration_ms, attempt in (
+            record.tool_calls):
+        tools.append({"tool_call_id": redact_walked(call_id, 3, generation),
+                      "name": redact_walked(name, 3, generation),
+                      "arguments": redact_walked(arguments, 3, generation),
+                      "outcome": redact_walked(outcome, 3, generation),
+                      "started_at_ms": _round2(started_ms),
+                      "duration_ms": None if duration_ms is None else _round2(duration_ms),
+                      "attempt": attempt})
+        numbers += started_ms + (duration_ms or 0.0)
+        framed = framed and type(attempt) is int
     selections: list[Any] = []
     for selection in record.selections:
         if type(selection) is MappingProxyType:
@@ -234,27 +228,35 @@ def stored_json(record: TurnRecord) -> dict[str, Any]:
     native = {k: v if k == "session_id_used" and v is not None and v == session_id
               else redact_entry(k, v, 1, generation) for k, v in record.native.items()}
     lease = record.lease
+    error = record.error
+    approvals = record.approvals
+    fallbacks = record.fallbacks
+    usage = record.usage
+    run_id, session_key, agent_id = record.run_id, record.session_key, record.agent_id
     out = {
-        "run_id": record.run_id, "session_key": record.session_key,
-        "session_id": session_id, "agent_id": record.agent_id,
-        "lease": None if lease is None else dict(lease),
-        "started_at": record.started_at, "duration_ms": _round2(record.duration_ms),
-        "terminal": text(record.terminal), "error": text(record.error),
-        "runtime": text(record.runtime), "selected_reason": text(record.selected_reason),
+        "run_id": run_id, "session_key": session_key, "session_id": session_id,
+        "agent_id": agent_id, "lease": None if lease is None else dict(lease),
+        "started_at": started, "duration_ms": _round2(record.duration_ms),
+        "terminal": redact_walked(record.terminal, 1, generation),
+        "error": None if error is None else redact_walked(error, 1, generation),
+        "runtime": redact_walked(record.runtime, 1, generation),
+        "selected_reason": redact_walked(record.selected_reason, 1, generation),
         "selections": selections, "timeline": timeline, "tool_calls": tools,
-        "approvals": redact_walked([dict(a) for a in record.approvals], 1, generation),
+        # (none asked and no fallback in most turns: nothing to walk then)
+        "approvals": redact_walked([dict(a) for a in approvals], 1, generation)
+        if approvals else [],
         "native": native,
         "delivery": redact_walked(record.delivery, 1, generation),
-        "finalization": text(record.finalization),
-        "fallbacks": redact_walked([f.to_wire() for f in record.fallbacks], 1, generation),
-        "usage": redact_walked(usage_wire(record.usage), 1, generation),
+        "finalization": redact_walked(record.finalization, 1, generation),
+        "fallbacks": redact_walked([f.to_wire() for f in fallbacks], 1, generation)
+        if fallbacks else [],
+        "usage": None if usage is None else redact_walked(usage_wire(usage), 1, generation),
     }
     if (framed and odd_values_seen() == odd and not numbers - numbers
-            and all(type(v) is str for v in (record.run_id, record.session_key, session_id,
-                                              record.agent_id))
+            and type(run_id) is str and type(session_key) is str
+            and type(session_id) is str and type(agent_id) is str
             and type(native.get("session_id_used", "")) in _KEPT
-            and (lease is None or all(type(v) is str or type(v) is int
-                                      for v in lease.values()))):
+            and (lease is None or _LEASE_KINDS.issuperset(map(type, lease.values())))):
         return PlainJson(out)
     return out
 
@@ -279,6 +281,8 @@ def _round2(value: float) -> float:
 _ABSENT: Final = object()
 #: what a native session id kept as it was (the turn's own) is when plain
 _KEPT: Final = frozenset({str, type(None)})
+#: what the lease (stored as it is) holds when plain
+_LEASE_KINDS: Final = frozenset({str, int})
 
 
 def _without(value: Any, key: str, taken: list[tuple[int, Any]], index: int) -> Any:

@@ -68,6 +68,9 @@ _ENCODER: Final = json.JSONEncoder(default=str, ensure_ascii=False)
 
 
 def _capped(value: Any) -> Any:
+    # (an empty list or dict, or None, is short whatever the cap: most messaging targets)
+    if not value and (value is None or type(value) is list or type(value) is dict):
+        return value
     if surely_within(value, MAX_ARGUMENT_CHARS):  # (most are: no text made)
         return value
     try:
@@ -77,6 +80,12 @@ def _capped(value: Any) -> Any:
     if len(text) <= MAX_ARGUMENT_CHARS:
         return value
     return {"truncated": True, "preview": text[:MAX_ARGUMENT_CHARS], "chars": len(text)}
+
+
+#: what an attempt's extras may say of its native session (`TurnRecord.native`)
+_NATIVE_KEYS: Final = ("nativeSessionId", "nativeThreadId", "pid", "processId", "binding")
+#: an event's data when it has none (shared: nothing writes to it)
+_NO_DATA: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
 class _RecordingGate:
@@ -135,7 +144,7 @@ class TurnRecorder:
               data: Mapping[str, Any] | None = None) -> None:
         if len(self._events) < MAX_TIMELINE_EVENTS:
             self._events.append(TimelineEvent((time.perf_counter() - self._t0) * 1000, kind,
-                                              duration_ms, data or {}))
+                                              duration_ms, data or _NO_DATA))
 
     # --- hooks the runner calls -------------------------------------------------------
 
@@ -150,9 +159,10 @@ class TurnRecorder:
     def attempt_ended(self, index: int, result: AttemptResult, started_ms: float) -> None:
         """An attempt's end: its terminal, the native session it used, delivery facts."""
         terminal = result.terminal
-        extra = result.extra if isinstance(result.extra, Mapping) else {}
-        native = {k: extra[k] for k in ("nativeSessionId", "nativeThreadId", "pid",
-                                        "processId", "binding") if k in extra}
+        extra = result.extra
+        # (most attempts report no extras: nothing to look up then)
+        native = {k: extra[k] for k in _NATIVE_KEYS if k in extra} if extra and isinstance(
+            extra, Mapping) else {}
         self._native = {"harness_id": result.agent_harness_id, "attempt": index,
                         "session_id_used": result.session_id_used,
                         **({"native": _capped(native)} if native else {})}

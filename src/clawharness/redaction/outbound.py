@@ -109,6 +109,8 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
                 out[key] = item
             elif deep:
                 out[key] = "[too deep]"
+            elif not item and (kind is list or kind is dict or kind is tuple):
+                out[key] = {} if kind is dict else []  # (what a walk makes of it, uncalled)
             else:
                 out[key] = _walk(item, below, generation)
         return out
@@ -126,6 +128,8 @@ def _walk(value: Any, depth: int, generation: int) -> Any:
                 items.append(item)
             elif deep:
                 items.append("[too deep]")
+            elif not item and (kind is list or kind is dict or kind is tuple):
+                items.append({} if kind is dict else [])
             else:
                 items.append(_walk(item, below, generation))
         return items
@@ -144,17 +148,23 @@ def redact_walked(value: Any, depth: int, generation: int) -> Any:
     knows the shape of a value and walks its own part of it (a turn record), so the
     result is the same as a walk of the whole."""
     kind = type(value)
-    if kind is str or isinstance(value, str):
+    if kind is str:
+        return _redact_short(value, generation) if value and len(
+            value) <= _REMEMBERED_CHARS else redact_secrets(value)
+    # (the usual kinds by exact type first: no `isinstance` for a dict, a list or None)
+    if depth < _MAX_DEPTH:
+        if kind in _SCALARS:
+            if kind is float and value - value:
+                _count_odd()
+            return value
+        if kind is dict or kind is list or kind is tuple:
+            # (what the walk makes of an empty one)
+            return _walk(value, depth, generation) if value else {} if kind is dict else []
+    if isinstance(value, str):
         return _redact_short(value, generation) if value and len(
             value) <= _REMEMBERED_CHARS else redact_secrets(value)
     if depth >= _MAX_DEPTH:
         return "[too deep]"
-    if kind in _SCALARS:
-        if kind is float and value - value:
-            _count_odd()
-        return value
-    if not value and (kind is list or kind is tuple or kind is dict):
-        return {} if kind is dict else []  # (what the walk makes of an empty one)
     return _walk(value, depth, generation)
 
 
