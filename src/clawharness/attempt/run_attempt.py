@@ -29,11 +29,18 @@ from clawharness.attempt.validate import validate_attempt_result
 from clawharness.config import CompactionConfig, agent_compaction, agent_context_pruning
 from clawharness.context import PruningRules, TokenCounter, prompt_view
 from clawharness.errors import AgentHarnessPreflightError, ClawHarnessError
+from clawharness.harness import make_attempt_params, quick_maker
 from clawharness.harness.capabilities import HostCapabilities, tool_spellings
 from clawharness.harness.dispatch import run_selected_attempt
 from clawharness.harness.selection import SelectionDecision
 from clawharness.harness.tool_spec import CallerToolResult, ToolSpec
-from clawharness.harness.types import AttemptParams, AttemptResult, AttemptTerminal, Message, Mirror
+from clawharness.harness.types import (
+    AttemptParams,
+    AttemptResult,
+    AttemptTerminal,
+    Message,
+    Mirror,
+)
 from clawharness.harness.user_input_delivery import UserInputChannel, deliver_user_input_request
 from clawharness.models import ThinkingPlans, apply_thinking
 from clawharness.models.routes import Route
@@ -91,6 +98,10 @@ class AttemptOutcome:
     @property
     def decision(self) -> SelectionDecision:
         return self.candidate.decision
+
+
+#: makes an `AttemptOutcome` as the class does, in fewer instructions (`harness._frozen`)
+_make_outcome = quick_maker(AttemptOutcome)
 
 
 def _user_input_requester(channel: UserInputChannel | None, run_id: str,
@@ -212,7 +223,7 @@ class AttemptRunner:
         thinking = self._thinking.plan(self._context.config, agent_id, route,
                                        message=opts.thinking,
                                        session=record.meta.thinking_level)
-        params = AttemptParams(
+        params = make_attempt_params(
             run_id=run_id, session_key=session_key, session_id=record.session_id,
             agent_id=agent_id, prompt=message, provider=route.model.provider,
             model_id=route.model.model_id, model=apply_thinking(route.model, thinking),
@@ -305,8 +316,8 @@ class AttemptRunner:
                       "__meta": {"idempotencyKey": f"{run_id}:prompt"}}
             await mirror([prompt, *map(dict, result.messages_snapshot)])
             await mirror.flush()
-        return AttemptOutcome(candidate, params, result, mirror, observer, preflight,
-                              resumed=resumed)
+        return _make_outcome(candidate, params, result, mirror, observer, preflight,
+                             resumed=resumed)
 
     async def store_caller_results(self, turn: PreparedTurn, record: SessionRecord,
                                    results: Sequence[CallerToolResult],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
+    from clawharness.harness._frozen import quick_maker
     from clawharness.harness.capabilities import (
         BUDGET_EXTEND_TOOL,
         ApprovalDecision,
@@ -107,6 +108,7 @@ if TYPE_CHECKING:
         ToolSpec,
         TransformToolResult,
         Unsupported,
+        make_attempt_params,
     )
     from clawharness.harness.user_input import (
         QUESTION_TIMEOUT_NOT_INTEGER,
@@ -227,12 +229,14 @@ __all__ = [
     "format_agent_harness_user_input_prompt",
     "lexical_workspace_path",
     "log_harness_selection",
+    "make_attempt_params",
     "message_text",
     "normalize_agent_harness_user_input_answer",
     "normalize_optional_runtime_id",
     "normalize_question_timeout_seconds",
     "normalize_runtime_id",
     "portable_runtime",
+    "quick_maker",
     "read_session_lines",
     "real_workspace_root",
     "report_tool_terminal",
@@ -354,4 +358,6 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "validate_harness_shape": "clawharness.harness.registry",
     "ApprovalSubjectPolicy": "clawharness.harness.capabilities",
     "ToolExecute": "clawharness.harness.tool_spec",
+    "make_attempt_params": "clawharness.harness.types",
+    "quick_maker": "clawharness.harness._frozen",
 })

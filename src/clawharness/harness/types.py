@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from clawharness._json import JsonValue
+from clawharness.harness._frozen import quick_maker
 from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
@@ -80,6 +81,7 @@ __all__ = [
     "TransformToolResult",
     "Unsupported",
     "Usage",
+    "make_attempt_params",
 ]
 
 
@@ -348,6 +350,11 @@ class AttemptParams:
     #: building the events of the others (the host's own record reads `tool`, `usage`
     #: and `lifecycle`, so with no front listening a reply's text deltas go unbuilt)
     agent_event_streams: frozenset[str] | None = None
+
+
+#: makes an `AttemptParams` as `AttemptParams(...)` does, in about a third of the
+#: instructions (29k, not 87k: the host makes one per attempt; `harness._frozen`)
+make_attempt_params = quick_maker(AttemptParams)
 
 
 @dataclass(frozen=True, slots=True)

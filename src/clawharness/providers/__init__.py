@@ -28,6 +28,7 @@ from clawharness.providers.base import (
     ToolCall,
     ToolSchema,
     Usage,
+    make_model_request,
     map_provider_error,
 )
 from clawharness.providers.credentials import resolve_api_key
@@ -78,6 +79,7 @@ __all__ = [
     "endpoint_url",
     "load_script",
     "locate_provider_error",
+    "make_model_request",
     "map_provider_error",
     "parse_script",
     "preload_transports",

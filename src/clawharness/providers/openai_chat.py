@@ -15,6 +15,7 @@ from openai import AsyncOpenAI
 
 from clawharness.errors import ProviderError, ProviderServerError
 from clawharness.providers.base import (
+    NO_USAGE,
     STREAM_CUT_MESSAGE,
     Done,
     Message,
@@ -185,7 +186,7 @@ class OpenAIChatTransport:
             raise map_provider_error(exc) from exc
         pending: dict[int, _PendingCall] = {}
         finish: str | None = None
-        usage = Usage.counted()
+        usage = NO_USAGE
         try:
             async with stream:
                 async for chunk in stream:

@@ -16,6 +16,7 @@ from typing import Any
 
 from clawharness.errors import ProviderError, ProviderServerError
 from clawharness.providers.base import (
+    NO_USAGE,
     STREAM_CUT_MESSAGE,
     Done,
     Message,
@@ -221,7 +222,7 @@ def _tool_call(item: Any) -> ToolCall | None:
 def _usage(response: Any) -> Usage:
     usage = response.get("usage") if isinstance(response, dict) else None
     if not isinstance(usage, dict):
-        return Usage.counted()
+        return NO_USAGE
     details = usage.get("input_tokens_details")
     cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
     # OpenAI's input_tokens include the cached ones: input is what was not cached

@@ -43,7 +43,6 @@ from clawharness.plugin_sdk.agent_harness_tool_runtime import (
 from clawharness.providers import (
     STREAM_CUT_MESSAGE,
     Done,
-    ModelRequest,
     ModelTransport,
     ProviderError,
     TextDelta,
@@ -52,6 +51,7 @@ from clawharness.providers import (
     ToolSchema,
     Usage,
     locate_provider_error,
+    make_model_request,
     provider_failure_details,
 )
 
@@ -374,7 +374,7 @@ class EmbeddedAttempt:
         model = p.model
         context = p.prompt_context
         messages = self.context if context is None else context.shape(self.context)
-        request = ModelRequest(model.model_id, p.system_prompt, messages, self.schemas,
+        request = make_model_request(model.model_id, p.system_prompt, messages, self.schemas,
                                model.max_tokens, model.params)
         builder = self.builder = self.new_builder()
         partial = p.on_partial_reply
