@@ -15,6 +15,7 @@ context-overflow error compacts once more and retries the call (the loop's part)
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -164,6 +165,62 @@ async def _summarise(plan: CompactionPlan, context: Sequence[Raw], counter: Toke
     return _Summarised(shorter, summary, cut, before, after)
 
 
+class _PruneScan:
+    """What the soft trim (`prune_tool_results`) needs of one context list that grows by
+    appending (the loop's, from model call to model call): where its assistant messages
+    are, and its long tool results with their trimmed copies. Each message is read once,
+    when it is new, not again at every model call; a message in the list is not changed
+    (as `_pruned`'s own memory assumes)."""
+
+    __slots__ = ("assistants", "last", "long", "messages", "seen")
+
+    def __init__(self, messages: Sequence[Raw]) -> None:
+        self.messages = messages
+        #: how many of the messages are read, and the last one read
+        self.seen = 0
+        self.last: Raw | None = None
+        #: indices of the assistant messages
+        self.assistants: list[int] = []
+        #: (index, trimmed copy) of each tool result the soft trim would cut
+        self.long: list[tuple[int, Raw]] = []
+
+    def covers(self, messages: Sequence[Raw]) -> bool:
+        """`messages` is the list read, grown (or not) since."""
+        seen = self.seen
+        return (self.messages is messages and seen <= len(messages)
+                and (seen == 0 or messages[seen - 1] is self.last))
+
+    def read(self, unprotected: PruningRules) -> None:
+        """Read the messages appended since; `unprotected`: the rules with no message
+        protected (the soft trim of one message as it would be trimmed when old)."""
+        messages = self.messages
+        for index in range(self.seen, len(messages)):
+            message = messages[index]
+            if message.get("role") == "assistant":
+                self.assistants.append(index)
+                continue
+            # (the soft trim itself tells a long tool result from any other message)
+            trimmed = prune_tool_results([message], unprotected)[0]
+            if trimmed is not message:
+                self.long.append((index, trimmed))
+        self.seen = len(messages)
+        if messages:
+            self.last = messages[-1]
+
+    def pruned(self, keep_last_assistants: int) -> list[Raw]:
+        """`prune_tool_results` of the messages (read up to their end)."""
+        out = list(self.messages)
+        keep, assistants = keep_last_assistants, self.assistants
+        # (as `prune_tool_results`: results before the keep-th newest assistant are cut)
+        protected = (len(out) if keep <= 0 else assistants[-keep] if len(assistants) >= keep
+                     else 0)
+        for index, trimmed in self.long:
+            if index >= protected:
+                break
+            out[index] = trimmed
+        return out
+
+
 class TurnPromptContext:
     """The `PromptContext` of one built-in attempt (see the module docstring)."""
 
@@ -197,6 +254,8 @@ class TurnPromptContext:
         self._session_key = session_key
         self._counter = counter if counter is not None else TokenCounter()
         self._last: tuple[Sequence[Message], int, list[Raw], int] | None = None
+        self._scan: _PruneScan | None = None
+        self._unprotected = dataclasses.replace(rules, keep_last_assistants=0)
         #: the compactions of this attempt
         self.results: list[CompactionResult] = []
 
@@ -207,10 +266,22 @@ class TurnPromptContext:
         last = self._last
         if last is not None and last[0] is context and last[1] == len(context):
             return last[2], last[3]
-        pruned = prune_tool_results(_raw(context), self._rules)
+        pruned = self._soft_trimmed(_raw(context))
         total = 0 if self._budget is None else self._counter.messages(pruned)
         self._last = (context, len(context), pruned, total)
         return pruned, total
+
+    def _soft_trimmed(self, context: Sequence[Raw]) -> list[Raw]:
+        """`prune_tool_results(context, rules)`, from what is known of the list so far
+        (the loop's context grows by a few messages a model call; reading it whole at
+        each call cost a walk of the history per call)."""
+        if not self._rules.enabled:
+            return list(context)
+        scan = self._scan
+        if scan is None or not scan.covers(context):
+            scan = self._scan = _PruneScan(context)
+        scan.read(self._unprotected)
+        return scan.pruned(self._rules.keep_last_assistants)
 
     def shape(self, context: Sequence[Message]) -> list[Message]:
         pruned, total = self._pruned(context)
