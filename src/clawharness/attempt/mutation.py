@@ -31,7 +31,6 @@ __all__ = [
     "ToolMutationState",
     "build_apply_patch_file_targets",
     "build_tool_action_fingerprint",
-    "build_tool_effect_state",
     "build_tool_file_target",
     "build_tool_mutation_state",
     "extract_apply_patch_targets",
@@ -263,15 +262,6 @@ def build_tool_mutation_state(
         action_fingerprint=fingerprint,
         file_target=build_tool_file_target(tool_name, args),
     )
-
-
-def build_tool_effect_state(tool_name: str, args: Any) -> ToolMutationState:
-    """`build_tool_mutation_state` without the action's identity (no fingerprint, no file
-    target): whether the call mutates and whether it is replay-safe, all a success needs
-    when no failure waits to be matched against it (building the identity costs more
-    than the rest of the outcome's bookkeeping)."""
-    return ToolMutationState(mutating_action=is_mutating_tool_call(tool_name, args),
-                             replay_safe=is_replay_safe_tool_call(tool_name, args))
 
 
 # --- apply_patch ----------------------------------------------------------------------

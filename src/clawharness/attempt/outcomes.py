@@ -29,8 +29,9 @@ from clawharness.attempt.mutation import (
     ToolActionRef,
     ToolMutationState,
     build_apply_patch_file_targets,
-    build_tool_effect_state,
     build_tool_mutation_state,
+    is_mutating_tool_call,
+    is_replay_safe_tool_call,
     is_same_tool_mutation_action,
 )
 
@@ -232,7 +233,8 @@ def _as_record(value: Any) -> dict[str, Any] | None:
 def _middleware_failed(result: Any) -> bool:
     details = (result.get("details")
                if isinstance(result, (dict, Mapping)) else None)
-    return (details is not None and isinstance(details, Mapping)
+    # (a dict is told apart in C, before the ABC's check in Python)
+    return (details is not None and isinstance(details, (dict, Mapping))
             and details.get("middlewareError") is True)
 
 
@@ -301,18 +303,24 @@ class ToolTerminalObserver:
     def __call__(self, observation: Mapping[str, Any]) -> dict[str, Any]:
         return self.observe(observation)
 
-    def _mutation(self, observation: Mapping[str, Any], args: Any, *,
-                  identity: bool = True) -> ToolMutationState:
-        """The call's mutation facts; without its `identity` (no fingerprint or file
-        target, for a success nothing is matched against) where the classifier decides."""
+    def _mutation(self, observation: Mapping[str, Any], args: Any) -> ToolMutationState:
         tool_name = str(observation.get("toolName", ""))
+        declared = self._declared(observation, tool_name, args)
+        if declared is not None:
+            return declared
         meta = observation.get("meta")
-        meta_text = meta if isinstance(meta, str) else None
+        return build_tool_mutation_state(tool_name, args, meta if isinstance(meta, str) else None)
+
+    @staticmethod
+    def _declared(observation: Mapping[str, Any], tool_name: str,
+                  args: Any) -> ToolMutationState | None:
+        """The mutation facts the tool's owner or a native protocol declared; None when
+        the classifier decides."""
         owner = observation.get("ownerMutation")
         owner_key = (owner.get("ownerKey")
                      if owner is not None and isinstance(owner, Mapping) else None)
         if isinstance(owner_key, str) and owner_key:
-            return build_tool_mutation_state(tool_name, args, meta_text, owner_key=owner_key)
+            return build_tool_mutation_state(tool_name, args, owner_key=owner_key)
         native = observation.get("nativeMutation")
         if native is not None and isinstance(native, Mapping):
             # protocol-owned facts for native tools; the classifier is not applied to them
@@ -322,9 +330,7 @@ class ToolTerminalObserver:
                 replay_safe=native.get("replaySafe") is True,
                 action_fingerprint=fingerprint if isinstance(fingerprint, str) else None,
             )
-        if not identity:
-            return build_tool_effect_state(tool_name, args)
-        return build_tool_mutation_state(tool_name, args, meta_text)
+        return None
 
     def observe(self, observation: Mapping[str, Any]) -> dict[str, Any]:
         """Record one terminal outcome and return its canonical resolution."""
@@ -352,6 +358,7 @@ class ToolTerminalObserver:
         failed = outcome == "failure" or _middleware_failed(result)
         if failed or self._errors.has_unresolved:
             mutation = self._mutation(observation, executed_arguments)
+            mutating, classified_safe = mutation.mutating_action, mutation.replay_safe
             file_targets = build_apply_patch_file_targets(tool_name, executed_arguments)
             if file_targets is None and mutation.file_target is not None:
                 file_targets = [mutation.file_target]
@@ -366,10 +373,16 @@ class ToolTerminalObserver:
         else:
             # the usual success: no failure waits to be matched against it, so the
             # action's identity (its fingerprint, its file targets) is never looked at
-            mutation = self._mutation(observation, executed_arguments, identity=False)
+            # (nor made into a frozen `ToolMutationState` where the classifier decides)
+            declared = self._declared(observation, tool_name, executed_arguments)
+            if declared is None:
+                mutating = is_mutating_tool_call(tool_name, executed_arguments)
+                classified_safe = is_replay_safe_tool_call(tool_name, executed_arguments)
+            else:
+                mutating, classified_safe = declared.mutating_action, declared.replay_safe
             state = self._errors.record_success_of(tool_name, None, None)
         replay_flag = observation.get("replaySafe")
-        replay_safe = replay_flag if isinstance(replay_flag, bool) else mutation.replay_safe
+        replay_safe = replay_flag if isinstance(replay_flag, bool) else classified_safe
 
         side_effect = execution_started and not replay_safe
         self._side_effect_evidence = self._side_effect_evidence or side_effect
@@ -385,7 +398,7 @@ class ToolTerminalObserver:
             "state": receipt
             or build_tool_effect_receipt(
                 execution_started=execution_started,
-                mutating_action=mutation.mutating_action,
+                mutating_action=mutating,
                 replay_safe=replay_safe,
                 outcome="failure" if failed else "success",
             )

@@ -172,6 +172,11 @@ def _close_all(owned: list[int]) -> None:
             pass
 
 
+def _names(stack: list[tuple[str, int]]) -> tuple[str, ...]:
+    # (a name at the root, the usual case, makes no generator for an empty stack)
+    return tuple([n for n, _ in stack]) if stack else ()
+
+
 def _walk(user_path: str, root_real: str, root_lexical: str, root_fd: int,
           parts: list[str], owned: list[int], *, follow: bool,
           make_parents: bool) -> Resolved:
@@ -190,12 +195,12 @@ def _walk(user_path: str, root_real: str, root_lexical: str, root_fd: int,
         here = stack[-1][1] if stack else root_fd
         last = not pending
         if last and not follow:
-            return Resolved(root_real, here, name, tuple(n for n, _ in stack), owned)
+            return Resolved(root_real, here, name, _names(stack), owned)
         try:
             info = os.stat(name, dir_fd=here, follow_symlinks=False)
         except FileNotFoundError:
             if last:
-                return Resolved(root_real, here, name, tuple(n for n, _ in stack), owned)
+                return Resolved(root_real, here, name, _names(stack), owned)
             if not make_parents:
                 raise
             with contextlib.suppress(FileExistsError):
@@ -216,7 +221,7 @@ def _walk(user_path: str, root_real: str, root_lexical: str, root_fd: int,
                 pending.extend(reversed(target.split("/")))
             continue
         if last:
-            return Resolved(root_real, here, name, tuple(n for n, _ in stack), owned, info)
+            return Resolved(root_real, here, name, _names(stack), owned, info)
         fd = os.open(name, _DIR_FLAGS, dir_fd=here)  # ENOTDIR, or ELOOP if swapped for a link
         owned.append(fd)
         stack.append((name, fd))
