@@ -219,10 +219,8 @@ class BudgetLedgerMethods:
     async def budget_used(self, keys: Sequence[str], measures: tuple[int, ...]) -> list[int]:
         if not keys:
             return []
-        used = [0] * len(keys)
-        for n, value in await self._all("read budgets", used_sql(measures, "%s"), list(keys)):
-            used[n] = int(value)
-        return used
+        (row,) = await self._all("read budgets", used_sql(measures, "%s"), list(keys))
+        return [int(value) for value in row]
 
     async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
         rows = await self._all("summarize spend", summary_sql(by, "%s"), (since,))

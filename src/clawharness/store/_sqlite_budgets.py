@@ -74,6 +74,8 @@ _STATE_COLS: Final = ("spent_nano_usd, spent_tokens, spent_turns, spent_ms, "
                       "reserved_nano_usd, reserved_tokens, reserved_turns, reserved_ms, "
                       "granted_nano_usd, granted_tokens, granted_turns, granted_ms")
 _HOLD: Final = "nano_usd, tokens, turns, ms"
+_SPEND_INSERT: Final = (f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) "
+                        f"VALUES ({', '.join('?' * len(SPEND_COLUMNS.split(',')))})")
 
 
 def _states(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, BudgetState]:
@@ -131,10 +133,7 @@ def _settle(conn: sqlite3.Connection, record: SpendRecord, keys: Sequence[str],
     counted it."""
     if holds:
         _release(conn, record.run_id)
-    row = _spend_row(record)
-    marks = ", ".join("?" * len(row))
-    if conn.execute(f"INSERT OR IGNORE INTO spend ({SPEND_COLUMNS}) VALUES ({marks})",
-                    row).rowcount == 0:
+    if conn.execute(_SPEND_INSERT, _spend_row(record)).rowcount == 0:
         return False  # a retried turn settled twice: counted once
     if keys:
         fields = spent.fields
@@ -245,10 +244,8 @@ class BudgetLedgerMethods:
         query = used_sql(measures, "?")
 
         def fn(conn: sqlite3.Connection) -> list[int]:
-            used = [0] * len(keys)
-            for n, value in conn.execute(query, keys):
-                used[n] = value
-            return used
+            row = conn.execute(query, keys).fetchone()
+            return list(row)
 
         return await self._read(fn, inline=True)
 

@@ -275,12 +275,15 @@ _UNITS: Final = ("nano_usd", "tokens", "turns", "ms")
 
 @functools.lru_cache(maxsize=64)
 def used_sql(measures: tuple[int, ...], mark: str) -> str:
-    """`budget_used`'s query in both backends (`mark`: the placeholder): for the i-th key,
-    `i` and its spent + reserved - granted in `measures[i]` (a MEASURES index); no row
-    for a key never used. Only the columns a turn's check needs are read."""
-    return " UNION ALL ".join(
-        f"SELECT {n}, spent_{_UNITS[m]} + reserved_{_UNITS[m]} - granted_{_UNITS[m]} "
-        f"FROM budget_counters WHERE budget_key = {mark}" for n, m in enumerate(measures))
+    """`budget_used`'s query in both backends (`mark`: the placeholder): one row whose
+    i-th value is what the i-th key's budget used in `measures[i]` (a MEASURES index),
+    spent + reserved - granted, 0 for a key never used. Only the columns a turn's check
+    needs are read, and as one row: each row a query yields is a step of its own (in
+    SQLite, with the GIL given up and taken back around it), a turn's check reads on
+    its path."""
+    return "SELECT " + ", ".join(
+        f"coalesce((SELECT spent_{_UNITS[m]} + reserved_{_UNITS[m]} - granted_{_UNITS[m]} "
+        f"FROM budget_counters WHERE budget_key = {mark}), 0)" for m in measures)
 
 
 def summary_sql(by: SpendGrouping, mark: str) -> str:
