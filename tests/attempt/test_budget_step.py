@@ -87,3 +87,46 @@ def test_the_allowance_checks_reading_of_used_measures_decides_as_the_full_count
                                        held) is None)
         outcomes.add(fits)
     assert outcomes == {True, False}
+
+
+async def test_a_settled_turns_part_of_an_allowance_stays_taken_until_the_store_commits(
+        tmp_path: Path) -> None:
+    # a turn that reserved from its process's allowance is settled behind it (SQLite
+    # commits that with its next write): until a write the process waits on, its part
+    # is not taken again, so other processes never miss both its hold and its spend
+    from clawharness.attempt.budget_pools import Allowances
+    from clawharness.store import Amount, BudgetClaim, BudgetLimit
+
+    store = open_store(str(tmp_path / "state.db"))
+    await store.open()
+    writes: list[str] = []
+    reserve, release = store.reserve_budget, store.release_budget
+
+    async def reserved(run_id: str, claims: Any, amount: Amount, *, ttl: float) -> Any:
+        writes.append(f"reserve {run_id.split(':')[0]}")
+        return await reserve(run_id, claims, amount, ttl=ttl)
+
+    async def released(run_id: str, keys: Any) -> None:
+        writes.append(f"release {run_id.split(':')[-1]}")
+        await release(run_id, keys)
+
+    store.reserve_budget, store.release_budget = reserved, released  # type: ignore[method-assign]
+    try:
+        allowances = Allowances(store)
+        pool = BudgetClaim("pool:budgets.daily", BudgetLimit(turns=100))
+        turn = Amount(turns=1)
+        assert await allowances.take([pool], turn, 60)  # an allowance of four turns
+        assert writes == ["reserve allowance"] and allowances.held(pool.key).turns == 4
+        allowances.settled([pool], turn)  # its settlement written behind it
+        for _ in range(3):
+            assert await allowances.take([pool], turn, 60)
+        assert writes == ["reserve allowance"]  # the settled part is still taken
+        assert await allowances.take([pool], turn, 60)
+        # a write waited on committed the settlement first: its part was free again
+        assert writes == ["reserve allowance", "release settled"]
+        assert allowances.held(pool.key).turns == 4
+        for _ in range(4):
+            allowances.give_back([pool], turn)
+        await allowances.close()
+    finally:
+        await store.close()

@@ -45,8 +45,8 @@ class _Allowance:
     """One pool's allowance. Its amounts are kept as plain integers in the ledger's
     measures (nano-dollars, tokens, turns, ms): every turn adds to and takes from them."""
 
-    __slots__ = ("expires", "held", "holder", "last_used", "limit", "pool", "running",
-                 "used")
+    __slots__ = ("expires", "held", "holder", "last_used", "limit", "pending", "pool",
+                 "running", "used")
 
     def __init__(self, pool: BudgetClaim, holder: str) -> None:
         self.pool = pool
@@ -58,6 +58,9 @@ class _Allowance:
         #: what the ledger holds for it, and what running turns took of that
         self.held = [0, 0, 0, 0]
         self.used = [0, 0, 0, 0]
+        #: the part of `used` of turns that ended but whose settlements the store may not
+        #: have committed yet (`Allowances.settled`)
+        self.pending = [0, 0, 0, 0]
         self.running = 0
         #: time.monotonic() before which its hold does not expire
         self.expires = 0.0
@@ -96,6 +99,8 @@ class Allowances:
         self._refused: dict[str, float] = {}
         #: the sweep that gives idle allowances back (one at a time, while any is held)
         self._sweep: asyncio.TimerHandle | None = None
+        #: whether an allowance has a part `settled` keeps taken (`_commit_settled`)
+        self._pending = False
 
     def held(self, pool: str) -> Amount:
         """What this process's allowance of `pool` holds (nothing when it has none)."""
@@ -109,16 +114,15 @@ class Allowances:
         room, or its hold would expire within `ttl` (a write); False when one has no
         room (nothing taken)."""
         want = amount.fields
-        now = time.monotonic()
-        by_pool, refused = self._by_pool, self._refused
-        short = False
-        for pool in pools:
-            found = by_pool.get(pool.key)
-            if found is not None and found.expires >= now + ttl and found.fits(want):
-                continue
-            if not _could_hold(pool, amount) or refused.get(pool.key, 0.0) > now:
-                return False  # a budget too small for allowances, or its pool is full
-            short = True
+        short = self._short(pools, amount, ttl)
+        if short is None:
+            return False  # a budget too small for allowances, or its pool is full
+        if short and self._pending and await self._commit_settled():
+            # the parts of ended turns are free again: most often, enough
+            short = self._short(pools, amount, ttl)
+            if short is None:
+                return False
+        by_pool = self._by_pool
         if short:
             for pool in pools:
                 found = by_pool.get(pool.key)
@@ -139,6 +143,67 @@ class Allowances:
             used[2] += c
             used[3] += d
             by_pool[pool.key].running += 1
+        return True
+
+    def _short(self, pools: Sequence[BudgetClaim], amount: Amount, ttl: float) -> bool | None:
+        """Whether an allowance of `pools` needs a write before `amount` is taken from
+        them (none yet, no room, or its hold expires within `ttl`); None when one of
+        them may not have an allowance now."""
+        want = amount.fields
+        now = time.monotonic()
+        by_pool, refused = self._by_pool, self._refused
+        short = False
+        for pool in pools:
+            found = by_pool.get(pool.key)
+            if found is not None and found.expires >= now + ttl and found.fits(want):
+                continue
+            if not _could_hold(pool, amount) or refused.get(pool.key, 0.0) > now:
+                return None
+            short = True
+        return short
+
+    def settled(self, pools: Sequence[BudgetClaim], amount: Amount) -> None:
+        """A turn that took `amount` from `pools` ended, and its settlement (its spend
+        counted) was written behind it (`settle_budget(wait=False)`): the store commits
+        it with its next write. Until then other processes do not see that spend, so its
+        part stays taken (and counted in the ledger, in the allowance's hold): no other
+        turn reuses it before the store's next write this process waits on, which
+        commits the settlement (`_commit_settled`, made when an allowance runs short)."""
+        now = time.monotonic()
+        a, b, c, d = amount.fields
+        for pool in pools:
+            allowance = self._by_pool.get(pool.key)
+            if allowance is None:
+                continue
+            pending = allowance.pending
+            pending[0] += a
+            pending[1] += b
+            pending[2] += c
+            pending[3] += d
+            allowance.running -= 1
+            allowance.last_used = now
+        self._pending = True
+        if self._sweep is None:
+            self._sweep = asyncio.get_running_loop().call_later(IDLE_SECONDS, self._idle)
+
+    async def _commit_settled(self) -> bool:
+        """Free the parts `settled` kept taken: a write waited on (a release of nothing)
+        has the store commit every settlement written behind its turn before it (True),
+        False when it failed (the parts stay taken)."""
+        parts = [(a, tuple(a.pending)) for a in self._by_pool.values() if any(a.pending)]
+        self._pending = False
+        try:
+            await self._store.release_budget(f"{self._prefix}:settled", ())
+        except Exception as exc:
+            log.warning("the budget settlements could not be committed: %s", exc)
+            self._pending = True
+            return False
+        for allowance, part in parts:
+            used, pending = allowance.used, allowance.pending
+            for i, value in enumerate(part):
+                used[i] -= value
+                pending[i] -= value
+        self._pending = any(any(a.pending) for a in self._by_pool.values())
         return True
 
     def give_back(self, pools: Sequence[BudgetClaim], amount: Amount) -> None:

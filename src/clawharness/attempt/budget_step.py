@@ -122,6 +122,9 @@ class SpendLedger:
         self._writes: set[asyncio.Task[None]] = set()
         #: this process's allowances: most turns reserve from them without a write
         self.allowances = Allowances(store)
+        #: whether the store commits a settlement made with `wait=False` after it returns
+        #: (SQLite: with its next write), not before (PostgreSQL)
+        self.settles_behind: bool = getattr(store, "SETTLES_BEHIND", True)
         #: whether any budget has a soft warning level (`warnAt`)
         self.warns = warns_at(config.budgets.model_dump())
         #: the plans of each (agent, day, caller) seen lately (`Plan`), and the keys
@@ -417,6 +420,9 @@ class TurnSpend:
             self._ledger.write_later(record, holds=self._asked)
             return turn
         amount = spent(cost_usd=turn.cost_usd, tokens=usage_tokens(usage), ms=turn.duration_ms)
+        if self._pools:
+            await self._settle_behind(record, amount)
+            return turn
         try:
             # a turn that reserved from its process's allowance holds nothing in its name
             await self._ledger._store.settle_budget(record, self._keys, amount,
@@ -425,6 +431,27 @@ class TurnSpend:
             self._give_back()
         self._asked = False
         return turn
+
+    async def _settle_behind(self, record: SpendRecord, amount: Amount) -> None:
+        """Settle a turn that reserved from its process's allowances (it holds nothing in
+        its name) as its spend row is written without budgets: behind the turn, for the
+        store to commit with its next write (no transaction of its own). Its part of the
+        allowances stays taken until that commit is known where the store commits it
+        later (`Allowances.settled`), so other processes never miss both its hold and
+        its spend."""
+        try:
+            await self._ledger._store.settle_budget(record, self._keys, amount,
+                                                    holds=False, wait=False)
+        except BaseException:
+            self._give_back()
+            raise
+        held = self.held
+        if held is not None and self._ledger.settles_behind:
+            self._ledger.allowances.settled(self._pools, held)
+            self._pools = ()
+            self.held = None
+        else:
+            self._give_back()
 
     def _give_back(self) -> None:
         """The turn's part of its process's allowances is free again (once)."""

@@ -128,6 +128,10 @@ async def _locked_states(conn: Conn, keys: list[str]) -> dict[str, BudgetState]:
 class BudgetLedgerMethods:
     """The `Store` protocol's budget ledger methods, for `PostgresStore`."""
 
+    #: a settlement is committed before it returns, `wait=False` or not: a turn's part
+    #: of its process's allowances is free again at once (`SpendLedger.settles_behind`)
+    SETTLES_BEHIND: Final = False
+
     if TYPE_CHECKING:
         async def _run(self, what: str, fn: Callable[[Conn], Awaitable[Any]], *,
                        tx: bool = True, pipelined: bool = False) -> Any: ...

@@ -178,6 +178,11 @@ def _counters_query(n: int) -> str:
 class BudgetLedgerMethods:
     """The `Store` protocol's budget ledger methods, for `SqliteStore`."""
 
+    #: a settlement made with `wait=False` is committed with the store's next write
+    #: (`_write_deferred`), after it returns: a turn's part of its process's allowances
+    #: stays taken until then (`SpendLedger.settles_behind`)
+    SETTLES_BEHIND: Final = True
+
     if TYPE_CHECKING:
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
