@@ -11,6 +11,11 @@ before) counts them too. Each turn's estimate is thus held in the ledger, in a h
 in an allowance, before its check, and the last check of any turns that run at once
 counted every one of them: spend passes a budget by no more than without allowances.
 
+A turn that reserved from an allowance is settled behind it (its spend row and counters
+committed with the store's next write): its part of the allowance is not taken again
+before a write the process waits on has committed that (`Allowances.settled`), so at
+every moment its estimate is held in the ledger or its spend counted there.
+
 The price: while allowances are held, the last part of a budget (at most a
 `POOL_SHARE`th of it, what processes hold together) refuses turns that would fit. An
 allowance no turn used for `IDLE_SECONDS` is given back, and every one when the host

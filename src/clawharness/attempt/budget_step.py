@@ -12,7 +12,9 @@ this runs them against the store's ledger (`BudgetLedgerStore`) for one turn:
 - `settle(turn, ...)`: the turn's usage priced (a runtime's reported cost wins, else the
   config and the price table), put on its result, and stored as its spend row with the
   holds released and the real amount counted, in one transaction. With no budget set the
-  spend row is written off the turn's path (what `clawharness usage` sums).
+  spend row is written off the turn's path (what `clawharness usage` sums); a turn that
+  reserved from its process's allowances has its row and counters written as that row
+  is, for the store to commit with its next write (`TurnSpend._settle_behind`).
 - `release()`: a turn that raised gives its holds back and counts nothing (no spend
   row), so a cluster's retry of the same run is counted when it settles.
 
