@@ -193,16 +193,16 @@ class _PruneScan:
     def read(self, unprotected: PruningRules) -> None:
         """Read the messages appended since; `unprotected`: the rules with no message
         protected (the soft trim of one message as it would be trimmed when old)."""
-        messages = self.messages
-        for index in range(self.seen, len(messages)):
-            message = messages[index]
-            if message.get("role") == "assistant":
+        messages, start = self.messages, self.seen
+        new = messages[start:]
+        # (the soft trim itself, of the new messages at once, tells which tool results
+        # are long: their trimmed copies)
+        trimmed = prune_tool_results(new, unprotected)
+        for index, (message, pruned) in enumerate(zip(new, trimmed, strict=True), start):
+            if pruned is not message:
+                self.long.append((index, pruned))
+            elif message.get("role") == "assistant":
                 self.assistants.append(index)
-                continue
-            # (the soft trim itself tells a long tool result from any other message)
-            trimmed = prune_tool_results([message], unprotected)[0]
-            if trimmed is not message:
-                self.long.append((index, trimmed))
         self.seen = len(messages)
         if messages:
             self.last = messages[-1]
