@@ -45,6 +45,7 @@ from clawharness.names.urls import parse_cluster_url
 from clawharness.observability.spans import (
     TERMINAL,
     cluster_turn_span,
+    continued_trace,
     mark_failed,
     trace_carrier,
 )
@@ -176,8 +177,11 @@ class ClusterClient:
 
     async def run_turn(self, session_key: str, message: str, opts: TurnOptions) -> TurnResult:
         turn_id = opts.run_id or new_id()
-        with cluster_turn_span(session_key, turn_id, server=self.address.host,
-                               port=self.address.port) as span:
+        # a caller's trace (an HTTP request's `traceparent`) goes on through the wait and,
+        # by the request's own carrier, into the worker's turn
+        with continued_trace(opts.trace_context or {}), cluster_turn_span(
+                session_key, turn_id, server=self.address.host,
+                port=self.address.port) as span:
             result = await self._run_turn(TurnRequest(
                 turn_id=turn_id, session_key=session_key, message=message, model=opts.model,
                 max_steps=opts.max_steps, timeout=opts.timeout, front=self._front_id,

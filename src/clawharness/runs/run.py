@@ -70,6 +70,9 @@ class RunOptions:
     queue_mode: str | None = None
     #: this message's thinking level (`TurnOptions.thinking`), already checked
     thinking: str | None = None
+    #: the caller's W3C trace context (`TurnOptions.trace_context`: an HTTP request's
+    #: `traceparent` / `tracestate`)
+    trace_context: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

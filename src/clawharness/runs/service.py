@@ -175,7 +175,7 @@ class RunService:
             tool_backends=asked.tool_backends, tool_restriction=asked.tool_restriction,
             caller_tools=asked.caller_tools, caller_results=asked.caller_results,
             queue_mode=asked.queue_mode,
-            caller=asked.caller, thinking=asked.thinking,
+            caller=asked.caller, thinking=asked.thinking, trace_context=asked.trace_context,
         )
         try:
             result = await self._host.run_turn(run.session_key, message, options)
