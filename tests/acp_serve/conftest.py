@@ -44,17 +44,19 @@ class Served:
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    """`await serve_to(script, answer=..., options=..., **config_extra)` -> `Served`;
-    everything stopped afterwards."""
+    """`await serve_to(script, answer=..., options=..., telemetry=..., **config_extra)`
+    -> `Served`; everything stopped afterwards."""
     stops: list[Callable[[], Any]] = []
 
     async def serve_to(script: dict[str, Any], *, answer: Any = "allow_once",
-                       options: AcpServeOptions | None = None, **extra: Any) -> Served:
+                       options: AcpServeOptions | None = None, telemetry: Any = None,
+                       **extra: Any) -> Served:
         server = ScriptedModelServer(script)
         await server.start()
         stops.append(server.stop)
         config = write_config(tmp_path, server.base_url_openai, **extra)
-        host = Host.from_config(config, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)})
+        host = Host.from_config(config, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)},
+                                telemetry=telemetry)
         await host.start()
         stops.append(host.close)
         project = tmp_path / "project"

@@ -298,3 +298,32 @@ async def test_resource_blocks_become_the_message_and_images_are_refused(served:
         await s.conn.prompt(session_id=sid, prompt=[ImageContentBlock(
             type="image", data="AAAA", mime_type="image/png")])
     assert "image prompt blocks are not supported" in str(refused.value)
+
+
+async def test_a_prompt_continues_the_clients_trace_from_its_meta(served: Any) -> None:
+    """ACP's place for W3C trace context is the request's `_meta` (`traceparent`,
+    `tracestate`): the turn's spans join the client's trace."""
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from clawharness.observability import Telemetry, TelemetrySettings
+
+    exporter = InMemorySpanExporter()
+    telemetry = Telemetry(TelemetrySettings(tracing=True),
+                          span_processors=[SimpleSpanProcessor(exporter)])
+    s = await served({"responses": [{"match": "", "text": "traced", "repeat": True}]},
+                     telemetry=telemetry)
+    sid = await opened(s)
+    trace_id, parent_id = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    done = await s.conn.prompt(session_id=sid, prompt=text("hello"),
+                               traceparent=f"00-{trace_id}-{parent_id}-01")
+    assert done.stop_reason == "end_turn"
+    await s.conn.prompt(session_id=sid, prompt=text("again"))  # no _meta: a trace of its own
+    turns = [sp for sp in exporter.get_finished_spans() if sp.name.startswith("invoke_agent")]
+    assert len(turns) == 2
+    first, second = sorted(turns, key=lambda sp: sp.start_time or 0)
+    assert first.context is not None and first.parent is not None
+    assert (f"{first.context.trace_id:032x}", f"{first.parent.span_id:016x}") == (
+        trace_id, parent_id)
+    assert second.parent is None and second.context is not None
+    assert f"{second.context.trace_id:032x}" != trace_id

@@ -57,7 +57,7 @@ SURFACE: dict[str, frozenset[str]] = {
     }),
     "agent_harness_telemetry": frozenset({
         "chat_span", "end_chat", "native_process_start", "track_native_process",
-        "capture_trace_context",
+        "capture_trace_context", "trace_carrier",
     }),
     "agent_harness_cli": frozenset({
         "CliAgentSpec", "CliBackendHarness", "CommandLine", "EventMapper", "ControlProtocol",

@@ -76,6 +76,7 @@ from clawharness.acp_serve.updates import (
 )
 from clawharness.errors import ClawHarnessError
 from clawharness.host import Host
+from clawharness.observability import caller_trace_context
 from clawharness.runs import (
     AssistantText,
     RunEvent,
@@ -349,7 +350,7 @@ class HostAgent:
     # --- prompts ------------------------------------------------------------------------
 
     async def prompt(self, session_id: str, prompt: list[PromptBlock],
-                     **_meta: Any) -> PromptResponse:
+                     **meta: Any) -> PromptResponse:
         session = self._session(session_id)
         try:
             text = prompt_text(prompt)
@@ -363,7 +364,9 @@ class HostAgent:
         options = RunOptions(
             agent_id=session.agent_id, kind="acp", origin=f"acp:{session.id}",
             workspace=session.cwd if self._options.workspace == "cwd" else None,
-            tool_backends=self._backends, tool_restriction=restriction_for(session.mode))
+            tool_backends=self._backends, tool_restriction=restriction_for(session.mode),
+            # the client's trace (`_meta.traceparent`, ACP's place for W3C trace context)
+            trace_context=caller_trace_context(meta))
         run = self.runs.start(session.key, text, options)
         session.runs.append(run)
         state = _Prompt(session)

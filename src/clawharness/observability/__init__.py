@@ -5,7 +5,8 @@ Prometheus text for the gateway's `/metrics`, and JSON log lines (docs/observabi
 - `telemetry`: a host's tracer, meter and instruments (`Telemetry`, owned by `Host`);
 - `spans`: the span points of a turn, as helpers that cost nothing when tracing is off;
 - `prometheus`: the metric points as Prometheus text;
-- `logs`: one JSON object per log line, with trace and span ids, redacted.
+- `logs`: one JSON object per log line, with trace and span ids, redacted;
+- `trace_context`: a caller's W3C trace context (an HTTP header, an ACP `_meta`), checked.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         turn_span,
     )
     from clawharness.observability.telemetry import reset_telemetry
+    from clawharness.observability.trace_context import caller_trace_context
 
 __all__ = [
     "CONTENT_TYPE",
@@ -49,6 +51,7 @@ __all__ = [
     "Telemetry",
     "TelemetrySettings",
     "attempt_span",
+    "caller_trace_context",
     "capture_trace_context",
     "chat_span",
     "cluster_turn_span",
@@ -79,6 +82,7 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "CONTENT_TYPE": "clawharness.observability.prometheus",
     "TERMINAL": "clawharness.observability.spans",
     "attempt_span": "clawharness.observability.spans",
+    "caller_trace_context": "clawharness.observability.trace_context",
     "capture_trace_context": "clawharness.observability.spans",
     "chat_span": "clawharness.observability.spans",
     "cluster_turn_span": "clawharness.observability.spans",

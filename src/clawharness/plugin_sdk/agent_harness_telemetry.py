@@ -13,7 +13,10 @@ calls need none: `ToolCalls` traces each one (`execute_tool <tool>`).
   (`agent_harness_process.spawn` does both itself);
 - `capture_trace_context()`: the trace context of the attempt, resumed (`with
   resume(): ...`) where its work goes on in another task, such as a request from the
-  native runtime that its connection's reader task handles.
+  native runtime that its connection's reader task handles;
+- `trace_carrier()`: the current span's W3C trace context (`traceparent`, `tracestate`)
+  as a dict, empty when nothing is traced, for a protocol that carries it per request
+  (ACP and MCP put it in a request's `_meta`).
 
 The spans are the host's own (docs/observability.md); the SDK publishes these names as
 its contract.
@@ -22,7 +25,12 @@ its contract.
 from __future__ import annotations
 
 from clawharness.observability.processes import track_native_process
-from clawharness.observability.spans import capture_trace_context, chat_span, end_chat
+from clawharness.observability.spans import (
+    capture_trace_context,
+    chat_span,
+    end_chat,
+    trace_carrier,
+)
 from clawharness.plugin_sdk._telemetry import native_process_start
 
 __all__ = [
@@ -30,5 +38,6 @@ __all__ = [
     "chat_span",
     "end_chat",
     "native_process_start",
+    "trace_carrier",
     "track_native_process",
 ]

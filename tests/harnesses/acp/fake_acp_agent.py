@@ -21,7 +21,7 @@ History is kept in $HOME/sessions.json so `session/load` in a new process replay
 session it does not hold is refused with ACP's "resource not found". FAKE_ACP_LOAD=
 `unsupported` offers no `session/load`; `broken` refuses every load with an internal
 error in other words (a transient failure). Every request's method is appended to
-$FAKE_ACP_LOG.
+$FAKE_ACP_LOG (a prompt's with its `_meta` keys).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class FakeAgent(Agent):
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         text = prompt[-1].text
-        log("session/prompt", text=text, blocks=[block.text for block in prompt])
+        log("session/prompt", text=text, blocks=[block.text for block in prompt], meta=kwargs)
         word, _, rest = text.partition(" ")
         sid = session_id
         self.cancelled[sid] = asyncio.Event()

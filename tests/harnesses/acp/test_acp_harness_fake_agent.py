@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 
@@ -26,6 +28,9 @@ from clawharness.harness.registry import HarnessRegistry
 from clawharness.harness.types import SupportContext
 from clawharness.harnesses.acp.harness import AcpHarness, canonical_tool_name
 from clawharness.harnesses.acp.plugin import entry
+from clawharness.observability import Telemetry, TelemetrySettings
+from clawharness.observability.spans import turn_span
+from clawharness.observability.telemetry import reset_telemetry, use_telemetry
 from clawharness.plugin_sdk.testing import HarnessContractSuite, declared_route
 from clawharness.plugins.entry import PluginApi, PluginRegistrations
 from clawharness.records import normalize_usage
@@ -102,6 +107,28 @@ async def test_the_usage_an_agent_reports_is_the_turns_usage(rig: Rig) -> None:
     # an agent that reports none leaves the turn's usage unknown, not zero
     silent = await rig.run(harness, rig.params("text quiet"))
     assert silent.attempt_usage is None
+
+
+async def test_a_prompt_carries_the_attempts_trace_in_its_meta(rig: Rig) -> None:
+    """ACP's place for W3C trace context is a request's `_meta`: the agent's own spans
+    can join the host's trace; untraced, the prompt carries none."""
+    harness = rig.harness()
+    exporter = InMemorySpanExporter()
+    telemetry = Telemetry(TelemetrySettings(tracing=True, metrics=False),
+                          span_processors=[SimpleSpanProcessor(exporter)])
+    token = use_telemetry(telemetry)
+    try:
+        with turn_span("main", "agent:main:main", "run-1") as span:
+            traced = await rig.run(harness, rig.params("text traced"))
+    finally:
+        reset_telemetry(token)
+        telemetry.shutdown()
+    untraced = await rig.run(harness, rig.params("text plain"))
+    assert traced.terminal.kind == untraced.terminal.kind == "ok"
+    first, second = (c["meta"] for c in rig.calls() if c["method"] == "session/prompt")
+    _, trace_id, _parent, _ = first["traceparent"].split("-")
+    assert trace_id == format(span.get_span_context().trace_id, "032x")
+    assert "traceparent" not in second
 
 
 async def test_permission_allowed_picks_the_allow_once_option_and_fs_writes(rig: Rig) -> None:

@@ -45,8 +45,8 @@ from clawharness.gateway.openai_http.turns import (
     begin_turn,
     header_queue_mode,
     request_thinking,
-    request_trace_context,
 )
+from clawharness.observability import caller_trace_context
 
 __all__ = ["UNSUPPORTED_CHAT_PARAMETERS", "chat_completions"]
 
@@ -112,7 +112,7 @@ async def chat_completions(api: HttpApi, request: Request) -> Response:
         host_calls=show_host_calls, caller=caller,
         budget_caller=api.budget_caller(request, body),
         queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER)),
-        trace_context=request_trace_context(request.headers),
+        trace_context=caller_trace_context(request.headers),
         thinking=request_thinking(body.get("reasoning_effort"), "reasoning_effort")),
         identity=identity)
     headers = source.headers()

@@ -47,8 +47,8 @@ from clawharness.gateway.openai_http.turns import (
     begin_turn,
     header_queue_mode,
     request_thinking,
-    request_trace_context,
 )
+from clawharness.observability import caller_trace_context
 
 __all__ = ["UNSUPPORTED_RESPONSES_PARAMETERS", "input_messages", "responses"]
 
@@ -207,7 +207,7 @@ async def responses(api: HttpApi, request: Request) -> Response:
         host_calls=show_host_calls, caller=caller,
         budget_caller=api.budget_caller(request, body),
         queue_mode=header_queue_mode(request.headers.get(QUEUE_HEADER)),
-        trace_context=request_trace_context(request.headers),
+        trace_context=caller_trace_context(request.headers),
         thinking=_thinking(body.get("reasoning"))), identity=identity)
     await api.keeper().memory.remember("response", source.run_id, source.session_key)
     shape = _Shape(source, model if isinstance(model, str) else "openclaw", body)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 import uuid
 from collections import OrderedDict
@@ -58,8 +57,7 @@ from clawharness.sessions.queue import parse_queue_mode
 from clawharness.store import TranscriptEntry
 
 __all__ = ["MAX_PENDING_BYTES", "MAX_PENDING_EVENTS", "QUEUE_HEADER", "RunKeeper",
-           "TurnRequest", "TurnSource", "TurnStream", "begin_turn", "header_queue_mode",
-           "request_trace_context"]
+           "TurnRequest", "TurnSource", "TurnStream", "begin_turn", "header_queue_mode"]
 
 log = logging.getLogger("clawharness.gateway")
 
@@ -99,8 +97,8 @@ class TurnRequest:
     queue_mode: str | None = None
     #: the request's reasoning effort as a thinking level (`request_thinking`)
     thinking: str | None = None
-    #: the caller's W3C trace context (`request_trace_context`): the turn's spans join
-    #: the caller's trace
+    #: the caller's W3C trace context (`caller_trace_context` of the request's headers):
+    #: the turn's spans join the caller's trace
     trace_context: Mapping[str, str] | None = None
 
 
@@ -130,32 +128,6 @@ def header_queue_mode(value: str | None) -> str | None:
         return parse_queue_mode(value.strip().lower() if value else None)
     except ConfigError as exc:
         raise OpenAiHttpError(400, f"{QUEUE_HEADER}: {exc}", param=QUEUE_HEADER) from None
-
-
-#: W3C trace context: `traceparent` is "version-traceid-parentid-flags" in lower-case hex
-#: (a version after 00 may append fields); a `tracestate` past 512 characters may be dropped
-_TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?")
-_TRACESTATE_MAX: Final = 512
-
-
-def request_trace_context(headers: Mapping[str, str]) -> dict[str, str] | None:
-    """The request's W3C trace context (`traceparent`, and `tracestate` when it has one),
-    for the turn's spans to continue the caller's trace; None when it sent none or one
-    that is not well formed (then the turn starts a trace of its own, as W3C Trace
-    Context asks of a malformed header: it is not the request's error)."""
-    parent = headers.get("traceparent", "").strip()
-    parts = _TRACEPARENT.fullmatch(parent) if 0 < len(parent) <= 256 else None
-    if parts is None:
-        return None
-    version, trace_id, parent_id, more = parts.groups()
-    if (version == "ff" or (version == "00" and more is not None)
-            or trace_id == "0" * 32 or parent_id == "0" * 16):
-        return None
-    carrier = {"traceparent": parent}
-    state = headers.get("tracestate", "").strip()
-    if state and len(state) <= _TRACESTATE_MAX:
-        carrier["tracestate"] = state
-    return carrier
 
 
 class TurnSource:

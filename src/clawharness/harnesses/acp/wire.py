@@ -60,6 +60,7 @@ from clawharness.plugin_sdk.agent_harness_session_runtime import (
     NativeSessionRecovery,
     native_session_recovery,
 )
+from clawharness.plugin_sdk.agent_harness_telemetry import trace_carrier
 from clawharness.plugin_sdk.agent_harness_tool_runtime import (
     ToolCallRequest,
     text_result,
@@ -219,7 +220,10 @@ class AcpTurn(NativeTurn):
             if context:
                 blocks.insert(0, TextContentBlock(type="text", text=context))
         self.cost_before, self.cost_reports = live.cost_usd, live.cost_reports
-        task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=list(blocks)))
+        # the attempt's trace goes on in the agent: ACP carries W3C trace context in a
+        # request's `_meta` (`traceparent`, `tracestate`)
+        task = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=list(blocks),
+                                                 **trace_carrier()))
         exited = asyncio.ensure_future(live.child.process.wait())
         watcher = asyncio.ensure_future(self.watch())
         try:
