@@ -37,11 +37,15 @@ from acp.schema import (
 )
 
 
-def write_config(state: Path, base_url: str, **extra: Any) -> Path:
+def write_config(state: Path, base_url: str, *, context_window: int | None = None,
+                 **extra: Any) -> Path:
+    model: dict[str, Any] = {"id": "m1"}
+    if context_window is not None:
+        model["contextWindow"] = context_window
     config: dict[str, Any] = {
         "models": {"providers": {"scripted": {
             "baseUrl": base_url, "api": "openai-responses", "apiKey": "test-key",
-            "models": [{"id": "m1"}]}}},
+            "models": [model]}}},
         "agents": {"defaults": {"model": "scripted/m1",
                                 "workspace": str(state / "agent-workspace")}},
         "store": {"url": str(state / "state.db")},

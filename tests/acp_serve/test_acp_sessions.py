@@ -253,3 +253,41 @@ async def test_workspace_agent_keeps_the_agents_configured_workspace(served: Any
     written = Path(s.host.agent_workspace("main")) / "n.txt"
     assert written.read_text() == "in the agent's workspace\n"
     assert not (s.project / "n.txt").exists()
+
+
+async def test_the_context_meter_follows_each_turn_and_a_load(served: Any) -> None:
+    """`usage_update` after each prompt: `used` is the tokens of the turn's last model
+    call (its prompt and answer, as the transcript records them) of the configured
+    `contextWindow`; a load shows the meter where the conversation left it."""
+    script = {"responses": [
+        {"match": "look", "tool_calls": [{"id": "call-l", "name": "ls", "arguments": {}}]},
+        {"match": "", "text": "Seen.", "repeat": True},
+    ]}
+    s = await served(script, agents={"defaults": {"model": "scripted/m1", **OFF}}, context_window=32_000)
+    await s.initialize(fs=False, terminal=False)
+    new = await s.conn.new_session(cwd=str(s.project), mcp_servers=[])
+    await s.conn.prompt(session_id=new.session_id, prompt=text("look around"))
+    await s.conn.prompt(session_id=new.session_id, prompt=text("and again"))
+    meters = s.client.of("usage_update")
+    assert len(meters) == 2  # one a turn, after its last model call
+    entries = await s.host.history(new.session_id)
+    calls = [e.content["usage"]["totalTokens"] for e in entries
+             if e.role == "assistant" and isinstance(e.content, dict)]
+    assert len(calls) == 3  # the tool call, its answer, the second turn's answer
+    assert [(m.used, m.size) for m in meters] == [(calls[1], 32_000), (calls[2], 32_000)]
+    assert calls[2] > calls[1] > 0  # the context grows: the meter reads the last call
+
+    before = len(s.client.updates)
+    await s.conn.load_session(cwd=str(s.project), session_id=new.session_id, mcp_servers=[])
+    replayed = [u for _, u in s.client.updates[before:] if u.session_update == "usage_update"]
+    assert [(m.used, m.size) for m in replayed] == [(calls[2], 32_000)]
+
+
+async def test_no_context_meter_without_a_context_window(served: Any) -> None:
+    s = await served({"responses": [{"match": "", "text": "Hi.", "repeat": True}]},
+                     agents={"defaults": {"model": "scripted/m1", **OFF}})
+    await s.initialize(fs=False, terminal=False)
+    new = await s.conn.new_session(cwd=str(s.project), mcp_servers=[])
+    done = await s.conn.prompt(session_id=new.session_id, prompt=text("hello"))
+    assert done.usage is not None and done.usage.total_tokens > 0  # usage known, window not
+    assert s.client.of("usage_update") == []

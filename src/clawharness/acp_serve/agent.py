@@ -48,11 +48,13 @@ from clawharness.acp_serve.answers import (
     acp_usage,
     check_cwd,
     check_mcp,
+    context_update,
     decode_cursor,
     encode_cursor,
     error_of,
     invalid,
     iso_time,
+    replayed_context,
 )
 from clawharness.acp_serve.approvals import ClientApprovals
 from clawharness.acp_serve.client_io import client_backends
@@ -123,10 +125,12 @@ class AcpServeOptions:
 
 @dataclass(slots=True)
 class _Prompt:
-    """One prompt's running state: the assistant text the client has seen."""
+    """One prompt's running state: the assistant text the client has seen, and the
+    tokens in context at its last model call (its `totalTokens`), once one reported."""
 
     session: AcpSession
     sent: str = ""
+    context_tokens: int | None = None
 
 
 class HostAgent:
@@ -277,6 +281,9 @@ class HostAgent:
                     else {"role": e.role, "content": e.content} for e in entries]
         for update in replay_entries(messages, session.cwd):
             session.sender.send(update)
+        meter = replayed_context(messages, self._host.context_window)
+        if meter is not None:
+            session.sender.send(meter)
         await session.sender.flush()  # the whole conversation before the response
         log.info("session/load %s (%d entries replayed)", session.key, len(entries))
         return LoadSessionResponse(modes=mode_state(session.mode))
@@ -393,6 +400,10 @@ class HostAgent:
         """The prompt's answer once its run ended: the stop reason, or the turn's failure
         as an error (what the turn said is sent first)."""
         result = ended.result
+        if result is not None and result.model:
+            meter = context_update(state.context_tokens, self._host.context_window(result.model))
+            if meter is not None:
+                state.session.sender.send(meter)
         if cancelled:
             return PromptResponse(stop_reason="cancelled")
         if result is None:
@@ -451,6 +462,10 @@ class HostAgent:
             plan = plan_update(data)
             if plan is not None:
                 session.sender.send(plan)
+        elif event.stream == "usage":  # one model call's usage: the context meter's reading
+            total = data.get("totalTokens")
+            if isinstance(total, int) and not isinstance(total, bool):
+                state.context_tokens = total
 
     def _stop(self, session: AcpSession) -> None:
         for run in session.runs:

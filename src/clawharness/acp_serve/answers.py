@@ -1,5 +1,6 @@
 """How ACP answers look: host errors as JSON-RPC errors, the checks on what a client
-sends (its cwd, its MCP servers), `session/list` cursors and times, a turn's usage."""
+sends (its cwd, its MCP servers), `session/list` cursors and times, a turn's usage and
+the context meter (`usage_update`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from acp import RequestError
-from acp.schema import Usage
+from acp.schema import Usage, UsageUpdate
 
 from clawharness.errors import (
     ClawHarnessError,
@@ -25,11 +26,13 @@ __all__ = [
     "acp_usage",
     "check_cwd",
     "check_mcp",
+    "context_update",
     "decode_cursor",
     "encode_cursor",
     "error_of",
     "invalid",
     "iso_time",
+    "replayed_context",
 ]
 
 
@@ -107,3 +110,34 @@ def acp_usage(raw: Any) -> Usage | None:
     total = count("totalTokens", "total", "total_tokens") or input_tokens + output_tokens
     return Usage(total_tokens=total, input_tokens=input_tokens, output_tokens=output_tokens,
                  cached_read_tokens=cached or None)
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def context_update(used: object, context_window: int | None) -> UsageUpdate | None:
+    """The context meter after a model call: `used` tokens (the call's `totalTokens`:
+    its whole prompt and its answer, what the next call starts from) of the model's
+    `context_window`; None when either is not known (ACP needs both)."""
+    tokens = _count(used)
+    if tokens is None or not context_window:
+        return None
+    return UsageUpdate(session_update="usage_update", used=tokens, size=context_window)
+
+
+def replayed_context(messages: Sequence[Mapping[str, Any]],
+                     context_window: Callable[[str], int | None]) -> UsageUpdate | None:
+    """The context meter where a stored conversation left it: its last assistant
+    message's `totalTokens` of its model's window (`context_window` of the message's
+    `provider/model`); None when that message recorded no usage (a native runtime's
+    may not) or the window is not known."""
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            continue
+        usage, provider, model = message.get("usage"), message.get("provider"), message.get("model")
+        if not isinstance(usage, Mapping) or not isinstance(provider, str) \
+                or not isinstance(model, str):
+            return None
+        return context_update(usage.get("totalTokens"), context_window(f"{provider}/{model}"))
+    return None

@@ -36,6 +36,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolKind,
+    UsageUpdate,
     UserMessageChunk,
 )
 
@@ -59,7 +60,7 @@ __all__ = [
 PromptBlock = (TextContentBlock | ImageContentBlock | AudioContentBlock
                | ResourceContentBlock | EmbeddedResourceContentBlock)
 SessionUpdate = (UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCallStart
-                 | ToolCallProgress | AgentPlanUpdate | CurrentModeUpdate)
+                 | ToolCallProgress | AgentPlanUpdate | CurrentModeUpdate | UsageUpdate)
 ToolContent = ContentToolCallContent | FileEditToolCallContent
 
 #: host tools by kind; other names are classified by the words in them
