@@ -48,14 +48,23 @@ def turn_spans(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
     return [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent")]
 
 
+async def chat(sdk: openai.AsyncOpenAI, headers: dict[str, str] | None = None) -> str | None:
+    answer = await sdk.chat.completions.create(
+        model="openclaw", messages=[{"role": "user", "content": "hi"}],
+        extra_headers=headers or {})
+    return answer.choices[0].message.content
+
+
+def client(served: Served) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
+
+
 async def test_a_chat_completion_turn_continues_the_callers_trace(tmp_path: Path) -> None:
     exporter = InMemorySpanExporter()
     async with traced_gateway(tmp_path, exporter) as served:
-        sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
-        answer = await sdk.chat.completions.create(
-            model="openclaw", messages=[{"role": "user", "content": "hi"}],
-            extra_headers={"traceparent": TRACEPARENT, "tracestate": "vendor=opaque"})
-        assert answer.choices[0].message.content == "Hello from the agent."
+        answer = await chat(client(served), {"traceparent": TRACEPARENT,
+                                             "tracestate": "vendor=opaque"})
+        assert answer == "Hello from the agent."
     [turn] = turn_spans(exporter)
     assert turn.context is not None and turn.parent is not None
     assert f"{turn.context.trace_id:032x}" == TRACE_ID
@@ -71,8 +80,7 @@ async def test_a_chat_completion_turn_continues_the_callers_trace(tmp_path: Path
 async def test_a_responses_turn_continues_the_callers_trace(tmp_path: Path) -> None:
     exporter = InMemorySpanExporter()
     async with traced_gateway(tmp_path, exporter) as served:
-        sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
-        response = await sdk.responses.create(
+        response = await client(served).responses.create(
             model="openclaw", input="hi", extra_headers={"traceparent": TRACEPARENT})
         assert response.output_text == "Hello from the agent."
     [turn] = turn_spans(exporter)
@@ -84,13 +92,10 @@ async def test_a_responses_turn_continues_the_callers_trace(tmp_path: Path) -> N
 async def test_a_malformed_traceparent_starts_a_trace_of_its_own(tmp_path: Path) -> None:
     exporter = InMemorySpanExporter()
     async with traced_gateway(tmp_path, exporter) as served:
-        sdk = openai.AsyncOpenAI(base_url=served.v1, api_key=TOKEN, max_retries=0)
-        answer = await sdk.chat.completions.create(
-            model="openclaw", messages=[{"role": "user", "content": "hi"}],
-            extra_headers={"traceparent": f"00-{TRACE_ID.upper()}-{PARENT_ID}-01"})
-        assert answer.choices[0].message.content == "Hello from the agent."
-        await sdk.chat.completions.create(
-            model="openclaw", messages=[{"role": "user", "content": "hi"}])
+        sdk = client(served)
+        upper = await chat(sdk, {"traceparent": f"00-{TRACE_ID.upper()}-{PARENT_ID}-01"})
+        assert upper == "Hello from the agent."  # not refused
+        await chat(sdk)
     turns = turn_spans(exporter)
     assert len(turns) == 2
     for turn in turns:
