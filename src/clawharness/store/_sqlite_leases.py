@@ -52,15 +52,17 @@ MIGRATION_V3: tuple[str, ...] = (
 # next fence. A key without a lease row has no waiters (a caller queues only after its
 # upsert met a row it could not take, and lease rows are never deleted), so the queue is
 # checked on the update only: an upsert of VALUES costs about a quarter less than one of a SELECT.
+# Parameters by number, not name (a tuple binds faster than a dict of names): ?1 key,
+# ?2 token, ?3 holder, ?4 now, ?5 expires, ?6 ticket.
 _ACQUIRE = """INSERT INTO session_leases
     (session_key, fence, token, holder, acquired_at, expires_at)
-VALUES (:key, 1, :token, :holder, :now, :expires)
+VALUES (?1, 1, ?2, ?3, ?4, ?5)
 ON CONFLICT (session_key) DO UPDATE SET
     fence = fence + 1, token = excluded.token, holder = excluded.holder,
     acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
-WHERE (token IS NULL OR expires_at <= :now)
+WHERE (token IS NULL OR expires_at <= ?4)
     AND NOT EXISTS (SELECT 1 FROM session_lease_waiters
-                    WHERE session_key = :key AND expires_at > :now AND ticket < :ticket)
+                    WHERE session_key = ?1 AND expires_at > ?4 AND ticket < ?6)
 RETURNING fence"""
 _STATE = """SELECT l.holder, coalesce(l.fence, 0), l.expires_at,
     coalesce(l.token IS NOT NULL AND l.expires_at > :now, 0),
@@ -78,9 +80,8 @@ def acquire(conn: sqlite3.Connection, key: str, token: str, holder: str, now: fl
     `read_session`: read the session row too, in this transaction (`session_row`): the
     turn that takes the lease reads it next anyway, and a read inside the write
     transaction skips the locking an autocommit read pays."""
-    args = {"key": key, "token": token, "holder": holder, "now": now, "expires": now + ttl,
-            "ticket": NO_TICKET if ticket is None else ticket}
-    row = conn.execute(_ACQUIRE, args).fetchone()
+    row = conn.execute(_ACQUIRE, (key, token, holder, now, now + ttl,
+                                  NO_TICKET if ticket is None else ticket)).fetchone()
     if row is not None:
         if ticket is not None:
             conn.execute("DELETE FROM session_lease_waiters WHERE ticket = ?", (ticket,))

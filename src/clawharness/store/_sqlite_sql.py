@@ -108,6 +108,7 @@ SESSION_COLS = (
     "key, session_id, agent_id, model_ref, agent_harness_id, created_at, updated_at, meta"
 )
 SELECT_SESSION = f"SELECT {SESSION_COLS} FROM sessions"
+SELECT_SESSION_BY_KEY = f"{SELECT_SESSION} WHERE key = ?"
 INSERT_SESSION = (
     f"INSERT INTO sessions ({SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (key) DO NOTHING"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from clawharness._json_text import dumps_strict
 from clawharness.errors import ClawHarnessError, ConditionalWriteConflict, StoreError
 from clawharness.store import _sqlite_leases as leases
 from clawharness.store import _sqlite_sql as q
@@ -29,7 +30,6 @@ from clawharness.store.records import (
     SearchHit,
     SessionRecord,
     TranscriptEntry,
-    dump_json,
     new_session_row,
 )
 from clawharness.store.search_query import parse_search_query
@@ -58,23 +58,29 @@ def entry_of(row: Sequence[Any], session_id: str) -> TranscriptEntry:
 def _encoded(entries: Sequence[NewEntry]) -> list[tuple[NewEntry, str, str]]:
     """Each entry with its content and metadata as JSON. Metadata all strings, the
     same keys in the same order with the same values as the previous entry's (a run's
-    entries all carry its id), is encoded once."""
+    entries all carry its id), is encoded once. (`dumps_strict` directly: the error's
+    wording, `dump_json`'s, is made only when one fails.)"""
     out: list[tuple[NewEntry, str, str]] = []
     last: tuple[Any, ...] = ()
     last_raw = "{}"
     for i, e in enumerate(entries):
-        meta = e.metadata
-        if not meta:
-            raw = "{}"
-        else:
-            items = tuple(meta.items())
-            if items == last:
-                raw = last_raw
+        what = "metadata"
+        try:
+            meta = e.metadata
+            if not meta:
+                raw = "{}"
             else:
-                raw = dump_json(meta, f"metadata of entry {i}")
-                if all(type(k) is str and type(v) is str for k, v in items):
-                    last, last_raw = items, raw
-        out.append((e, dump_json(e.content, f"content of entry {i}"), raw))
+                items = tuple(meta.items())
+                if items == last:
+                    raw = last_raw
+                else:
+                    raw = dumps_strict(meta)
+                    if all(type(k) is str and type(v) is str for k, v in items):
+                        last, last_raw = items, raw
+            what = "content"
+            out.append((e, dumps_strict(e.content), raw))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{what} of entry {i} is not JSON-serializable: {exc}") from exc
     return out
 
 

@@ -416,7 +416,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         return await self._write_small(fn)
 
     def _session_row(self, conn: sqlite3.Connection, key: str) -> SessionRecord | None:
-        row = conn.execute(q.SELECT_SESSION + " WHERE key = ?", (key,)).fetchone()
+        row = conn.execute(q.SELECT_SESSION_BY_KEY, (key,)).fetchone()
         return None if row is None else _session(row)
 
     async def get_session(self, key: str) -> SessionRecord | None:
