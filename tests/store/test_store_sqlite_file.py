@@ -244,3 +244,21 @@ async def test_writes_held_back_on_the_loop_are_stored_by_close(tmp_path: Path) 
     await store.open()
     assert [len(await store.read_entries(f"s{i}")) for i in range(20)] == [1] * 20
     await store.close()
+
+
+async def test_an_entry_that_is_not_json_is_refused_naming_it_and_nothing_is_stored(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    await store.open()
+    try:
+        good = NewEntry(role="user", content={"text": "fine"}, metadata={"runId": "r"})
+        with pytest.raises(StoreError, match="content of entry 1 is not JSON-serializable"):
+            await store.append_entries("k", "sid", [good, NewEntry(role="user",
+                                                                   content={"x": float("nan")})])
+        with pytest.raises(StoreError, match="metadata of entry 0 is not JSON-serializable"):
+            await store.append_entries("k", "sid", [NewEntry(role="user", content="c",
+                                                             metadata={"at": object()})])
+        assert await store.read_entries("sid") == []
+    finally:
+        await store.close()
