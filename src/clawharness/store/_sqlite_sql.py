@@ -167,51 +167,55 @@ READ_ALL = (
 )
 
 _STATE_COLS = "namespace, key, value, generation, lease_token, lease_expires_at"
+_STATE_GET = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key = ?"
+#: namespace, low, limit (-1: all); and with the range's end, namespace, low, high, limit
+_STATE_FROM = (f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key >= ? "
+               "ORDER BY key LIMIT ?")
+_STATE_RANGE = (f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key >= ? "
+                "AND key < ? ORDER BY key LIMIT ?")
+_STATE_INSERT = (f"INSERT INTO plugin_state ({_STATE_COLS}) VALUES (?, ?, ?, 1, ?, ?) "
+                 f"ON CONFLICT (namespace, key) DO NOTHING RETURNING {_STATE_COLS}")
+_STATE_UPDATE = ("UPDATE plugin_state SET value = ?, generation = generation + 1, "
+                 "lease_token = ?, lease_expires_at = ? "
+                 "WHERE namespace = ? AND key = ? AND generation = ? "
+                 f"RETURNING {_STATE_COLS}")
+_STATE_DELETE = "DELETE FROM plugin_state WHERE namespace = ? AND key = ? AND generation = ?"
 Row = Sequence[Any]
 
 
 def state_get(conn: sqlite3.Connection, namespace: str, key: str) -> Row | None:
     """One plugin-state row."""
-    sql = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key = ?"
-    row: Row | None = conn.execute(sql, (namespace, key)).fetchone()
+    row: Row | None = conn.execute(_STATE_GET, (namespace, key)).fetchone()
     return row
 
 
 def state_list(conn: sqlite3.Connection, namespace: str, low: str, high: str | None,
                limit: int = -1) -> list[Row]:
     """Rows with low <= key < high, in key order; the first `limit` (-1: all)."""
-    sql = f"SELECT {_STATE_COLS} FROM plugin_state WHERE namespace = ? AND key >= ?"
-    args: tuple[Any, ...] = (namespace, low)
-    if high is not None:
-        sql += " AND key < ?"
-        args += (high,)
-    return conn.execute(sql + " ORDER BY key LIMIT ?", (*args, limit)).fetchall()
+    if high is None:
+        return conn.execute(_STATE_FROM, (namespace, low, limit)).fetchall()
+    return conn.execute(_STATE_RANGE, (namespace, low, high, limit)).fetchall()
 
 
 def state_insert(conn: sqlite3.Connection, namespace: str, key: str, value: str,
                  token: str | None, expires: float | None) -> Row | None:
     """Insert at generation 1 unless the key exists (one statement)."""
-    sql = (f"INSERT INTO plugin_state ({_STATE_COLS}) VALUES (?, ?, ?, 1, ?, ?) "
-           f"ON CONFLICT (namespace, key) DO NOTHING RETURNING {_STATE_COLS}")
-    row: Row | None = conn.execute(sql, (namespace, key, value, token, expires)).fetchone()
+    row: Row | None = conn.execute(
+        _STATE_INSERT, (namespace, key, value, token, expires)).fetchone()
     return row
 
 
 def state_update(conn: sqlite3.Connection, namespace: str, key: str, generation: int,
                  value: str, token: str | None, expires: float | None) -> Row | None:
     """Replace value and lease if the generation still matches (one statement)."""
-    sql = ("UPDATE plugin_state SET value = ?, generation = generation + 1, lease_token = ?, "
-           "lease_expires_at = ? WHERE namespace = ? AND key = ? AND generation = ? "
-           f"RETURNING {_STATE_COLS}")
     row: Row | None = conn.execute(
-        sql, (value, token, expires, namespace, key, generation)).fetchone()
+        _STATE_UPDATE, (value, token, expires, namespace, key, generation)).fetchone()
     return row
 
 
 def state_delete(conn: sqlite3.Connection, namespace: str, key: str, generation: int) -> bool:
     """Delete if the generation still matches (one statement)."""
-    sql = "DELETE FROM plugin_state WHERE namespace = ? AND key = ? AND generation = ?"
-    return conn.execute(sql, (namespace, key, generation)).rowcount > 0
+    return conn.execute(_STATE_DELETE, (namespace, key, generation)).rowcount > 0
 
 
 STORE_ID = "SELECT value FROM store_meta WHERE key = 'store_id'"
