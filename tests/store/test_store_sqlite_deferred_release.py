@@ -1,6 +1,6 @@
-"""SQLite: a lease release or a spend row nobody waits for (`wait=False`) is written at
-once on the loop's connection and committed with the next inline write, or a few
-milliseconds later; every other way of writing or reading commits it first, and a
+"""SQLite: a lease release or a spend row nobody waits for (`wait=False`), and the turn
+inspector's records, are written at once on the loop's connection and committed with
+the next inline write, or a few milliseconds later; every other way of writing or reading commits it first, and a
 failed write that shared its transaction does not take it down."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from clawharness.errors import StoreError
 from clawharness.store import Amount, SessionLease, SpendRecord
 from clawharness.store.sqlite import SqliteStore
+from clawharness.store.turn_records import StoredTurnRecord
 
 KEY = "agent:main:k"
 
@@ -127,3 +128,18 @@ async def test_a_spend_row_written_behind_goes_with_the_next_write_and_reads_see
     [day] = await store.summarize_spend(since=0, by="day")
     assert (day.turns, day.nano_usd) == (1, 7)
     assert not store._small.in_transaction
+
+
+async def test_turn_records_commit_with_the_next_inline_write(store: SqliteStore) -> None:
+    record = StoredTurnRecord("run-1", KEY, "sid", 1.0, {"run_id": "run-1"})
+    await store.put_turn_records([record])
+    small = store._small
+    assert small is not None and small.in_transaction  # left open for the next write
+    assert await store.get_turn_record("run-1") == {"run_id": "run-1"}  # seen here already
+    await take(store)  # the next turn's lease commits them with it
+    assert not small.in_transaction
+    conn = sqlite3.connect(store.path)  # as another process reads the file
+    try:
+        assert conn.execute("SELECT count(*) FROM turn_records").fetchone()[0] == 1
+    finally:
+        conn.close()

@@ -43,6 +43,9 @@ INLINE_LAST = 64
 #: ...and are decoded in a thread instead when their JSON is bigger than this
 _INLINE_DECODE_CHARS = 256 * 1024
 
+_PUT_TURN_RECORDS = ("INSERT OR REPLACE INTO turn_records (run_id, session_key, session_id, "
+                     "created_at, record) VALUES (?, ?, ?, ?, ?)")
+
 _decode = json.JSONDecoder().raw_decode  # we wrote the JSON: skip loads()'s checks
 
 
@@ -110,6 +113,7 @@ class TranscriptMethods:
         async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
                          group: GroupFn | None = None, payload: Any = None) -> _T: ...
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def create_session(self, record: SessionRecord) -> SessionRecord: ...
         def _write_inline(self, fn: Callable[[sqlite3.Connection], _T], *,
                           rows: int = 1) -> tuple[bool, Any]: ...
@@ -228,17 +232,20 @@ class TranscriptMethods:
 
     # turn records ---------------------------------------------------------------------
     async def put_turn_records(self, records: Sequence[StoredTurnRecord]) -> None:
-        """Store (or replace) the inspector's records of some turns, in one transaction."""
+        """Store (or replace) the inspector's records of some turns, in one transaction.
+        Nobody waits on their commit (the inspector writes them behind the turns): they
+        join the transaction the store leaves open for such writes (`_write_deferred`)
+        and commit with its next write, a few milliseconds later at most; this process
+        reads them at once."""
         rows = [(r.run_id, r.session_key, r.session_id, r.created_at,
                  turn_records.encode(r)) for r in records]
         if not rows:
             return
 
         def fn(conn: sqlite3.Connection) -> None:
-            conn.executemany("INSERT OR REPLACE INTO turn_records (run_id, session_key, "
-                             "session_id, created_at, record) VALUES (?, ?, ?, ?, ?)", rows)
+            conn.executemany(_PUT_TURN_RECORDS, rows)
 
-        await self._write_small(fn)
+        await self._write_deferred(fn)
 
     async def get_turn_record(self, run_id: str) -> dict[str, Any] | None:
         """One turn's record by its run id; None when absent."""
