@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from clawharness.records.usage import ContextUsage, Usage, UsageCost, normalize_usage
 
 
@@ -74,3 +76,26 @@ def test_totals_add_each_reported_count_and_keep_unreported_ones_absent() -> Non
     totals = Usage.zero().plus(Usage.counted(10, 4)).plus(Usage(input=1, cache_write=2))
     assert totals == Usage(input=11, output=4, cache_read=0, cache_write=2, total=14)
     assert Usage().plus(Usage()) == Usage()
+
+
+def test_counted_and_plus_make_a_plain_frozen_usage_as_the_constructor_does() -> None:
+    # (both make theirs without the dataclass `__init__`: the object must be a `Usage`,
+    # frozen, equal and hashed alike, and copy and pickle as one)
+    import copy
+    import dataclasses
+    import pickle
+
+    made = Usage.counted(10, 4, 3, reasoning=2)
+    summed = Usage(input=1, cost=UsageCost(0.5),
+                   context_usage=ContextUsage("unavailable"), cache_write_1h=7).plus(made)
+    for usage, expected in (
+            (made, Usage(input=10, output=4, cache_read=3, total=17, reasoning_tokens=2)),
+            (summed, Usage(input=11, output=4, cache_read=3, total=17, cache_write_1h=7,
+                           reasoning_tokens=2))):
+        assert type(usage) is Usage
+        assert usage == expected and hash(usage) == hash(expected)
+        assert repr(usage) == repr(expected)
+        assert pickle.loads(pickle.dumps(usage)) == expected == copy.copy(usage)
+        assert dataclasses.replace(usage, input=0) == dataclasses.replace(expected, input=0)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            usage.input = 0  # type: ignore[misc]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from clawharness._json import JsonValue
 
@@ -75,9 +75,11 @@ class Usage:
         out first), cache reads and writes beside it; `reasoning` is the part of
         `output` the model spent reasoning (when the provider says); `total` is every
         token of the call, as the original's `totalTokens`."""
-        return cls(input=input, output=output, cache_read=cache_read, cache_write=cache_write,
-                   total=input + output + (cache_read or 0) + (cache_write or 0),
-                   reasoning_tokens=reasoning)
+        total = input + output + (cache_read or 0) + (cache_write or 0)
+        if cls is not Usage:
+            return cls(input=input, output=output, cache_read=cache_read,
+                       cache_write=cache_write, total=total, reasoning_tokens=reasoning)
+        return _usage(input, output, cache_read, cache_write, total, None, reasoning)
 
     @property
     def whole_input(self) -> int | None:
@@ -99,20 +101,20 @@ class Usage:
         neither reported stays None. Cost and context usage are per call: not summed."""
         # (each count written out: a figure neither reported stays None)
         a, b = self, other
-        return Usage(
-            input=b.input if a.input is None else a.input if b.input is None
+        return _usage(
+            b.input if a.input is None else a.input if b.input is None
             else a.input + b.input,
-            output=b.output if a.output is None else a.output if b.output is None
+            b.output if a.output is None else a.output if b.output is None
             else a.output + b.output,
-            cache_read=b.cache_read if a.cache_read is None else a.cache_read
+            b.cache_read if a.cache_read is None else a.cache_read
             if b.cache_read is None else a.cache_read + b.cache_read,
-            cache_write=b.cache_write if a.cache_write is None else a.cache_write
+            b.cache_write if a.cache_write is None else a.cache_write
             if b.cache_write is None else a.cache_write + b.cache_write,
-            total=b.total if a.total is None else a.total if b.total is None
+            b.total if a.total is None else a.total if b.total is None
             else a.total + b.total,
-            cache_write_1h=b.cache_write_1h if a.cache_write_1h is None else a.cache_write_1h
+            b.cache_write_1h if a.cache_write_1h is None else a.cache_write_1h
             if b.cache_write_1h is None else a.cache_write_1h + b.cache_write_1h,
-            reasoning_tokens=b.reasoning_tokens if a.reasoning_tokens is None
+            b.reasoning_tokens if a.reasoning_tokens is None
             else a.reasoning_tokens if b.reasoning_tokens is None
             else a.reasoning_tokens + b.reasoning_tokens,
         )
@@ -137,6 +139,44 @@ class Usage:
 
 #: `Usage.zero()`'s value
 _ZERO: Final = Usage(input=0, output=0, cache_read=0, total=0)
+
+
+class _Unfrozen:
+    """A `Usage` while it is made: the same slots (so an object of it can become a
+    `Usage`, `__class__` assignment) with plain stores into them. A frozen dataclass's
+    `__init__` sets each field with `object.__setattr__`, about 1.2k instructions a
+    field (a Usage cost ~17k); a plain store costs a few dozen."""
+
+    __slots__ = Usage.__slots__
+    input: int | None
+    output: int | None
+    cache_read: int | None
+    cache_write: int | None
+    total: int | None
+    cache_write_1h: int | None
+    cost: UsageCost | None
+    context_usage: ContextUsage | None
+    reasoning_tokens: int | None
+
+
+def _usage(input: int | None, output: int | None, cache_read: int | None,
+           cache_write: int | None, total: int | None, cache_write_1h: int | None,
+           reasoning_tokens: int | None) -> Usage:
+    """`Usage(...)` of these counts (no cost, no context usage), made as a plain object is
+    (`_Unfrozen`): the same value, as frozen once made. For the Usages made at every
+    model call (`Usage.counted`, `Usage.plus`)."""
+    made = _Unfrozen.__new__(_Unfrozen)
+    made.input = input
+    made.output = output
+    made.cache_read = cache_read
+    made.cache_write = cache_write
+    made.total = total
+    made.cache_write_1h = cache_write_1h
+    made.cost = None
+    made.context_usage = None
+    made.reasoning_tokens = reasoning_tokens
+    made.__class__ = Usage  # type: ignore[assignment]
+    return cast(Usage, made)
 
 
 def _get(value: JsonValue, path: _Path) -> JsonValue:
