@@ -87,3 +87,25 @@ def test_the_gated_prefilter_answers_as_the_one_alternation(parts: list[str],
     text = "".join(parts)
     text = text.upper() if upper else text
     assert _prefilter_matches(text) == (_one_alternation().search(text) is not None)
+
+
+def _prefilter_literals() -> list[str]:
+    from clawharness.redaction.text import _prefilter_index
+
+    by_start, _starts, single, _unconditional = _prefilter_index()
+    return sorted({n for pairs in by_start.values() for _, n in pairs} | {n for _, n in single})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_prefilter_literals()),
+                          st.sampled_from(_prefilter_literals()).map(lambda s: s[:-1]),
+                          st.text(alphabet="abcxyz0189_-./+=:%", min_size=1, max_size=20)),
+                max_size=12))
+def test_the_literal_trie_finds_a_text_with_any_prefilter_literal(parts: list[str]) -> None:
+    # (the trie keeps only the literals that hold no other one; any text with any
+    # literal in it has one of those)
+    from clawharness.redaction.text import _any_literal
+
+    text = "".join(parts)
+    found = _any_literal().search(text) is not None
+    assert found == any(literal in text for literal in _prefilter_literals())

@@ -382,7 +382,34 @@ def _any_literal() -> re.Pattern[str]:
     by_start, _starts, single, _unconditional = _prefilter_index()
     literals = {need for pairs in by_start.values() for _, need in pairs}
     literals.update(need for _, need in single)
-    return re.compile("|".join(map(re.escape, sorted(literals, key=len, reverse=True))))
+    # a literal holding another one is found where that one is: only the others are
+    # looked for, as a trie (one branch per first character, not one per literal: as a
+    # flat alternation of ~100 literals `re` tried each at every position, ~5 us for a
+    # ten-character text)
+    least = [need for need in literals
+             if not any(other != need and other in need for other in literals)]
+    return re.compile(_trie_source(least))
+
+
+#: a trie of literals: each character's node, by the character
+_Trie = dict[str, "_Trie"]
+
+
+def _trie_source(literals: Sequence[str]) -> str:
+    """A regex source matching where any of `literals` starts (none a prefix of another)."""
+    tree: _Trie = {}
+    for literal in literals:
+        node = tree
+        for char in literal:
+            node = node.setdefault(char, {})
+
+    def source(node: _Trie) -> str:
+        branches = [re.escape(char) + source(below) for char, below in sorted(node.items())]
+        if len(branches) <= 1:
+            return "".join(branches)
+        return "(?:" + "|".join(branches) + ")"
+
+    return source(tree)
 
 
 def _prefilter_matches(text: str) -> bool:
