@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from clawharness.errors import ProviderServerError
+from clawharness.harness import quick_maker
 from clawharness.providers.base import (
     STREAM_CUT_MESSAGE,
     Done,
@@ -33,6 +34,14 @@ if TYPE_CHECKING:
     from clawharness.providers.script import Script
 
 __all__ = ["ScriptedTransport", "load_any_script"]
+
+# the stream's events, made as their classes make them in fewer instructions (a frozen
+# dataclass's `__init__` costs ~1.2k a field; `harness._frozen`): a scripted turn's
+# events are most of what its transport does
+_text_delta = quick_maker(TextDelta)
+_thinking_delta = quick_maker(ThinkingDelta)
+_tool_call = quick_maker(ToolCall)
+_done = quick_maker(Done)
 
 
 def load_any_script(script: Script | Mapping[str, Any] | str | os.PathLike[str]) -> Script:
@@ -98,17 +107,17 @@ class ScriptedTransport:
             )
         if item.thinking:
             for piece in _pieces(item.thinking, self._chunks):
-                yield ThinkingDelta(piece)
+                yield _thinking_delta(piece)
         text = item.text
         if item.cut:
             if text:
-                yield TextDelta(_pieces(text, self._chunks)[0])
+                yield _text_delta(_pieces(text, self._chunks)[0])
             raise ProviderServerError(STREAM_CUT_MESSAGE)
         produced = 0
         if text:
             produced += len(text)
             for piece in _pieces(text, self._chunks):
-                yield TextDelta(piece)
+                yield _text_delta(piece)
         for call in item.tool_calls:
             error: str | None = None
             if isinstance(call.arguments, str) and not call.custom:
@@ -117,7 +126,7 @@ class ScriptedTransport:
                 value = call.arguments_object()
                 args = value if isinstance(value, dict) else {}
             produced += len(call.name) + 16
-            yield ToolCall(call.id or f"call_{next(self._ids)}", call.name, args, error)
+            yield _tool_call(call.id or f"call_{next(self._ids)}", call.name, args, error)
         usage = item.usage
         input_tokens = usage.input_tokens if usage and usage.input_tokens is not None else None
         output_tokens = usage.output_tokens if usage and usage.output_tokens is not None else None
@@ -128,9 +137,9 @@ class ScriptedTransport:
         if output_tokens is None:
             output_tokens = max(1, produced // 4)
         cached = usage.cached_of(input_tokens) if usage else 0
-        yield Done("toolUse" if item.tool_calls else "stop",
-                   Usage.counted(input_tokens - cached, output_tokens, cached or None,
-                                 reasoning=(usage.reasoning_tokens if usage else 0) or None))
+        yield _done("toolUse" if item.tool_calls else "stop",
+                    Usage.counted(input_tokens - cached, output_tokens, cached or None,
+                                  reasoning=(usage.reasoning_tokens if usage else 0) or None))
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -61,6 +61,9 @@ _log = logging.getLogger("clawharness.harnesses.embedded")
 #: `last_usage` before the attempt's first model call (a frozen Usage, so one is shared:
 #: making one per attempt cost about 17k instructions)
 _NO_CALL_YET = Usage.counted()
+#: the terminal of an attempt that ended well (frozen: one is shared, not one made per
+#: attempt at ~1.2k instructions a field)
+_OK = AttemptTerminal.ok()
 
 
 class _Aborted(Exception):
@@ -296,7 +299,7 @@ class EmbeddedAttempt:
                 await self.settle(assistant)
                 calls = [b for b in assistant["content"] if b["type"] == "toolCall"]
                 if not calls:
-                    return AttemptTerminal.ok()
+                    return _OK
                 if steps >= max_steps:
                     self.pending = calls
                     note = f"not run: the attempt reached its limit of {max_steps} model steps"
@@ -321,7 +324,7 @@ class EmbeddedAttempt:
                     self.client_calls = [
                         {"id": c["id"], "name": c["name"], "arguments": c["arguments"]}
                         for c in calls if c["name"] in self.caller_tools]
-                    return AttemptTerminal.ok()
+                    return _OK
                 await self.take_steering()
         except _Aborted:
             raise
