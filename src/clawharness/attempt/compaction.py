@@ -16,6 +16,7 @@ context-overflow error compacts once more and retries the call (the loop's part)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -221,6 +222,14 @@ class _PruneScan:
         return out
 
 
+@functools.lru_cache(maxsize=64)
+def _unprotected(rules: PruningRules) -> PruningRules:
+    """`rules` with no message protected (the soft trim of a message as it would be
+    trimmed when old); made once per set of rules (an agent's, attempt after attempt),
+    not by a `dataclasses.replace` per attempt."""
+    return dataclasses.replace(rules, keep_last_assistants=0)
+
+
 class TurnPromptContext:
     """The `PromptContext` of one built-in attempt (see the module docstring)."""
 
@@ -255,7 +264,7 @@ class TurnPromptContext:
         self._counter = counter if counter is not None else TokenCounter()
         self._last: tuple[Sequence[Message], int, list[Raw], int] | None = None
         self._scan: _PruneScan | None = None
-        self._unprotected = dataclasses.replace(rules, keep_last_assistants=0)
+        self._unprotected = _unprotected(rules)
         #: the compactions of this attempt
         self.results: list[CompactionResult] = []
 
