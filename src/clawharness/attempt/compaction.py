@@ -46,6 +46,7 @@ from clawharness.context import (
     summary_prompt_message,
     summary_request,
 )
+from clawharness.harness import quick_maker
 from clawharness.harness.types import Message, PreparedAuth, ResolvedModel
 from clawharness.records.compaction import CompactionResult
 
@@ -135,6 +136,11 @@ class CompactionPlan:
         window = self.budget.context_window if self.budget is not None else total
         room = window - self.summary_tokens(total) - 512
         return max(2_000, room * CHARS_PER_TOKEN * 9 // 10)
+
+
+#: makes a `CompactionPlan` as the class does, in fewer instructions (`harness._frozen`):
+#: a built-in attempt makes one
+_make_plan = quick_maker(CompactionPlan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +390,7 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
     """The prompt context of one built-in attempt: its summaries are stored through the
     attempt's own `mirror` (a `TranscriptMirror`), behind the messages already queued."""
     budget = turn_budget(model, compaction, system_prompt=system_prompt, tools=tools)
-    plan = CompactionPlan(
+    plan = _make_plan(
         budget, compaction, rules,
         isolated_summariser(harness, model, auth, agent_id=agent_id,
                             timeout=compaction.timeout_seconds))

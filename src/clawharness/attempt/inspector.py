@@ -37,6 +37,7 @@ from clawharness.attempt._turn_record import (
     TurnRecord,
     stored_json,
 )
+from clawharness.harness import quick_maker
 from clawharness.harness.capabilities import ApprovalDecision, ApprovalGate, ApprovalRequest
 from clawharness.harness.types import AgentEvent, AttemptResult
 from clawharness.records.turn_result import TurnResult
@@ -62,6 +63,10 @@ EventSink = Callable[[AgentEvent], Awaitable[None] | None]
 #: when nothing else listens)
 RECORDED_STREAMS: Final = frozenset({"tool", "usage", "lifecycle"})
 
+
+#: makes a `StoredTurnRecord` as the class does, in fewer instructions (`harness._frozen`):
+#: one per turn
+_stored_record = quick_maker(StoredTurnRecord)
 
 #: made once (`json.dumps` with options builds an encoder per call)
 _ENCODER: Final = json.JSONEncoder(default=str, ensure_ascii=False)
@@ -331,8 +336,8 @@ class TurnRecordKeeper:
     async def _write(self, batch: list[TurnRecord]) -> None:
         try:
             await self._store.put_turn_records([
-                StoredTurnRecord(r.run_id, r.session_key, r.session_id, r.started_at,
-                                 stored_json(r)) for r in batch])
+                _stored_record(r.run_id, r.session_key, r.session_id, r.started_at,
+                               stored_json(r)) for r in batch])
         except Exception as exc:
             log.warning("%d turn record(s) could not be stored: %s", len(batch), exc)
 
