@@ -250,17 +250,23 @@ class TurnPromptContext:
         compacted session never loses its summary (`wants_compaction`). `counter`: the
         estimates to share (the turn runner's, across attempts); a new one by default."""
         history, origins = prompt_view(_raw(window))
-        summary_at = next((i for i in range(len(window) - 1, -1, -1)
-                           if window[i].get("role") == SUMMARY_ROLE), None)
         #: the window is (nearly: a turn may leave a few out) full and its summary is in
-        #: its oldest quarter: compact now, before the summary leaves it
+        #: its oldest quarter: compact now, before the summary leaves it (the window is
+        #: looked through for its summary only when it is that full and has one: the
+        #: history then starts with it, from no place in the window)
         self._retain = (window_limit is not None and len(window) >= window_limit * 3 // 4
-                        and summary_at is not None and summary_at < window_limit // 4)
+                        and origins[:1] == [-1]
+                        and (summary_at := next((i for i in range(len(window) - 1, -1, -1)
+                                                 if window[i].get("role") == SUMMARY_ROLE),
+                                                None)) is not None
+                        and summary_at < window_limit // 4)
         #: the history the attempt starts from (a summary, the entries it kept, the rest)
         self.history = _typed(history)
         self._window_len = len(window)
-        #: id of a history message -> its index in the window
-        self._origin = {id(m): i for m, i in zip(self.history, origins, strict=True) if i >= 0}
+        #: the history's messages as made, and each one's index in the window (-1: none),
+        #: for a compaction's count of kept entries (`_kept_entries`): not made into a
+        #: lookup per attempt, as most attempts do not compact
+        self._origins = (tuple(history), origins)
         self._budget = budget
         self._rules = rules
         self._plan = plan
@@ -318,7 +324,11 @@ class TurnPromptContext:
         for index in range(len(settled) - 1, -1, -1):
             if settled[index] is first_kept:
                 return len(settled) - index
-        origin = self._origin.get(id(first_kept))
+        viewed, origins = self._origins
+        # (the last of the history's places holding it, as a lookup by identity made of
+        # the history in order would keep)
+        origin = next((origins[i] for i in range(len(viewed) - 1, -1, -1)
+                       if viewed[i] is first_kept and origins[i] >= 0), None)
         if origin is None:
             return None
         return self._window_len - origin + len(settled)
