@@ -49,6 +49,11 @@ class Taken:
     interrupt: Offer | None = None
 
 
+#: what a look at an inbox with nothing in it found (frozen, and its `offers` a tuple:
+#: one is shared, not one made per look, which is most of them)
+_NOTHING: Final = Taken()
+
+
 def _row_key(row: PluginStateRecord) -> str:
     return row.key
 
@@ -75,7 +80,7 @@ class SteeringInbox:
 
     async def claim(self, session_key: str, run_id: str) -> Sequence[Offer]:
         """The session's open offers, claimed for `run_id`, oldest first."""
-        return (await self.take(session_key, run_id)).offers
+        return list((await self.take(session_key, run_id)).offers)
 
     async def take(self, session_key: str, run_id: str,
                    holder: str | None = None) -> Taken:
@@ -84,7 +89,7 @@ class SteeringInbox:
         `run_id`, oldest first (interrupts addressed to other turns are left alone)."""
         rows = await self._store.state_list(NAMESPACE, prefix=f"{session_key}{_SEP}")
         if not rows:  # (the usual answer: nothing offered)
-            return Taken(offers=[])
+            return _NOTHING
         rows = sorted(rows, key=_row_key)
         if holder is not None:
             for row in rows:
