@@ -90,7 +90,28 @@ def turn_budget(model: ResolvedModel, settings: CompactionConfig, *,
     reserve = reply_reserve(window, reserve_tokens=settings.reserve_tokens,
                             reserve_floor=settings.reserve_tokens_floor,
                             max_tokens=model.max_tokens)
-    return ContextBudget(window, reserve, ContextBudget.fixed_tokens(system_prompt, tools))
+    return ContextBudget(window, reserve, _fixed_tokens(system_prompt, tools))
+
+
+#: the fixed tokens of each tuple of tools (`ContextBudget.fixed_tokens`: a JSON text of
+#: every tool's schema), by the tuple's identity, with the system prompt counted: an
+#: agent's tools are one tuple of frozen `ToolSpec`s from turn to turn
+#: (`AttemptRunner._tools`), so they are counted once, not at every attempt
+_FIXED: dict[int, tuple[Sequence[Any], str | None, int]] = {}
+_MAX_FIXED = 256
+
+
+def _fixed_tokens(system_prompt: str | None, tools: Sequence[Any]) -> int:
+    if type(tools) is not tuple:
+        return ContextBudget.fixed_tokens(system_prompt, tools)
+    known = _FIXED.get(id(tools))
+    if known is not None and known[0] is tools and known[1] == system_prompt:
+        return known[2]
+    fixed = ContextBudget.fixed_tokens(system_prompt, tools)
+    if len(_FIXED) >= _MAX_FIXED:
+        _FIXED.clear()
+    _FIXED[id(tools)] = (tools, system_prompt, fixed)
+    return fixed
 
 
 def isolated_summariser(harness: Any, model: ResolvedModel, auth: PreparedAuth, *,
