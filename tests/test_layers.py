@@ -39,6 +39,7 @@ ROOT = "clawharness"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: plain values, the error tree, limits, redaction",
      ("_ids", "_json", "_json_text", "_text", "_utf16", "_numbers", "_gc", "_faces", "_config_paths",
+      "_frozen",
       "_serve_record", "redaction", "problems", "errors", "limits", "extras")),
     ("names and config: what an operator writes, and its shape",
      ("names", "config")),

@@ -159,7 +159,7 @@ class CompactionPlan:
         return max(2_000, room * CHARS_PER_TOKEN * 9 // 10)
 
 
-#: makes a `CompactionPlan` as the class does, in fewer instructions (`harness._frozen`):
+#: makes a `CompactionPlan` as the class does, in fewer instructions (`clawharness._frozen`):
 #: a built-in attempt makes one
 _make_plan = quick_maker(CompactionPlan)
 

@@ -64,7 +64,7 @@ EventSink = Callable[[AgentEvent], Awaitable[None] | None]
 RECORDED_STREAMS: Final = frozenset({"tool", "usage", "lifecycle"})
 
 
-#: makes a `StoredTurnRecord` as the class does, in fewer instructions (`harness._frozen`):
+#: makes a `StoredTurnRecord` as the class does, in fewer instructions (`clawharness._frozen`):
 #: one per turn
 _stored_record = quick_maker(StoredTurnRecord)
 

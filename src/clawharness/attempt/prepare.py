@@ -65,7 +65,7 @@ class PreparedTurn:
 
 
 #: makes a `PreparedTurn` as the class does, in a third of the instructions (one a turn;
-#: `harness._frozen`)
+#: `clawharness._frozen`)
 _make_prepared = quick_maker(PreparedTurn)
 
 

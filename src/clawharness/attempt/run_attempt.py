@@ -100,7 +100,7 @@ class AttemptOutcome:
         return self.candidate.decision
 
 
-#: makes an `AttemptOutcome` as the class does, in fewer instructions (`harness._frozen`)
+#: makes an `AttemptOutcome` as the class does, in fewer instructions (`clawharness._frozen`)
 _make_outcome = quick_maker(AttemptOutcome)
 
 

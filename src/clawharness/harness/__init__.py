@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from clawharness._faces import lazy_face
 
 if TYPE_CHECKING:
-    from clawharness.harness._frozen import quick_maker
+    from clawharness._frozen import quick_maker
     from clawharness.harness.capabilities import (
         BUDGET_EXTEND_TOOL,
         ApprovalDecision,
@@ -359,5 +359,5 @@ __getattr__, __dir__ = lazy_face(__name__, {
     "ApprovalSubjectPolicy": "clawharness.harness.capabilities",
     "ToolExecute": "clawharness.harness.tool_spec",
     "make_attempt_params": "clawharness.harness.types",
-    "quick_maker": "clawharness.harness._frozen",
+    "quick_maker": "clawharness._frozen",
 })

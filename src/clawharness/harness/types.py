@@ -27,8 +27,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from clawharness._frozen import quick_maker
 from clawharness._json import JsonValue
-from clawharness.harness._frozen import quick_maker
 from clawharness.harness.capabilities import HostCapabilities
 from clawharness.harness.mcp_servers import McpServerLaunch
 from clawharness.harness.messages import Message, assistant_message
@@ -353,7 +353,7 @@ class AttemptParams:
 
 
 #: makes an `AttemptParams` as `AttemptParams(...)` does, in about a third of the
-#: instructions (29k, not 87k: the host makes one per attempt; `harness._frozen`)
+#: instructions (29k, not 87k: the host makes one per attempt; `clawharness._frozen`)
 make_attempt_params = quick_maker(AttemptParams)
 
 

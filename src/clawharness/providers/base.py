@@ -82,7 +82,7 @@ class ModelRequest:
 
 
 #: makes a `ModelRequest` as the class does, in a third of the instructions (a loop
-#: makes one per model call; `harness._frozen`)
+#: makes one per model call; `clawharness._frozen`)
 make_model_request = quick_maker(ModelRequest)
 
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["ScriptedTransport", "load_any_script"]
 
 # the stream's events, made as their classes make them in fewer instructions (a frozen
-# dataclass's `__init__` costs ~1.2k a field; `harness._frozen`): a scripted turn's
+# dataclass's `__init__` costs ~1.2k a field; `clawharness._frozen`): a scripted turn's
 # events are most of what its transport does
 _text_delta = quick_maker(TextDelta)
 _thinking_delta = quick_maker(ThinkingDelta)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from clawharness.harness._frozen import quick_maker
+from clawharness._frozen import quick_maker
 from clawharness.harness.types import AttemptParams, make_attempt_params
 from clawharness.providers import ModelRequest, make_model_request
 
