@@ -71,37 +71,44 @@ def real_workspace_root(workspace_dir: str | os.PathLike[str]) -> str:
     return _roots(workspace_dir)[1]
 
 
-def _lexical_path(workspace_dir: str | os.PathLike[str], user_path: str) -> tuple[str, str]:
-    """(root_real, the normalized path) or WorkspacePathEscapeError for `..` and outside paths."""
-    if not isinstance(user_path, str) or not user_path.strip():
-        raise InvalidWorkspacePathError(f"path must be a non-empty string, not {user_path!r}")
-    if "\x00" in user_path:
-        raise WorkspacePathEscapeError(f"path {user_path!r} contains a NUL byte")
-    root_lexical, root_real = _roots(workspace_dir)
-    raw = os.path.expanduser(user_path.strip())
-    joined = raw if os.path.isabs(raw) else os.path.join(root_real, raw)
-    lexical = os.path.normpath(joined)
-    # the workspace may be reached through a symlinked parent (e.g. /tmp on macOS), so an
-    # absolute path spelled through either form of the root is accepted lexically
-    if not (_inside(lexical, root_real) or _inside(lexical, root_lexical)):
-        raise WorkspacePathEscapeError(
-            f"path {user_path!r} resolves outside the workspace {root_real}"
-        )
-    return root_real, lexical
-
-
 def lexical_workspace_path(workspace_dir: str | os.PathLike[str],
                            user_path: str) -> tuple[str, str, str]:
     """(the root's real path, its path as given, `user_path` normalized without touching
     the file system), refusing `..` and absolute paths outside as `resolve_workspace_path`
     does; symlinks are the caller's to follow (the file tools walk them by descriptor)."""
-    root_real, lexical = _lexical_path(workspace_dir, user_path)
-    return root_real, _roots(workspace_dir)[0], lexical
+    stripped = user_path.strip() if isinstance(user_path, str) else ""
+    if not stripped:
+        raise InvalidWorkspacePathError(f"path must be a non-empty string, not {user_path!r}")
+    if "\x00" in user_path:
+        raise WorkspacePathEscapeError(f"path {user_path!r} contains a NUL byte")
+    root_lexical, root_real = _roots(workspace_dir)
+    # (only a path starting with "~" has a user's home to look up)
+    raw = os.path.expanduser(stripped) if stripped[:1] == "~" else stripped
+    lexical = _normalized(root_real, root_lexical, raw)
+    if lexical is None:
+        raise WorkspacePathEscapeError(
+            f"path {user_path!r} resolves outside the workspace {root_real}"
+        )
+    return root_real, root_lexical, lexical
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalized(root_real: str, root_lexical: str, raw: str) -> str | None:
+    """`raw` normalized (relative to the root when it is not absolute), None when that
+    lies outside the root. Only strings in, only a string out: remembered, as a model
+    names the same few paths over and over (and `normpath` walks them in Python)."""
+    joined = raw if os.path.isabs(raw) else os.path.join(root_real, raw)
+    lexical = os.path.normpath(joined)
+    # the workspace may be reached through a symlinked parent (e.g. /tmp on macOS), so an
+    # absolute path spelled through either form of the root is accepted lexically
+    if not (_inside(lexical, root_real) or _inside(lexical, root_lexical)):
+        return None
+    return lexical
 
 
 def resolve_workspace_path(workspace_dir: str | os.PathLike[str], user_path: str) -> Path:
     """The real path `user_path` names inside `workspace_dir` (it need not exist yet)."""
-    root_real, lexical = _lexical_path(workspace_dir, user_path)
+    root_real, _, lexical = lexical_workspace_path(workspace_dir, user_path)
     real = os.path.realpath(lexical)
     if not _inside(real, root_real):
         raise WorkspacePathEscapeError(
