@@ -163,3 +163,20 @@ def test_a_fingerprinted_action_matches_only_an_equal_fingerprint() -> None:
     )
     assert is_same_tool_mutation_action(ToolActionRef("x", "m"), ToolActionRef("x", "m"))
     assert not is_same_tool_mutation_action(ToolActionRef("x", "m"), ToolActionRef("x", "n"))
+
+
+def test_a_call_safe_reader_by_its_listed_name_is_classified_as_by_any_spelling() -> None:
+    # the listed names answer at once; a spelling that must be normalized first takes the
+    # long way through the classifier, and both agree whatever the arguments
+    from clawharness._json import JsonValue
+    from clawharness.tools.replay import _CALL_SAFE_TOOL_NAMES
+
+    shapes: list[JsonValue] = [None, {}, {"action": "send"}, {"action": "delete"},
+                               {"command": "rm -rf /"}, {"model": "x"}, "text", [1]]
+    for name in sorted(_CALL_SAFE_TOOL_NAMES):
+        for args in shapes:
+            for spelling in (f" {name.upper()} ", f"\t{name}"):
+                assert is_mutating_tool_call(name, args) is False
+                assert is_mutating_tool_call(spelling, args) is False
+                assert is_replay_safe_tool_call(name, args) is True
+                assert is_replay_safe_tool_call(spelling, args) is True

@@ -310,6 +310,8 @@ _BY_ACTION: Final[dict[str, Callable[[str | None, Record | None], bool]]] = {
 
 def is_mutating_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True when the call may change state (writes, sends, non-read-only shell, …)."""
+    if tool_name in _CALL_SAFE_TOOL_NAMES:  # a reader by name, whatever its arguments
+        return False
     name = _lower(tool_name)
     if name in _ALWAYS_MUTATING:
         return True
@@ -354,6 +356,8 @@ _SAFE_BY_ACTION: Final[dict[str, Callable[[str, str | None, Record | None, ToolA
 
 def is_replay_safe_tool_call(tool_name: str, args: ToolArgs) -> bool:
     """True only for calls whose structured contract proves they are read-only."""
+    if tool_name in _CALL_SAFE_TOOL_NAMES:  # (spelled as listed: nothing to normalize)
+        return True
     name = _lower(tool_name)
     if name in _CALL_SAFE_TOOL_NAMES:
         return True
