@@ -5,7 +5,6 @@ small file is read on the event loop, a bigger one in a worker thread."""
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -116,7 +115,25 @@ def _read_small(fd: int, shown: str, size: int, offset: int, limit: int) -> dict
     if not whole:
         return _read_lines(fd, shown, size, offset, limit)
     os.close(fd)
-    return _scan(io.BytesIO(data), data[:SNIFF_BYTES], shown, size, offset, limit)
+    return _scan_bytes(data, shown, size, offset, limit)
+
+
+def _scan_bytes(data: bytes, shown: str, size: int, offset: int,
+                limit: int) -> dict[str, Any]:
+    """`_scan` of a whole file held in `data` (far shorter than `READ_SCAN_BYTES`): its
+    lines cut at newlines at once, and only those in the window decoded. A line is shown
+    as `_next_line` gives it: its first `_LINE_BYTES`, its newline aside."""
+    if is_binary(data[:SNIFF_BYTES]):
+        raise ToolError(f"{shown} is a binary file ({size} bytes); read shows text only")
+    window = _Window(offset - 1, offset - 1 + min(limit, READ_MAX_LINES), [])
+    lines = data.split(b"\n")
+    total = len(lines) - 1 if lines[-1] == b"" else len(lines)  # (after a last newline: none)
+    index = window.start
+    while index < min(window.end, total):  # (a cut at READ_MAX_CHARS ends the window)
+        window.take(index, lines[index][:_LINE_BYTES])
+        index += 1
+    return _shown_window(window, shown, offset, limit, total=total, complete=True,
+                         size=size)
 
 
 def _scan(f: BinaryIO, sniff: bytes, shown: str, size: int, offset: int,
