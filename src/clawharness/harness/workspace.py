@@ -84,12 +84,17 @@ def lexical_workspace_path(workspace_dir: str | os.PathLike[str],
     root_lexical, root_real = _roots(workspace_dir)
     # (only a path starting with "~" has a user's home to look up)
     raw = os.path.expanduser(stripped) if stripped[:1] == "~" else stripped
-    lexical = _normalized(root_real, root_lexical, raw)
+    normalized = _normalized if len(raw) <= _REMEMBERED_CHARS else _normalized.__wrapped__
+    lexical = normalized(root_real, root_lexical, raw)
     if lexical is None:
         raise WorkspacePathEscapeError(
             f"path {user_path!r} resolves outside the workspace {root_real}"
         )
     return root_real, root_lexical, lexical
+
+
+#: paths up to this long are remembered (a longer one is no file name: PATH_MAX is 4096)
+_REMEMBERED_CHARS = 4096
 
 
 @functools.lru_cache(maxsize=1024)
