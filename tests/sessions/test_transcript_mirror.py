@@ -96,3 +96,19 @@ async def test_flush_with_nothing_queued_returns_at_once(store: SqliteStore) -> 
     mirror = TranscriptMirror(store, KEY, SID, "run-1")
     await asyncio.wait_for(mirror.flush(), timeout=1)
     assert mirror.appended == []
+
+
+async def test_the_scrubbed_copy_is_stored_and_the_message_given_is_left_as_it_was(
+        store: SqliteStore) -> None:
+    from clawharness.redaction.outbound import redact_transcript_message
+
+    secret = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"
+    message = {"role": "assistant", "content": [{"type": "text", "text": "x"}],
+               "errorMessage": f"failed with {secret}"}
+    mirror = TranscriptMirror(store, KEY, SID, "run-1", scrub=redact_transcript_message)
+    await mirror([message])
+    await mirror.flush()
+    assert message["errorMessage"] == f"failed with {secret}"
+    stored = (await store.read_entries(SID))[0].content
+    assert secret not in stored["errorMessage"]
+    assert mirror.appended[0].entry.content is not message

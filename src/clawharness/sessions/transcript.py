@@ -144,7 +144,8 @@ class TranscriptMirror:
                  fence: SessionLease | None = None,
                  scrub: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         """`scrub`: what every message passes before it is stored (the host's secret
-        redaction, `clawharness.redaction.outbound.redact_transcript_message`)."""
+        redaction, `clawharness.redaction.outbound.redact_transcript_message`); it
+        answers a new dict and leaves the message it is given as it was."""
         self._store = store
         self._scrub = scrub
         #: the session writer lease every append is made under (the store refuses the
@@ -242,8 +243,8 @@ class TranscriptMirror:
             if "__meta" in message:
                 meta = message["__meta"]
                 clean = {k: v for k, v in message.items() if k != "__meta"}
-            else:
-                meta, clean = None, dict(message)
+            else:  # (a scrub answers a new dict: no copy of our own for it)
+                meta, clean = None, message if scrub is not None else dict(message)
             if isinstance(meta, dict):
                 key = meta.get("idempotencyKey") or self._default_key(message)
                 metadata = {RUN_ID_META: run_id, **meta}
