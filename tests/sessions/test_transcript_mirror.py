@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -112,3 +113,79 @@ async def test_the_scrubbed_copy_is_stored_and_the_message_given_is_left_as_it_w
     stored = (await store.read_entries(SID))[0].content
     assert secret not in stored["errorMessage"]
     assert mirror.appended[0].entry.content is not message
+
+
+async def test_a_write_the_store_makes_at_once_ends_in_the_barrier_without_a_loop_pass(
+        store: SqliteStore) -> None:
+    # the write starts at the barrier (no pass of the loop came first) and the store
+    # makes the new session's row and appends inline: the barrier returns without
+    # yielding to the loop
+    from clawharness.sessions.transcript import SessionCreation
+    from clawharness.store import SessionRecord
+
+    creation = SessionCreation(store, SessionRecord(KEY, SID, "main"))
+    mirror = TranscriptMirror(store, KEY, SID, "run-1", after=creation)
+    await mirror([msg("user", "one"), msg("assistant", "two")])
+    await mirror([msg("assistant", "three")])
+    passed: list[bool] = []
+    asyncio.get_running_loop().call_soon(passed.append, True)
+    await mirror.flush()
+    assert passed == []
+    assert [e.content["content"][0]["text"] for e in await store.read_entries(SID)] == [
+        "one", "two", "three"]
+    assert [o.entry.seq for o in mirror.appended] == [1, 2, 3]
+
+
+async def test_a_write_that_waits_goes_on_when_the_barrier_waiting_for_it_is_cancelled(
+        store: SqliteStore) -> None:
+    counting = CountingStore(store)
+    counting.release.clear()
+    mirror = TranscriptMirror(counting, KEY, SID, "run-1")  # type: ignore[arg-type]
+    await mirror([msg("user", "one")])
+    barrier = asyncio.ensure_future(mirror.flush())  # the write starts here, then waits
+    await asyncio.sleep(0)
+    assert counting.calls == [1]
+    barrier.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await barrier
+    counting.release.set()
+    await mirror.flush()
+    assert [e.content["content"][0]["text"] for e in await store.read_entries(SID)] == ["one"]
+
+
+TRACE: contextvars.ContextVar[str] = contextvars.ContextVar("TRACE", default="")
+
+
+class ContextStore(CountingStore):
+    """Sets a context variable around a write that waits (as a span does) and keeps what
+    it saw."""
+
+    seen: list[str]
+
+    async def append_entries(self, key: str, sid: str,
+                             entries: Sequence[NewEntry]) -> list[AppendOutcome]:
+        token = TRACE.set("in the write")
+        await self.release.wait()
+        self.seen = [TRACE.get()]
+        TRACE.reset(token)  # ValueError in any context other than the one it was set in
+        return await self.inner.append_entries(key, sid, entries)
+
+
+@pytest.mark.parametrize("started_by", ["the loop", "the barrier"])
+async def test_a_write_runs_in_the_context_of_the_call_that_queued_it(
+        store: SqliteStore, started_by: str) -> None:
+    context_store = ContextStore(store)
+    context_store.release.clear()
+    mirror = TranscriptMirror(context_store, KEY, SID, "run-1")  # type: ignore[arg-type]
+    token = TRACE.set("the turn's")
+    await mirror([msg("user", "one")])
+    TRACE.reset(token)
+    if started_by == "the loop":
+        await asyncio.sleep(0)
+    barrier = asyncio.ensure_future(mirror.flush())
+    await asyncio.sleep(0)
+    context_store.release.set()
+    await barrier
+    assert context_store.seen == ["in the write"]
+    assert TRACE.get() == ""
+    assert [e.content["content"][0]["text"] for e in await store.read_entries(SID)] == ["one"]

@@ -7,7 +7,9 @@ stores the same message twice. Only the entries actually appended count as new.
 The mirror writes behind the turn: a call queues its messages and returns, at most one
 append is in flight, and whatever was queued meanwhile goes into the next one, so the
 store sees every message once and in order while the turn goes on (a turn no longer
-waits for a commit per message). `flush()` is the barrier: it returns once everything
+waits for a commit per message). The write starts on the event loop's next pass, or at
+the barrier if that comes first, eagerly: a write the store makes at once (inline on the
+loop) ends right there, and only one that has to wait goes on in a task. `flush()` is the barrier: it returns once everything
 queued is stored, or raises the failure that stopped it. The host flushes when the
 attempt ends, before it answers; a harness flushes (`AttemptParams.mirror_barrier`)
 before a step with effects outside the host, such as a tool that may change state.
@@ -16,9 +18,10 @@ before a step with effects outside the host, such as a tool that may change stat
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import time
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final
 
@@ -161,7 +164,13 @@ class TranscriptMirror:
         self._count = 0
         self.appended: list[AppendOutcome] = []
         self._queued: list[NewEntry] = []
+        #: the write under way, once it had to wait (`_start`)
         self._writing: asyncio.Task[None] | None = None
+        #: the write's start on the loop's next pass, until it or the barrier starts it
+        self._starting: asyncio.Handle | None = None
+        #: the context the write runs in, the one of the call that queued its first message
+        #: (as a task made there would have copied it)
+        self._context: contextvars.Context | None = None
         self._failure: BaseException | None = None
 
     def _default_key(self, message: dict[str, Any]) -> str:
@@ -190,12 +199,16 @@ class TranscriptMirror:
         entries = self._entries(messages)
         if entries:
             self._queued.extend(entries)
-            if self._writing is None:
-                self._writing = asyncio.get_running_loop().create_task(self._write_queued())
+            if self._writing is None and self._starting is None:
+                self._context = contextvars.copy_context()
+                self._starting = asyncio.get_running_loop().call_soon(self._start)
 
     async def flush(self) -> None:
         """Wait until every queued message is stored; raise the failure if one was not."""
-        if self._after is not None and self._failure is None and self._writing is None:
+        if self._starting is not None:  # the write has not started yet: it starts here
+            self._starting.cancel()
+            self._start()
+        elif self._after is not None and self._failure is None and self._writing is None:
             try:
                 await self._after
             except BaseException as exc:
@@ -204,6 +217,22 @@ class TranscriptMirror:
             await asyncio.shield(self._writing)
         if self._failure is not None:
             raise self._failure
+
+    def _start(self) -> None:
+        """Start the queued write now, as a task started eagerly would: its first steps
+        run in this call, so a write the store makes at once (inline on the loop) ends
+        here, with no task made and no loop pass waited for; a write that has to wait goes
+        on in a task (`_writing`) from where it waits."""
+        self._starting = None
+        context = self._context
+        assert context is not None
+        write = self._write_queued()
+        try:
+            waiting = context.run(write.send, None)
+        except StopIteration:
+            return
+        self._writing = asyncio.get_running_loop().create_task(
+            _continued(write, waiting), context=context)
 
     async def _write_queued(self) -> None:
         try:
@@ -259,6 +288,39 @@ class TranscriptMirror:
                 role if type(role) is str else str(role), clean, metadata,
                 key if type(key) is str else str(key), message_text(clean) or None))
         return entries
+
+
+class _Yield:
+    """Awaited, hands `waiting` to the task that awaits it and answers what the task sends
+    back when it resumes (`_continued`)."""
+
+    __slots__ = ("waiting",)
+
+    def __init__(self, waiting: Any) -> None:
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self.waiting)
+
+
+async def _continued(coro: Coroutine[Any, None, None], waiting: Any) -> None:
+    """Drive `coro`, whose first steps ran elsewhere and which now waits on `waiting` (the
+    future it yielded), on to its end in the task running this: every resumption and
+    every exception (a cancellation) the task gets goes on to `coro`, as it would had the
+    task driven `coro` from its start."""
+    while True:
+        try:
+            sent = await _Yield(waiting)
+        except BaseException as exc:
+            try:
+                waiting = coro.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting = coro.send(sent)
+            except StopIteration:
+                return
 
 
 def _follows(window_fence: int | None, fence: int | None) -> bool:
