@@ -9,10 +9,11 @@ append is in flight, and whatever was queued meanwhile goes into the next one, s
 store sees every message once and in order while the turn goes on (a turn no longer
 waits for a commit per message). The write starts on the event loop's next pass, or at
 the barrier if that comes first, eagerly: a write the store makes at once (inline on the
-loop) ends right there, and only one that has to wait goes on in a task. `flush()` is the barrier: it returns once everything
-queued is stored, or raises the failure that stopped it. The host flushes when the
-attempt ends, before it answers; a harness flushes (`AttemptParams.mirror_barrier`)
-before a step with effects outside the host, such as a tool that may change state.
+loop) ends right there, and only one that has to wait goes on in a task. `flush()` is
+the barrier: it returns once everything queued is stored, or raises the failure that
+stopped it. The host flushes when the attempt ends, before it answers; a harness
+flushes (`AttemptParams.mirror_barrier`) before a step with effects outside the host,
+such as a tool that may change state.
 """
 
 from __future__ import annotations
@@ -222,7 +223,11 @@ class TranscriptMirror:
         """Start the queued write now, as a task started eagerly would: its first steps
         run in this call, so a write the store makes at once (inline on the loop) ends
         here, with no task made and no loop pass waited for; a write that has to wait goes
-        on in a task (`_writing`) from where it waits."""
+        on in a task (`_writing`) from where it waits. Those first steps run in no task
+        (from the loop's handle) or in the barrier's: the store's append path must not
+        need `asyncio.current_task()` (as `asyncio.timeout` does); the SQLite and
+        PostgreSQL stores' do not (host turns on both: tests/host/test_interrupt_processes.py,
+        tests/integration/sessions/test_session_writer_processes.py)."""
         self._starting = None
         context = self._context
         assert context is not None
