@@ -177,6 +177,15 @@ class EmbeddedAttempt:
 
     async def run(self) -> AttemptResult:
         """Run the attempt to its terminal and build the result."""
+        try:
+            return await self._run()
+        finally:
+            # the tool routine's placement is this attempt's bound method: a reference
+            # cycle that would leave the attempt, its params and everything they hold
+            # (~120 objects a turn) to the cyclic collector instead of reference counts
+            self.tool_calls.placement = None
+
+    async def _run(self) -> AttemptResult:
         p = self.p
         await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
                                       "sessionId": p.session_id, "harnessId": HARNESS_ID})
