@@ -14,6 +14,7 @@ exception.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import ssl
@@ -39,6 +40,11 @@ __all__ = ["DEFAULT_BASE_URL", "JsonStreamClient", "server_sent_events"]
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 #: the SDK's: ten minutes for an answer, five seconds to connect
 _TIMEOUT: Final = httpx.Timeout(600.0, connect=5.0)
+#: the Responses API's last event of an answer: after it only the body's end is left
+_LAST_EVENTS: Final = frozenset({"response.completed", "response.incomplete", "response.failed"})
+#: how much is read past an answer's last event to see the body end (else it is dropped)
+_TAIL_EVENTS: Final = 8
+_TAIL_SECONDS: Final = 1.0
 
 
 async def server_sent_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str | None, str]]:
@@ -102,6 +108,7 @@ class JsonStreamClient:
             "POST", self.base_url + path, headers=self._headers,
             content=json.dumps(body, separators=(",", ":")).encode())
         request.headers["Content-Type"] = "application/json"
+        answered = False
         try:
             response = await self._http.send(request, stream=True)
         except Exception as exc:
@@ -123,6 +130,7 @@ class JsonStreamClient:
                 try:
                     _event, data = await anext(events)
                     if data.startswith("[DONE]"):
+                        answered = True
                         return
                     value = json.loads(data)
                 except StopAsyncIteration:
@@ -134,9 +142,29 @@ class JsonStreamClient:
                         message, kind = _error_fields(value)
                         raise error_for_status(None, message or "model stream error",
                                                error_type=kind)
+                    answered = value.get("type") in _LAST_EVENTS
                     yield value
         finally:
-            await response.aclose()
+            try:
+                if answered:
+                    await _read_to_the_end(events)
+            finally:
+                await response.aclose()
 
     async def close(self) -> None:
         await self._http.aclose()
+
+
+async def _read_to_the_end(events: AsyncIterator[tuple[str | None, str]]) -> None:
+    """Read what is left of a body whose answer is complete (its end, or a `[DONE]`).
+
+    httpx keeps a connection for the next request only when its response was read to
+    the end; closing it earlier closes the connection, and every model call would pay a
+    new TCP (and TLS) handshake. A server that sends more than a few events or takes
+    longer than a second after the answer has its connection closed as before."""
+    try:
+        async with asyncio.timeout(_TAIL_SECONDS):
+            for _ in range(_TAIL_EVENTS):
+                await anext(events)
+    except (StopAsyncIteration, TimeoutError, httpx.HTTPError):
+        pass
