@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clawharness._gc import HOST_GC_THRESHOLDS, GcTuning
+from clawharness._gc import HOST_GC_THRESHOLDS, YOUNG_PER_TURN_IN_FLIGHT, GcTuning
 from clawharness.host import Host
 
 
@@ -56,3 +57,32 @@ async def test_thresholds_changed_by_the_application_meanwhile_stand(tmp_path: P
     async with make_host(tmp_path, "app"):
         gc.set_threshold(1234, 5, 5)
     assert gc.get_threshold() == (1234, 5, 5)
+
+
+async def test_the_young_threshold_follows_the_turns_in_flight(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    config = {
+        "models": {"providers": {"local": {"api": "scripted", "models": [{"id": "m", "params": {
+            "script": {"responses": [{"match": "", "repeat": True, "text": "hi"}]}}}]}}},
+        "agents": {"defaults": {"model": "local/m", "workspace": str(workspace)}},
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    turns = 2 * HOST_GC_THRESHOLDS[0] // YOUNG_PER_TURN_IN_FLIGHT
+    async with Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
+        started = asyncio.Event()
+
+        async def one(i: int) -> None:
+            if i == turns - 1:
+                started.set()
+            result = await host.run_turn(f"s{i}", "hello")
+            assert result.terminal == "ok"
+
+        async def watch() -> int:
+            await started.wait()
+            return gc.get_threshold()[0]
+
+        *_, under_load = await asyncio.gather(*(one(i) for i in range(turns)), watch())
+        assert under_load >= turns * YOUNG_PER_TURN_IN_FLIGHT
+        assert gc.get_threshold() == HOST_GC_THRESHOLDS  # all ended: back to the host's
+        assert GcTuning.in_flight() == 0

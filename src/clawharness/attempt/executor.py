@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
+from clawharness._gc import GcTuning
+
 if TYPE_CHECKING:
     from clawharness.attempt.turn import TurnOptions, TurnRunner
     from clawharness.records import TurnResult
@@ -60,8 +62,12 @@ class LocalTurnExecutor:
             from clawharness.observability.spans import continued_trace
 
             self._continued_trace = continued_trace
-        with self._continued_trace(options.trace_context or {}):
-            return await self.runner.run(session_key, message, options)
+        GcTuning.turn_started()  # the collector's young threshold follows the load
+        try:
+            with self._continued_trace(options.trace_context or {}):
+                return await self.runner.run(session_key, message, options)
+        finally:
+            GcTuning.turn_ended()
 
     async def close(self) -> None:
         if self._runner is not None:
