@@ -15,6 +15,8 @@ answers. Both keep the session in a SQLite file (ours: the embedded store; their
 Both sides run under the same garbage-collector thresholds: by default the ones a
 started host sets (`clawharness._gc`, held for the whole run, so the SDK gets them too);
 `--default-gc` runs both with CPython's defaults and our host told to leave them alone.
+Our host also raises the young threshold with its turns in flight (a host feature, so
+the SDK's turns, which it does not run, keep the base thresholds).
 
     python bench/turn.py [--quick] [--default-gc]
 """
@@ -309,7 +311,8 @@ async def main() -> None:
                  "interleave ours and the SDK's in rotating order; "
                  "concurrent_speedup = ours/SDK "
                  "turns/s at 1000 concurrent sessions (SDK with agent.clone() per run); both sides under "
-                 "the same GC thresholds (gc_thresholds)",
+                 "the same GC thresholds (gc_thresholds; ours raises the young one with its turns in "
+                 "flight, docs/configuration.md)",
     })
 
 
