@@ -345,12 +345,7 @@ class Host(PortableSessionsMixin, HostReportsMixin, HostSessionsMixin):
     def context_window(self, model_ref: str) -> int | None:
         """The context window configured for the `provider/model` ref (its model row's
         `contextWindow`), None when none is."""
-        provider_id, _, model_id = model_ref.partition("/")
-        provider = self.config.models.providers.get(provider_id)
-        for model in provider.models if provider is not None else ():
-            if model.id == model_id:
-                return model.context_window
-        return None
+        return self.config.models.context_window(model_ref)
 
     async def run_turn(self, session_key: str | None, message: str,
                        options: TurnOptions | None = None, **kwargs: Any) -> TurnResult:

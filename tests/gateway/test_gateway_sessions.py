@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gateway_support import FakeHost, Rig, next_event, running_gateway
 
+from clawharness.config.schema import ClawConfig
 from clawharness.gateway.client import GatewayRequestError
 
 
@@ -175,3 +178,22 @@ async def test_config_get_is_admin_only_and_redacts_secrets(fake_host: FakeHost)
     assert "sk-secret" not in text and "gw-secret" not in text
     assert snapshot["runtimeConfig"]["models"]["providers"]["p"]["baseUrl"] == "http://x/v1"
     assert snapshot["runtimeConfig"]["gateway"]["auth"]["token"] == "__OPENCLAW_REDACTED__"
+
+
+async def test_context_tokens_are_the_configured_context_window(tmp_path: Path) -> None:
+    host = FakeHost(state_dir=tmp_path / "state", config=ClawConfig.model_validate({
+        "models": {"providers": {"scripted": {"models": [
+            {"id": "m", "contextWindow": 32768}, {"id": "bare"}]}}},
+        "agents": {"defaults": {"model": "scripted/m"},
+                   "entries": {"other": {"model": "scripted/bare"}}}}))
+    async with running_gateway(host) as rig:
+        client = await rig.client(scopes=["operator.admin"])
+        async with client:
+            await client.agent("hi", idempotency_key="k1")
+            listing = await client.request("sessions.list", {})
+            assert listing["defaults"]["contextTokens"] == 32768
+            other = await client.request("sessions.list", {"agentId": "other"})
+            assert other["defaults"]["contextTokens"] is None  # its model row gives none
+            status = await client.request("status")
+            assert status["sessions"]["defaults"]["contextTokens"] == 32768
+            assert status["sessions"]["recent"][0]["contextTokens"] == 32768

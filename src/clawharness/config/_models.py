@@ -72,3 +72,13 @@ class ProviderConfig(_Node):
 
 class ModelsConfig(_Node):
     providers: dict[str, ProviderConfig] = Field(default_factory=no_entries)
+
+    def context_window(self, model_ref: str) -> int | None:
+        """The `contextWindow` of the `provider/model` ref's model row, None when the
+        row gives none or there is no such row."""
+        provider_id, _, model_id = model_ref.partition("/")
+        provider = self.providers.get(provider_id)
+        for model in provider.models if provider is not None else ():
+            if model.id == model_id:
+                return model.context_window
+        return None

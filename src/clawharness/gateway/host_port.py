@@ -20,7 +20,7 @@ from clawharness.sessions import AdoptionResult, ForkResult
 from clawharness.store import SessionRecord, TranscriptEntry
 from clawharness.subagents import SubagentManager
 
-__all__ = ["GatewayHost", "default_model", "status_report", "turn_explanation"]
+__all__ = ["GatewayHost", "context_tokens", "default_model", "status_report", "turn_explanation"]
 
 
 class GatewayHost(Protocol):
@@ -75,6 +75,12 @@ def default_model(host: GatewayHost, agent_id: str | None = None) -> str | None:
         return entry.model.primary
     model = config.agents.defaults.model
     return model.primary if model is not None else None
+
+
+def context_tokens(host: GatewayHost, model_ref: str | None) -> int | None:
+    """The context window of `model_ref` (the original's `contextTokens`), None when the
+    config gives none."""
+    return host.config.models.context_window(model_ref) if model_ref else None
 
 
 async def status_report(host: GatewayHost) -> dict[str, Any]:

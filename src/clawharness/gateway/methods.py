@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from clawharness.gateway import methods_portable, methods_sessions
-from clawharness.gateway.host_port import default_model, status_report
+from clawharness.gateway.host_port import context_tokens, default_model, status_report
 from clawharness.gateway.protocol import GatewayError
 from clawharness.gateway.request import GatewayPort, Handler, RequestContext
 
@@ -59,7 +59,8 @@ def _session_summary(server: GatewayPort, record: Any, now: int) -> dict[str, An
             "sessionId": record.session_id, "updatedAt": updated, "age": max(0, now - updated),
             "model": record.model_ref, "runtime": record.agent_harness_id,
             "totalTokens": None, "totalTokensFresh": False, "remainingTokens": None,
-            "percentUsed": None, "contextTokens": None, "flags": []}
+            "percentUsed": None, "contextTokens": context_tokens(server.host, record.model_ref),
+            "flags": []}
 
 
 async def _status(ctx: RequestContext) -> Any:
@@ -81,6 +82,7 @@ async def _status(ctx: RequestContext) -> Any:
                          "recent": [_session_summary(server, r, now) for r in mine[:10]]
                          if sensitive else []})
     config = server.host.config
+    default_ref = default_model(server.host)
     payload: dict[str, Any] = {
         "runtimeVersion": server.settings.version,
         "heartbeat": {"defaultAgentId": default, "agents": [
@@ -98,7 +100,8 @@ async def _status(ctx: RequestContext) -> Any:
         "sessions": {
             "paths": [store_path] if sensitive else [],
             "count": len(records),
-            "defaults": {"model": default_model(server.host), "contextTokens": None},
+            "defaults": {"model": default_ref,
+                         "contextTokens": context_tokens(server.host, default_ref)},
             "recent": [_session_summary(server, r, now) for r in records[:10]] if sensitive else [],
             "byAgent": by_agent,
         },

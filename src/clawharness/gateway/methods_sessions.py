@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawharness.errors import ConfigError, InvalidSessionKeyError, SessionNotFoundError
-from clawharness.gateway.host_port import default_model, turn_explanation
+from clawharness.gateway.host_port import context_tokens, default_model, turn_explanation
 from clawharness.gateway.protocol import GatewayError, format_validation_error
 from clawharness.gateway.request import NO_RESPONSE, GatewayPort, Handler, RequestContext
 from clawharness.gateway.runs import accepted_payload, outcome_of, wait_outcome
@@ -205,7 +205,8 @@ def session_row(server: GatewayPort, record: SessionRecord) -> dict[str, Any]:
 
 
 def _defaults(server: GatewayPort, agent_id: str | None = None) -> dict[str, Any]:
-    return {**_model_fields(default_model(server.host, agent_id)), "contextTokens": None}
+    model = default_model(server.host, agent_id)
+    return {**_model_fields(model), "contextTokens": context_tokens(server.host, model)}
 
 
 def _display(entry: TranscriptEntry) -> dict[str, Any]:
