@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_args
 
 from clawharness.config.schema import QueueMode
 from clawharness.errors import ConfigError, MessageWithdrawnError, SessionBusyError
@@ -115,16 +115,48 @@ def collected_message(messages: Sequence[str]) -> str:
     return messages[0] if len(messages) == 1 else "\n\n".join(messages)
 
 
-@dataclass(frozen=True, slots=True)
 class Steering:
     """What the queue hands the turn it admits: the abort it sets to interrupt it, and
-    `take`, the steered messages not yet taken (`AttemptParams.take_steering`)."""
+    `take`, the steered messages not yet taken (`AttemptParams.take_steering`); `untake`
+    gives back the last messages `take` gave (the runtime refused them): they wait again
+    in their arrival place (`AttemptParams.return_steering`). (An object with methods,
+    not closures: a turn in flight keeps fewer objects alive for the cyclic GC to walk.)"""
 
-    abort: asyncio.Event
-    take: Callable[[], Awaitable[Sequence[str]]]
-    #: give back the last messages `take` gave (the runtime refused them): they wait
-    #: again in their arrival place (`AttemptParams.return_steering`)
-    untake: Callable[[Sequence[str]], Awaitable[None]]
+    __slots__ = ("_lane", "_open", "_taken", "abort")
+
+    def __init__(self, abort: asyncio.Event, lane: _Lane[Any]) -> None:
+        self.abort = abort
+        self._lane = lane
+        #: the turn runs: what it does not take by its end waits as a followup
+        self._open = True
+        #: the steered tickets the turn took (None: none yet, most turns)
+        self._taken: list[_Ticket[Any]] | None = None
+
+    async def take(self) -> Sequence[str]:
+        """The steered messages not yet taken, oldest first."""
+        lane = self._lane
+        if not self._open or not lane.inbox:
+            return ()
+        steered, lane.inbox[:] = list(lane.inbox), []
+        if self._taken is None:
+            self._taken = steered
+        else:
+            self._taken.extend(steered)
+        return tuple(t.message for t in steered)
+
+    async def untake(self, messages: Sequence[str]) -> None:
+        """Give back the last `messages` `take` gave: they wait again in their place."""
+        taken = self._taken
+        count = 0 if taken is None else min(len(messages), len(taken))
+        if count == 0 or taken is None:
+            return
+        back = taken[-count:]
+        del taken[-count:]
+        lane = self._lane
+        if self._open:
+            lane.inbox[:0] = back
+        else:
+            lane.waiting = sorted((*lane.waiting, *back), key=_seq)
 
 
 #: run the turn of `message`; the queue admitted it with `steering`
@@ -149,8 +181,9 @@ class _Ticket(Generic[R]):
     mode: QueueMode
     run: RunQueued[R]
     abort: asyncio.Event | None
-    #: set once: the batch this ticket heads (its turn may start), or how another ended
-    admitted: asyncio.Future[_Admission[R]]
+    #: set once: the batch this ticket heads (its turn may start), or how another ended;
+    #: made when the ticket is queued (a message whose turn runs at once waits for none)
+    admitted: asyncio.Future[_Admission[R]] = field(init=False)
     queued: bool = False
 
 
@@ -201,13 +234,13 @@ class SessionQueues(Generic[R]):
         if lane is None:
             lane = self._lanes[session_key] = _Lane()
         self._seq += 1
-        ticket: _Ticket[R] = _Ticket(self._seq, message, mode, run, abort,
-                                     asyncio.get_running_loop().create_future())
+        ticket: _Ticket[R] = _Ticket(self._seq, message, mode, run, abort)
         action = decide(mode, running=lane.running, waiting=len(lane.waiting))
         if action == "run":
             lane.running = True
             return await self._drive(session_key, lane, (ticket,), None)
         ticket.queued = True
+        ticket.admitted = asyncio.get_running_loop().create_future()
         if action == "steer":
             lane.inbox.append(ticket)
         else:
@@ -257,46 +290,25 @@ class SessionQueues(Generic[R]):
         head = batch[0]
         abort = head.abort or asyncio.Event()
         lane.abort = abort
-        taken: list[_Ticket[R]] = []
-        open_ = True
-
-        async def take() -> Sequence[str]:
-            if not open_ or not lane.inbox:
-                return ()
-            steered, lane.inbox[:] = list(lane.inbox), []
-            taken.extend(steered)
-            return tuple(t.message for t in steered)
-
-        async def untake(messages: Sequence[str]) -> None:
-            count = min(len(messages), len(taken))
-            if count == 0:
-                return
-            back = taken[-count:]
-            del taken[-count:]
-            if open_:
-                lane.inbox[:0] = back
-            else:
-                lane.waiting = sorted((*lane.waiting, *back), key=lambda t: t.seq)
-
+        steering = Steering(abort, lane)
         try:
-            result = await head.run(collected_message([t.message for t in batch]),
-                                    Steering(abort, take, untake))
+            result = await head.run(collected_message([t.message for t in batch]), steering)
         except BaseException as exc:
-            open_ = False
-            for ticket in (*batch[1:], *taken):
+            steering._open = False
+            for ticket in (*batch[1:], *(steering._taken or ())):
                 _settle(ticket, _Admission(error=exc))
             raise
         finally:
-            open_ = False
+            steering._open = False
             lane.abort = None
             # what the turn did not take waits in its arrival place, as a followup
             if lane.inbox:
-                lane.waiting = sorted((*lane.waiting, *lane.inbox), key=lambda t: t.seq)
+                lane.waiting = sorted((*lane.waiting, *lane.inbox), key=_seq)
                 lane.inbox.clear()
             self._advance(session_key, lane)
         for ticket in batch[1:]:
             _settle(ticket, _Admission(result=Queued(result, ticket.mode, "collected")))
-        for ticket in taken:
+        for ticket in steering._taken or ():
             _settle(ticket, _Admission(result=Queued(result, ticket.mode, "steered")))
         return Queued(result, mode)
 
@@ -323,6 +335,10 @@ class SessionQueues(Generic[R]):
             if batch:  # it was this ticket's turn: the rest of its batch waits again
                 lane.waiting[:0] = batch[1:]
                 self._advance(session_key, lane)
+
+
+def _seq(ticket: _Ticket[Any]) -> int:
+    return ticket.seq
 
 
 def _settle(ticket: _Ticket[R], admission: _Admission[R]) -> None:

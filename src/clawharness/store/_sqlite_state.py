@@ -5,6 +5,7 @@ statement each."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -45,7 +46,7 @@ class PluginStateMethods:
 
         def _commit_deferred(self) -> None: ...
 
-        async def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> asyncio.Future[_T]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
 
