@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clawharness.store import PluginStateRecord, PluginStateStore
+from clawharness.store import STEERING_NAMESPACE, PluginStateRecord, PluginStateStore
 
 __all__ = ["NAMESPACE", "Offer", "SteeringInbox", "Taken"]
 
-NAMESPACE: Final = "clawharness.steering"
+NAMESPACE: Final = STEERING_NAMESPACE
 _SEP: Final = "\x1f"
 
 

@@ -45,6 +45,8 @@ class PluginStateMethods:
         _sync_lock: threading.Lock
 
         def _commit_deferred(self) -> None: ...
+        def _quiet_namespace(self, namespace: str) -> int | None: ...
+        def _note_quiet(self, namespace: str, version: int) -> None: ...
 
         def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> asyncio.Future[_T]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
@@ -56,7 +58,13 @@ class PluginStateMethods:
         return await self._read(lambda c: _state(q.state_get(c, namespace, key)), inline=True)
 
     async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]:
-        """Rows of `namespace` whose key starts with `prefix`, in key order."""
+        """Rows of `namespace` whose key starts with `prefix`, in key order. (The
+        steering inbox's namespace, read at every tool boundary, seen with no rows at
+        all at the loop connection's `data_version` still current: nobody committed
+        anything since, so it has none still, and no read is made. `_quiet_namespace`.)"""
+        version = self._quiet_namespace(namespace)
+        if version is None:
+            return []
         low, high = _prefix_bounds(prefix)
 
         def first(conn: sqlite3.Connection) -> list[Any]:
@@ -70,6 +78,10 @@ class PluginStateMethods:
         rows: list[Any] = await self._read(first, inline=True)
         if len(rows) > INLINE_LAST:
             rows = await self._read(every)
+        if not rows:
+            if version >= 0:
+                self._note_quiet(namespace, version)
+            return []
         return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
 
     async def state_insert_if_absent(

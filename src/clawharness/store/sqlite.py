@@ -67,7 +67,7 @@ from clawharness.store._sqlite_indexer import (
 from clawharness.store._sqlite_state import PluginStateMethods
 from clawharness.store._sqlite_transcript import TranscriptMethods
 from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
-from clawharness.store.leases import SessionLease
+from clawharness.store.leases import STEERING_NAMESPACE, SessionLease
 from clawharness.store.records import (
     SessionRecord,
     check_session_update,
@@ -149,6 +149,9 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._deferred: list[Callable[[sqlite3.Connection], Any]] = []
         self._deferred_commit: asyncio.TimerHandle | None = None
         self._append_group: GroupFn | None = None
+        #: the `data_version` of `_small` at which the steering inbox's namespace was
+        #: seen with no rows at all (None: not known to be empty; `_quiet_namespace`)
+        self._quiet_inbox: int | None = None
         self._indexer: Indexer | None = None
         self.search_path = search_path_for(self.path)
 
@@ -379,6 +382,44 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._end_deferred()
         for fn in fns:
             self._need_writer().submit_background(fn)
+
+    def _quiet_namespace(self, namespace: str) -> int | None:
+        """For `state_list`, before its read: None when `namespace` (the steering inbox's,
+        read at every tool boundary of every turn) is known to have no rows: it was seen
+        empty at the loop connection's current `data_version`, so no other connection,
+        of this process or another, has committed since, and that connection never
+        writes plugin state. Else the `data_version` read now, for `_note_quiet` (-1:
+        none read, as off the loop, or when many tasks are ready, where other writes
+        commit all the time: one read, as before)."""
+        if namespace != STEERING_NAMESPACE:
+            return -1
+        conn = self._small
+        if conn is None or threading.get_ident() != self._inline_thread:
+            return -1
+        seen = self._quiet_inbox
+        if seen is None and _busy_loop():
+            return -1
+        try:
+            version = int(conn.execute(q.DATA_VERSION).fetchone()[0])
+        except sqlite3.Error:
+            return -1
+        if version == seen:
+            return None
+        self._quiet_inbox = None
+        return version
+
+    def _note_quiet(self, namespace: str, version: int) -> None:
+        """`state_list` found no rows under its prefix after `_quiet_namespace` read
+        `version`: when the whole namespace has none either, the next looks need no read
+        while `version` stays current."""
+        conn = self._small
+        if conn is None or threading.get_ident() != self._inline_thread or _busy_loop():
+            return
+        try:
+            if not q.state_any(conn, namespace):
+                self._quiet_inbox = version
+        except sqlite3.Error:
+            return
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
