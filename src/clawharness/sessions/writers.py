@@ -272,27 +272,26 @@ class SessionWriters:
         self._keeper = None
 
 
-class _Hold:
-    """`SessionWriters.hold`'s context: a class rather than an `asynccontextmanager`
-    generator, which cost about as much again as the rest of a held slot's Python."""
+class _Hold(WriterSlot):
+    """`SessionWriters.hold`'s context, and the `WriterSlot` it gives (one object, not
+    two, per turn in flight): a class rather than an `asynccontextmanager` generator,
+    which cost about as much again as the rest of a held slot's Python."""
 
-    __slots__ = ("_key", "_lock", "_on_busy", "_purpose", "_slot", "_store", "_timeout",
-                 "_writers")
+    __slots__ = ("_lock", "_on_busy", "_purpose", "_store", "_timeout", "_writers")
 
     def __init__(self, writers: SessionWriters, key: str, timeout: float | None,
                  purpose: str, on_busy: OnBusy | None = None) -> None:
+        WriterSlot.__init__(self, key)
         self._writers = writers
-        self._key = key
         self._timeout = timeout
         self._purpose = purpose
         self._on_busy = on_busy
         self._lock: asyncio.Lock | None = None
-        self._slot: WriterSlot | None = None
         #: the store the lease came from (released there, whatever `attach` did since)
         self._store: SessionLeaseStore | None = None
 
     async def __aenter__(self) -> WriterSlot:
-        writers, key = self._writers, self._key
+        writers, key = self._writers, self.key
         wait = writers.timings.wait if self._timeout is None else self._timeout
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -319,7 +318,7 @@ class _Hold:
             else:
                 await lock.acquire()  # free: no timer to arm
             try:
-                slot = WriterSlot(key)
+                slot = self
                 store = writers._store
                 if store is not None:
                     # the first try, as `_acquire_once` makes it (a lease won while
@@ -347,12 +346,12 @@ class _Hold:
         except BaseException:
             writers._leave(key, lock)
             raise
-        self._lock, self._slot, self._store = lock, slot, store
+        self._lock, self._store = lock, store
         return slot
 
     async def __aexit__(self, *exc: object) -> None:
-        writers, slot, lock = self._writers, self._slot, self._lock
-        assert slot is not None and lock is not None, "not entered"
+        writers, slot, lock = self._writers, self, self._lock
+        assert lock is not None, "not entered"
         try:
             try:
                 slot._closed = True
@@ -371,7 +370,7 @@ class _Hold:
             finally:
                 lock.release()
         finally:
-            writers._leave(self._key, lock)
+            writers._leave(self.key, lock)
 
 
 async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
