@@ -42,9 +42,13 @@ async def test_an_empty_inbox_is_not_read_again_until_another_connection_commits
         seen.clear()
         assert await looks(store) == []
         assert not any("plugin_state" in s for s in seen), seen
+        assert store.state_namespace_quiet(STEERING_NAMESPACE)  # (what the inbox asks)
+        assert not store.state_namespace_quiet("another.namespace")
         # another process offers: seen at the next look
         await other.state_insert_if_absent(STEERING_NAMESPACE, f"{PREFIX}1", {"text": "a"})
+        assert not store.state_namespace_quiet(STEERING_NAMESPACE)
         assert await looks(store) == [f"{PREFIX}1"]
+        assert not store.state_namespace_quiet(STEERING_NAMESPACE)
         await other.state_delete_if(STEERING_NAMESPACE, f"{PREFIX}1", 1)
         assert await looks(store) == []
         assert await looks(store) == []  # known empty again

@@ -159,15 +159,18 @@ class _Taker:
         self._theirs: Sequence[Offer] = ()
 
     async def __call__(self) -> Sequence[str]:
-        found = await self._inbox.take(self._session_key, self._run_id, self._holder)
-        if found.interrupt is not None:
-            if self._abort is not None:
-                self._abort.set()
-            return ()
+        inbox = self._inbox
+        theirs: Sequence[Offer] = ()
+        if not inbox.nothing_offered():  # (mostly: the store knows, without a read)
+            found = await inbox.take(self._session_key, self._run_id, self._holder)
+            if found.interrupt is not None:
+                if self._abort is not None:
+                    self._abort.set()
+                return ()
+            theirs = found.offers
         mine = await self._local()
         if type(mine) is not tuple:  # (kept as given: a list the runtime changes is not)
             mine = tuple(mine)
-        theirs = found.offers
         self._mine, self._theirs = mine, theirs
         return [*mine, *[offer.text for offer in theirs]] if theirs else mine
 

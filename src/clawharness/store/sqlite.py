@@ -408,6 +408,20 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._quiet_inbox = None
         return version
 
+    def state_namespace_quiet(self, namespace: str) -> bool:
+        """Whether `namespace` is known to have no rows now, without reading it (one
+        `PRAGMA data_version`; see `_quiet_namespace`); False: not known (read it). For
+        the steering inbox's look at each tool boundary (`SteeringInbox.nothing_offered`)."""
+        seen = self._quiet_inbox
+        conn = self._small
+        if seen is None or namespace != STEERING_NAMESPACE or conn is None \
+                or threading.get_ident() != self._inline_thread:
+            return False
+        try:
+            return int(conn.execute(q.DATA_VERSION).fetchone()[0]) == seen
+        except sqlite3.Error:
+            return False
+
     def _note_quiet(self, namespace: str, version: int) -> None:
         """`state_list` found no rows under its prefix after `_quiet_namespace` read
         `version`: when the whole namespace has none either, the next looks need no read
