@@ -23,7 +23,6 @@ followup, in the lease's arrival order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_args
@@ -137,7 +136,7 @@ class Steering:
         lane = self._lane
         if not self._open or not lane.inbox:
             return ()
-        steered, lane.inbox[:] = list(lane.inbox), []
+        steered, lane.inbox = list(lane.inbox), ()
         if self._taken is None:
             self._taken = steered
         else:
@@ -154,7 +153,7 @@ class Steering:
         del taken[-count:]
         lane = self._lane
         if self._open:
-            lane.inbox[:0] = back
+            lane.inbox = [*back, *lane.inbox]
         else:
             lane.waiting = sorted((*lane.waiting, *back), key=_seq)
 
@@ -201,8 +200,10 @@ class _Lane(Generic[R]):
 
     running: bool = False
     abort: asyncio.Event | None = None
-    inbox: list[_Ticket[R]] = field(default_factory=list)
-    waiting: list[_Ticket[R]] = field(default_factory=list)
+    #: each a list once a message is in it (most lanes never have one: a turn that
+    #: runs alone keeps no empty lists alive), else ()
+    inbox: list[_Ticket[R]] | tuple[()] = ()
+    waiting: list[_Ticket[R]] | tuple[()] = ()
 
 
 class SessionQueues(Generic[R]):
@@ -242,9 +243,9 @@ class SessionQueues(Generic[R]):
         ticket.queued = True
         ticket.admitted = asyncio.get_running_loop().create_future()
         if action == "steer":
-            lane.inbox.append(ticket)
+            lane.inbox = _added(lane.inbox, ticket)
         else:
-            lane.waiting.append(ticket)
+            lane.waiting = _added(lane.waiting, ticket)
             if action == "interrupt" and lane.abort is not None:
                 lane.abort.set()
         try:
@@ -304,7 +305,7 @@ class SessionQueues(Generic[R]):
             # what the turn did not take waits in its arrival place, as a followup
             if lane.inbox:
                 lane.waiting = sorted((*lane.waiting, *lane.inbox), key=_seq)
-                lane.inbox.clear()
+                lane.inbox = ()
             self._advance(session_key, lane)
         for ticket in batch[1:]:
             _settle(ticket, _Admission(result=Queued(result, ticket.mode, "collected")))
@@ -320,21 +321,30 @@ class SessionQueues(Generic[R]):
                 del self._lanes[session_key]
             return
         count = next_batch([t.mode for t in lane.waiting])
-        batch, lane.waiting[:count] = tuple(lane.waiting[:count]), []
+        batch, lane.waiting = tuple(lane.waiting[:count]), list(lane.waiting[count:])
         lane.running = True
         _settle(batch[0], _Admission(batch=batch))
 
     def _withdraw(self, session_key: str, lane: _Lane[R], ticket: _Ticket[R]) -> None:
         """A waiting caller went away: drop its message, or pass on the turn it was given."""
-        for queue in (lane.inbox, lane.waiting):
-            with contextlib.suppress(ValueError):
-                queue.remove(ticket)
+        if ticket in lane.inbox:
+            lane.inbox = [t for t in lane.inbox if t is not ticket]
+        if ticket in lane.waiting:
+            lane.waiting = [t for t in lane.waiting if t is not ticket]
         admitted = ticket.admitted
         if admitted.done() and not admitted.cancelled():
             batch = admitted.result().batch
             if batch:  # it was this ticket's turn: the rest of its batch waits again
-                lane.waiting[:0] = batch[1:]
+                lane.waiting = [*batch[1:], *lane.waiting]
                 self._advance(session_key, lane)
+
+
+def _added(queue: list[_Ticket[R]] | tuple[()], ticket: _Ticket[R]) -> list[_Ticket[R]]:
+    """`queue` with `ticket` at its end (the list it is, or a new one for ())."""
+    if isinstance(queue, list):
+        queue.append(ticket)
+        return queue
+    return [ticket]
 
 
 def _seq(ticket: _Ticket[Any]) -> int:
