@@ -133,11 +133,14 @@ class SpendLedger:
         #: of each one's turns' budgets but for the session's
         self._plans: dict[tuple[str, str, str | None], tuple[Plan, tuple[str, ...],
                                                              tuple[str, ...]]] = {}
+        #: the UTC day of the latest turn: its number since the epoch, and its text
+        self._day_number = -1
+        self._day = ""
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
              approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
-        day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        day = self._day_of(now)
         set_turn_caller(caller)  # the turn's tools (sessions_spawn) see it
         config = self._config.budgets
         if not config.configured:
@@ -155,6 +158,14 @@ class SpendLedger:
                     else (*before, *after))
         return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
                          plan, ancestors, keys)
+
+    def _day_of(self, now: float) -> str:
+        """The UTC day of `now`, `YYYY-MM-DD` (made once a day, not once a turn)."""
+        number = int(now // 86400)
+        if number != self._day_number:
+            self._day_number = number
+            self._day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        return self._day
 
     def _plan(self, config: BudgetsConfig, agent_id: str, day: str, caller: str | None
               ) -> tuple[Plan, tuple[str, ...], tuple[str, ...]]:
