@@ -33,7 +33,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -127,6 +127,10 @@ class SpendLedger:
         #: whether the store commits a settlement made with `wait=False` after it returns
         #: (SQLite: with its next write), not before (PostgreSQL)
         self.settles_behind: bool = getattr(store, "SETTLES_BEHIND", True)
+        #: a spend row written behind its turn, at once when the store can without
+        #: awaiting (SQLite's `settle_budget_now`), else in a task (`write_later`)
+        self._settle_now: Callable[..., bool] | None = getattr(store, "settle_budget_now",
+                                                               None)
         #: whether any budget has a soft warning level (`warnAt`)
         self.warns = warns_at(config.budgets.model_dump())
         #: the plans of each (agent, day, caller) seen lately (`Plan`), and the keys
@@ -185,6 +189,14 @@ class SpendLedger:
         return found
 
     def write_later(self, record: SpendRecord, *, holds: bool = False) -> None:
+        now = self._settle_now
+        if now is not None:  # (SQLite, mostly: into the transaction it left open)
+            try:
+                if now(record, (), Amount(), holds=holds):
+                    return
+            except Exception as exc:  # the ledger must never fail a turn
+                log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
+                return
         task = asyncio.ensure_future(self._write(record, holds))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)

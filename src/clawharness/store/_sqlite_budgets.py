@@ -213,6 +213,17 @@ class BudgetLedgerMethods:
         done, result = self._write_deferred_inline(fn)  # (`_write_deferred`, inlined)
         return cast(bool, result) if done else await self._write_deferred(fn)
 
+    def settle_budget_now(self, record: SpendRecord, keys: Sequence[str], spent: Amount,
+                          *, holds: bool = True) -> bool:
+        """`settle_budget(..., wait=False)` made at once, without awaiting, when it can
+        be (on the event loop while the writer thread idles: in the transaction left
+        open on the loop's connection, `_write_deferred_inline`); False when it was not
+        made (then call `settle_budget`). A spend row written behind its turn so needs no
+        task of its own (`SpendLedger.write_later`)."""
+        done, _ = self._write_deferred_inline(
+            lambda conn: _settle(conn, record, keys, spent, holds))
+        return done
+
     async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
         await self._write_small(lambda conn: _release(conn, run_id))
 
