@@ -43,6 +43,7 @@ class PluginStateMethods:
         path: Path
         _sync: sqlite3.Connection | None
         _sync_lock: threading.Lock
+        _quiet_inbox: int | None
 
         def _commit_deferred(self) -> None: ...
         def _quiet_namespace(self, namespace: str) -> int | None: ...
@@ -90,6 +91,7 @@ class PluginStateMethods:
     ) -> PluginStateRecord | None:
         """Insert at generation 1; None when the key already exists."""
         raw = dump_json(value, f"plugin state {namespace}/{key}")
+        self._quiet_inbox = None  # (its commit changes the loop's `data_version` anyway)
         return await self._write(lambda c: _state(
             q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
 
@@ -127,6 +129,7 @@ class PluginStateMethods:
     ) -> PluginStateRecord | None:
         """`state_insert_if_absent`, blocking (one autocommit statement)."""
         raw = dump_json(value, f"plugin state {namespace}/{key}")
+        self._quiet_inbox = None
         return self._sync_call(lambda c: _state(
             q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
 
