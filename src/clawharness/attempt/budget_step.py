@@ -33,7 +33,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -127,17 +127,24 @@ class SpendLedger:
         #: whether the store commits a settlement made with `wait=False` after it returns
         #: (SQLite: with its next write), not before (PostgreSQL)
         self.settles_behind: bool = getattr(store, "SETTLES_BEHIND", True)
+        #: a spend row written behind its turn, at once when the store can without
+        #: awaiting (SQLite's `settle_budget_now`), else in a task (`write_later`)
+        self._settle_now: Callable[..., bool] | None = getattr(store, "settle_budget_now",
+                                                               None)
         #: whether any budget has a soft warning level (`warnAt`)
         self.warns = warns_at(config.budgets.model_dump())
         #: the plans of each (agent, day, caller) seen lately (`Plan`), and the keys
         #: of each one's turns' budgets but for the session's
         self._plans: dict[tuple[str, str, str | None], tuple[Plan, tuple[str, ...],
                                                              tuple[str, ...]]] = {}
+        #: the UTC day of the latest turn: its number since the epoch, and its text
+        self._day_number = -1
+        self._day = ""
 
     def turn(self, run_id: str, agent_id: str, session_key: str, *, caller: str | None,
              approvals: ApprovalGate | None, ancestors: tuple[str, ...] = ()) -> TurnSpend:
         now = time.time()
-        day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        day = self._day_of(now)
         set_turn_caller(caller)  # the turn's tools (sessions_spawn) see it
         config = self._config.budgets
         if not config.configured:
@@ -155,6 +162,14 @@ class SpendLedger:
                     else (*before, *after))
         return TurnSpend(self, run_id, agent_id, session_key, caller, approvals, now, day,
                          plan, ancestors, keys)
+
+    def _day_of(self, now: float) -> str:
+        """The UTC day of `now`, `YYYY-MM-DD` (made once a day, not once a turn)."""
+        number = int(now // 86400)
+        if number != self._day_number:
+            self._day_number = number
+            self._day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        return self._day
 
     def _plan(self, config: BudgetsConfig, agent_id: str, day: str, caller: str | None
               ) -> tuple[Plan, tuple[str, ...], tuple[str, ...]]:
@@ -174,6 +189,14 @@ class SpendLedger:
         return found
 
     def write_later(self, record: SpendRecord, *, holds: bool = False) -> None:
+        now = self._settle_now
+        if now is not None:  # (SQLite, mostly: into the transaction it left open)
+            try:
+                if now(record, (), Amount(), holds=holds):
+                    return
+            except Exception as exc:  # the ledger must never fail a turn
+                log.warning("run %s: its spend could not be stored: %s", record.run_id, exc)
+                return
         task = asyncio.ensure_future(self._write(record, holds))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)

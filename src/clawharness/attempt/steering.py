@@ -131,32 +131,56 @@ class CrossProcessSteering:
         (the offers are opened again before the turn ends, so their processes run them).
         An interrupt addressed to the turn (same read) sets `abort` and takes nothing:
         the messages steered meanwhile run after it, in their arrival place."""
-        mine_last: list[str] = []
-        theirs_last: list[Offer] = []
-        holder = self._writers.holder_for(turn_purpose(run_id))
+        taker = _Taker(self._inbox, local, give_back, session_key, run_id,
+                       self._writers.holder_for(turn_purpose(run_id)), abort)
+        return taker, taker.returned
 
-        async def take() -> Sequence[str]:
-            found = await self._inbox.take(session_key, run_id, holder)
+
+class _Taker:
+    """`CrossProcessSteering.taker`'s pair: the object is `take_steering` (called), its
+    `returned` is `return_steering`. (An object, not two closures over nine variables:
+    a turn in flight keeps fewer objects alive for the cyclic GC to walk.)"""
+
+    __slots__ = ("_abort", "_give_back", "_holder", "_inbox", "_local", "_mine", "_run_id",
+                 "_session_key", "_theirs")
+
+    def __init__(self, inbox: SteeringInbox, local: Callable[[], Awaitable[Sequence[str]]],
+                 give_back: Callable[[Sequence[str]], Awaitable[None]], session_key: str,
+                 run_id: str, holder: str, abort: asyncio.Event | None) -> None:
+        self._inbox = inbox
+        self._local = local
+        self._give_back = give_back
+        self._session_key = session_key
+        self._run_id = run_id
+        self._holder = holder
+        self._abort = abort
+        #: what the last take gave: this process's messages, the offers it claimed
+        self._mine: Sequence[str] = ()
+        self._theirs: Sequence[Offer] = ()
+
+    async def __call__(self) -> Sequence[str]:
+        inbox = self._inbox
+        theirs: Sequence[Offer] = ()
+        if not inbox.nothing_offered():  # (mostly: the store knows, without a read)
+            found = await inbox.take(self._session_key, self._run_id, self._holder)
             if found.interrupt is not None:
-                if abort is not None:
-                    abort.set()
+                if self._abort is not None:
+                    self._abort.set()
                 return ()
-            mine = list(await local())
-            theirs = list(found.offers)
-            mine_last[:], theirs_last[:] = mine, theirs
-            # (mostly no offers: `mine` is a new list, given out as the one made was)
-            return [*mine, *[offer.text for offer in theirs]] if theirs else mine
+            theirs = found.offers
+        mine = await self._local()
+        if type(mine) is not tuple:  # (kept as given: a list the runtime changes is not)
+            mine = tuple(mine)
+        self._mine, self._theirs = mine, theirs
+        return [*mine, *[offer.text for offer in theirs]] if theirs else mine
 
-        async def returned(messages: Sequence[str]) -> None:
-            mine, theirs = list(mine_last), list(theirs_last)
-            mine_last.clear()
-            theirs_last.clear()
-            if mine:
-                await give_back(mine)
-            if theirs:
-                await self._inbox.unclaim(theirs, run_id)
-
-        return take, returned
+    async def returned(self, messages: Sequence[str]) -> None:
+        mine, theirs = self._mine, self._theirs
+        self._mine = self._theirs = ()
+        if mine:
+            await self._give_back(mine)
+        if theirs:
+            await self._inbox.unclaim(theirs, self._run_id)
 
 
 class SteerOffering:

@@ -23,10 +23,9 @@ followup, in the lease's arrival order.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, get_args
 
 from clawharness.config.schema import QueueMode
 from clawharness.errors import ConfigError, MessageWithdrawnError, SessionBusyError
@@ -115,16 +114,48 @@ def collected_message(messages: Sequence[str]) -> str:
     return messages[0] if len(messages) == 1 else "\n\n".join(messages)
 
 
-@dataclass(frozen=True, slots=True)
 class Steering:
     """What the queue hands the turn it admits: the abort it sets to interrupt it, and
-    `take`, the steered messages not yet taken (`AttemptParams.take_steering`)."""
+    `take`, the steered messages not yet taken (`AttemptParams.take_steering`); `untake`
+    gives back the last messages `take` gave (the runtime refused them): they wait again
+    in their arrival place (`AttemptParams.return_steering`). (An object with methods,
+    not closures: a turn in flight keeps fewer objects alive for the cyclic GC to walk.)"""
 
-    abort: asyncio.Event
-    take: Callable[[], Awaitable[Sequence[str]]]
-    #: give back the last messages `take` gave (the runtime refused them): they wait
-    #: again in their arrival place (`AttemptParams.return_steering`)
-    untake: Callable[[Sequence[str]], Awaitable[None]]
+    __slots__ = ("_lane", "_open", "_taken", "abort")
+
+    def __init__(self, abort: asyncio.Event, lane: _Lane[Any]) -> None:
+        self.abort = abort
+        self._lane = lane
+        #: the turn runs: what it does not take by its end waits as a followup
+        self._open = True
+        #: the steered tickets the turn took (None: none yet, most turns)
+        self._taken: list[_Ticket[Any]] | None = None
+
+    async def take(self) -> Sequence[str]:
+        """The steered messages not yet taken, oldest first."""
+        lane = self._lane
+        if not self._open or not lane.inbox:
+            return ()
+        steered, lane.inbox = list(lane.inbox), ()
+        if self._taken is None:
+            self._taken = steered
+        else:
+            self._taken.extend(steered)
+        return tuple(t.message for t in steered)
+
+    async def untake(self, messages: Sequence[str]) -> None:
+        """Give back the last `messages` `take` gave: they wait again in their place."""
+        taken = self._taken
+        count = 0 if taken is None else min(len(messages), len(taken))
+        if count == 0 or taken is None:
+            return
+        back = taken[-count:]
+        del taken[-count:]
+        lane = self._lane
+        if self._open:
+            lane.inbox = [*back, *lane.inbox]
+        else:
+            lane.waiting = sorted((*lane.waiting, *back), key=_seq)
 
 
 #: run the turn of `message`; the queue admitted it with `steering`
@@ -149,8 +180,9 @@ class _Ticket(Generic[R]):
     mode: QueueMode
     run: RunQueued[R]
     abort: asyncio.Event | None
-    #: set once: the batch this ticket heads (its turn may start), or how another ended
-    admitted: asyncio.Future[_Admission[R]]
+    #: set once: the batch this ticket heads (its turn may start), or how another ended;
+    #: made when the ticket is queued (a message whose turn runs at once waits for none)
+    admitted: asyncio.Future[_Admission[R]] = field(init=False)
     queued: bool = False
 
 
@@ -168,8 +200,10 @@ class _Lane(Generic[R]):
 
     running: bool = False
     abort: asyncio.Event | None = None
-    inbox: list[_Ticket[R]] = field(default_factory=list)
-    waiting: list[_Ticket[R]] = field(default_factory=list)
+    #: each a list once a message is in it (most lanes never have one: a turn that
+    #: runs alone keeps no empty lists alive), else ()
+    inbox: list[_Ticket[R]] | tuple[()] = ()
+    waiting: list[_Ticket[R]] | tuple[()] = ()
 
 
 class SessionQueues(Generic[R]):
@@ -201,17 +235,17 @@ class SessionQueues(Generic[R]):
         if lane is None:
             lane = self._lanes[session_key] = _Lane()
         self._seq += 1
-        ticket: _Ticket[R] = _Ticket(self._seq, message, mode, run, abort,
-                                     asyncio.get_running_loop().create_future())
+        ticket: _Ticket[R] = _Ticket(self._seq, message, mode, run, abort)
         action = decide(mode, running=lane.running, waiting=len(lane.waiting))
         if action == "run":
             lane.running = True
             return await self._drive(session_key, lane, (ticket,), None)
         ticket.queued = True
+        ticket.admitted = asyncio.get_running_loop().create_future()
         if action == "steer":
-            lane.inbox.append(ticket)
+            lane.inbox = _added(lane.inbox, ticket)
         else:
-            lane.waiting.append(ticket)
+            lane.waiting = _added(lane.waiting, ticket)
             if action == "interrupt" and lane.abort is not None:
                 lane.abort.set()
         try:
@@ -257,46 +291,25 @@ class SessionQueues(Generic[R]):
         head = batch[0]
         abort = head.abort or asyncio.Event()
         lane.abort = abort
-        taken: list[_Ticket[R]] = []
-        open_ = True
-
-        async def take() -> Sequence[str]:
-            if not open_ or not lane.inbox:
-                return ()
-            steered, lane.inbox[:] = list(lane.inbox), []
-            taken.extend(steered)
-            return tuple(t.message for t in steered)
-
-        async def untake(messages: Sequence[str]) -> None:
-            count = min(len(messages), len(taken))
-            if count == 0:
-                return
-            back = taken[-count:]
-            del taken[-count:]
-            if open_:
-                lane.inbox[:0] = back
-            else:
-                lane.waiting = sorted((*lane.waiting, *back), key=lambda t: t.seq)
-
+        steering = Steering(abort, lane)
         try:
-            result = await head.run(collected_message([t.message for t in batch]),
-                                    Steering(abort, take, untake))
+            result = await head.run(collected_message([t.message for t in batch]), steering)
         except BaseException as exc:
-            open_ = False
-            for ticket in (*batch[1:], *taken):
+            steering._open = False
+            for ticket in (*batch[1:], *(steering._taken or ())):
                 _settle(ticket, _Admission(error=exc))
             raise
         finally:
-            open_ = False
+            steering._open = False
             lane.abort = None
             # what the turn did not take waits in its arrival place, as a followup
             if lane.inbox:
-                lane.waiting = sorted((*lane.waiting, *lane.inbox), key=lambda t: t.seq)
-                lane.inbox.clear()
+                lane.waiting = sorted((*lane.waiting, *lane.inbox), key=_seq)
+                lane.inbox = ()
             self._advance(session_key, lane)
         for ticket in batch[1:]:
             _settle(ticket, _Admission(result=Queued(result, ticket.mode, "collected")))
-        for ticket in taken:
+        for ticket in steering._taken or ():
             _settle(ticket, _Admission(result=Queued(result, ticket.mode, "steered")))
         return Queued(result, mode)
 
@@ -308,21 +321,34 @@ class SessionQueues(Generic[R]):
                 del self._lanes[session_key]
             return
         count = next_batch([t.mode for t in lane.waiting])
-        batch, lane.waiting[:count] = tuple(lane.waiting[:count]), []
+        batch, lane.waiting = tuple(lane.waiting[:count]), list(lane.waiting[count:])
         lane.running = True
         _settle(batch[0], _Admission(batch=batch))
 
     def _withdraw(self, session_key: str, lane: _Lane[R], ticket: _Ticket[R]) -> None:
         """A waiting caller went away: drop its message, or pass on the turn it was given."""
-        for queue in (lane.inbox, lane.waiting):
-            with contextlib.suppress(ValueError):
-                queue.remove(ticket)
+        if ticket in lane.inbox:
+            lane.inbox = [t for t in lane.inbox if t is not ticket]
+        if ticket in lane.waiting:
+            lane.waiting = [t for t in lane.waiting if t is not ticket]
         admitted = ticket.admitted
         if admitted.done() and not admitted.cancelled():
             batch = admitted.result().batch
             if batch:  # it was this ticket's turn: the rest of its batch waits again
-                lane.waiting[:0] = batch[1:]
+                lane.waiting = [*batch[1:], *lane.waiting]
                 self._advance(session_key, lane)
+
+
+def _added(queue: list[_Ticket[R]] | tuple[()], ticket: _Ticket[R]) -> list[_Ticket[R]]:
+    """`queue` with `ticket` at its end (the list it is, or a new one for ())."""
+    if isinstance(queue, list):
+        queue.append(ticket)
+        return queue
+    return [ticket]
+
+
+def _seq(ticket: _Ticket[Any]) -> int:
+    return ticket.seq
 
 
 def _settle(ticket: _Ticket[R], admission: _Admission[R]) -> None:

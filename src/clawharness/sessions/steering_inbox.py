@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from clawharness.store import PluginStateRecord, PluginStateStore
+from clawharness.store import STEERING_NAMESPACE, PluginStateRecord, PluginStateStore
 
 __all__ = ["NAMESPACE", "Offer", "SteeringInbox", "Taken"]
 
-NAMESPACE: Final = "clawharness.steering"
+NAMESPACE: Final = STEERING_NAMESPACE
 _SEP: Final = "\x1f"
 
 
@@ -63,6 +63,16 @@ class SteeringInbox:
 
     def __init__(self, store: PluginStateStore) -> None:
         self._store = store
+        #: the store's "known to have no rows, without a read" (SQLite's
+        #: `state_namespace_quiet`), else None
+        self._quiet: Callable[[str], bool] | None = getattr(
+            store, "state_namespace_quiet", None)
+
+    def nothing_offered(self) -> bool:
+        """True when the store knows, without a read, that nothing at all is offered
+        (no session's offers, no interrupt): then `take` would find nothing."""
+        quiet = self._quiet
+        return quiet is not None and quiet(NAMESPACE)
 
     async def offer(self, session_key: str, text: str) -> Offer:
         """Offer `text` to whichever turn holds the session (in offer order)."""

@@ -181,17 +181,16 @@ class SessionWriters:
 
     # the store lease ------------------------------------------------------------------
 
-    async def _acquire(self, store: SessionLeaseStore, key: str, purpose: str, wait: float,
-                       deadline: float, on_busy: OnBusy | None = None) -> SessionLease:
-        timings = self.timings
-        holder = self.holder_for(purpose)
-        attempt = await _acquire_once(store, key, holder, timings.ttl, None)
-        if isinstance(attempt, SessionLease):
-            return attempt
+    async def _acquire_busy(self, store: SessionLeaseStore, key: str, holder: str,
+                            busy: SessionLeaseBusy, wait: float, deadline: float,
+                            on_busy: OnBusy | None = None) -> SessionLease:
+        """The first try for the store lease met another writer (`busy`): wait for it in
+        the store's queue. (The first try itself is made in `_Hold.__aenter__`, so an
+        uncontended turn in flight is one coroutine layer fewer.)"""
         from clawharness.observability.spans import lease_wait_span
 
         with lease_wait_span(key, "store"):
-            return await self._wait_in_store(store, key, holder, attempt, wait, deadline,
+            return await self._wait_in_store(store, key, holder, busy, wait, deadline,
                                              on_busy)
 
     async def _wait_in_store(self, store: SessionLeaseStore, key: str, holder: str,
@@ -273,27 +272,26 @@ class SessionWriters:
         self._keeper = None
 
 
-class _Hold:
-    """`SessionWriters.hold`'s context: a class rather than an `asynccontextmanager`
-    generator, which cost about as much again as the rest of a held slot's Python."""
+class _Hold(WriterSlot):
+    """`SessionWriters.hold`'s context, and the `WriterSlot` it gives (one object, not
+    two, per turn in flight): a class rather than an `asynccontextmanager` generator,
+    which cost about as much again as the rest of a held slot's Python."""
 
-    __slots__ = ("_key", "_lock", "_on_busy", "_purpose", "_slot", "_store", "_timeout",
-                 "_writers")
+    __slots__ = ("_lock", "_on_busy", "_purpose", "_store", "_timeout", "_writers")
 
     def __init__(self, writers: SessionWriters, key: str, timeout: float | None,
                  purpose: str, on_busy: OnBusy | None = None) -> None:
+        WriterSlot.__init__(self, key)
         self._writers = writers
-        self._key = key
         self._timeout = timeout
         self._purpose = purpose
         self._on_busy = on_busy
         self._lock: asyncio.Lock | None = None
-        self._slot: WriterSlot | None = None
         #: the store the lease came from (released there, whatever `attach` did since)
         self._store: SessionLeaseStore | None = None
 
     async def __aenter__(self) -> WriterSlot:
-        writers, key = self._writers, self._key
+        writers, key = self._writers, self.key
         wait = writers.timings.wait if self._timeout is None else self._timeout
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -320,11 +318,23 @@ class _Hold:
             else:
                 await lock.acquire()  # free: no timer to arm
             try:
-                slot = WriterSlot(key)
+                slot = self
                 store = writers._store
                 if store is not None:
-                    slot.lease = await writers._acquire(store, key, self._purpose, wait,
-                                                        deadline, self._on_busy)
+                    # the first try, as `_acquire_once` makes it (a lease won while
+                    # cancelled is given back), without a coroutine of its own
+                    holder = writers.holder_for(self._purpose)
+                    token = os.urandom(16).hex()  # (secrets.token_hex's text, two calls fewer)
+                    try:
+                        attempt = await store.acquire_session_lease(
+                            key, holder=holder, ttl=writers.timings.ttl, ticket=None,
+                            token=token)
+                    except asyncio.CancelledError:
+                        _release_later(store, SessionLease(key, token, 0, holder, 0.0, 0.0))
+                        raise
+                    slot.lease = attempt if isinstance(attempt, SessionLease) else \
+                        await writers._acquire_busy(store, key, holder, attempt, wait,
+                                                    deadline, self._on_busy)
                 slot.waited = loop.time() - started
                 current_telemetry().lease_wait.record(slot.waited)
                 if slot.lease is not None:
@@ -336,23 +346,31 @@ class _Hold:
         except BaseException:
             writers._leave(key, lock)
             raise
-        self._lock, self._slot, self._store = lock, slot, store
+        self._lock, self._store = lock, store
         return slot
 
     async def __aexit__(self, *exc: object) -> None:
-        writers, slot, lock = self._writers, self._slot, self._lock
-        assert slot is not None and lock is not None, "not entered"
+        writers, slot, lock = self._writers, self, self._lock
+        assert lock is not None, "not entered"
         try:
             try:
                 slot._closed = True
                 writers._held.discard(slot)
-                store = self._store
-                if store is not None and slot.lease is not None:
-                    await _release_now(store, slot.lease)
+                store, lease = self._store, slot.lease
+                if store is not None and lease is not None:
+                    try:
+                        # not waiting for it to be stored: the store may commit it with
+                        # its next write
+                        await store.release_session_lease(lease, wait=False)
+                    except asyncio.CancelledError:  # finish it anyway, or the lease
+                        _release_later(store, lease)  # waits out its expiry
+                        raise
+                    except Exception as exc:  # the lease then expires on its own
+                        _release_failed(lease, exc)
             finally:
                 lock.release()
         finally:
-            writers._leave(self._key, lock)
+            writers._leave(self.key, lock)
 
 
 async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
@@ -360,28 +378,25 @@ async def _release(store: SessionLeaseStore, lease: SessionLease) -> None:
         # not waiting for it to be stored: the store may commit it with its next write
         await store.release_session_lease(lease, wait=False)
     except Exception as exc:  # the lease then expires on its own
-        log.warning("session %s: could not release the writer lease (fence %d): %s",
-                    lease.session_key, lease.fence, exc)
+        _release_failed(lease, exc)
+
+
+def _release_failed(lease: SessionLease, exc: Exception) -> None:
+    log.warning("session %s: could not release the writer lease (fence %d): %s",
+                lease.session_key, lease.fence, exc)
 
 
 async def _acquire_once(store: SessionLeaseStore, key: str, holder: str, ttl: float,
                         ticket: int | None) -> SessionLease | SessionLeaseBusy:
     """One acquisition under a token of our own, so that a lease won while the caller
-    was cancelled can still be given back (a release needs only the key and token)."""
+    was cancelled can still be given back (a release needs only the key and token).
+    (A turn's first try is made the same way in `_Hold.__aenter__`.)"""
     token = os.urandom(16).hex()  # (secrets.token_hex's text, two calls fewer)
     try:
         return await store.acquire_session_lease(key, holder=holder, ttl=ttl, ticket=ticket,
                                                  token=token)
     except asyncio.CancelledError:
         _release_later(store, SessionLease(key, token, 0, holder, 0.0, 0.0))
-        raise
-
-
-async def _release_now(store: SessionLeaseStore, lease: SessionLease) -> None:
-    try:
-        await _release(store, lease)
-    except asyncio.CancelledError:  # finish it anyway, or the lease waits out its expiry
-        _release_later(store, lease)
         raise
 
 

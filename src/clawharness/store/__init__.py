@@ -45,6 +45,7 @@ from clawharness.store.budgets import (
     limits_refusal,
 )
 from clawharness.store.leases import (
+    STEERING_NAMESPACE,
     SessionLease,
     SessionLeaseBusy,
     SessionLeaseState,
@@ -77,6 +78,7 @@ from clawharness.store.turn_records import StoredTurnRecord
 
 __all__ = [
     "MEASURES",
+    "STEERING_NAMESPACE",
     "Amount",
     "AppendOutcome",
     "BudgetClaim",

@@ -11,7 +11,7 @@ import functools
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from clawharness.store.budgets import (
     SPEND_COLUMNS,
@@ -186,6 +186,8 @@ class BudgetLedgerMethods:
     if TYPE_CHECKING:
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        def _write_deferred_inline(self, fn: Callable[[sqlite3.Connection], _T]
+                                   ) -> tuple[bool, Any]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
 
@@ -203,10 +205,24 @@ class BudgetLedgerMethods:
     async def settle_budget(self, record: SpendRecord, keys: Sequence[str],
                             spent: Amount, *, holds: bool = True, wait: bool = True) -> bool:
         """See the protocol; `wait=False`: `_write_deferred`."""
+        def fn(conn: sqlite3.Connection) -> bool:
+            return _settle(conn, record, keys, spent, holds)
+
         if wait:
-            return await self._write_small(
-                lambda conn: _settle(conn, record, keys, spent, holds))
-        return await self._write_deferred(lambda conn: _settle(conn, record, keys, spent, holds))
+            return await self._write_small(fn)
+        done, result = self._write_deferred_inline(fn)  # (`_write_deferred`, inlined)
+        return cast(bool, result) if done else await self._write_deferred(fn)
+
+    def settle_budget_now(self, record: SpendRecord, keys: Sequence[str], spent: Amount,
+                          *, holds: bool = True) -> bool:
+        """`settle_budget(..., wait=False)` made at once, without awaiting, when it can
+        be (on the event loop while the writer thread idles: in the transaction left
+        open on the loop's connection, `_write_deferred_inline`); False when it was not
+        made (then call `settle_budget`). A spend row written behind its turn so needs no
+        task of its own (`SpendLedger.write_later`)."""
+        done, _ = self._write_deferred_inline(
+            lambda conn: _settle(conn, record, keys, spent, holds))
+        return done
 
     async def release_budget(self, run_id: str, keys: Sequence[str]) -> None:
         await self._write_small(lambda conn: _release(conn, run_id))

@@ -8,6 +8,7 @@ file runs on the same machine.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -146,19 +147,44 @@ def check_fence(conn: sqlite3.Connection, session_key: str, fence: SessionLease 
         raise error
 
 
+class _Acquire:
+    """An acquisition's write, `acquire` with the time it runs at (a callable object,
+    not a closure over six variables: fewer objects alive while it waits)."""
+
+    __slots__ = ("holder", "key", "store", "ticket", "token", "ttl")
+
+    def __init__(self, store: SessionLeaseMethods, key: str, token: str, holder: str,
+                 ttl: float, ticket: int | None) -> None:
+        self.store = store
+        self.key = key
+        self.token = token
+        self.holder = holder
+        self.ttl = ttl
+        self.ticket = ticket
+
+    def __call__(self, conn: sqlite3.Connection) -> SessionLease | SessionLeaseBusy:
+        ttl = self.ttl
+        return acquire(conn, self.key, self.token, self.holder, time.time(), ttl,
+                       self.ticket, waiter_ttl(ttl), self.store._session_row)
+
+
 class SessionLeaseMethods:
     """The `Store` protocol's lease methods, for `SqliteStore`. Acquisition and release
     are one-row writes made inline while the writer thread idles (see `_write_small`);
     renewals go through the writer; the poll and the assertion are inline index reads."""
 
     if TYPE_CHECKING:
-        async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
-                         group: Any = None, payload: Any = None) -> _T: ...
+        def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
+                   group: Any = None, payload: Any = None) -> asyncio.Future[_T]: ...
 
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
 
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        def _write_inline(self, fn: Callable[[sqlite3.Connection], _T], *,
+                          rows: int = 1) -> tuple[bool, Any]: ...
+        def _write_deferred_inline(self, fn: Callable[[sqlite3.Connection], _T]
+                                   ) -> tuple[bool, Any]: ...
         async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         def _session_row(self, conn: sqlite3.Connection, key: str) -> SessionRecord | None: ...
 
@@ -168,10 +194,10 @@ class SessionLeaseMethods:
     ) -> SessionLease | SessionLeaseBusy:
         """Take the session's writer lease in one write, or queue as a waiter."""
         seconds = check_ttl(ttl)
-        token = check_token(token)
-        return await self._write_small(lambda c: acquire(
-            c, session_key, token, holder, time.time(), seconds, ticket, waiter_ttl(seconds),
-            self._session_row))
+        fn = _Acquire(self, session_key, check_token(token), holder, seconds, ticket)
+        # (`_write_small`'s two steps here: one coroutine layer fewer while it waits)
+        done, result = self._write_inline(fn)
+        return result if done else await self._write(fn)
 
     async def session_lease_state(
         self, session_key: str, *, ticket: int | None = None,
@@ -195,7 +221,9 @@ class SessionLeaseMethods:
         (`_write_deferred`): a turn's release goes with the next turn's lease."""
         if wait:
             return await self._write_small(lambda c: release(c, lease))
-        return await self._write_deferred(lambda c: release(c, lease))
+        fn: Callable[[sqlite3.Connection], bool] = lambda c: release(c, lease)  # noqa: E731
+        done, result = self._write_deferred_inline(fn)  # (`_write_deferred`, inlined)
+        return result if done else await self._write_deferred(fn)
 
     async def leave_session_lease_queue(self, session_key: str, ticket: int) -> None:
         """Drop a waiter's queue row."""

@@ -189,6 +189,15 @@ def state_get(conn: sqlite3.Connection, namespace: str, key: str) -> Row | None:
     return row
 
 
+DATA_VERSION = "PRAGMA data_version"
+_STATE_ANY = "SELECT EXISTS (SELECT 1 FROM plugin_state WHERE namespace = ?)"
+
+
+def state_any(conn: sqlite3.Connection, namespace: str) -> bool:
+    """Has `namespace` any rows?"""
+    return bool(conn.execute(_STATE_ANY, (namespace,)).fetchone()[0])
+
+
 def state_list(conn: sqlite3.Connection, namespace: str, low: str, high: str | None,
                limit: int = -1) -> list[Row]:
     """Rows with low <= key < high, in key order; the first `limit` (-1: all)."""

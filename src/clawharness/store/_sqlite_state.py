@@ -5,6 +5,7 @@ statement each."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -42,10 +43,13 @@ class PluginStateMethods:
         path: Path
         _sync: sqlite3.Connection | None
         _sync_lock: threading.Lock
+        _quiet_inbox: int | None
 
         def _commit_deferred(self) -> None: ...
+        def _quiet_namespace(self, namespace: str) -> int | None: ...
+        def _note_quiet(self, namespace: str, version: int) -> None: ...
 
-        async def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        def _write(self, fn: Callable[[sqlite3.Connection], _T]) -> asyncio.Future[_T]: ...
         async def _read(self, fn: Callable[[sqlite3.Connection], _T], *,
                         inline: bool = False) -> _T: ...
 
@@ -55,7 +59,13 @@ class PluginStateMethods:
         return await self._read(lambda c: _state(q.state_get(c, namespace, key)), inline=True)
 
     async def state_list(self, namespace: str, *, prefix: str = "") -> list[PluginStateRecord]:
-        """Rows of `namespace` whose key starts with `prefix`, in key order."""
+        """Rows of `namespace` whose key starts with `prefix`, in key order. (The
+        steering inbox's namespace, read at every tool boundary, seen with no rows at
+        all at the loop connection's `data_version` still current: nobody committed
+        anything since, so it has none still, and no read is made. `_quiet_namespace`.)"""
+        version = self._quiet_namespace(namespace)
+        if version is None:
+            return []
         low, high = _prefix_bounds(prefix)
 
         def first(conn: sqlite3.Connection) -> list[Any]:
@@ -69,6 +79,10 @@ class PluginStateMethods:
         rows: list[Any] = await self._read(first, inline=True)
         if len(rows) > INLINE_LAST:
             rows = await self._read(every)
+        if not rows:
+            if version >= 0:
+                self._note_quiet(namespace, version)
+            return []
         return [r for r in map(_state, rows) if r is not None and r.key.startswith(prefix)]
 
     async def state_insert_if_absent(
@@ -77,6 +91,7 @@ class PluginStateMethods:
     ) -> PluginStateRecord | None:
         """Insert at generation 1; None when the key already exists."""
         raw = dump_json(value, f"plugin state {namespace}/{key}")
+        self._quiet_inbox = None  # (its commit changes the loop's `data_version` anyway)
         return await self._write(lambda c: _state(
             q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
 
@@ -114,6 +129,7 @@ class PluginStateMethods:
     ) -> PluginStateRecord | None:
         """`state_insert_if_absent`, blocking (one autocommit statement)."""
         raw = dump_json(value, f"plugin state {namespace}/{key}")
+        self._quiet_inbox = None
         return self._sync_call(lambda c: _state(
             q.state_insert(c, namespace, key, raw, lease_token, lease_expires_at)))
 

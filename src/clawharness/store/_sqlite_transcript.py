@@ -98,6 +98,48 @@ def _outcomes(session_key: str, session_id: str, rows: Sequence[tuple[NewEntry, 
     ]
 
 
+class _CreateWithEntries:
+    """`create_session_with_entries`' write: called, in the writer thread (its seq
+    cache); `inline`, on the event loop's connection. (An object, not closures over
+    eight variables: fewer objects alive while a turn waits on the writer.)"""
+
+    __slots__ = ("fence", "meta", "rows", "stored", "writer")
+
+    def __init__(self, writer: Writer, stored: SessionRecord, meta: str,
+                 rows: list[tuple[NewEntry, str, str]], fence: SessionLease | None) -> None:
+        self.writer = writer
+        self.stored = stored
+        self.meta = meta
+        self.rows = rows
+        self.fence = fence
+
+    def write(self, conn: sqlite3.Connection, seqs: dict[str, int]) -> Any:
+        stored, key = self.stored, self.stored.key
+        now = time.time()
+        if conn.execute(q.INSERT_SESSION, (
+                key, stored.session_id, stored.agent_id, stored.model_ref,
+                stored.agent_harness_id, stored.created_at, max(stored.updated_at, now),
+                self.meta)).rowcount == 0:
+            raise ConditionalWriteConflict(f"session {key!r} already exists")
+        try:
+            return q.append_rows(conn, seqs, key, stored.session_id, self.rows, self.fence,
+                                 now=now, touch=False)
+        except ClawHarnessError as exc:  # refused before it wrote: the row stays,
+            conn.execute("UPDATE sessions SET updated_at = ? WHERE key = ?",  # untouched
+                         (stored.updated_at, key))
+            return exc
+
+    def inline(self, conn: sqlite3.Connection) -> Any:
+        return self.write(conn, {})
+
+    def __call__(self, conn: sqlite3.Connection) -> Any:
+        writer = self.writer
+        result = self.write(conn, writer.seqs)
+        if not isinstance(result, Exception):
+            writer.unindexed += len(self.rows)
+        return result
+
+
 class TranscriptMethods:
     """The `Store` protocol's transcript, turn-record and search methods, for
     `SqliteStore`."""
@@ -110,8 +152,8 @@ class TranscriptMethods:
         _append_group: GroupFn | None
 
         def _need_writer(self) -> Writer: ...
-        async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
-                         group: GroupFn | None = None, payload: Any = None) -> _T: ...
+        def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
+                   group: GroupFn | None = None, payload: Any = None) -> asyncio.Future[_T]: ...
         async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def _write_deferred(self, fn: Callable[[sqlite3.Connection], _T]) -> _T: ...
         async def create_session(self, record: SessionRecord) -> SessionRecord: ...
@@ -171,35 +213,15 @@ class TranscriptMethods:
             return await self.create_session(record), []
         stored, meta = new_session_row(record)
         key, sid = record.key, stored.session_id
-        writer = self._need_writer()
-
-        def write(conn: sqlite3.Connection, seqs: dict[str, int]) -> Any:
-            now = time.time()
-            if conn.execute(q.INSERT_SESSION, (
-                    key, sid, stored.agent_id, stored.model_ref, stored.agent_harness_id,
-                    stored.created_at, max(stored.updated_at, now), meta)).rowcount == 0:
-                raise ConditionalWriteConflict(f"session {key!r} already exists")
-            try:
-                return q.append_rows(conn, seqs, key, sid, rows, fence, now=now, touch=False)
-            except ClawHarnessError as exc:  # refused before it wrote: the row stays,
-                conn.execute("UPDATE sessions SET updated_at = ? WHERE key = ?",  # untouched
-                             (stored.updated_at, key))
-                return exc
-
-        def in_writer(conn: sqlite3.Connection) -> Any:
-            result = write(conn, writer.seqs)
-            if not isinstance(result, Exception):
-                writer.unindexed += len(rows)
-            return result
-
-        done, result = self._write_inline(lambda conn: write(conn, {}), rows=len(rows) + 1)
+        write = _CreateWithEntries(self._need_writer(), stored, meta, rows, fence)
+        done, result = self._write_inline(write.inline, rows=len(rows) + 1)
         if done:
             # (no pause for the loop's other tasks after it, as `append_entries` makes: a
             # session is made once, so no task makes these in a loop to starve the others)
             if self._indexer is not None and not isinstance(result, Exception):
                 self._indexer.note_written(len(rows))
         else:
-            result = await self._write(in_writer)
+            result = await self._write(write)
         if isinstance(result, Exception):
             return stored, result
         now, marks = result

@@ -26,13 +26,14 @@ import asyncio
 import math
 import secrets
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from clawharness.errors import SessionLeaseLostError, StoreError
 from clawharness.store.records import SessionRecord
 
 __all__ = [
     "NO_TICKET",
+    "STEERING_NAMESPACE",
     "WAITER_TTL_MAX",
     "SessionLease",
     "SessionLeaseBusy",
@@ -47,6 +48,11 @@ __all__ = [
 
 #: compared with waiters' tickets when the caller holds none: every live waiter is ahead
 NO_TICKET = 2**62
+#: the plugin-state namespace of the steering inbox (`clawharness.sessions.steering_inbox`):
+#: a session's offers are its rows keyed `<session key>\x1f...`, read at every
+#: tool boundary of every turn; mostly there are none anywhere, which a store may note
+#: (SQLite: `SqliteStore.state_list`)
+STEERING_NAMESPACE: Final = "clawharness.steering"
 #: a waiting process's queue row expires after at most this many seconds without a
 #: refresh, so a waiter that died holds the queue up no longer than that
 WAITER_TTL_MAX = 10.0

@@ -67,7 +67,7 @@ from clawharness.store._sqlite_indexer import (
 from clawharness.store._sqlite_state import PluginStateMethods
 from clawharness.store._sqlite_transcript import TranscriptMethods
 from clawharness.store._sqlite_writer import GroupFn, Request, Writer, translate
-from clawharness.store.leases import SessionLease
+from clawharness.store.leases import STEERING_NAMESPACE, SessionLease
 from clawharness.store.records import (
     SessionRecord,
     check_session_update,
@@ -89,6 +89,8 @@ _SMALL_ROWS_PER_CHECKPOINT = 500
 #: how long a write nobody waits on (a lease's release) stays uncommitted on the loop's
 #: connection for the next inline write to commit with it (seconds)
 _DEFER_SECONDS = 0.002
+#: `_write_deferred_inline`'s word that another process holds the file's write lock
+_LOCKED: Any = object()
 
 #: version -> DDL that brings a file from version-1 to version (tests may add more)
 _MIGRATIONS: dict[int, tuple[str, ...]] = {1: q.SCHEMA_V1, 2: q.MIGRATION_V2,
@@ -147,6 +149,9 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._deferred: list[Callable[[sqlite3.Connection], Any]] = []
         self._deferred_commit: asyncio.TimerHandle | None = None
         self._append_group: GroupFn | None = None
+        #: the `data_version` of `_small` at which the steering inbox's namespace was
+        #: seen with no rows at all (None: not known to be empty; `_quiet_namespace`)
+        self._quiet_inbox: int | None = None
         self._indexer: Indexer | None = None
         self.search_path = search_path_for(self.path)
 
@@ -247,10 +252,13 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
             raise StoreError(f"{self.path}: the store is not open")
         return self._writer
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
-                     group: GroupFn | None = None, payload: Any = None) -> _T:
+    def _write(self, fn: Callable[[sqlite3.Connection], _T], *,
+               group: GroupFn | None = None, payload: Any = None) -> asyncio.Future[_T]:
+        """`fn(conn)` through the writer thread: the future of its result, resolved once
+        its batch committed. (Submitted when called; a plain function, not a coroutine,
+        so a caller waiting on the writer keeps one object fewer alive.)"""
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future[Any] = loop.create_future()
+        fut: asyncio.Future[_T] = loop.create_future()
         writer = self._need_writer()
         req = Request(fn, loop, fut, group, payload)
         if threading.get_ident() == self._inline_thread:
@@ -258,7 +266,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
             writer.submit_soon(req, loop)  # with the others this loop iteration makes
         else:
             writer.submit(req)
-        return cast(_T, await fut)
+        return fut
 
     async def _write_small(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
         """A write of a few rows: inline on the event loop when the writer thread idles
@@ -310,17 +318,29 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         connection, in a transaction left open for `_DEFER_SECONDS` so the next inline
         write (the next turn's lease, the spend row) commits it with its own; any other
         write, a blocking plugin-state call or `close` commits it first. Else as
-        `_write_small`."""
+        `_write_small` (`_write_deferred_inline`, then this)."""
+        done, result = self._write_deferred_inline(fn)
+        if done:
+            return cast(_T, result)
+        if result is _LOCKED:
+            return await self._write(fn)  # another process is writing
+        return await self._write_small(fn)
+
+    def _write_deferred_inline(self, fn: Callable[[sqlite3.Connection], _T]
+                               ) -> tuple[bool, Any]:
+        """`_write_deferred`'s inline part: (True, fn's result) when `fn` ran in the
+        transaction left open; else (False, `_LOCKED` when another process holds the
+        file's write lock, or None) and nothing was written."""
         writer = self._need_writer()
         conn = self._small
         if conn is None or threading.get_ident() != self._inline_thread or _busy_loop() \
                 or (not self._deferred and not writer.idle):
-            return await self._write_small(fn)
+            return False, None
         if not self._deferred:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError:
-                return await self._write(fn)  # another process is writing
+                return False, _LOCKED
             self._deferred_commit = asyncio.get_running_loop().call_later(
                 _DEFER_SECONDS, self._commit_deferred)
         try:
@@ -331,7 +351,7 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
             self._redo_deferred()
             raise translate(exc, self.path, "write") from exc
         self._deferred.append(fn)
-        return result
+        return True, result
 
     def _commit_deferred(self) -> None:
         """Commit the writes `_write_deferred` left open (on the loop's thread only)."""
@@ -362,6 +382,58 @@ class SqliteStore(TranscriptMethods, PluginStateMethods, leases.SessionLeaseMeth
         self._end_deferred()
         for fn in fns:
             self._need_writer().submit_background(fn)
+
+    def _quiet_namespace(self, namespace: str) -> int | None:
+        """For `state_list`, before its read: None when `namespace` (the steering inbox's,
+        read at every tool boundary of every turn) is known to have no rows: it was seen
+        empty at the loop connection's current `data_version`, so no other connection,
+        of this process or another, has committed since, and that connection never
+        writes plugin state. Else the `data_version` read now, for `_note_quiet` (-1:
+        none read, as off the loop, or when many tasks are ready, where other writes
+        commit all the time: one read, as before)."""
+        if namespace != STEERING_NAMESPACE:
+            return -1
+        conn = self._small
+        if conn is None or threading.get_ident() != self._inline_thread:
+            return -1
+        seen = self._quiet_inbox
+        if seen is None and _busy_loop():
+            return -1
+        try:
+            version = int(conn.execute(q.DATA_VERSION).fetchone()[0])
+        except sqlite3.Error:
+            return -1
+        if version == seen:
+            return None
+        self._quiet_inbox = None
+        return version
+
+    def state_namespace_quiet(self, namespace: str) -> bool:
+        """Whether `namespace` is known to have no rows now, without reading it (one
+        `PRAGMA data_version`; see `_quiet_namespace`); False: not known (read it). For
+        the steering inbox's look at each tool boundary (`SteeringInbox.nothing_offered`)."""
+        seen = self._quiet_inbox
+        conn = self._small
+        if seen is None or namespace != STEERING_NAMESPACE or conn is None \
+                or threading.get_ident() != self._inline_thread:
+            return False
+        try:
+            return int(conn.execute(q.DATA_VERSION).fetchone()[0]) == seen
+        except sqlite3.Error:
+            return False
+
+    def _note_quiet(self, namespace: str, version: int) -> None:
+        """`state_list` found no rows under its prefix after `_quiet_namespace` read
+        `version`: when the whole namespace has none either, the next looks need no read
+        while `version` stays current."""
+        conn = self._small
+        if conn is None or threading.get_ident() != self._inline_thread or _busy_loop():
+            return
+        try:
+            if not q.state_any(conn, namespace):
+                self._quiet_inbox = version
+        except sqlite3.Error:
+            return
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
