@@ -7,17 +7,21 @@ reason, when no server answers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from store_test_support import PG_URL, drop_schema, new_schema_name, pg_unavailable
+from store_test_support import (
+    PG_URL,
+    StoreFactory,
+    drop_schema,
+    new_schema_name,
+    pg_unavailable,
+)
 
 from clawharness.store import Store
 from clawharness.store.postgres import PostgresStore
 from clawharness.store.sqlite import SqliteStore
-
-StoreFactory = Callable[[], Awaitable[Store]]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Awaitable, Callable
 
 import psycopg
 
+from clawharness.store import Store
+
 PG_URL = os.environ.get("CLAWHARNESS_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 RUN_ID = uuid.uuid4().hex[:8]
+#: the `make_store` fixture: a new open store of the test's backend per call
+StoreFactory = Callable[[], Awaitable[Store]]
 
 _pg_unavailable: list[str | None] = []
 

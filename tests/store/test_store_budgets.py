@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from conftest import StoreFactory
+from store_test_support import StoreFactory
 
 from clawharness.store import (
     Amount,
