@@ -92,8 +92,9 @@ def _tool_surface(tools: Any) -> tuple[tuple[ToolSchema, ...], frozenset[str]]:
 
 
 def _watch(event: asyncio.Event, callback: Callable[[object], None],
-           loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-    """Have `callback` called (by the event loop) once `event` is set; returns the undo.
+           loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+    """Have `callback` called (by the event loop) once `event` is set; returns what
+    watches, for `_unwatch`.
 
     A plain `asyncio.Event` gets a future among its own waiters, as `Event.wait` puts
     there, without the task `wait` would need: one per attempt, whose creation, first
@@ -104,24 +105,23 @@ def _watch(event: asyncio.Event, callback: Callable[[object], None],
         future = loop.create_future()  # (the caller's loop: no `get_running_loop` again)
         future.add_done_callback(callback)
         waiters.append(future)
-
-        def unwatch_future() -> None:
-            future.remove_done_callback(callback)
-            try:
-                waiters.remove(future)
-            except ValueError:
-                pass
-            future.cancel()
-
-        return unwatch_future
+        return future
     watcher = asyncio.ensure_future(event.wait())
     watcher.add_done_callback(callback)
+    return watcher
 
-    def unwatch_task() -> None:
-        watcher.remove_done_callback(callback)
-        watcher.cancel()
 
-    return unwatch_task
+def _unwatch(event: asyncio.Event, watching: asyncio.Future[Any],
+             callback: Callable[[object], None]) -> None:
+    """Undo `_watch(event, callback, ...)`, which returned `watching`. (Functions, not an
+    undo closure per attempt: fewer GC-tracked objects a turn in flight.)"""
+    watching.remove_done_callback(callback)
+    if not isinstance(watching, asyncio.Task):  # a future among the event's waiters
+        try:
+            event._waiters.remove(watching)
+        except ValueError:
+            pass
+    watching.cancel()
 
 
 class EmbeddedAttempt:
@@ -149,6 +149,10 @@ class EmbeddedAttempt:
         self.client_calls: list[dict[str, Any]] = []
         #: a provider's context-overflow error compacts and retries once per attempt
         self.overflow_retried = False
+        #: `guarded`'s state for its abort watcher (`_on_abort`): the task running the
+        #: loop (while it runs), and whether the watcher cancelled it
+        self._guarded_task: asyncio.Task[Any] | None = None
+        self._abort_cancelled = False
 
     # --- callbacks ------------------------------------------------------------------
 
@@ -227,16 +231,11 @@ class EmbeddedAttempt:
             return AttemptTerminal("aborted", source="external", error="aborted before start")
         task = asyncio.current_task()
         assert task is not None, "an attempt runs in a task"
-        running = True
-        aborted = False  # this guard cancelled the task (and owes it an `uncancel`)
-
-        def on_abort(_: object) -> None:
-            nonlocal aborted
-            if running and not aborted:
-                aborted = True
-                task.cancel()
-
-        unwatch = _watch(p.abort, on_abort, task.get_loop())
+        self._guarded_task = task
+        # (`_abort_cancelled`: this guard cancelled the task, and owes it an `uncancel`)
+        self._abort_cancelled = False
+        on_abort = self._on_abort
+        watching = _watch(p.abort, on_abort, task.get_loop())
         try:
             try:
                 if p.deadline is None:  # (no deadline: no timeout context to enter)
@@ -245,7 +244,7 @@ class EmbeddedAttempt:
                     async with asyncio.timeout_at(p.deadline):
                         terminal = await self.loop()
             finally:
-                running = False
+                self._guarded_task = None
         except TimeoutError:
             if self.phase != "tool_execution":
                 return AttemptTerminal("timeout", source="runtime", phase="prompt",
@@ -259,18 +258,27 @@ class EmbeddedAttempt:
         except _Aborted:
             return AttemptTerminal("aborted", source="external", error="aborted")
         except asyncio.CancelledError:
-            if aborted:
-                aborted = False
+            if self._abort_cancelled:
+                self._abort_cancelled = False
                 if task.uncancel() == 0:  # the abort's own: no one else cancelled the task
                     return AttemptTerminal("aborted", source="external", error="aborted")
             raise
         finally:
-            if aborted:  # cancelled by the abort, but the loop ended otherwise
+            if self._abort_cancelled:  # cancelled by the abort, but the loop ended otherwise
+                self._abort_cancelled = False
                 task.uncancel()
-            unwatch()
+            _unwatch(p.abort, watching, on_abort)
         if p.abort.is_set():  # (set as it ended: the abort still counts)
             return AttemptTerminal("aborted", source="external", error="aborted")
         return terminal
+
+    def _on_abort(self, _: object) -> None:
+        """The abort's watcher (`guarded`): cancel the task running the loop, once, while
+        it runs (a bound method, not a closure: fewer GC-tracked objects a turn)."""
+        task = self._guarded_task
+        if task is not None and not self._abort_cancelled:
+            self._abort_cancelled = True
+            task.cancel()
 
     async def loop(self) -> AttemptTerminal:
         """Model turns and tool rounds until a final answer or a bound."""
