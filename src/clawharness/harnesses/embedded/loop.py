@@ -17,7 +17,7 @@ import collections
 import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from clawharness.harnesses.embedded.ids import HARNESS_ID
@@ -156,17 +156,20 @@ class EmbeddedAttempt:
 
     # --- callbacks ------------------------------------------------------------------
 
-    async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        """Send an agent event to `on_agent_event`, if set and reading `stream`."""
+    def emit(self, stream: str, data: Mapping[str, Any]) -> Awaitable[Any] | None:
+        """Send an agent event to `on_agent_event`, if set and reading `stream`; answers
+        the sink's awaitable for the caller to await, else None (a plain call, not a
+        coroutine an event: the host's own sink answers None)."""
         sink = self.p.on_agent_event
         if sink is None:
-            return
+            return None
         streams = self.p.agent_event_streams
         if streams is not None and stream not in streams:
-            return
+            return None
         result = sink(AgentEvent(stream, data))
         if result is not None and inspect.isawaitable(result):
-            await result
+            return result
+        return None
 
     async def settle(self, message: Message) -> None:
         """Record a settled message and mirror it into the transcript."""
@@ -191,8 +194,10 @@ class EmbeddedAttempt:
 
     async def _run(self) -> AttemptResult:
         p = self.p
-        await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
-                                      "sessionId": p.session_id, "harnessId": HARNESS_ID})
+        pending = self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
+                                          "sessionId": p.session_id, "harnessId": HARNESS_ID})
+        if pending is not None:
+            await pending
         if p.prompt or p.images:
             # (an empty prompt continues the transcript: the caller's tool results)
             await self.settle(user_message(p.prompt, p.images))
@@ -201,7 +206,9 @@ class EmbeddedAttempt:
         end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
         if terminal.error:
             end["error"] = terminal.error
-        await self.emit("lifecycle", end)
+        pending = self.emit("lifecycle", end)
+        if pending is not None:
+            await pending
         last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
         return AttemptResult(
             terminal=terminal,
@@ -359,8 +366,10 @@ class EmbeddedAttempt:
         if shorter is None:
             return False
         self.context = shorter
-        await self.emit("compaction", {"phase": "end", "overflow": overflow,
-                                       "messages": len(shorter)})
+        pending = self.emit("compaction", {"phase": "end", "overflow": overflow,
+                                           "messages": len(shorter)})
+        if pending is not None:
+            await pending
         return True
 
     def new_builder(self) -> AssistantBuilder:
@@ -419,7 +428,9 @@ class EmbeddedAttempt:
                     if result is not None and inspect.isawaitable(result):
                         await result
                 if text_events:
-                    await self.emit("assistant", {"text": text, "delta": event.text})
+                    pending = self.emit("assistant", {"text": text, "delta": event.text})
+                    if pending is not None:
+                        await pending
             elif kind is ToolCall:
                 assert isinstance(event, ToolCall)
                 builder.add_call(event)
@@ -429,7 +440,9 @@ class EmbeddedAttempt:
                 assert isinstance(event, ThinkingDelta)
                 builder.add_thinking(event.text, event.signature)
                 if thinking_events and event.text:
-                    await self.emit("thinking", {"delta": event.text})
+                    pending = self.emit("thinking", {"delta": event.text})
+                    if pending is not None:
+                        await pending
             elif kind is Done:
                 assert isinstance(event, Done)
                 done = event
@@ -439,7 +452,10 @@ class EmbeddedAttempt:
         self.last_usage = done.usage
         self.usage = self.usage.plus(done.usage)
         if usage_events:
-            await self.emit("usage", {**done.usage.to_wire(), "attempt": self.usage.to_wire()})
+            pending = self.emit("usage", {**done.usage.to_wire(),
+                                          "attempt": self.usage.to_wire()})
+            if pending is not None:
+                await pending
         message = builder.message(done.stop_reason, done.usage)
         if builder.text:
             self.assistant_texts.append(builder.text)
@@ -455,7 +471,9 @@ class EmbeddedAttempt:
         if messages:
             for text in messages:
                 await self.settle(user_message(text))
-            await self.emit("steer", {"messages": len(messages)})
+            pending = self.emit("steer", {"messages": len(messages)})
+            if pending is not None:
+                await pending
         if self.p.abort.is_set():
             # the take found an interrupt for this turn (docs/steering.md), or an abort
             # came meanwhile: no next model call
