@@ -17,7 +17,7 @@ import collections
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 from clawharness.harnesses.embedded.ids import HARNESS_ID
@@ -185,44 +185,41 @@ class EmbeddedAttempt:
     async def run(self) -> AttemptResult:
         """Run the attempt to its terminal and build the result."""
         try:
-            return await self._run()
+            p = self.p
+            pending = self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
+                                              "sessionId": p.session_id, "harnessId": HARNESS_ID})
+            if pending is not None:
+                await pending
+            if p.prompt or p.images:
+                # (an empty prompt continues the transcript: the caller's tool results)
+                await self.settle(user_message(p.prompt, p.images))
+            terminal = await self.guarded()
+            await self.settle_interrupted(terminal)
+            end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
+            if terminal.error:
+                end["error"] = terminal.error
+            pending = self.emit("lifecycle", end)
+            if pending is not None:
+                await pending
+            last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
+            return AttemptResult(
+                terminal=terminal,
+                session_id_used=p.session_id,
+                messages_snapshot=list(self.new_messages),
+                assistant_texts=self.assistant_texts,
+                last_assistant=last,
+                tool_metas=self.tool_calls.metas,
+                last_tool_error=self.tool_calls.last_tool_error,
+                attempt_usage=self.usage,
+                client_tool_calls=list(self.client_calls) or None,
+                agent_harness_id=HARNESS_ID,
+                transcript_mirrored=p.mirror is not None,
+            )
         finally:
             # the tool routine's placement is this attempt's bound method: a reference
             # cycle that would leave the attempt, its params and everything they hold
             # (~120 objects a turn) to the cyclic collector instead of reference counts
             self.tool_calls.placement = None
-
-    async def _run(self) -> AttemptResult:
-        p = self.p
-        pending = self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
-                                          "sessionId": p.session_id, "harnessId": HARNESS_ID})
-        if pending is not None:
-            await pending
-        if p.prompt or p.images:
-            # (an empty prompt continues the transcript: the caller's tool results)
-            await self.settle(user_message(p.prompt, p.images))
-        terminal = await self.guarded()
-        await self.settle_interrupted(terminal)
-        end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
-        if terminal.error:
-            end["error"] = terminal.error
-        pending = self.emit("lifecycle", end)
-        if pending is not None:
-            await pending
-        last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
-        return AttemptResult(
-            terminal=terminal,
-            session_id_used=p.session_id,
-            messages_snapshot=list(self.new_messages),
-            assistant_texts=self.assistant_texts,
-            last_assistant=last,
-            tool_metas=self.tool_calls.metas,
-            last_tool_error=self.tool_calls.last_tool_error,
-            attempt_usage=self.usage,
-            client_tool_calls=list(self.client_calls) or None,
-            agent_harness_id=HARNESS_ID,
-            transcript_mirrored=p.mirror is not None,
-        )
 
     async def guarded(self) -> AttemptTerminal:
         """The loop, stopped by abort or the deadline.
@@ -481,15 +478,17 @@ class EmbeddedAttempt:
 
     # --- tools ----------------------------------------------------------------------
 
-    async def place_tool_result(self, message: Message, outcome: ToolCallOutcome) -> None:
-        """A settled call's result goes into the model's context and the transcript."""
-        await self.settle(message)
+    def place_tool_result(self, message: Message,
+                          outcome: ToolCallOutcome) -> Coroutine[Any, Any, None]:
+        """A settled call's result goes into the model's context and the transcript (the
+        routine awaits what this answers: `settle`'s coroutine, not one of its own)."""
+        return self.settle(message)
 
-    async def run_tool(self, call: ContentBlock) -> None:
+    def run_tool(self, call: ContentBlock) -> Coroutine[Any, Any, ToolCallOutcome]:
         """One tool call through the SDK's routine (policy and approval, execute,
-        observe, middleware, settle)."""
+        observe, middleware, settle): the routine's coroutine, for the loop to await."""
         call_id = call["id"]
-        await self.tool_calls.run_host_tool(
+        return self.tool_calls.run_host_tool(
             ToolCallRequest(call_id, call["name"], call["arguments"]),
             invalid_arguments=self.arg_errors.get(call_id))
 
