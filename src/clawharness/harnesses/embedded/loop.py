@@ -116,9 +116,11 @@ def _unwatch(event: asyncio.Event, watching: asyncio.Future[Any],
     """Undo `_watch(event, callback, ...)`, which returned `watching`. (Functions, not an
     undo closure per attempt: fewer GC-tracked objects a turn in flight.)"""
     watching.remove_done_callback(callback)
-    if not isinstance(watching, asyncio.Task):  # a future among the event's waiters
+    waiters = getattr(event, "_waiters", None)
+    if type(event) is asyncio.Event and isinstance(waiters, collections.deque):
+        # (watched as `_watch` watches a plain Event: a future among its waiters)
         try:
-            event._waiters.remove(watching)
+            waiters.remove(watching)
         except ValueError:
             pass
     watching.cancel()
