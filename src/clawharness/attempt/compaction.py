@@ -118,17 +118,32 @@ def isolated_summariser(harness: Any, model: ResolvedModel, auth: PreparedAuth, 
                         agent_id: str, timeout: float) -> Summarise:
     """Summaries by `model` through the isolated completion of `harness` (the built-in
     runtime): no tools, no thread, the host's exact model and credential."""
+    return _IsolatedSummariser(harness, model, auth, agent_id, timeout)
 
-    async def summarise(system_prompt: str, prompt: str, max_tokens: int) -> str:
+
+class _IsolatedSummariser:
+    """`isolated_summariser`'s `Summarise` (an object, not a closure: one GC-tracked
+    object a built-in attempt instead of a function, its closure tuple and five cells)."""
+
+    __slots__ = ("agent_id", "auth", "harness", "model", "timeout")
+
+    def __init__(self, harness: Any, model: ResolvedModel, auth: PreparedAuth,
+                 agent_id: str, timeout: float) -> None:
+        self.harness = harness
+        self.model = model
+        self.auth = auth
+        self.agent_id = agent_id
+        self.timeout = timeout
+
+    async def __call__(self, system_prompt: str, prompt: str, max_tokens: int) -> str:
+        model = self.model
         request = IsolatedCompletionRequest(
             provider=model.provider, model_id=model.model_id, system_prompt=system_prompt,
-            prompt=prompt, agent_id=agent_id, max_tokens=max_tokens)
-        result = await complete_isolated(harness, request,
-                                          auth_attempts=[HostAuthorization(model, auth)],
-                                          deadline=time.monotonic() + timeout)
+            prompt=prompt, agent_id=self.agent_id, max_tokens=max_tokens)
+        result = await complete_isolated(self.harness, request,
+                                          auth_attempts=[HostAuthorization(model, self.auth)],
+                                          deadline=time.monotonic() + self.timeout)
         return result.text
-
-    return summarise
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,17 +440,28 @@ def attempt_prompt_context(window: Sequence[Raw], *, compaction: CompactionConfi
         budget, compaction, rules,
         isolated_summariser(harness, model, auth, agent_id=agent_id,
                             timeout=compaction.timeout_seconds))
-    count = 0
+    return TurnPromptContext(cast("Sequence[Message]", window), budget=budget, rules=rules,
+                             plan=plan, append=_MirroredSummaries(mirror, run_id),
+                             session_key=session_key, window_limit=window_limit,
+                             counter=counter)
 
-    async def append(message: Raw) -> int | None:
-        nonlocal count
-        count += 1
-        await mirror([keyed(message, f"{run_id}:compaction:{count}")])
+
+class _MirroredSummaries:
+    """`attempt_prompt_context`'s `AppendSummary`: a summary entry through the attempt's
+    mirror, keyed by the run and the attempt's count of summaries (an object, not a
+    closure: one GC-tracked object a built-in attempt instead of five)."""
+
+    __slots__ = ("count", "mirror", "run_id")
+
+    def __init__(self, mirror: Any, run_id: str) -> None:
+        self.mirror = mirror
+        self.run_id = run_id
+        self.count = 0
+
+    async def __call__(self, message: Raw) -> int | None:
+        self.count += 1
+        mirror = self.mirror
+        await mirror([keyed(message, f"{self.run_id}:compaction:{self.count}")])
         await mirror.flush()
         appended = mirror.appended
         return appended[-1].entry.seq if appended else None
-
-    return TurnPromptContext(cast("Sequence[Message]", window), budget=budget, rules=rules,
-                             plan=plan, append=append,
-                             session_key=session_key, window_limit=window_limit,
-                             counter=counter)

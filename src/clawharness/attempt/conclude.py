@@ -22,6 +22,7 @@ from clawharness.attempt.run_attempt import AttemptOutcome
 from clawharness.attempt.turn_options import TurnContext
 from clawharness.delivery.reply_content import ReplyPayload
 from clawharness.delivery.silent import is_silent_payload
+from clawharness.harness import quick_maker
 from clawharness.harness.types import AgentHarness, AttemptParams, AttemptResult
 from clawharness.providers.diagnostics import endpoint_url
 from clawharness.providers.registry import resolve_api
@@ -33,6 +34,10 @@ from clawharness.sessions.transcript import TranscriptMirror
 from clawharness.store import SessionRecord, SessionStore
 
 __all__ = ["TurnConcluder", "final_text"]
+
+#: makes a `TurnResult` as the class does, in fewer instructions (`clawharness._frozen`):
+#: one a turn, of 23 fields
+_make_result = quick_maker(TurnResult)
 
 
 def _redacted(text: str | None) -> str | None:
@@ -104,7 +109,7 @@ class TurnConcluder:
             result.terminal, model=model, url=endpoint_url(model, resolve_api(model)),
             runtime=decision.selected_harness_id, builtin=decision.builtin,
             timeout_seconds=turn.timeout)
-        concluded = TurnResult(
+        concluded = _make_result(
             session_key=session_key, session_id=record.session_id, run_id=run_id,
             runtime=decision.selected_harness_id, selected_reason=decision.selected_reason,
             terminal=result.terminal.kind, text="" if silent else text, silent=silent,

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from clawharness.attempt.caller_tools import (
     caller_result_messages,
@@ -102,21 +102,30 @@ class AttemptOutcome:
 
 #: makes an `AttemptOutcome` as the class does, in fewer instructions (`clawharness._frozen`)
 _make_outcome = quick_maker(AttemptOutcome)
+#: the transcript mirror's scrub of a built-in attempt's messages (its tools' results
+#: were masked where they were made) and of a native runtime's (every result masked);
+#: made once, not a `partial` per attempt
+_SCRUB_BUILTIN: Final = partial(redact_transcript_message, tool_results=False)
+_SCRUB_NATIVE: Final = partial(redact_transcript_message, tool_results=True)
+
+
+async def _request_user_input(channel: UserInputChannel | None, run_id: str, session_key: str,
+                              questions: Sequence[Any],
+                              timeout_seconds: Any = None) -> Mapping[str, Any]:
+    """The turn's user-input channel, bound for the harness by `_user_input_requester`
+    (formatting and parsing are the shared helpers', so every front presents questions
+    alike)."""
+    delivery = await deliver_user_input_request(
+        channel, questions, timeout_seconds=timeout_seconds, run_id=run_id,
+        session_key=session_key)
+    return delivery.answers.to_wire()
 
 
 def _user_input_requester(channel: UserInputChannel | None, run_id: str,
                           session_key: str) -> Any:
-    """Bind the turn's user-input channel for the harness (formatting and parsing are the
-    shared helpers', so every front presents questions alike)."""
-
-    async def request(questions: Sequence[Any],
-                      timeout_seconds: Any = None) -> Mapping[str, Any]:
-        delivery = await deliver_user_input_request(
-            channel, questions, timeout_seconds=timeout_seconds, run_id=run_id,
-            session_key=session_key)
-        return delivery.answers.to_wire()
-
-    return request
+    """`request(questions, timeout_seconds=None)` on the turn's user-input channel (a
+    `partial`: two GC-tracked objects an attempt, not a closure's five)."""
+    return partial(_request_user_input, channel, run_id, session_key)
 
 
 class AttemptRunner:
@@ -188,10 +197,13 @@ class AttemptRunner:
         # were masked where they were made (`redacting_tool`)
         mirror = TranscriptMirror(self._store, session_key, record.session_id, run_id,
                                   attempt=index, after=after, fence=fence,
-                                  scrub=partial(redact_transcript_message,
-                                                tool_results=not decision.builtin))
+                                  scrub=_SCRUB_BUILTIN if decision.builtin else _SCRUB_NATIVE)
         workspace = turn.workspace
-        tools = await self._tools(agent_id, decision, opts)
+        # (the configured MCP servers' tools, for the built-in runtime: the one await of
+        # the tool surface, so the rest is a plain call)
+        served = () if not decision.builtin or context.mcp is None else (
+            await context.mcp.tool_specs(agent_tools.tool_policy(agent_id)))
+        tools = self._tools(agent_id, opts, served)
         if opts.caller_tools:
             tools = (*tools, *check_caller_tools(opts.caller_tools, tools))
         capabilities = HostCapabilities(
@@ -293,7 +305,10 @@ class AttemptRunner:
                 capabilities.settle()
             end_attempt(span, terminal=result.terminal.kind, error=result.terminal.error)
         result = ended_by_tool_loop(params.tool_loops, result)
-        result = await self._stored(mirror, result)
+        try:  # the mirrored messages stored (a failed store fails the attempt)
+            await mirror.flush()
+        except Exception as exc:
+            result = self._unstored(mirror, result, exc)
         self._history.extend(record.session_id, newest_seq, mirror.appended, fence_no)
         if result.last_tool_error is None and observer.last_tool_error is not None:
             result.last_tool_error = observer.last_tool_error
@@ -341,19 +356,19 @@ class AttemptRunner:
                 PruningRules.from_config(agent_context_pruning(agents, agent_id)))
         return settings
 
-    async def _tools(self, agent_id: str, decision: SelectionDecision,
-                     opts: TurnOptions) -> tuple[ToolSpec, ...]:
+    def _tools(self, agent_id: str, opts: TurnOptions,
+               served: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
         """The host tools, and for the built-in runtime the configured MCP servers' tools
-        the agent's policy allows (native runtimes get the servers projected instead);
-        the turn's restriction narrows them, its backends take over the file and exec
-        tools they offer."""
+        the agent's policy allows (`served`; native runtimes get the servers projected
+        instead); the turn's restriction narrows them, its backends take over the file
+        and exec tools they offer."""
         surface = self._context.tools
         tools = surface.tool_specs(agent_id)
         if self._context.host_tools:
             policy = surface.tool_policy(agent_id)
             tools += tuple(t for t in self._context.host_tools if policy.check(t.name) is None)
-        if decision.builtin and self._context.mcp is not None:
-            tools += await self._context.mcp.tool_specs(surface.tool_policy(agent_id))
+        if served:
+            tools += served
         restriction = opts.tool_restriction
         if restriction is not None:
             tools = tuple(t for t in tools if restriction.allows(tool_spellings(t)))
@@ -394,16 +409,13 @@ class AttemptRunner:
         return spellings
 
     @staticmethod
-    async def _stored(mirror: TranscriptMirror, result: AttemptResult) -> AttemptResult:
-        """The attempt's result once its mirrored messages are stored; a failed store
-        fails the attempt (what was stored stays, in order, with no gap)."""
-        try:
-            await mirror.flush()
-        except Exception as exc:
-            log.warning("run %s: the transcript could not be stored: %s", mirror.run_id, exc)
-            return AttemptResult(
-                AttemptTerminal("failed", source="prompt",
-                                error=f"the transcript could not be stored: {exc}"),
-                result.session_id_used, messages_snapshot=result.messages_snapshot,
-                transcript_mirrored=True, warnings=result.warnings)
-        return result
+    def _unstored(mirror: TranscriptMirror, result: AttemptResult,
+                  exc: Exception) -> AttemptResult:
+        """The attempt's result when its mirrored messages could not be stored: a failed
+        store fails the attempt (what was stored stays, in order, with no gap)."""
+        log.warning("run %s: the transcript could not be stored: %s", mirror.run_id, exc)
+        return AttemptResult(
+            AttemptTerminal("failed", source="prompt",
+                            error=f"the transcript could not be stored: {exc}"),
+            result.session_id_used, messages_snapshot=result.messages_snapshot,
+            transcript_mirrored=True, warnings=result.warnings)

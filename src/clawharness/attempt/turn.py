@@ -36,6 +36,7 @@ from clawharness.attempt.prepare import PreparedTurn, TurnPreparer, check_worksp
 from clawharness.attempt.run_attempt import AttemptOutcome, AttemptRunner, Candidate
 from clawharness.attempt.steering import CrossProcessSteering, SteerOffering, turn_purpose
 from clawharness.attempt.turn_options import TurnContext, TurnOptions, steered_options
+from clawharness.config import QueueMode
 from clawharness.errors import ClientToolError, ClientToolsUnsupportedError
 from clawharness.harness.fallback import decide_fallback
 from clawharness.models import RouteCache
@@ -98,39 +99,7 @@ class TurnRunner:
                                   parse_queue_mode(opts.queue_mode))
 
         run_id = opts.run_id or new_id()
-
-        async def turn(text: str, steering: Steering) -> TurnResult:
-            interrupting = None
-            offering: SteerOffering | None = None
-            if opts.steer_offer and text == message:
-                # offered to the turn that ran when it arrived (on a cluster): its answer
-                # if that turn took it, else it runs now
-                answered = await self._across.settle(
-                    Offer(session_key, opts.steer_offer, message),
-                    timeout=opts.busy_timeout, run_id=run_id)
-                if answered is not None:
-                    return answered
-            elif opts.interrupt_offer:
-                # the turn before it was asked to stop (on a cluster): the offer goes after
-                interrupting = Offer(session_key, opts.interrupt_offer, message)
-            elif mode == "steer" and text == message:
-                # a turn another process runs on the session takes it, if it can: offered
-                # when this turn's first try for the lease meets that turn
-                offering = self._across.offering(session_key, message)
-            elif mode == "interrupt" and text == message:
-                # a turn another process runs on the session stops at its next check
-                # point; this message then runs here, once the lease is this process's
-                interrupting = await self._across.interrupt_elsewhere(session_key, message)
-            take, give_back = self._across.taker(steering.take, steering.untake,
-                                                 session_key, run_id, steering.abort)
-            try:
-                return await self._run_turn(session_key, text, steered_options(
-                    opts, abort=steering.abort, take_steering=take,
-                    return_steering=give_back, run_id=run_id), offering)
-            finally:
-                if interrupting is not None:
-                    await self._across.drop(interrupting)
-
+        turn = _QueuedTurn(self, session_key, message, opts, mode, run_id)
         wait = (self._context.writers.timings.wait if opts.busy_timeout is None
                 else opts.busy_timeout)
         started = time.perf_counter()
@@ -284,3 +253,56 @@ class TurnRunner:
                 break
         assert attempt is not None and record is not None
         return attempt, record, fallbacks
+
+
+class _QueuedTurn:
+    """The turn of one message as its session's queue runs it (`RunQueued`): called with
+    the text the queue admitted (the message, or what it carries) and its `Steering`.
+
+    (An object, not a closure of `TurnRunner.run`: one GC-tracked object a turn in flight
+    instead of a function, its closure tuple and six cells.)"""
+
+    __slots__ = ("message", "mode", "opts", "run_id", "runner", "session_key")
+
+    def __init__(self, runner: TurnRunner, session_key: str, message: str, opts: TurnOptions,
+                 mode: QueueMode, run_id: str) -> None:
+        self.runner = runner
+        self.session_key = session_key
+        self.message = message
+        self.opts = opts
+        self.mode = mode
+        self.run_id = run_id
+
+    async def __call__(self, text: str, steering: Steering) -> TurnResult:
+        runner, session_key, message = self.runner, self.session_key, self.message
+        opts, mode, run_id = self.opts, self.mode, self.run_id
+        interrupting = None
+        offering: SteerOffering | None = None
+        if opts.steer_offer and text == message:
+            # offered to the turn that ran when it arrived (on a cluster): its answer
+            # if that turn took it, else it runs now
+            answered = await runner._across.settle(
+                Offer(session_key, opts.steer_offer, message),
+                timeout=opts.busy_timeout, run_id=run_id)
+            if answered is not None:
+                return answered
+        elif opts.interrupt_offer:
+            # the turn before it was asked to stop (on a cluster): the offer goes after
+            interrupting = Offer(session_key, opts.interrupt_offer, message)
+        elif mode == "steer" and text == message:
+            # a turn another process runs on the session takes it, if it can: offered
+            # when this turn's first try for the lease meets that turn
+            offering = runner._across.offering(session_key, message)
+        elif mode == "interrupt" and text == message:
+            # a turn another process runs on the session stops at its next check
+            # point; this message then runs here, once the lease is this process's
+            interrupting = await runner._across.interrupt_elsewhere(session_key, message)
+        take, give_back = runner._across.taker(steering.take, steering.untake,
+                                               session_key, run_id, steering.abort)
+        try:
+            return await runner._run_turn(session_key, text, steered_options(
+                opts, abort=steering.abort, take_steering=take,
+                return_steering=give_back, run_id=run_id), offering)
+        finally:
+            if interrupting is not None:
+                await runner._across.drop(interrupting)

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from clawharness._frozen import quick_maker
 from clawharness._json import JsonValue
 from clawharness.harness.messages import ContentBlock, Message
 from clawharness.harness.tool_spec import ToolCallContext, ToolResult, ToolSpec
@@ -50,6 +51,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("clawharness.plugin_sdk.tools")
+#: makes an `AgentEvent` as the class does, in fewer instructions (`clawharness._frozen`)
+_make_event = quick_maker(AgentEvent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +116,14 @@ class ToolCallOutcome:
     def text(self) -> str:
         """The result's text blocks, joined."""
         return result_text(self.content)
+
+
+#: makers of the routine's frozen values as their classes make them, in fewer
+#: instructions (`clawharness._frozen`): the objects are of the classes themselves
+_make_request = quick_maker(ToolCallRequest)
+_make_outcome = quick_maker(ToolCallOutcome)
+_make_context = quick_maker(ToolCallContext)
+_make_meta = quick_maker(ToolCallMeta)
 
 
 #: `placement(message, outcome)`: put a settled call's `toolResult` message in the
@@ -185,7 +196,7 @@ class ToolCalls:
         """A `tool` agent event to `params.on_agent_event` (when the host listens)."""
         sink = self.p.on_agent_event
         if sink is not None:
-            delivered = sink(AgentEvent("tool", data))
+            delivered = sink(_make_event("tool", data))
             if delivered is not None and inspect.isawaitable(delivered):
                 await delivered
 
@@ -248,9 +259,8 @@ class ToolCalls:
                     result, error = verdict.result, verdict.error
                 else:
                     self.in_flight = _ran(call, args)
-                    context = ToolCallContext(call_id=call_id, workspace_dir=p.workspace_dir,
-                                              abort=p.abort, session_key=p.session_key,
-                                              run_id=p.run_id)
+                    context = _make_context(call_id, p.workspace_dir, p.abort,
+                                            p.session_key, p.run_id)
                     try:
                         raw = await spec.execute(args, context)
                     except Exception as exc:  # a tool's failure is the model's to see
@@ -366,7 +376,7 @@ class ToolCalls:
             error = reason or result_text(result.get("content"))
         arguments = call.arguments if arguments_reported else self._approved.get(
             call.call_id, call.arguments)
-        return await self._settle(ToolCallRequest(call.call_id, call.name, arguments),
+        return await self._settle(_make_request(call.call_id, call.name, arguments),
                                   {**result, "isError": is_error}, error if is_error else None,
                                   started=started, host_tool=False, failure=failure,
                                   native_mutation=native_mutation)
@@ -415,11 +425,11 @@ class ToolCalls:
         if loop is not None:  # the transcript says why the turn ends here
             result = {**result, "content": [*result["content"],
                                             {"type": "text", "text": loop.note}]}
-        self.metas.append(ToolCallMeta(name, call_id, is_error,
-                                       failure_error if is_error else None))
+        self.metas.append(_make_meta(name, call_id, is_error,
+                                     failure_error if is_error else None))
         self.settled.add(call_id)
-        outcome = ToolCallOutcome(call_id, name, args, result, is_error, started,
-                                  failure_error if is_error else None)
+        outcome = _make_outcome(call_id, name, args, result, is_error, started,
+                                failure_error if is_error else None)
         if self.placement is not None:
             message: Message = {
                 "role": "toolResult", "toolCallId": call_id, "toolName": name,
@@ -462,7 +472,7 @@ def _replay_safe(name: str, args: Mapping[str, Any]) -> bool:
 
 def _ran(call: ToolCallRequest, args: Mapping[str, Any]) -> ToolCallRequest:
     """`call` with the arguments that ran: itself (frozen) when the policy kept them."""
-    return call if args is call.arguments else ToolCallRequest(call.call_id, call.name, args)
+    return call if args is call.arguments else _make_request(call.call_id, call.name, args)
 
 
 def _now_ms() -> int:

@@ -17,7 +17,7 @@ import collections
 import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 from clawharness.harnesses.embedded.ids import HARNESS_ID
@@ -92,8 +92,9 @@ def _tool_surface(tools: Any) -> tuple[tuple[ToolSchema, ...], frozenset[str]]:
 
 
 def _watch(event: asyncio.Event, callback: Callable[[object], None],
-           loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-    """Have `callback` called (by the event loop) once `event` is set; returns the undo.
+           loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+    """Have `callback` called (by the event loop) once `event` is set; returns what
+    watches, for `_unwatch`.
 
     A plain `asyncio.Event` gets a future among its own waiters, as `Event.wait` puts
     there, without the task `wait` would need: one per attempt, whose creation, first
@@ -104,24 +105,25 @@ def _watch(event: asyncio.Event, callback: Callable[[object], None],
         future = loop.create_future()  # (the caller's loop: no `get_running_loop` again)
         future.add_done_callback(callback)
         waiters.append(future)
-
-        def unwatch_future() -> None:
-            future.remove_done_callback(callback)
-            try:
-                waiters.remove(future)
-            except ValueError:
-                pass
-            future.cancel()
-
-        return unwatch_future
+        return future
     watcher = asyncio.ensure_future(event.wait())
     watcher.add_done_callback(callback)
+    return watcher
 
-    def unwatch_task() -> None:
-        watcher.remove_done_callback(callback)
-        watcher.cancel()
 
-    return unwatch_task
+def _unwatch(event: asyncio.Event, watching: asyncio.Future[Any],
+             callback: Callable[[object], None]) -> None:
+    """Undo `_watch(event, callback, ...)`, which returned `watching`. (Functions, not an
+    undo closure per attempt: fewer GC-tracked objects a turn in flight.)"""
+    watching.remove_done_callback(callback)
+    waiters = getattr(event, "_waiters", None)
+    if type(event) is asyncio.Event and isinstance(waiters, collections.deque):
+        # (watched as `_watch` watches a plain Event: a future among its waiters)
+        try:
+            waiters.remove(watching)
+        except ValueError:
+            pass
+    watching.cancel()
 
 
 class EmbeddedAttempt:
@@ -149,20 +151,27 @@ class EmbeddedAttempt:
         self.client_calls: list[dict[str, Any]] = []
         #: a provider's context-overflow error compacts and retries once per attempt
         self.overflow_retried = False
+        #: `guarded`'s state for its abort watcher (`_on_abort`): the task running the
+        #: loop (while it runs), and whether the watcher cancelled it
+        self._guarded_task: asyncio.Task[Any] | None = None
+        self._abort_cancelled = False
 
     # --- callbacks ------------------------------------------------------------------
 
-    async def emit(self, stream: str, data: Mapping[str, Any]) -> None:
-        """Send an agent event to `on_agent_event`, if set and reading `stream`."""
+    def emit(self, stream: str, data: Mapping[str, Any]) -> Awaitable[Any] | None:
+        """Send an agent event to `on_agent_event`, if set and reading `stream`; answers
+        the sink's awaitable for the caller to await, else None (a plain call, not a
+        coroutine an event: the host's own sink answers None)."""
         sink = self.p.on_agent_event
         if sink is None:
-            return
+            return None
         streams = self.p.agent_event_streams
         if streams is not None and stream not in streams:
-            return
+            return None
         result = sink(AgentEvent(stream, data))
         if result is not None and inspect.isawaitable(result):
-            await result
+            return result
+        return None
 
     async def settle(self, message: Message) -> None:
         """Record a settled message and mirror it into the transcript."""
@@ -178,40 +187,41 @@ class EmbeddedAttempt:
     async def run(self) -> AttemptResult:
         """Run the attempt to its terminal and build the result."""
         try:
-            return await self._run()
+            p = self.p
+            pending = self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
+                                              "sessionId": p.session_id, "harnessId": HARNESS_ID})
+            if pending is not None:
+                await pending
+            if p.prompt or p.images:
+                # (an empty prompt continues the transcript: the caller's tool results)
+                await self.settle(user_message(p.prompt, p.images))
+            terminal = await self.guarded()
+            await self.settle_interrupted(terminal)
+            end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
+            if terminal.error:
+                end["error"] = terminal.error
+            pending = self.emit("lifecycle", end)
+            if pending is not None:
+                await pending
+            last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
+            return AttemptResult(
+                terminal=terminal,
+                session_id_used=p.session_id,
+                messages_snapshot=list(self.new_messages),
+                assistant_texts=self.assistant_texts,
+                last_assistant=last,
+                tool_metas=self.tool_calls.metas,
+                last_tool_error=self.tool_calls.last_tool_error,
+                attempt_usage=self.usage,
+                client_tool_calls=list(self.client_calls) or None,
+                agent_harness_id=HARNESS_ID,
+                transcript_mirrored=p.mirror is not None,
+            )
         finally:
             # the tool routine's placement is this attempt's bound method: a reference
             # cycle that would leave the attempt, its params and everything they hold
             # (~120 objects a turn) to the cyclic collector instead of reference counts
             self.tool_calls.placement = None
-
-    async def _run(self) -> AttemptResult:
-        p = self.p
-        await self.emit("lifecycle", {"phase": "start", "runId": p.run_id,
-                                      "sessionId": p.session_id, "harnessId": HARNESS_ID})
-        if p.prompt or p.images:
-            # (an empty prompt continues the transcript: the caller's tool results)
-            await self.settle(user_message(p.prompt, p.images))
-        terminal = await self.guarded()
-        await self.settle_interrupted(terminal)
-        end: dict[str, Any] = {"phase": "end", "terminal": terminal.kind}
-        if terminal.error:
-            end["error"] = terminal.error
-        await self.emit("lifecycle", end)
-        last = next((m for m in reversed(self.new_messages) if m["role"] == "assistant"), None)
-        return AttemptResult(
-            terminal=terminal,
-            session_id_used=p.session_id,
-            messages_snapshot=list(self.new_messages),
-            assistant_texts=self.assistant_texts,
-            last_assistant=last,
-            tool_metas=self.tool_calls.metas,
-            last_tool_error=self.tool_calls.last_tool_error,
-            attempt_usage=self.usage,
-            client_tool_calls=list(self.client_calls) or None,
-            agent_harness_id=HARNESS_ID,
-            transcript_mirrored=p.mirror is not None,
-        )
 
     async def guarded(self) -> AttemptTerminal:
         """The loop, stopped by abort or the deadline.
@@ -227,16 +237,11 @@ class EmbeddedAttempt:
             return AttemptTerminal("aborted", source="external", error="aborted before start")
         task = asyncio.current_task()
         assert task is not None, "an attempt runs in a task"
-        running = True
-        aborted = False  # this guard cancelled the task (and owes it an `uncancel`)
-
-        def on_abort(_: object) -> None:
-            nonlocal aborted
-            if running and not aborted:
-                aborted = True
-                task.cancel()
-
-        unwatch = _watch(p.abort, on_abort, task.get_loop())
+        self._guarded_task = task
+        # (`_abort_cancelled`: this guard cancelled the task, and owes it an `uncancel`)
+        self._abort_cancelled = False
+        on_abort = self._on_abort
+        watching = _watch(p.abort, on_abort, task.get_loop())
         try:
             try:
                 if p.deadline is None:  # (no deadline: no timeout context to enter)
@@ -245,7 +250,7 @@ class EmbeddedAttempt:
                     async with asyncio.timeout_at(p.deadline):
                         terminal = await self.loop()
             finally:
-                running = False
+                self._guarded_task = None
         except TimeoutError:
             if self.phase != "tool_execution":
                 return AttemptTerminal("timeout", source="runtime", phase="prompt",
@@ -259,18 +264,27 @@ class EmbeddedAttempt:
         except _Aborted:
             return AttemptTerminal("aborted", source="external", error="aborted")
         except asyncio.CancelledError:
-            if aborted:
-                aborted = False
+            if self._abort_cancelled:
+                self._abort_cancelled = False
                 if task.uncancel() == 0:  # the abort's own: no one else cancelled the task
                     return AttemptTerminal("aborted", source="external", error="aborted")
             raise
         finally:
-            if aborted:  # cancelled by the abort, but the loop ended otherwise
+            if self._abort_cancelled:  # cancelled by the abort, but the loop ended otherwise
+                self._abort_cancelled = False
                 task.uncancel()
-            unwatch()
+            _unwatch(p.abort, watching, on_abort)
         if p.abort.is_set():  # (set as it ended: the abort still counts)
             return AttemptTerminal("aborted", source="external", error="aborted")
         return terminal
+
+    def _on_abort(self, _: object) -> None:
+        """The abort's watcher (`guarded`): cancel the task running the loop, once, while
+        it runs (a bound method, not a closure: fewer GC-tracked objects a turn)."""
+        task = self._guarded_task
+        if task is not None and not self._abort_cancelled:
+            self._abort_cancelled = True
+            task.cancel()
 
     async def loop(self) -> AttemptTerminal:
         """Model turns and tool rounds until a final answer or a bound."""
@@ -351,8 +365,10 @@ class EmbeddedAttempt:
         if shorter is None:
             return False
         self.context = shorter
-        await self.emit("compaction", {"phase": "end", "overflow": overflow,
-                                       "messages": len(shorter)})
+        pending = self.emit("compaction", {"phase": "end", "overflow": overflow,
+                                           "messages": len(shorter)})
+        if pending is not None:
+            await pending
         return True
 
     def new_builder(self) -> AssistantBuilder:
@@ -411,7 +427,9 @@ class EmbeddedAttempt:
                     if result is not None and inspect.isawaitable(result):
                         await result
                 if text_events:
-                    await self.emit("assistant", {"text": text, "delta": event.text})
+                    pending = self.emit("assistant", {"text": text, "delta": event.text})
+                    if pending is not None:
+                        await pending
             elif kind is ToolCall:
                 assert isinstance(event, ToolCall)
                 builder.add_call(event)
@@ -421,7 +439,9 @@ class EmbeddedAttempt:
                 assert isinstance(event, ThinkingDelta)
                 builder.add_thinking(event.text, event.signature)
                 if thinking_events and event.text:
-                    await self.emit("thinking", {"delta": event.text})
+                    pending = self.emit("thinking", {"delta": event.text})
+                    if pending is not None:
+                        await pending
             elif kind is Done:
                 assert isinstance(event, Done)
                 done = event
@@ -431,7 +451,10 @@ class EmbeddedAttempt:
         self.last_usage = done.usage
         self.usage = self.usage.plus(done.usage)
         if usage_events:
-            await self.emit("usage", {**done.usage.to_wire(), "attempt": self.usage.to_wire()})
+            pending = self.emit("usage", {**done.usage.to_wire(),
+                                          "attempt": self.usage.to_wire()})
+            if pending is not None:
+                await pending
         message = builder.message(done.stop_reason, done.usage)
         if builder.text:
             self.assistant_texts.append(builder.text)
@@ -447,7 +470,9 @@ class EmbeddedAttempt:
         if messages:
             for text in messages:
                 await self.settle(user_message(text))
-            await self.emit("steer", {"messages": len(messages)})
+            pending = self.emit("steer", {"messages": len(messages)})
+            if pending is not None:
+                await pending
         if self.p.abort.is_set():
             # the take found an interrupt for this turn (docs/steering.md), or an abort
             # came meanwhile: no next model call
@@ -455,15 +480,17 @@ class EmbeddedAttempt:
 
     # --- tools ----------------------------------------------------------------------
 
-    async def place_tool_result(self, message: Message, outcome: ToolCallOutcome) -> None:
-        """A settled call's result goes into the model's context and the transcript."""
-        await self.settle(message)
+    def place_tool_result(self, message: Message,
+                          outcome: ToolCallOutcome) -> Coroutine[Any, Any, None]:
+        """A settled call's result goes into the model's context and the transcript (the
+        routine awaits what this answers: `settle`'s coroutine, not one of its own)."""
+        return self.settle(message)
 
-    async def run_tool(self, call: ContentBlock) -> None:
+    def run_tool(self, call: ContentBlock) -> Coroutine[Any, Any, ToolCallOutcome]:
         """One tool call through the SDK's routine (policy and approval, execute,
-        observe, middleware, settle)."""
+        observe, middleware, settle): the routine's coroutine, for the loop to await."""
         call_id = call["id"]
-        await self.tool_calls.run_host_tool(
+        return self.tool_calls.run_host_tool(
             ToolCallRequest(call_id, call["name"], call["arguments"]),
             invalid_arguments=self.arg_errors.get(call_id))
 
