@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -92,3 +93,32 @@ def test_wait_for_stop_says_whether_the_attempt_was_aborted_or_timed_out(tmp_pat
         return aborted.stop_kind, late.stop_kind
 
     assert asyncio.run(run()) == ("aborted", "timeout")
+
+
+def test_a_finished_native_turn_is_freed_without_the_cyclic_collector(tmp_path: Path) -> None:
+    mirror = RecordingMirror()
+    params = attempt_params(workspace_dir=str(tmp_path), mirror=mirror)
+
+    async def one_turn() -> None:
+        turn = KeyedTurn(params, harness_id="demo")
+        await turn.tool_calls.settle_native(
+            ToolCallRequest("t1", "read", {}), result=text_result("ok"), is_error=False)
+        turn.result(AttemptTerminal("ok"))
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        asyncio.run(one_turn())  # a first run makes what is made once
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        asyncio.run(one_turn())
+        gc.collect()
+        left = [type(thing).__qualname__ for thing in gc.garbage
+                if type(thing).__qualname__ in ("KeyedTurn", "ToolCalls", "_PlaceInto")]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert mirror.keys == ["demo:native-1:result:t1"] * 2  # the placement still settles
+    assert left == []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -37,6 +38,23 @@ from clawharness.records import ToolCallMeta, Usage
 __all__ = ["NativeTurn"]
 
 
+class _PlaceInto:
+    """The tool routine's placement for a native turn, holding the turn weakly: the turn
+    owns its routine, so a bound method of the turn there would be a reference cycle,
+    and every finished turn (its record, params and messages) would wait for the cyclic
+    collector instead of being freed when the harness lets go of it."""
+
+    __slots__ = ("_turn",)
+
+    def __init__(self, turn: NativeTurn) -> None:
+        self._turn = weakref.ref(turn)
+
+    async def __call__(self, message: Message, outcome: ToolCallOutcome) -> None:
+        turn = self._turn()
+        if turn is not None:  # (else the record it would settle into is gone)
+            await turn._place_tool_result(message, outcome)
+
+
 class NativeTurn:
     """The record of one native turn, and the ways it settles messages and tool calls.
 
@@ -50,7 +68,7 @@ class NativeTurn:
         self.new_messages: list[Message] = []
         self.assistant_texts: list[str] = []
         self.usage = Usage.zero()
-        self.tool_calls = ToolCalls(params, placement=self._place_tool_result,
+        self.tool_calls = ToolCalls(params, placement=_PlaceInto(self),
                                     details_in_message=details_in_message)
         #: why the turn was stopped from outside (`wait_for_stop`), None while it was not
         self.stop_kind: Literal["aborted", "timeout"] | None = None
