@@ -367,11 +367,13 @@ class Host(PortableSessionsMixin, HostReportsMixin, HostSessionsMixin):
 
     # spend ----------------------------------------------------------------------------
 
-    async def usage(self, *, by: SpendGrouping = "day",
-                    since: float = 0.0) -> list[SpendSummary]:
+    async def usage(self, *, by: SpendGrouping = "day", since: float = 0.0,
+                    session_key: str | None = None) -> list[SpendSummary]:
         """Spend of the turns run on this store (every process) from `since` (epoch
-        seconds), summed per `by` (`clawharness usage`; docs/budgets.md)."""
-        return await self.store.summarize_spend(since=since, by=by)
+        seconds), summed per `by` (`clawharness usage`; docs/budgets.md); with
+        `session_key` (a session key, normalized), that session's turns only."""
+        key = None if session_key is None else self.session_key(session_key)
+        return await self.store.summarize_spend(since=since, by=by, session_key=key)
 
     async def budget_states(self, keys: Sequence[str]) -> list[BudgetState]:
         """The ledger's counters of these budget keys (zero for one never used)."""

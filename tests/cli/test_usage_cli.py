@@ -29,6 +29,8 @@ def test_usage_sums_the_turns_by_day_and_by_session(tmp_path: Path) -> None:
                                       "--json"))
         assert {r["group"]: r["turns"] for r in by_session["rows"]} == {
             "agent:main:a": 2, "agent:main:b": 1}
+        one = only_json(invoke("usage", "-c", str(config), "--session", "a", "--json"))
+        assert [(r["turns"], round(r["costUsd"], 9)) for r in one["rows"]] == [(2, 0.008)]
         table = invoke("usage", "-c", str(config), "--by", "model")
         assert table.exit_code == 0
         assert "local/m" in table.stdout and "$0.0120" in table.stdout

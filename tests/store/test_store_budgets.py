@@ -129,6 +129,20 @@ async def test_spend_is_summed_by_group_with_unpriced_turns_counted(store: Store
     assert [(s.group, s.turns) for s in everything] == [("2026-12-01", 4)]
 
 
+async def test_one_sessions_spend_is_summed_alone(store: Store) -> None:
+    await store.settle_budget(spend("a", agent="main", nano_usd=100), [], Amount())
+    await store.settle_budget(spend("b", agent="main", nano_usd=None), [], Amount())
+    await store.settle_budget(spend("c", agent="ops", nano_usd=50), [], Amount())
+    (mine,) = await store.summarize_spend(since=0, by="session", session_key="agent:main:s")
+    assert (mine.group, mine.turns, mine.nano_usd, mine.unpriced_turns) == (
+        "agent:main:s", 2, 100, 1)
+    (theirs,) = await store.summarize_spend(since=0, by="day", session_key="agent:ops:s")
+    assert (theirs.turns, theirs.nano_usd) == (1, 50)
+    assert await store.summarize_spend(since=0, by="session", session_key="agent:x:s") == []
+    assert await store.summarize_spend(since=time.time() + 60, by="session",
+                                       session_key="agent:main:s") == []
+
+
 @pytest.mark.parametrize("by", ["session", "runtime", "caller"])
 async def test_every_grouping_answers(store: Store, by: str) -> None:
     await store.settle_budget(spend("a"), [], Amount())

@@ -32,6 +32,8 @@ ByOption = Annotated[str, typer.Option(
     help="Sum the turns' spend per day (UTC), agent, session, model, runtime or caller.")]
 DaysOption = Annotated[int, typer.Option(
     "--days", min=0, metavar="N", help="Turns of the last N days (0: every turn).")]
+SessionOption = Annotated[str | None, typer.Option(
+    "--session", metavar="KEY", help="Only the turns of this session (a session key).")]
 
 
 def _is_grouping(value: str) -> TypeGuard[SpendGrouping]:
@@ -94,7 +96,7 @@ def _render(rows: list[SpendSummary], by: str, days: int) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("usage")
     def usage_cmd(config: ConfigOption = None, by: ByOption = "day", days: DaysOption = 30,
-                  as_json: JsonOption = False) -> None:
+                  session: SessionOption = None, as_json: JsonOption = False) -> None:
         """Show what turns spent (tokens, USD, time) by day, agent, session, model,
         runtime or caller."""
         grouping = _grouping(by)
@@ -102,7 +104,7 @@ def register(app: typer.Typer) -> None:
 
         async def go() -> list[SpendSummary]:
             async with Host.from_config(config) as host:
-                return await host.usage(by=grouping, since=since)
+                return await host.usage(by=grouping, since=since, session_key=session)
         rows = run_async(go, as_json=as_json)
         if as_json:
             print_json(usage_json(rows, by=by, since=since))

@@ -27,6 +27,7 @@ from clawharness.store.budgets import (
     first_refusal,
     state_of,
     summary_of,
+    summary_params,
     summary_sql,
     used_sql,
 )
@@ -226,6 +227,8 @@ class BudgetLedgerMethods:
         (row,) = await self._all("read budgets", used_sql(measures, "%s"), list(keys))
         return [int(value) for value in row]
 
-    async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
-        rows = await self._all("summarize spend", summary_sql(by, "%s"), (since,))
+    async def summarize_spend(self, *, since: float, by: SpendGrouping,
+                              session_key: str | None = None) -> list[SpendSummary]:
+        query = summary_sql(by, "%s", one_session=session_key is not None)
+        rows = await self._all("summarize spend", query, summary_params(since, session_key))
         return [summary_of(row) for row in rows]

@@ -27,6 +27,7 @@ from clawharness.store.budgets import (
     first_refusal,
     state_of,
     summary_of,
+    summary_params,
     summary_sql,
     used_sql,
 )
@@ -270,8 +271,12 @@ class BudgetLedgerMethods:
 
         return await self._read(fn, inline=True)
 
-    async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
+    async def summarize_spend(self, *, since: float, by: SpendGrouping,
+                              session_key: str | None = None) -> list[SpendSummary]:
+        query = summary_sql(by, "?", one_session=session_key is not None)
+        params = summary_params(since, session_key)
+
         def fn(conn: sqlite3.Connection) -> list[SpendSummary]:
-            return [summary_of(row) for row in conn.execute(summary_sql(by, "?"), (since,))]
+            return [summary_of(row) for row in conn.execute(query, params)]
 
         return await self._read(fn)

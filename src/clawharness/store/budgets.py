@@ -286,13 +286,20 @@ def used_sql(measures: tuple[int, ...], mark: str) -> str:
         f"FROM budget_counters WHERE budget_key = {mark}), 0)" for m in measures)
 
 
-def summary_sql(by: SpendGrouping, mark: str) -> str:
-    """The spend summary query of both backends (`mark`: the placeholder)."""
+def summary_sql(by: SpendGrouping, mark: str, *, one_session: bool = False) -> str:
+    """The spend summary query of both backends (`mark`: the placeholder): its
+    parameters are `since`, then with `one_session` the session key."""
     column = _GROUP_COLUMN[by]
+    session = f" AND session_key = {mark}" if one_session else ""
     return (f"SELECT {column} AS grp, count(*), sum(input_tokens), sum(output_tokens), "
             "sum(cache_read_tokens), sum(cache_write_tokens), sum(reasoning_tokens), "
             "sum(nano_usd), sum(CASE WHEN nano_usd IS NULL THEN 1 ELSE 0 END), sum(ms) "
-            f"FROM spend WHERE at >= {mark} GROUP BY grp ORDER BY grp")
+            f"FROM spend WHERE at >= {mark}{session} GROUP BY grp ORDER BY grp")
+
+
+def summary_params(since: float, session_key: str | None) -> tuple[float] | tuple[float, str]:
+    """The parameters of `summary_sql(..., one_session=session_key is not None)`."""
+    return (since,) if session_key is None else (since, session_key)
 
 
 def summary_of(row: Sequence[Any]) -> SpendSummary:

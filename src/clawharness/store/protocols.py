@@ -317,8 +317,10 @@ class BudgetLedgerStore(Protocol):
         `MEASURES` index), net of what was granted: spent + reserved - granted (0 for a
         key never used). The columns a turn's check needs, and nothing else."""
 
-    async def summarize_spend(self, *, since: float, by: SpendGrouping) -> list[SpendSummary]:
-        """Spend rows of turns from `since` (epoch seconds), summed per group."""
+    async def summarize_spend(self, *, since: float, by: SpendGrouping,
+                              session_key: str | None = None) -> list[SpendSummary]:
+        """Spend rows of turns from `since` (epoch seconds), summed per group; with
+        `session_key`, that session's turns only."""
 
 
 @runtime_checkable
