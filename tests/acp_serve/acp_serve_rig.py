@@ -38,10 +38,14 @@ from acp.schema import (
 
 
 def write_config(state: Path, base_url: str, *, context_window: int | None = None,
-                 **extra: Any) -> Path:
+                 cost: dict[str, float] | None = None, **extra: Any) -> Path:
+    """The test host's config: the scripted server's model `scripted/m1` (with its
+    `contextWindow` and `cost` when given), and `extra` top-level sections."""
     model: dict[str, Any] = {"id": "m1"}
     if context_window is not None:
         model["contextWindow"] = context_window
+    if cost is not None:
+        model["cost"] = cost
     config: dict[str, Any] = {
         "models": {"providers": {"scripted": {
             "baseUrl": base_url, "api": "openai-responses", "apiKey": "test-key",

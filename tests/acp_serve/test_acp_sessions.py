@@ -283,6 +283,32 @@ async def test_the_context_meter_follows_each_turn_and_a_load(served: Any) -> No
     assert [(m.used, m.size) for m in replayed] == [(calls[2], 32_000)]
 
 
+async def test_the_meter_carries_the_sessions_cost_when_its_model_is_priced(
+    served: Any,
+) -> None:
+    """With a priced model the meter's `cost` is what the session's turns cost so far
+    (USD): after each prompt, and after a load, from the store's spend rows."""
+    script = {"responses": [{"match": "", "text": "Seen.", "repeat": True,
+                             "usage": {"input_tokens": 2000, "output_tokens": 1000}}]}
+    s = await served(script, agents={"defaults": {"model": "scripted/m1", **OFF}},
+                     context_window=32_000, cost={"input": 1.0, "output": 2.0})
+    await s.initialize(fs=False, terminal=False)
+    new = await s.conn.new_session(cwd=str(s.project), mcp_servers=[])
+    await s.conn.prompt(session_id=new.session_id, prompt=text("one"))
+    await s.conn.prompt(session_id=new.session_id, prompt=text("two"))
+    costs = [m.cost for m in s.client.of("usage_update")]
+    # $1 / $2 per million tokens: 2,000 in and 1,000 out cost $0.004 a turn
+    assert [(c.currency, round(c.amount, 9)) for c in costs if c] == [("USD", 0.004),
+                                                                      ("USD", 0.008)]
+    (spent,) = await s.host.usage(by="session", session_key=new.session_id)
+    assert spent.turns == 2
+
+    before = len(s.client.updates)
+    await s.conn.load_session(cwd=str(s.project), session_id=new.session_id, mcp_servers=[])
+    replayed = [u for _, u in s.client.updates[before:] if u.session_update == "usage_update"]
+    assert [round(m.cost.amount, 9) for m in replayed if m.cost] == [0.008]
+
+
 async def test_no_context_meter_without_a_context_window(served: Any) -> None:
     s = await served({"responses": [{"match": "", "text": "Hi.", "repeat": True}]},
                      agents={"defaults": {"model": "scripted/m1", **OFF}})

@@ -41,14 +41,11 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    StopReason,
 )
 
 from clawharness.acp_serve.answers import (
-    acp_usage,
     check_cwd,
     check_mcp,
-    context_update,
     decode_cursor,
     encode_cursor,
     error_of,
@@ -59,6 +56,7 @@ from clawharness.acp_serve.answers import (
 from clawharness.acp_serve.approvals import ClientApprovals
 from clawharness.acp_serve.client_io import client_backends
 from clawharness.acp_serve.modes import DEFAULT_MODE, known_mode, mode_state, restriction_for
+from clawharness.acp_serve.prompt_run import PromptRun
 from clawharness.acp_serve.session import (
     AcpSession,
     UpdateSender,
@@ -68,24 +66,14 @@ from clawharness.acp_serve.session import (
 from clawharness.acp_serve.updates import (
     PromptBlock,
     PromptRefused,
-    agent_text,
-    plan_update,
     prompt_text,
     replay_entries,
-    thought_text,
-    tool_finished,
-    tool_started,
 )
 from clawharness.errors import ClawHarnessError
 from clawharness.host import Host
 from clawharness.observability import caller_trace_context
 from clawharness.runs import (
-    AssistantText,
-    RunEvent,
-    RunHandle,
     RunOptions,
-    RunProgress,
-    RunResult,
     RunService,
 )
 from clawharness.sessions.keys import parse_session_key
@@ -121,16 +109,6 @@ class AcpServeOptions:
     workspace: Literal["cwd", "agent"] = "cwd"
     unstable: bool = False
     client_tools: bool = True
-
-
-@dataclass(slots=True)
-class _Prompt:
-    """One prompt's running state: the assistant text the client has seen, and the
-    tokens in context at its last model call (its `totalTokens`), once one reported."""
-
-    session: AcpSession
-    sent: str = ""
-    context_tokens: int | None = None
 
 
 class HostAgent:
@@ -265,6 +243,9 @@ class HostAgent:
         mode = known_mode(kept.get("mode")) or self._options.mode
         title = kept.get("title") if isinstance(kept.get("title"), str) else None
         session = self._open(session_id, record.key, record.agent_id, cwd, mode, title)
+        spent = await self._host.usage(by="session", session_key=record.key)
+        session.add_cost(None if not spent or spent[0].nano_usd is None
+                         else spent[0].nano_usd / 1e9)
         await self._remember(session)
         return session, record.session_id
 
@@ -281,7 +262,7 @@ class HostAgent:
                     else {"role": e.role, "content": e.content} for e in entries]
         for update in replay_entries(messages, session.cwd):
             session.sender.send(update)
-        meter = replayed_context(messages, self._host.context_window)
+        meter = replayed_context(messages, self._host.context_window, session.cost_usd)
         if meter is not None:
             session.sender.send(meter)
         await session.sender.flush()  # the whole conversation before the response
@@ -376,9 +357,9 @@ class HostAgent:
             trace_context=caller_trace_context(meta))
         run = self.runs.start(session.key, text, options)
         session.runs.append(run)
-        state = _Prompt(session)
+        state = PromptRun(session)
         # subscribed before the run's task first runs: no event is missed
-        unsubscribe = run.subscribe(lambda event: self._on_event(state, event))
+        unsubscribe = run.subscribe(state.on_event)
         try:
             ended = await run.wait()
         except asyncio.CancelledError:  # the connection is going away: stop the turn
@@ -391,81 +372,10 @@ class HostAgent:
         cancelled = run.run_id in session.cancelled
         session.cancelled.discard(run.run_id)
         try:
-            return self._finish(state, run, ended, cancelled)
+            return state.answer(ended, cancelled=cancelled,
+                                context_window=self._host.context_window)
         finally:
             await session.sender.flush()
-
-    def _finish(self, state: _Prompt, run: RunHandle, ended: RunResult,
-                cancelled: bool) -> PromptResponse:
-        """The prompt's answer once its run ended: the stop reason, or the turn's failure
-        as an error (what the turn said is sent first)."""
-        result = ended.result
-        if result is not None and result.model:
-            meter = context_update(state.context_tokens, self._host.context_window(result.model))
-            if meter is not None:
-                state.session.sender.send(meter)
-        if cancelled:
-            return PromptResponse(stop_reason="cancelled")
-        if result is None:
-            exc = ended.exception
-            if isinstance(exc, ClawHarnessError):
-                raise error_of(exc)
-            raise RequestError(-32603, f"the turn failed: {ended.error or 'it ended early'}",
-                               {"message": ended.error})
-        if result.text and not result.silent and result.text != state.sent:
-            # what the runtime did not stream (or finished differently) still reaches the user
-            rest = (result.text[len(state.sent):] if result.text.startswith(state.sent)
-                    else result.text)
-            state.session.sender.send(agent_text(rest))
-            state.sent = result.text
-        stop: StopReason = "end_turn"
-        if result.terminal == "aborted":
-            stop = ("max_turn_requests" if "max steps" in (result.error or "")
-                    else "cancelled")
-        elif result.terminal != "ok":
-            details = dict(result.error_details or {})
-            raise RequestError(-32603, f"the turn failed: {result.error or result.terminal}",
-                               {"type": result.error_type, "message": result.error,
-                                "runId": result.run_id, **details})
-        return PromptResponse(stop_reason=stop, usage=acp_usage(result.usage))
-
-    def _on_event(self, state: _Prompt, event: RunEvent) -> None:
-        """A run event as the session's updates (called as it happens: never blocks)."""
-        session = state.session
-        if isinstance(event, AssistantText):
-            if event.delta:
-                session.sender.send(agent_text(event.delta))
-                state.sent = event.text
-            return
-        if not isinstance(event, RunProgress):
-            return
-        data = event.data
-        if event.stream == "tool":
-            phase = data.get("phase")
-            if phase == "start":
-                start = tool_started(data, session.cwd)
-                if start is not None:
-                    if start.content:
-                        session.rich_calls.add(start.tool_call_id)
-                    session.sender.send(start)
-            elif phase == "result":
-                call_id = str(data.get("toolCallId"))
-                done = tool_finished(data, keep_content=call_id in session.rich_calls)
-                session.rich_calls.discard(call_id)
-                if done is not None:
-                    session.sender.send(done)
-        elif event.stream == "thinking":
-            delta = data.get("delta", data.get("text"))
-            if isinstance(delta, str) and delta:
-                session.sender.send(thought_text(delta))
-        elif event.stream == "plan":
-            plan = plan_update(data)
-            if plan is not None:
-                session.sender.send(plan)
-        elif event.stream == "usage":  # one model call's usage: the context meter's reading
-            total = data.get("totalTokens")
-            if isinstance(total, int) and not isinstance(total, bool):
-                state.context_tokens = total
 
     def _stop(self, session: AcpSession) -> None:
         for run in session.runs:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from acp import RequestError
-from acp.schema import Usage, UsageUpdate
+from acp.schema import Cost, Usage, UsageUpdate
 
 from clawharness.errors import (
     ClawHarnessError,
@@ -116,18 +116,23 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def context_update(used: object, context_window: int | None) -> UsageUpdate | None:
+def context_update(used: object, context_window: int | None,
+                   cost_usd: float | None = None) -> UsageUpdate | None:
     """The context meter after a model call: `used` tokens (the call's `totalTokens`:
     its whole prompt and its answer, what the next call starts from) of the model's
-    `context_window`; None when either is not known (ACP needs both)."""
+    `context_window`, and the session's cost so far when it is known; None when either
+    count is not known (ACP needs both)."""
     tokens = _count(used)
     if tokens is None or not context_window:
         return None
-    return UsageUpdate(session_update="usage_update", used=tokens, size=context_window)
+    cost = None if cost_usd is None else Cost(amount=cost_usd, currency="USD")
+    return UsageUpdate(session_update="usage_update", used=tokens, size=context_window,
+                       cost=cost)
 
 
 def replayed_context(messages: Sequence[Mapping[str, Any]],
-                     context_window: Callable[[str], int | None]) -> UsageUpdate | None:
+                     context_window: Callable[[str], int | None],
+                     cost_usd: float | None = None) -> UsageUpdate | None:
     """The context meter where a stored conversation left it: its last assistant
     message's `totalTokens` of its model's window (`context_window` of the message's
     `provider/model`); None when that message recorded no usage (a native runtime's
@@ -139,5 +144,6 @@ def replayed_context(messages: Sequence[Mapping[str, Any]],
         if not isinstance(usage, Mapping) or not isinstance(provider, str) \
                 or not isinstance(model, str):
             return None
-        return context_update(usage.get("totalTokens"), context_window(f"{provider}/{model}"))
+        return context_update(usage.get("totalTokens"), context_window(f"{provider}/{model}"),
+                              cost_usd)
     return None

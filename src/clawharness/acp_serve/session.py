@@ -108,6 +108,13 @@ class AcpSession:
     #: what "always allow" answers granted, for the rest of this session here (the
     #: approval subject's grant keys: an exec command's programs, a tool)
     grants: set[str] = field(default_factory=set)
+    #: what the session's priced turns cost, in USD (the store's spend rows when it was
+    #: opened, plus each prompt's turn here); None while no turn of it was priced
+    cost_usd: float | None = None
+
+    def add_cost(self, usd: float | None) -> None:
+        if usd is not None:
+            self.cost_usd = usd if self.cost_usd is None else self.cost_usd + usd
 
     def meta(self) -> dict[str, Any]:
         """What the host session's meta keeps for ACP."""
