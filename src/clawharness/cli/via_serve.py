@@ -17,10 +17,12 @@ how the turn prints is `cli._via_serve_output`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,6 +181,23 @@ def _new_id() -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
+@contextlib.contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Ctrl-C pressed inside the block takes effect as it ends (SIGINT held pending).
+
+    Sending the turn's request and noting it sent must not be split by a Ctrl-C: the
+    server may have the request (and start the turn) while the command, interrupted
+    before it noted so, would leave without aborting it."""
+    if not hasattr(signal, "pthread_sigmask"):  # (not on Windows: as before)
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 class _Turn:
     """One `agent` request on an open connection, to its end."""
 
@@ -213,8 +232,9 @@ class _Turn:
             params["queueMode"] = self.request.queue_mode
         if self.request.timeout is not None:
             params["timeout"] = int(self.request.timeout)
-        self.send("agent", params)
-        self.sent = True
+        with _ctrl_c_after():
+            self.send("agent", params)
+            self.sent = True
 
     def run(self) -> dict[str, Any]:
         """Send the turn and wait for its end (Ctrl-C once sent: abort it on the server)."""
