@@ -2,23 +2,22 @@
 
 Garbage in cycles waits for the cyclic collector, whose young collections walk every
 object of every turn in flight: with many sessions at once that walk, not the turns,
-becomes the host's work (docs/performance.md). So a turn's objects must not point back
-at one another once it is over. Each test runs a few warm turns, then counts what the
-collector finds after more turns (`gc.DEBUG_SAVEALL` keeps it in `gc.garbage`).
+becomes the host's work (docs/configuration.md, "Garbage collection"). So a turn's
+objects must not point back at one another once it is over.
+
+Each check runs in a fresh interpreter, so that what other tests of this process left
+for the collector (an old event loop's clients, say) is not counted: a host with the
+in-process scripted model (`api: scripted`; the HTTP clients keep each response and its
+stream in a cycle of their own, one per request) runs warm turns, then more turns with
+the collector keeping what it finds (`gc.DEBUG_SAVEALL`), and prints those types.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+import sys
 from pathlib import Path
-
-import pytest
-
-from clawharness.host import Host
 
 READ_THEN_ANSWER = {"responses": [
     {"match": "^go", "repeat": True,
@@ -26,42 +25,38 @@ READ_THEN_ANSWER = {"responses": [
     {"match": "hello data", "repeat": True, "text": "done"},
 ]}
 
+_CHECK = """
+import asyncio, gc, json, sys
+from collections import Counter
+from clawharness.host import Host
 
-@pytest.fixture
-def collector_paused() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    yield
-    gc.set_debug(0)
-    gc.garbage.clear()
-    if was_enabled:
-        gc.enable()
+config_path, sessions = sys.argv[1], sys.argv[2]
 
-
-async def cyclic_garbage_of(turn: Callable[[int], Awaitable[None]], *, turns: int = 3) -> Counter[str]:
-    """The types of what `turns` more turns leave to the cyclic collector."""
-    for i in range(2):  # first-use caches and lazily made parts are not garbage
-        await turn(i)
-    await asyncio.sleep(0)
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        for i in range(turns):
+async def main():
+    async with Host.from_config(config_path, env={"CLAWHARNESS_STATE_DIR": sys.argv[3]}) as host:
+        async def turn(i):
+            key = f"s{i}" if sessions == "new" else "one"
+            result = await host.run_turn(key, f"go {i}")
+            assert (result.terminal, result.text) == ("ok", "done"), result
+        for i in range(2):  # first-use caches and lazily made parts are not garbage
+            await turn(i)
+        await asyncio.sleep(0)
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        for i in range(3):
             await turn(100 + i)
         await asyncio.sleep(0)
         gc.collect()
-    finally:
         gc.set_debug(0)
-    found = Counter(type(thing).__qualname__ for thing in gc.garbage)
-    gc.garbage.clear()
-    return found
+        found = Counter(type(thing).__qualname__ for thing in gc.garbage)
+        print(json.dumps(found))
+
+gc.disable()
+asyncio.run(main())
+"""
 
 
-@pytest.fixture
-async def in_process_host(tmp_path: Path) -> AsyncIterator[Host]:
-    """A host whose model is the in-process scripted transport (`api: scripted`): the
-    HTTP clients' own objects are not the host's (httpx keeps each response and its
-    stream in a cycle, one per request, beside a network round trip)."""
+async def cyclic_garbage_of_turns(tmp_path: Path, sessions: str) -> dict[str, int]:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "data.txt").write_text("hello data\n")
@@ -73,25 +68,18 @@ async def in_process_host(tmp_path: Path) -> AsyncIterator[Host]:
     }
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
-    async with Host.from_config(path, env={"CLAWHARNESS_STATE_DIR": str(tmp_path)}) as host:
-        yield host
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _CHECK, str(path), sessions, str(tmp_path),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()
+    found: dict[str, int] = json.loads(out.decode().strip().splitlines()[-1])
+    return found
 
 
-async def test_a_tool_turn_on_a_new_session_leaves_no_cycles(
-    in_process_host: Host, collector_paused: None,
-) -> None:
-    async def turn(i: int) -> None:
-        result = await in_process_host.run_turn(f"s{i}", "go")
-        assert (result.terminal, result.text) == ("ok", "done")
-
-    assert await cyclic_garbage_of(turn) == Counter()
+async def test_a_tool_turn_on_a_new_session_leaves_no_cycles(tmp_path: Path) -> None:
+    assert await cyclic_garbage_of_turns(tmp_path, "new") == {}
 
 
-async def test_tool_turns_on_one_session_leave_no_cycles(
-    in_process_host: Host, collector_paused: None,
-) -> None:
-    async def turn(i: int) -> None:
-        result = await in_process_host.run_turn("one", f"go {i}")
-        assert (result.terminal, result.text) == ("ok", "done")
-
-    assert await cyclic_garbage_of(turn) == Counter()
+async def test_tool_turns_on_one_session_leave_no_cycles(tmp_path: Path) -> None:
+    assert await cyclic_garbage_of_turns(tmp_path, "one") == {}
